@@ -1,0 +1,23 @@
+package io.reactivecollectives.core;
+
+/**
+ * The algorithm a collective runs. {@link #AUTO} lets the group choose by message size and world
+ * size; the others force one (an algorithm that does not implement the op is an
+ * {@link IllegalArgumentException}).
+ */
+public enum Algorithm {
+    /** Let the group choose. */
+    AUTO,
+    /** Chunked, pipelined ring (all-reduce as reduce-scatter then all-gather; ring all-gather, reduce-scatter). */
+    RING,
+    /** Recursive doubling / halving-doubling, for small messages. */
+    RECURSIVE_DOUBLING,
+    /** Binomial tree (broadcast, reduce, gather, scatter). */
+    BINOMIAL_TREE,
+    /** Pipelined chain (large broadcasts). */
+    PIPELINED_CHAIN,
+    /** Pairwise exchange (all-to-all). */
+    PAIRWISE,
+    /** Every rank sends to or receives from one root directly. */
+    DIRECT
+}

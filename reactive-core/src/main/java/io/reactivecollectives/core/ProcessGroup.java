@@ -1,0 +1,174 @@
+package io.reactivecollectives.core;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A group of ranks that run collectives together, as c10d's {@code ProcessGroup}.
+ *
+ * <p>Every collective is a cold {@link Mono}: building it does nothing; each subscription runs the
+ * collective once, taking the group's next sequence number. All ranks must subscribe to their
+ * collectives in the same order (as in c10d); several may be in flight at once. Arguments are
+ * checked at subscription and a bad call fails with an {@link IllegalArgumentException} naming the
+ * op, with nothing sent. A failure on any rank (timeout, peer gone, mismatch, abort) reaches
+ * every rank as an {@code onError} carrying a {@link CollectiveException}. Cancelling a subscription
+ * aborts that collective on every rank.
+ *
+ * <p>Tensors passed in are owned by the collective until its {@code Mono} completes; results are
+ * written in place, and the {@code Mono} emits the tensor(s) it wrote. The group never releases the
+ * caller's tensors.
+ */
+public interface ProcessGroup extends AutoCloseable {
+
+    /** This process's rank in the group, in {@code [0, size())}. */
+    int rank();
+
+    /** Number of ranks in the group. */
+    int size();
+
+    /** The group's name, unique within its store. */
+    String groupId();
+
+    // ------------------------------------------------------------------ reductions
+
+    /** Reduces {@code tensor} across all ranks with {@code op}, in place on every rank. */
+    default Mono<Tensor> allReduce(Tensor tensor, ReduceOp op) {
+        return allReduce(tensor, op, CollectiveOptions.DEFAULT);
+    }
+
+    /** {@link #allReduce(Tensor, ReduceOp)} with per-call options. */
+    Mono<Tensor> allReduce(Tensor tensor, ReduceOp op, CollectiveOptions options);
+
+    /** All-reduces several tensors as one collective (flattened together); emits them in order. */
+    Mono<List<Tensor>> allReduceCoalesced(List<Tensor> tensors, ReduceOp op, CollectiveOptions options);
+
+    /** Reduces {@code tensor} across all ranks into {@code root}'s tensor; other ranks' tensors are unspecified after. */
+    Mono<Tensor> reduce(Tensor tensor, int root, ReduceOp op, CollectiveOptions options);
+
+    /**
+     * Streams an all-reduce: each chunk from {@code chunks} is all-reduced with the chunk of the same
+     * index on every rank, and emitted (reduced in place) downstream in order. Demand from
+     * downstream is honoured and at most {@code prefetch} chunks are in flight, whatever the
+     * stream's length. All ranks must emit chunks of the same sizes in the same order.
+     */
+    Flux<Chunk> allReduceStream(Flux<Chunk> chunks, ReduceOp op, int prefetch);
+
+    // ------------------------------------------------------------------ data movement
+
+    /** Copies {@code root}'s tensor into every rank's tensor. */
+    default Mono<Tensor> broadcast(Tensor tensor, int root) {
+        return broadcast(tensor, root, CollectiveOptions.DEFAULT);
+    }
+
+    /** {@link #broadcast(Tensor, int)} with per-call options. */
+    Mono<Tensor> broadcast(Tensor tensor, int root, CollectiveOptions options);
+
+    /** Completes on every rank once all ranks have entered the barrier. */
+    Mono<Void> barrier(CollectiveOptions options);
+
+    default Mono<Void> barrier() {
+        return barrier(CollectiveOptions.DEFAULT);
+    }
+
+    /** Sends {@code tensor} to rank {@code dst}; matched by the receive with the same tag there. */
+    Mono<Void> send(Tensor tensor, int dst, int tag);
+
+    /** Receives into {@code tensor} from rank {@code src} the send with the same tag. */
+    Mono<Tensor> recv(Tensor tensor, int src, int tag);
+
+    /** Receives into {@code tensor} from whichever rank sends with {@code tag} first; emits the source rank. */
+    Mono<Integer> recvAnySource(Tensor tensor, int tag);
+
+    // ------------------------------------------------------------------ the full set (issue: full collective set)
+
+    /** Gathers every rank's {@code input} into {@code outputs} (one per rank) on every rank. */
+    default Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input) {
+        return Mono.error(new UnsupportedOperationException("allGather"));
+    }
+
+    /** Gathers every rank's {@code input} into the flat {@code output} (size x world) on every rank. */
+    default Mono<Tensor> allGatherInto(Tensor output, Tensor input) {
+        return Mono.error(new UnsupportedOperationException("allGatherInto"));
+    }
+
+    /** All-gathers several tensors as one collective: {@code outputs.get(i)} receives every rank's {@code inputs.get(i)}. */
+    default Mono<List<List<Tensor>>> allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs) {
+        return Mono.error(new UnsupportedOperationException("allGatherCoalesced"));
+    }
+
+    /** Gathers every rank's {@code input} into {@code outputs} on {@code root} (other ranks pass an empty list). */
+    default Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root) {
+        return Mono.error(new UnsupportedOperationException("gather"));
+    }
+
+    /** Scatters {@code root}'s {@code inputs} (one per rank) into every rank's {@code output}. */
+    default Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root) {
+        return Mono.error(new UnsupportedOperationException("scatter"));
+    }
+
+    /** Reduces {@code inputs} (one per rank) across ranks; rank r receives the reduction of everyone's {@code inputs.get(r)}. */
+    default Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op) {
+        return Mono.error(new UnsupportedOperationException("reduceScatter"));
+    }
+
+    /** Reduce-scatter of a flat {@code input} of size world x output size. */
+    default Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op) {
+        return Mono.error(new UnsupportedOperationException("reduceScatterTensor"));
+    }
+
+    /** Several flat reduce-scatters as one collective. */
+    default Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op) {
+        return Mono.error(new UnsupportedOperationException("reduceScatterTensorCoalesced"));
+    }
+
+    /** Rank r sends {@code inputs.get(p)} to rank p and receives rank p's into {@code outputs.get(p)}. */
+    default Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs) {
+        return Mono.error(new UnsupportedOperationException("allToAll"));
+    }
+
+    /**
+     * All-to-all over dimension 0 of one input and one output, with split sizes (rows) per rank; an
+     * empty split array means equal splits.
+     */
+    default Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits) {
+        return Mono.error(new UnsupportedOperationException("allToAllSingle"));
+    }
+
+    /** Issues sends and receives to several peers as one operation, completing when all finish. */
+    default Mono<Void> batchSendRecv(List<P2POp> ops) {
+        return Mono.error(new UnsupportedOperationException("batchSendRecv"));
+    }
+
+    /**
+     * A barrier in which rank 0 collects every rank's arrival; on timeout it fails naming the ranks
+     * that did not arrive (the first one, or all of them with {@code waitAllRanks}).
+     */
+    default Mono<Void> monitoredBarrier(Duration timeout, boolean waitAllRanks) {
+        return Mono.error(new UnsupportedOperationException("monitoredBarrier"));
+    }
+
+    /**
+     * A group over the given ranks of this group, built through the store. Every rank of this group
+     * must call it with the same list; a rank outside the list gets an empty {@code Mono}.
+     */
+    default Mono<ProcessGroup> newGroup(List<Integer> ranks) {
+        return Mono.error(new UnsupportedOperationException("newGroup"));
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /**
+     * Aborts the group: in-flight collectives fail at once here and on the peers, and the group
+     * refuses new work.
+     */
+    default Mono<Void> abort() {
+        return Mono.error(new UnsupportedOperationException("abort"));
+    }
+
+    /** Closes connections and releases resources; in-flight collectives fail. */
+    @Override
+    void close();
+}

@@ -1,0 +1,141 @@
+package io.reactivecollectives.core;
+
+import java.util.Objects;
+
+/**
+ * A reduction applied element-wise by all-reduce, reduce and reduce-scatter, with the rules of
+ * PyTorch's c10d:
+ * <ul>
+ *   <li>{@link #SUM} on BOOL is logical OR, {@link #PRODUCT} on BOOL is logical AND;</li>
+ *   <li>{@link #AVG} on BOOL is an error; on integers it is the sum divided by the world size,
+ *       truncated toward zero;</li>
+ *   <li>{@link #BAND}, {@link #BOR}, {@link #BXOR} only on integer and bool types;</li>
+ *   <li>{@link #premulSum(double)} only on floating types: each rank's input is multiplied by the
+ *       factor, then summed;</li>
+ *   <li>{@link #MIN} and {@link #MAX} propagate NaN; integer arithmetic wraps on overflow.</li>
+ * </ul>
+ * Use {@link #validate(String, DType)} to reject an (op, dtype) pair before anything is sent.
+ */
+public final class ReduceOp {
+
+    /** The operation, without its parameter. */
+    public enum Kind { SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM }
+
+    public static final ReduceOp SUM = new ReduceOp(Kind.SUM, 1.0);
+    public static final ReduceOp AVG = new ReduceOp(Kind.AVG, 1.0);
+    public static final ReduceOp PRODUCT = new ReduceOp(Kind.PRODUCT, 1.0);
+    public static final ReduceOp MIN = new ReduceOp(Kind.MIN, 1.0);
+    public static final ReduceOp MAX = new ReduceOp(Kind.MAX, 1.0);
+    public static final ReduceOp BAND = new ReduceOp(Kind.BAND, 1.0);
+    public static final ReduceOp BOR = new ReduceOp(Kind.BOR, 1.0);
+    public static final ReduceOp BXOR = new ReduceOp(Kind.BXOR, 1.0);
+
+    private final Kind kind;
+    private final double factor;
+
+    private ReduceOp(Kind kind, double factor) {
+        this.kind = kind;
+        this.factor = factor;
+    }
+
+    /** Sum of each rank's input multiplied by {@code factor} (c10d's {@code _make_nccl_premul_sum}). */
+    public static ReduceOp premulSum(double factor) {
+        if (!Double.isFinite(factor)) {
+            throw new IllegalArgumentException("PREMUL_SUM factor must be finite, got " + factor);
+        }
+        return new ReduceOp(Kind.PREMUL_SUM, factor);
+    }
+
+    /** Every op without a parameter, and PREMUL_SUM with a factor of 1. */
+    public static ReduceOp[] values() {
+        return new ReduceOp[] {SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, premulSum(1.0)};
+    }
+
+    /** Parses {@code sum}, {@code avg}, ..., {@code premul_sum:0.5}. */
+    public static ReduceOp parse(String s) {
+        String n = s.trim().toUpperCase(java.util.Locale.ROOT);
+        if (n.startsWith("PREMUL_SUM")) {
+            int colon = n.indexOf(':');
+            return premulSum(colon < 0 ? 1.0 : Double.parseDouble(n.substring(colon + 1)));
+        }
+        if (n.equals("PROD")) {
+            return PRODUCT;
+        }
+        return of(Kind.valueOf(n));
+    }
+
+    /** The op of a kind without parameter. */
+    public static ReduceOp of(Kind kind) {
+        switch (kind) {
+            case SUM: return SUM;
+            case AVG: return AVG;
+            case PRODUCT: return PRODUCT;
+            case MIN: return MIN;
+            case MAX: return MAX;
+            case BAND: return BAND;
+            case BOR: return BOR;
+            case BXOR: return BXOR;
+            default: return premulSum(1.0);
+        }
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The factor of PREMUL_SUM; 1 for the other ops. */
+    public double factor() {
+        return factor;
+    }
+
+    /** Whether this op may reduce tensors of {@code dtype}. */
+    public boolean supports(DType dtype) {
+        return rejection(dtype) == null;
+    }
+
+    /**
+     * Checks that this op may reduce {@code dtype}.
+     *
+     * @param opName the collective, named in the message ({@code allReduce})
+     * @throws IllegalArgumentException naming the op and dtype
+     */
+    public void validate(String opName, DType dtype) {
+        String why = rejection(dtype);
+        if (why != null) {
+            throw new IllegalArgumentException(opName + ": " + why);
+        }
+    }
+
+    private String rejection(DType dtype) {
+        switch (kind) {
+            case AVG:
+                return dtype.isBool() ? "ReduceOp.AVG is not supported for bool tensors" : null;
+            case BAND:
+            case BOR:
+            case BXOR:
+                return dtype.isFloatingPoint()
+                        ? "ReduceOp." + kind + " is only supported for integer and bool tensors, not " + dtype : null;
+            case PREMUL_SUM:
+                return dtype.isFloatingPoint()
+                        ? null : "ReduceOp.PREMUL_SUM is only supported for floating-point tensors, not " + dtype;
+            default:
+                return null;
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ReduceOp && ((ReduceOp) o).kind == kind
+                && Double.compare(((ReduceOp) o).factor, factor) == 0;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(kind, factor);
+    }
+
+    @Override
+    public String toString() {
+        return kind == Kind.PREMUL_SUM ? "PREMUL_SUM(" + factor + ")" : kind.name();
+    }
+}

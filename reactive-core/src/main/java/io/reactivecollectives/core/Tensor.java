@@ -1,0 +1,607 @@
+package io.reactivecollectives.core;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.ReferenceCounted;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A dense, contiguous, reference-counted tensor in off-heap memory.
+ *
+ * <p>CPU tensors are backed by a direct Netty {@link ByteBuf} from the pooled allocator, so the
+ * transport writes them to a socket and reads peers' data into them without a copy through the
+ * JVM heap, and Netty's leak detector watches them like any other buffer. Elements are stored in
+ * native (little-endian) order; the layout is row-major.
+ *
+ * <h2>Reference counting</h2>
+ * A new tensor has a reference count of 1; {@link #release()} frees its memory when the count
+ * reaches 0. Views ({@link #slice}, {@link #chunk}, {@link #narrow}, {@link #reshape}) share the
+ * storage <em>and</em> the reference count of the tensor they view, as Netty's derived buffers do:
+ * releasing a view releases the storage. Use {@link #retain()} on a view that must outlive the
+ * code that owns the tensor. Any access after the count reached 0 throws
+ * {@link IllegalReferenceCountException}.
+ *
+ * <p>Tensors are not thread-safe for concurrent writes to the same elements; collectives own the
+ * tensors passed to them until their {@code Mono} completes.
+ */
+public final class Tensor implements ReferenceCounted {
+
+    private static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
+
+    private final DType dtype;
+    private final long[] shape;
+    private final long numel;
+    private final ByteBuf host;          // CPU tensors
+    private final DeviceMemory device;   // accelerator tensors
+
+    private Tensor(DType dtype, long[] shape, ByteBuf host, DeviceMemory device) {
+        this.dtype = Objects.requireNonNull(dtype, "dtype");
+        this.shape = shape.clone();
+        this.numel = numelOf(this.shape);
+        this.host = host;
+        this.device = device;
+    }
+
+    // ------------------------------------------------------------------ factories
+
+    /**
+     * A new zero-filled CPU tensor.
+     *
+     * @throws IllegalArgumentException for a negative dimension or a size over 2 GiB - 1 bytes
+     */
+    public static Tensor zeros(DType dtype, long... shape) {
+        Tensor t = empty(dtype, shape);
+        t.host.setZero(0, (int) t.nbytes());
+        return t;
+    }
+
+    /** A new CPU tensor whose contents are unspecified (pooled memory is reused as it is). */
+    public static Tensor empty(DType dtype, long... shape) {
+        long n = numelOf(shape);
+        long bytes = Math.multiplyExact(n, (long) dtype.byteSize());
+        if (bytes > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("tensor of " + bytes + " bytes is over the 2 GiB limit of one tensor");
+        }
+        ByteBuf buf = ALLOCATOR.directBuffer((int) bytes, (int) bytes);
+        buf.writerIndex((int) bytes);
+        return new Tensor(dtype, shape, buf, null);
+    }
+
+    /** A new CPU tensor with the same dtype and shape as {@code like}, zero-filled. */
+    public static Tensor zerosLike(Tensor like) {
+        return zeros(like.dtype, like.shape);
+    }
+
+    /**
+     * Wraps a direct buffer holding {@code nbytes} of elements from its reader index; takes ownership
+     * of one reference of {@code buf}.
+     */
+    public static Tensor wrap(ByteBuf buf, DType dtype, long... shape) {
+        long bytes = numelOf(shape) * dtype.byteSize();
+        if (buf.readableBytes() != bytes) {
+            throw new IllegalArgumentException("buffer has " + buf.readableBytes() + " readable bytes, shape "
+                    + Arrays.toString(shape) + " of " + dtype + " needs " + bytes);
+        }
+        return new Tensor(dtype, shape, buf.slice(buf.readerIndex(), (int) bytes), null);
+    }
+
+    /** Wraps device memory as a tensor on that device; takes ownership of one reference. */
+    public static Tensor onDevice(DeviceMemory memory, DType dtype, long... shape) {
+        long bytes = numelOf(shape) * dtype.byteSize();
+        if (memory.byteSize() != bytes) {
+            throw new IllegalArgumentException("device memory has " + memory.byteSize() + " bytes, shape "
+                    + Arrays.toString(shape) + " of " + dtype + " needs " + bytes);
+        }
+        return new Tensor(dtype, shape, null, memory);
+    }
+
+    /** A FLOAT32 tensor holding a copy of {@code values}; the default shape is 1-D. */
+    public static Tensor fromFloats(float[] values, long... shape) {
+        Tensor t = empty(DType.FLOAT32, shapeOr(shape, values.length));
+        for (int i = 0; i < values.length; i++) {
+            t.host.setFloatLE(i * 4, values[i]);
+        }
+        return t;
+    }
+
+    /** A FLOAT64 tensor holding a copy of {@code values}. */
+    public static Tensor fromDoubles(double[] values, long... shape) {
+        Tensor t = empty(DType.FLOAT64, shapeOr(shape, values.length));
+        for (int i = 0; i < values.length; i++) {
+            t.host.setDoubleLE(i * 8, values[i]);
+        }
+        return t;
+    }
+
+    /** An INT32 tensor holding a copy of {@code values}. */
+    public static Tensor fromInts(int[] values, long... shape) {
+        Tensor t = empty(DType.INT32, shapeOr(shape, values.length));
+        for (int i = 0; i < values.length; i++) {
+            t.host.setIntLE(i * 4, values[i]);
+        }
+        return t;
+    }
+
+    /** An INT64 tensor holding a copy of {@code values}. */
+    public static Tensor fromLongs(long[] values, long... shape) {
+        Tensor t = empty(DType.INT64, shapeOr(shape, values.length));
+        for (int i = 0; i < values.length; i++) {
+            t.host.setLongLE(i * 8, values[i]);
+        }
+        return t;
+    }
+
+    /** An INT8 or UINT8 tensor holding a copy of {@code values} (as raw bytes). */
+    public static Tensor fromBytes(DType dtype, byte[] values, long... shape) {
+        if (dtype.byteSize() != 1 || dtype.isBool()) {
+            throw new IllegalArgumentException("fromBytes needs int8 or uint8, got " + dtype);
+        }
+        Tensor t = empty(dtype, shapeOr(shape, values.length));
+        t.host.setBytes(0, values);
+        return t;
+    }
+
+    /** A BOOL tensor holding a copy of {@code values}. */
+    public static Tensor fromBooleans(boolean[] values, long... shape) {
+        Tensor t = empty(DType.BOOL, shapeOr(shape, values.length));
+        for (int i = 0; i < values.length; i++) {
+            t.host.setByte(i, values[i] ? 1 : 0);
+        }
+        return t;
+    }
+
+    /**
+     * A tensor of any dtype whose elements are {@code values} converted as PyTorch's
+     * {@code torch.tensor(values, dtype=...)} would (rounding to nearest-even for the 16-bit floats,
+     * truncation toward zero and wrap-around for integers, non-zero is true for BOOL).
+     */
+    public static Tensor fromDoubles(DType dtype, double[] values, long... shape) {
+        Tensor t = empty(dtype, shapeOr(shape, values.length));
+        for (int i = 0; i < values.length; i++) {
+            t.setDouble(i, values[i]);
+        }
+        return t;
+    }
+
+    // ------------------------------------------------------------------ properties
+
+    public DType dtype() {
+        return dtype;
+    }
+
+    /** A copy of the shape. */
+    public long[] shape() {
+        return shape.clone();
+    }
+
+    /** Number of dimensions. */
+    public int dim() {
+        return shape.length;
+    }
+
+    /** Size of dimension {@code d}. */
+    public long size(int d) {
+        return shape[d];
+    }
+
+    /** Number of elements. */
+    public long numel() {
+        return numel;
+    }
+
+    /** Size in bytes. */
+    public long nbytes() {
+        return numel * dtype.byteSize();
+    }
+
+    public Device device() {
+        return device == null ? Device.CPU : device.device();
+    }
+
+    /** True for tensors in host memory. */
+    public boolean isCpu() {
+        return device == null;
+    }
+
+    /**
+     * The backing buffer of a CPU tensor: readable bytes {@code [0, nbytes())}, not retained, sharing
+     * this tensor's reference count. Transports write it to a channel with {@code retainedSlice()}.
+     *
+     * @throws IllegalStateException for a tensor on an accelerator
+     */
+    public ByteBuf buffer() {
+        if (host == null) {
+            throw new IllegalStateException("tensor on " + device() + " has no host buffer");
+        }
+        return host;
+    }
+
+    /** The device memory of an accelerator tensor. */
+    public DeviceMemory deviceMemory() {
+        if (device == null) {
+            throw new IllegalStateException("CPU tensor has no device memory");
+        }
+        return device;
+    }
+
+    /** Off-heap address of the first element (host or device). */
+    public long address() {
+        return host != null ? host.memoryAddress() : device.address();
+    }
+
+    // ------------------------------------------------------------------ views
+
+    /** Elements per index of dimension 0. */
+    private long rowElements() {
+        if (shape.length == 0) {
+            return 1;
+        }
+        return shape[0] == 0 ? numelOf(Arrays.copyOfRange(shape, 1, shape.length)) : numel / shape[0];
+    }
+
+    /**
+     * A view of rows {@code [start, end)} along dimension 0, without copy, sharing this tensor's
+     * storage and reference count.
+     */
+    public Tensor slice(long start, long end) {
+        if (shape.length == 0) {
+            throw new IllegalArgumentException("slice of a 0-dimensional tensor");
+        }
+        if (start < 0 || end < start || end > shape[0]) {
+            throw new IndexOutOfBoundsException("slice [" + start + ", " + end + ") of dimension 0 with size " + shape[0]);
+        }
+        long[] s = shape.clone();
+        s[0] = end - start;
+        long row = rowElements();
+        return view(start * row, (end - start) * row, s);
+    }
+
+    /**
+     * Splits dimension 0 into at most {@code n} views as {@code torch.chunk} does: each of
+     * {@code ceil(size / n)} rows, the last one shorter, fewer than {@code n} when there are not
+     * enough rows. An empty tensor gives one empty view.
+     */
+    public List<Tensor> chunk(int n) {
+        if (n <= 0) {
+            throw new IllegalArgumentException("chunk count must be > 0, got " + n);
+        }
+        if (shape.length == 0) {
+            throw new IllegalArgumentException("chunk of a 0-dimensional tensor");
+        }
+        long rows = shape[0];
+        if (rows == 0) {
+            return Collections.singletonList(slice(0, 0));
+        }
+        long per = (rows + n - 1) / n;
+        List<Tensor> out = new ArrayList<>();
+        for (long s = 0; s < rows; s += per) {
+            out.add(slice(s, Math.min(rows, s + per)));
+        }
+        return out;
+    }
+
+    /** A 1-D view of {@code count} elements from flat element {@code offset}. */
+    public Tensor narrow(long offset, long count) {
+        if (offset < 0 || count < 0 || offset + count > numel) {
+            throw new IndexOutOfBoundsException("elements [" + offset + ", " + (offset + count) + ") of " + numel);
+        }
+        return view(offset, count, new long[] {count});
+    }
+
+    /** The same elements seen with another shape of the same number of elements. */
+    public Tensor reshape(long... newShape) {
+        if (numelOf(newShape) != numel) {
+            throw new IllegalArgumentException("cannot reshape " + Arrays.toString(shape) + " to " + Arrays.toString(newShape));
+        }
+        return view(0, numel, newShape);
+    }
+
+    /** A 1-D view of all elements. */
+    public Tensor flatten() {
+        return reshape(numel);
+    }
+
+    /**
+     * Splits the flat elements into {@code n} contiguous chunks as evenly as possible (the first
+     * {@code numel % n} chunks one element longer), as {@link Chunk}s with their offsets.
+     */
+    public List<Chunk> chunks(int n) {
+        if (n <= 0) {
+            throw new IllegalArgumentException("chunk count must be > 0, got " + n);
+        }
+        List<Chunk> out = new ArrayList<>(n);
+        long base = numel / n;
+        long extra = numel % n;
+        long off = 0;
+        for (int i = 0; i < n; i++) {
+            long len = base + (i < extra ? 1 : 0);
+            out.add(new Chunk(i, off, narrow(off, len)));
+            off += len;
+        }
+        return out;
+    }
+
+    private Tensor view(long elementOffset, long count, long[] newShape) {
+        ensureAccessible();
+        long bo = elementOffset * dtype.byteSize();
+        long bl = count * dtype.byteSize();
+        if (host != null) {
+            return new Tensor(dtype, newShape, host.slice((int) bo, (int) bl), null);
+        }
+        return new Tensor(dtype, newShape, null, device.slice(bo, bl));
+    }
+
+    // ------------------------------------------------------------------ element access (slow path, for tests and tools)
+
+    /** Element {@code i} (flat index) converted to double. */
+    public double getDouble(long i) {
+        int b = byteIndex(i);
+        switch (dtype) {
+            case BOOL: return host.getByte(b) != 0 ? 1 : 0;
+            case UINT8: return host.getUnsignedByte(b);
+            case INT8: return host.getByte(b);
+            case INT32: return host.getIntLE(b);
+            case INT64: return host.getLongLE(b);
+            case FLOAT16: return HalfFloats.halfToFloat(host.getShortLE(b));
+            case BFLOAT16: return HalfFloats.bfloat16ToFloat(host.getShortLE(b));
+            case FLOAT32: return host.getFloatLE(b);
+            case FLOAT64: return host.getDoubleLE(b);
+            default: throw new AssertionError(dtype);
+        }
+    }
+
+    /** Element {@code i} as a long (exact for integer dtypes). */
+    public long getLong(long i) {
+        int b = byteIndex(i);
+        switch (dtype) {
+            case INT32: return host.getIntLE(b);
+            case INT64: return host.getLongLE(b);
+            default: return (long) getDouble(i);
+        }
+    }
+
+    /** Sets element {@code i} from a double, converting as {@link #fromDoubles(DType, double[], long...)}. */
+    public void setDouble(long i, double v) {
+        int b = byteIndex(i);
+        switch (dtype) {
+            case BOOL: host.setByte(b, v != 0 ? 1 : 0); break;
+            case UINT8:
+            case INT8: host.setByte(b, (int) (long) v); break;
+            case INT32: host.setIntLE(b, (int) (long) v); break;
+            case INT64: host.setLongLE(b, (long) v); break;
+            case FLOAT16: host.setShortLE(b, HalfFloats.floatToHalf((float) v)); break;
+            case BFLOAT16: host.setShortLE(b, HalfFloats.floatToBfloat16((float) v)); break;
+            case FLOAT32: host.setFloatLE(b, (float) v); break;
+            case FLOAT64: host.setDoubleLE(b, v); break;
+            default: throw new AssertionError(dtype);
+        }
+    }
+
+    /** Sets element {@code i} from a long (exact for integer dtypes). */
+    public void setLong(long i, long v) {
+        int b = byteIndex(i);
+        switch (dtype) {
+            case INT32: host.setIntLE(b, (int) v); break;
+            case INT64: host.setLongLE(b, v); break;
+            default: setDouble(i, v);
+        }
+    }
+
+    /** Sets every element to {@code v}. */
+    public Tensor fill(double v) {
+        for (long i = 0; i < numel; i++) {
+            setDouble(i, v);
+        }
+        return this;
+    }
+
+    private int byteIndex(long i) {
+        if (host == null) {
+            throw new IllegalStateException("element access on a " + device() + " tensor; copy it to the host first");
+        }
+        if (i < 0 || i >= numel) {
+            throw new IndexOutOfBoundsException("element " + i + " of " + numel);
+        }
+        return (int) (i * dtype.byteSize());
+    }
+
+    /** Copies of the elements as floats (any dtype, converted). */
+    public float[] toFloatArray() {
+        float[] out = new float[Math.toIntExact(numel)];
+        if (dtype == DType.FLOAT32) {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = host.getFloatLE(i * 4);
+            }
+        } else {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (float) getDouble(i);
+            }
+        }
+        return out;
+    }
+
+    /** Copies of the elements as doubles (any dtype, converted). */
+    public double[] toDoubleArray() {
+        double[] out = new double[Math.toIntExact(numel)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = getDouble(i);
+        }
+        return out;
+    }
+
+    /** Copies of the elements of an INT32 tensor. */
+    public int[] toIntArray() {
+        requireDType(DType.INT32);
+        int[] out = new int[Math.toIntExact(numel)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = host.getIntLE(i * 4);
+        }
+        return out;
+    }
+
+    /** Copies of the elements of an INT64 tensor. */
+    public long[] toLongArray() {
+        requireDType(DType.INT64);
+        long[] out = new long[Math.toIntExact(numel)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = host.getLongLE(i * 8);
+        }
+        return out;
+    }
+
+    /** Copies of the raw bytes of the elements (any dtype, native order). */
+    public byte[] toByteArray() {
+        byte[] out = new byte[Math.toIntExact(nbytes())];
+        buffer().getBytes(0, out);
+        return out;
+    }
+
+    /** Copies of the elements of a BOOL tensor. */
+    public boolean[] toBooleanArray() {
+        requireDType(DType.BOOL);
+        boolean[] out = new boolean[Math.toIntExact(numel)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = host.getByte(i) != 0;
+        }
+        return out;
+    }
+
+    private void requireDType(DType want) {
+        if (dtype != want) {
+            throw new IllegalStateException("tensor is " + dtype + ", not " + want);
+        }
+    }
+
+    // ------------------------------------------------------------------ copies and comparisons
+
+    /** Copies {@code src}'s bytes into this tensor; both on the CPU with equal dtype and numel. */
+    public Tensor copyFrom(Tensor src) {
+        if (src.dtype != dtype || src.numel != numel) {
+            throw new IllegalArgumentException("copyFrom: " + src + " into " + this);
+        }
+        host.setBytes(0, src.buffer(), 0, (int) nbytes());
+        return this;
+    }
+
+    /** A new CPU tensor with a copy of this tensor's elements. */
+    public Tensor copy() {
+        return empty(dtype, shape).copyFrom(this);
+    }
+
+    /**
+     * True when {@code other} has the same dtype, shape and bytes (so NaNs with equal bits compare
+     * equal, and 0.0 differs from -0.0).
+     */
+    public boolean contentEquals(Tensor other) {
+        return other != null && other.dtype == dtype && Arrays.equals(other.shape, shape)
+                && io.netty.buffer.ByteBufUtil.equals(host, 0, other.buffer(), 0, (int) nbytes());
+    }
+
+    /**
+     * True when shapes and dtypes match and every element satisfies
+     * {@code |a - b| <= atol + rtol * |b|} (NaN matches NaN), as {@code torch.allclose(equal_nan=True)}.
+     */
+    public boolean allClose(Tensor other, double rtol, double atol) {
+        if (other == null || other.dtype != dtype || !Arrays.equals(other.shape, shape)) {
+            return false;
+        }
+        for (long i = 0; i < numel; i++) {
+            double a = getDouble(i);
+            double b = other.getDouble(i);
+            if (Double.isNaN(a) || Double.isNaN(b)) {
+                if (Double.isNaN(a) != Double.isNaN(b)) {
+                    return false;
+                }
+            } else if (a != b && !(Math.abs(a - b) <= atol + rtol * Math.abs(b))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------ reference counting
+
+    private ReferenceCounted storage() {
+        return host != null ? host : device;
+    }
+
+    private void ensureAccessible() {
+        if (storage().refCnt() == 0) {
+            throw new IllegalReferenceCountException(0);
+        }
+    }
+
+    @Override
+    public int refCnt() {
+        return storage().refCnt();
+    }
+
+    @Override
+    public Tensor retain() {
+        storage().retain();
+        return this;
+    }
+
+    @Override
+    public Tensor retain(int increment) {
+        storage().retain(increment);
+        return this;
+    }
+
+    @Override
+    public Tensor touch() {
+        storage().touch();
+        return this;
+    }
+
+    @Override
+    public Tensor touch(Object hint) {
+        storage().touch(hint);
+        return this;
+    }
+
+    @Override
+    public boolean release() {
+        return storage().release();
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        return storage().release(decrement);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    static long numelOf(long[] shape) {
+        long n = 1;
+        for (long d : shape) {
+            if (d < 0) {
+                throw new IllegalArgumentException("negative dimension in shape " + Arrays.toString(shape));
+            }
+            n = Math.multiplyExact(n, d);
+        }
+        return n;
+    }
+
+    private static long[] shapeOr(long[] shape, int length) {
+        if (shape == null || shape.length == 0) {
+            return new long[] {length};
+        }
+        if (numelOf(shape) != length) {
+            throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " does not hold " + length + " values");
+        }
+        return shape;
+    }
+
+    @Override
+    public String toString() {
+        return "Tensor[" + dtype + Arrays.toString(shape) + (device == null ? "" : " " + device()) + "]";
+    }
+}

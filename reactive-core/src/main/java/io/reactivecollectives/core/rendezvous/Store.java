@@ -1,0 +1,75 @@
+package io.reactivecollectives.core.rendezvous;
+
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A key-value store through which ranks find each other, as c10d's {@code Store}: every call is a
+ * cold {@link Mono} that does nothing until subscribed, and never blocks the subscribing thread.
+ *
+ * <p>Keys are strings, values byte arrays. Calls that wait ({@link #get}, {@link #await}) wait up
+ * to the store's {@link #timeout()} unless given their own, then fail with a
+ * {@link StoreTimeoutException} naming the keys still missing and the time waited. Implementations:
+ * {@link HashStore} (one JVM), {@link PrefixStore} (a namespace over another store),
+ * {@link FileStore} (processes sharing a file system) and the TCP store of {@code reactive-transport}.
+ */
+public interface Store extends AutoCloseable {
+
+    /** The default wait, as c10d's (300 s). */
+    Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
+
+    /** How long {@link #get} and {@link #await} wait when not told otherwise. */
+    Duration timeout();
+
+    /** Sets {@code key} to {@code value}, waking anyone waiting for it. */
+    Mono<Void> set(String key, byte[] value);
+
+    /** The value of {@code key}, waiting until it exists, up to {@link #timeout()}. */
+    default Mono<byte[]> get(String key) {
+        return get(key, timeout());
+    }
+
+    /** The value of {@code key}, waiting until it exists, up to {@code timeout}. */
+    Mono<byte[]> get(String key, Duration timeout);
+
+    /**
+     * Adds {@code delta} to the counter at {@code key} (absent counts as 0), atomically, and emits
+     * the new value. The counter is stored as its decimal string, as c10d does.
+     */
+    Mono<Long> add(String key, long delta);
+
+    /**
+     * Atomically sets {@code key} to {@code desired} if its current value equals {@code expected}
+     * (an empty {@code expected} matches an absent key); emits the value the key holds afterwards
+     * (c10d's {@code compare_set}).
+     */
+    Mono<byte[]> compareSet(String key, byte[] expected, byte[] desired);
+
+    /** Completes when all {@code keys} exist; fails after {@code timeout} naming the missing ones. */
+    Mono<Void> await(List<String> keys, Duration timeout);
+
+    /** Emits whether all {@code keys} exist now, without waiting. */
+    Mono<Boolean> check(List<String> keys);
+
+    /** Deletes {@code key}; emits whether it existed. */
+    Mono<Boolean> delete(String key);
+
+    /** The number of keys in the store. */
+    Mono<Long> numKeys();
+
+    /** The values of {@code keys}, in order, waiting for each up to {@link #timeout()}. */
+    Mono<List<byte[]>> multiGet(List<String> keys);
+
+    /** Sets every entry of {@code entries}. */
+    Mono<Void> multiSet(Map<String, byte[]> entries);
+
+    /** Appends {@code value} to the value at {@code key} (absent counts as empty); emits the new length. */
+    Mono<Long> append(String key, byte[] value);
+
+    /** Releases the store's resources (connections, files); further calls fail. */
+    @Override
+    void close();
+}
