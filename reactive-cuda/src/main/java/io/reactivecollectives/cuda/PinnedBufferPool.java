@@ -78,6 +78,11 @@ public final class PinnedBufferPool implements AutoCloseable {
         return new PinnedBufferPool(HostAllocator.pinned(), slabBytes, maxSlabs);
     }
 
+    /** A new, empty pool with this pool's allocator, slab size and slab count. */
+    public PinnedBufferPool sibling() {
+        return new PinnedBufferPool(allocator, slabBytes, maxSlabs);
+    }
+
     /**
      * A cold {@code Mono} that emits a free slab when one is available (at once when one is idle,
      * after an allocation when fewer than {@link #maxSlabs()} exist, else when one is returned), or
