@@ -1,0 +1,38 @@
+package io.reactivecollectives.core.ddp;
+
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Mono;
+
+import java.util.Objects;
+
+/**
+ * c10d's {@code fp16_compress_hook}: each rank converts its bucket to IEEE 754 half precision ({@link DType#FLOAT16}),
+ * divided by the world size, all-reduces that with SUM (half the bytes of FLOAT32 on the wire),
+ * and converts the sum back into the bucket's buffer, which the {@code Mono} emits. Values round to
+ * nearest-even on the way in; a sparse bucket is made dense first.
+ */
+public final class Fp16CompressHook implements CommHook {
+
+    private final ProcessGroup group;
+
+    public Fp16CompressHook(ProcessGroup group) {
+        this.group = Objects.requireNonNull(group, "group");
+    }
+
+    @Override
+    public Mono<Tensor> runHook(GradBucket bucket) {
+        return CompressedAllReduce.run(group, bucket, DType.FLOAT16);
+    }
+
+    @Override
+    public boolean singleCollective() {
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "Fp16CompressHook";
+    }
+}

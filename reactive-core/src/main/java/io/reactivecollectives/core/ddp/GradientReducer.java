@@ -1,0 +1,451 @@
+package io.reactivecollectives.core.ddp;
+
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * DDP's gradient reducer (c10d's {@code Reducer}) for CPU parameters: parameters are assigned to
+ * buckets once ({@link BucketAssignment}: reverse registration order, 1 MiB first bucket, 25 MiB
+ * after by default), and in each iteration a bucket's {@link CommHook} runs as soon as the last of
+ * its gradients is marked ready, so communication overlaps the rest of the backward pass. Buckets are
+ * launched in index order on every rank (a bucket ready early waits for the ones before it to be
+ * launched), so all ranks issue their collectives in the same order. When a hook's result arrives it
+ * is copied into each parameter's gradient.
+ *
+ * <p>Two ways to drive an iteration:
+ * <ul>
+ *   <li>reactive: {@link #reduce(Flux)} takes the stream of parameters whose gradients are ready and
+ *       emits each bucket once its gradients are reduced and copied back;</li>
+ *   <li>imperative, as a backward pass does: {@link #markReady(Parameter)} after each gradient is
+ *       computed, then {@link #finish()}, a {@code Mono} completing once all buckets are reduced.</li>
+ * </ul>
+ * A gradient must not be written between being marked ready and the end of the iteration. Every
+ * parameter must be marked ready once per iteration. Before the first iteration, call
+ * {@link #broadcastParameters()} so that every rank starts from rank 0's values.
+ *
+ * <p>The reducer owns its bucket buffers ({@link #close()} releases them); the parameters' tensors
+ * stay the caller's.
+ */
+public final class GradientReducer implements AutoCloseable {
+
+    /** PyTorch DDP's {@code broadcast_bucket_size}: 250 MiB. */
+    public static final long DEFAULT_BROADCAST_BUFFER_BYTES = 250L << 20;
+
+    private final ProcessGroup group;
+    private final List<Parameter> parameters;
+    private final Map<Parameter, Integer> indexOf = new HashMap<>();
+    private final CommHook hook;
+    private final int maxBucketsInFlight;
+    private final long broadcastBufferBytes;
+    private final List<List<Integer>> assignment;
+    private final int[] bucketOf;
+    private final long[] offsetInBucket;
+    private final GradBucket[] denseBuckets;
+    private final boolean[] sparse;
+
+    private final Object commLock = new Object();
+    private int hooksInFlight;
+    private long commStartNanos;
+    private long commNanos;
+
+    private Iteration current;
+    private boolean closed;
+
+    private GradientReducer(Builder b) {
+        this.group = b.group;
+        this.parameters = List.copyOf(b.parameters);
+        if (parameters.isEmpty()) {
+            throw new IllegalArgumentException("GradientReducer: no parameters registered");
+        }
+        this.hook = b.hook != null ? b.hook : new AllReduceHook(group);
+        this.maxBucketsInFlight = b.maxBucketsInFlight;
+        this.broadcastBufferBytes = b.broadcastBufferBytes;
+        this.sparse = new boolean[parameters.size()];
+        List<BucketAssignment.Entry> entries = new ArrayList<>();
+        Map<String, Integer> names = new HashMap<>();
+        for (int i = 0; i < parameters.size(); i++) {
+            Parameter p = parameters.get(i);
+            if (names.put(p.name(), i) != null) {
+                throw new IllegalArgumentException("GradientReducer: parameter name '" + p.name() + "' registered twice");
+            }
+            if (indexOf.put(p, i) != null) {
+                throw new IllegalArgumentException("GradientReducer: parameter '" + p.name() + "' registered twice");
+            }
+            if (!p.grad().dtype().isFloatingPoint()) {
+                throw new IllegalArgumentException("GradientReducer: parameter '" + p.name() + "' is " + p.grad().dtype()
+                        + "; gradients must be floating point");
+            }
+            sparse[i] = b.sparse.contains(p.name());
+            entries.add(new BucketAssignment.Entry(p.nbytes(), p.grad().dtype(), sparse[i]));
+        }
+        if (!names.keySet().containsAll(b.sparse)) {
+            throw new IllegalArgumentException("GradientReducer: sparse parameter names " + b.sparse + " not all registered");
+        }
+        this.assignment = BucketAssignment.assign(entries, b.bucketCapBytes, b.firstBucketBytes);
+        this.bucketOf = new int[parameters.size()];
+        this.offsetInBucket = new long[parameters.size()];
+        this.denseBuckets = new GradBucket[assignment.size()];
+        for (int k = 0; k < assignment.size(); k++) {
+            long off = 0;
+            List<Parameter> ps = new ArrayList<>();
+            DType dtype = null;
+            for (int i : assignment.get(k)) {
+                bucketOf[i] = k;
+                offsetInBucket[i] = off;
+                off += parameters.get(i).numel();
+                ps.add(parameters.get(i));
+                dtype = parameters.get(i).grad().dtype();
+            }
+            if (!sparse[assignment.get(k).get(0)]) {
+                denseBuckets[k] = new GradBucket(k, assignment.size(), Tensor.zeros(dtype, off), ps);
+            }
+        }
+    }
+
+    /** A builder for a reducer over {@code group}. */
+    public static Builder builder(ProcessGroup group) {
+        return new Builder(group);
+    }
+
+    /** The parameters, in registration order. */
+    public List<Parameter> parameters() {
+        return parameters;
+    }
+
+    /** How many buckets the gradients are split into. */
+    public int bucketCount() {
+        return assignment.size();
+    }
+
+    /** For each bucket in launch order, its parameters in layout order. */
+    public List<List<Parameter>> bucketParameters() {
+        List<List<Parameter>> out = new ArrayList<>();
+        for (List<Integer> b : assignment) {
+            List<Parameter> ps = new ArrayList<>();
+            b.forEach(i -> ps.add(parameters.get(i)));
+            out.add(Collections.unmodifiableList(ps));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** The hook that reduces each bucket. */
+    public CommHook hook() {
+        return hook;
+    }
+
+    /**
+     * Copies rank 0's parameter values into every rank's ({@link BroadcastCoalesced}, buffers of the
+     * builder's broadcast size). A cold {@code Mono} completing when done on this rank.
+     */
+    public Mono<Void> broadcastParameters() {
+        return Mono.defer(() -> {
+            List<Tensor> values = new ArrayList<>();
+            parameters.forEach(p -> values.add(p.value()));
+            return BroadcastCoalesced.broadcastCoalesced(group, values, broadcastBufferBytes, 0).then();
+        });
+    }
+
+    /**
+     * Nanoseconds during which at least one hook was running, summed over the reducer's life: the
+     * wall time spent communicating, whether or not it overlapped computation.
+     */
+    public long communicationNanos() {
+        synchronized (commLock) {
+            return commNanos;
+        }
+    }
+
+    // ------------------------------------------------------------------ reactive form
+
+    /**
+     * Reduces one iteration's gradients. Each parameter emitted by {@code readyParameters} has its
+     * gradient copied into its bucket; when a bucket is complete (and every bucket before it has been
+     * launched) its hook runs; the returned {@code Flux} emits each bucket, in index order, once its
+     * result is in the parameters' gradients, and completes after the last one. It fails with
+     * {@link IllegalStateException} when a parameter arrives twice or the stream ends with buckets
+     * incomplete, and with a hook's error. Cold: subscribing twice runs two iterations.
+     */
+    public Flux<GradBucket> reduce(Flux<Parameter> readyParameters) {
+        return reduceReady(readyParameters.map(p -> new Ready(p, null)));
+    }
+
+    private record Ready(Parameter parameter, SparseGradient sparse) {
+    }
+
+    private Flux<GradBucket> reduceReady(Flux<Ready> ready) {
+        return Flux.defer(() -> {
+            if (closed) {
+                return Flux.error(new IllegalStateException("GradientReducer is closed"));
+            }
+            int[] pending = new int[assignment.size()];
+            for (int k = 0; k < pending.length; k++) {
+                pending[k] = assignment.get(k).size();
+            }
+            boolean[] seen = new boolean[parameters.size()];
+            GradBucket[] buckets = new GradBucket[assignment.size()];
+            int[] nextToLaunch = {0};
+            int concurrency = hook.singleCollective() ? maxBucketsInFlight : 1;
+            return ready
+                    .concatMapIterable(r -> {
+                        Integer i = indexOf.get(r.parameter());
+                        if (i == null) {
+                            throw new IllegalArgumentException("GradientReducer: parameter '" + r.parameter().name() + "' is not registered");
+                        }
+                        if (seen[i]) {
+                            throw new IllegalStateException("GradientReducer: parameter '" + r.parameter().name()
+                                    + "' marked ready twice in one iteration");
+                        }
+                        if (sparse[i] != (r.sparse() != null)) {
+                            throw new IllegalArgumentException("GradientReducer: parameter '" + r.parameter().name()
+                                    + (sparse[i] ? "' was registered sparse; mark it ready with its SparseGradient"
+                                    : "' is dense; it cannot be marked ready with a SparseGradient"));
+                        }
+                        seen[i] = true;
+                        int k = bucketOf[i];
+                        if (sparse[i]) {
+                            buckets[k] = sparseBucket(k, r.parameter(), r.sparse());
+                        } else {
+                            denseBuckets[k].buffer().narrow(offsetInBucket[i], r.parameter().numel())
+                                    .copyFrom(r.parameter().grad().flatten());
+                            buckets[k] = denseBuckets[k];
+                        }
+                        pending[k]--;
+                        List<GradBucket> launch = new ArrayList<>(1);
+                        while (nextToLaunch[0] < pending.length && pending[nextToLaunch[0]] == 0) {
+                            launch.add(buckets[nextToLaunch[0]++]);
+                        }
+                        return launch;
+                    })
+                    .flatMapSequential(this::runHook, concurrency, 1)
+                    .concatWith(Mono.defer(() -> {
+                        if (nextToLaunch[0] < pending.length) {
+                            List<String> missing = new ArrayList<>();
+                            for (int i = 0; i < seen.length; i++) {
+                                if (!seen[i]) {
+                                    missing.add(parameters.get(i).name());
+                                }
+                            }
+                            return Mono.error(new IllegalStateException("GradientReducer: iteration ended with "
+                                    + (pending.length - nextToLaunch[0]) + " bucket(s) not launched; gradients never marked ready: " + missing));
+                        }
+                        return Mono.empty();
+                    }))
+                    .doFinally(s -> {
+                        for (GradBucket b : buckets) {
+                            if (b != null && b.isSparse()) {
+                                b.buffer().release();
+                                b.sparseIndices(0).release();
+                            }
+                        }
+                    });
+        });
+    }
+
+    private GradBucket sparseBucket(int k, Parameter p, SparseGradient g) {
+        Tensor values = g.values().flatten().copy();
+        Tensor indices = g.indices().copy();
+        try {
+            return GradBucket.sparse(k, assignment.size(), p, values, indices);
+        } catch (RuntimeException e) {
+            values.release();
+            indices.release();
+            throw e;
+        }
+    }
+
+    private Mono<GradBucket> runHook(GradBucket bucket) {
+        return Mono.defer(() -> {
+            commStarted();
+            return hook.runHook(bucket);
+        }).map(result -> {
+            try {
+                copyBack(bucket, result);
+            } finally {
+                if (result != bucket.buffer()) {
+                    result.release();
+                }
+            }
+            return bucket;
+        }).doFinally(s -> commEnded());
+    }
+
+    private void copyBack(GradBucket bucket, Tensor result) {
+        long expected = bucket.denseNumel();
+        if (result.numel() != expected || result.dtype() != bucket.buffer().dtype()) {
+            throw new IllegalStateException("GradientReducer: hook " + hook + " returned " + result + " for bucket "
+                    + bucket.index() + ", expected " + expected + " elements of " + bucket.buffer().dtype());
+        }
+        Tensor flat = result.dim() == 1 ? result : result.flatten();
+        long off = 0;
+        for (Parameter p : bucket.parameters()) {
+            p.grad().flatten().copyFrom(flat.narrow(off, p.numel()));
+            off += p.numel();
+        }
+    }
+
+    private void commStarted() {
+        synchronized (commLock) {
+            if (hooksInFlight++ == 0) {
+                commStartNanos = System.nanoTime();
+            }
+        }
+    }
+
+    private void commEnded() {
+        synchronized (commLock) {
+            if (--hooksInFlight == 0) {
+                commNanos += System.nanoTime() - commStartNanos;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ imperative form
+
+    private final class Iteration {
+        final Sinks.Many<Ready> ready = Sinks.many().unicast().onBackpressureBuffer();
+        final Sinks.One<Void> done = Sinks.one();
+
+        Iteration() {
+            reduceReady(ready.asFlux()).subscribe(b -> { }, done::tryEmitError, done::tryEmitEmpty);
+        }
+    }
+
+    /**
+     * Marks {@code parameter}'s dense gradient ready for this iteration: copies it into its bucket and,
+     * if that completes the next buckets to launch, starts their hooks (asynchronously; this call does
+     * not wait for communication). Errors surface through {@link #finish()}.
+     */
+    public synchronized void markReady(Parameter parameter) {
+        emit(new Ready(Objects.requireNonNull(parameter, "parameter"), null));
+    }
+
+    /** Marks a parameter registered as sparse ready with its row-sparse gradient (copied). */
+    public synchronized void markReady(Parameter parameter, SparseGradient gradient) {
+        emit(new Ready(Objects.requireNonNull(parameter, "parameter"), Objects.requireNonNull(gradient, "gradient")));
+    }
+
+    private void emit(Ready r) {
+        if (current == null) {
+            current = new Iteration();
+        }
+        current.ready.tryEmitNext(r);
+    }
+
+    /**
+     * Ends this iteration's marking: a {@code Mono} completing once every bucket has been reduced and
+     * copied into the gradients, or failing with the first error (a hook's, or
+     * {@link IllegalStateException} naming parameters never marked ready). The next
+     * {@link #markReady} starts a new iteration.
+     */
+    public Mono<Void> finish() {
+        return Mono.defer(() -> {
+            Iteration it;
+            synchronized (this) {
+                it = current != null ? current : new Iteration();
+                current = null;
+            }
+            it.ready.tryEmitComplete();
+            return it.done.asMono();
+        });
+    }
+
+    /** Releases the bucket buffers. Call when no iteration is running. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (GradBucket b : denseBuckets) {
+            if (b != null) {
+                b.buffer().release();
+            }
+        }
+    }
+
+    /** Settings of a {@link GradientReducer}. */
+    public static final class Builder {
+        private final ProcessGroup group;
+        private final List<Parameter> parameters = new ArrayList<>();
+        private final java.util.Set<String> sparse = new java.util.HashSet<>();
+        private long bucketCapBytes = BucketAssignment.DEFAULT_BUCKET_CAP_BYTES;
+        private long firstBucketBytes = BucketAssignment.DEFAULT_FIRST_BUCKET_BYTES;
+        private long broadcastBufferBytes = DEFAULT_BROADCAST_BUFFER_BYTES;
+        private int maxBucketsInFlight = 4;
+        private CommHook hook;
+
+        private Builder(ProcessGroup group) {
+            this.group = Objects.requireNonNull(group, "group");
+        }
+
+        /** Registers parameters, in the order the forward pass uses them. */
+        public Builder parameters(List<Parameter> ps) {
+            parameters.addAll(ps);
+            return this;
+        }
+
+        /** Registers one parameter. */
+        public Builder parameter(Parameter p) {
+            parameters.add(Objects.requireNonNull(p, "parameter"));
+            return this;
+        }
+
+        /** Registers one parameter whose gradient is row-sparse (it gets a bucket of its own). */
+        public Builder sparseParameter(Parameter p) {
+            parameters.add(Objects.requireNonNull(p, "parameter"));
+            sparse.add(p.name());
+            return this;
+        }
+
+        /** The size limit of buckets after the first (DDP's {@code bucket_cap_mb}); default 25 MiB. */
+        public Builder bucketCapBytes(long bytes) {
+            this.bucketCapBytes = bytes;
+            return this;
+        }
+
+        /** The size limit of the first bucket; default 1 MiB. */
+        public Builder firstBucketBytes(long bytes) {
+            this.firstBucketBytes = bytes;
+            return this;
+        }
+
+        /** The buffer size of {@link #broadcastParameters()}; default 250 MiB. */
+        public Builder broadcastBufferBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("broadcast buffer size must be >= 1, got " + bytes);
+            }
+            this.broadcastBufferBytes = bytes;
+            return this;
+        }
+
+        /** The communication hook; default {@link AllReduceHook}. */
+        public Builder hook(CommHook h) {
+            this.hook = Objects.requireNonNull(h, "hook");
+            return this;
+        }
+
+        /** How many single-collective hooks may be in flight at once (default 4). */
+        public Builder maxBucketsInFlight(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxBucketsInFlight must be >= 1, got " + n);
+            }
+            this.maxBucketsInFlight = n;
+            return this;
+        }
+
+        public GradientReducer build() {
+            return new GradientReducer(this);
+        }
+    }
+}
