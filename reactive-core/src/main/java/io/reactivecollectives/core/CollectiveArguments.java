@@ -1,0 +1,395 @@
+package io.reactivecollectives.core;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * The argument checks ProcessGroupGloo makes before a collective, shared by every
+ * {@link ProcessGroup}: each check throws an {@link IllegalArgumentException} whose message starts
+ * with the op's name ({@code allGather: outputs has 3 tensors, expected one per rank (world size 4)}),
+ * so a group calls them at subscription, before anything is sent.
+ *
+ * <p>The op-level checks ({@link #allGather}, {@link #scatter}, ...) check everything an op needs on
+ * this rank; the small ones ({@link #requireRoot}, {@link #requireSameDtype}, ...) are for other ops.
+ * Device placement is not checked here (a CPU group calls {@link #requireCpu} itself), nor is
+ * consistency across ranks, which only the collective itself can see.
+ */
+public final class CollectiveArguments {
+
+    private CollectiveArguments() {
+    }
+
+    // ------------------------------------------------------------------ small checks
+
+    /** A tensor is present and not released. */
+    public static Tensor requireTensor(String op, Tensor t, String what) {
+        if (t == null) {
+            throw new IllegalArgumentException(op + ": " + what + " is null");
+        }
+        if (t.refCnt() == 0) {
+            throw new IllegalArgumentException(op + ": " + what + " was already released");
+        }
+        return t;
+    }
+
+    /** A tensor lives in host memory. */
+    public static void requireCpu(String op, Tensor t, String what) {
+        requireTensor(op, t, what);
+        if (!t.isCpu()) {
+            throw new IllegalArgumentException(op + ": " + what + " must be a CPU tensor, got one on " + t.device());
+        }
+    }
+
+    /** {@code root} is a rank of a group of {@code worldSize}. */
+    public static void requireRoot(String op, int root, int worldSize) {
+        if (root < 0 || root >= worldSize) {
+            throw new IllegalArgumentException(op + ": invalid root rank " + root + " for world size " + worldSize);
+        }
+    }
+
+    /** {@code peer} is a rank of the group. */
+    public static void requirePeer(String op, int peer, int worldSize, String what) {
+        if (peer < 0 || peer >= worldSize) {
+            throw new IllegalArgumentException(op + ": invalid " + what + " rank " + peer + " for world size " + worldSize);
+        }
+    }
+
+    /** A list is present and holds exactly {@code expected} non-null, unreleased tensors. */
+    public static void requireList(String op, List<Tensor> list, int expected, String what) {
+        if (list == null) {
+            throw new IllegalArgumentException(op + ": " + what + " is null");
+        }
+        if (list.size() != expected) {
+            throw new IllegalArgumentException(op + ": " + what + " has " + list.size()
+                    + " tensors, expected one per rank (world size " + expected + ")");
+        }
+        for (int i = 0; i < list.size(); i++) {
+            requireTensor(op, list.get(i), what + "[" + i + "]");
+        }
+    }
+
+    /** A list is present and not empty, with non-null, unreleased tensors. */
+    public static void requireNonEmpty(String op, List<Tensor> list, String what) {
+        if (list == null || list.isEmpty()) {
+            throw new IllegalArgumentException(op + ": requires a non-empty list of " + what);
+        }
+        for (int i = 0; i < list.size(); i++) {
+            requireTensor(op, list.get(i), what + "[" + i + "]");
+        }
+    }
+
+    /** {@code t} has {@code dtype}. */
+    public static void requireSameDtype(String op, Tensor t, DType dtype, String what) {
+        if (t.dtype() != dtype) {
+            throw new IllegalArgumentException(op + ": invalid tensor type of " + what + " (expected " + dtype
+                    + ", got " + t.dtype() + ")");
+        }
+    }
+
+    /** {@code t} has {@code shape}. */
+    public static void requireSameShape(String op, Tensor t, long[] shape, String what) {
+        if (!Arrays.equals(t.shape(), shape)) {
+            throw new IllegalArgumentException(op + ": invalid tensor size of " + what + " (expected "
+                    + Arrays.toString(shape) + ", got " + Arrays.toString(t.shape()) + ")");
+        }
+    }
+
+    /** {@code t} has the dtype and shape of {@code like}. */
+    public static void requireLike(String op, Tensor t, Tensor like, String what) {
+        requireSameDtype(op, t, like.dtype(), what);
+        requireSameShape(op, t, like.shape(), what);
+    }
+
+    /** The reduce op may reduce {@code dtype} (c10d's rules, see {@link ReduceOp}). */
+    public static void requireReduceOp(String op, ReduceOp reduceOp, DType dtype) {
+        if (reduceOp == null) {
+            throw new IllegalArgumentException(op + ": reduce op is null");
+        }
+        reduceOp.validate(op, dtype);
+    }
+
+    // ------------------------------------------------------------------ op-level checks
+
+    /** {@code allGather(outputs, input)}: one output per rank, each of the input's dtype and shape. */
+    public static void allGather(List<Tensor> outputs, Tensor input, int worldSize) {
+        String op = "allGather";
+        requireTensor(op, input, "input");
+        requireList(op, outputs, worldSize, "outputs");
+        for (int i = 0; i < outputs.size(); i++) {
+            requireLike(op, outputs.get(i), input, "outputs[" + i + "]");
+        }
+    }
+
+    /** {@code allGatherInto(output, input)}: output of the input's dtype with world size x its elements. */
+    public static void allGatherInto(Tensor output, Tensor input, int worldSize) {
+        String op = "allGatherInto";
+        requireTensor(op, input, "input");
+        requireTensor(op, output, "output");
+        requireSameDtype(op, output, input.dtype(), "output");
+        if (output.numel() != input.numel() * worldSize) {
+            throw new IllegalArgumentException(op + ": output tensor size must be equal to world size times input"
+                    + " tensor size (expected " + worldSize + " x " + input.numel() + " = " + input.numel() * worldSize
+                    + " elements, got " + output.numel() + ")");
+        }
+    }
+
+    /**
+     * {@code allGatherCoalesced(outputs, inputs)}: {@code outputs.get(i)} holds one tensor per rank
+     * like {@code inputs.get(i)}; all inputs of one dtype.
+     */
+    public static void allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs, int worldSize) {
+        String op = "allGatherCoalesced";
+        requireNonEmpty(op, inputs, "inputs");
+        if (outputs == null || outputs.size() != inputs.size()) {
+            throw new IllegalArgumentException(op + ": outputs has " + (outputs == null ? "no" : outputs.size())
+                    + " lists, expected one per input (" + inputs.size() + ")");
+        }
+        DType dtype = inputs.get(0).dtype();
+        for (int i = 0; i < inputs.size(); i++) {
+            requireSameDtype(op, inputs.get(i), dtype, "inputs[" + i + "]");
+            requireList(op, outputs.get(i), worldSize, "outputs[" + i + "]");
+            for (int r = 0; r < worldSize; r++) {
+                requireLike(op, outputs.get(i).get(r), inputs.get(i), "outputs[" + i + "][" + r + "]");
+            }
+        }
+    }
+
+    /** {@code gather(outputs, input, root)}: on root one output per rank like the input; elsewhere none. */
+    public static void gather(List<Tensor> outputs, Tensor input, int root, int rank, int worldSize) {
+        String op = "gather";
+        requireRoot(op, root, worldSize);
+        requireTensor(op, input, "input");
+        if (rank == root) {
+            requireList(op, outputs, worldSize, "outputs");
+            for (int i = 0; i < outputs.size(); i++) {
+                requireLike(op, outputs.get(i), input, "outputs[" + i + "]");
+            }
+        } else if (outputs != null && !outputs.isEmpty()) {
+            throw new IllegalArgumentException(op + ": requires an empty output list on non-root rank " + rank
+                    + " (root is " + root + ")");
+        }
+    }
+
+    /** {@code scatter(output, inputs, root)}: on root one input per rank like the output; elsewhere none. */
+    public static void scatter(Tensor output, List<Tensor> inputs, int root, int rank, int worldSize) {
+        String op = "scatter";
+        requireRoot(op, root, worldSize);
+        requireTensor(op, output, "output");
+        if (rank == root) {
+            requireList(op, inputs, worldSize, "inputs");
+            for (int i = 0; i < inputs.size(); i++) {
+                requireLike(op, inputs.get(i), output, "inputs[" + i + "]");
+            }
+        } else if (inputs != null && !inputs.isEmpty()) {
+            throw new IllegalArgumentException(op + ": requires an empty input list on non-root rank " + rank
+                    + " (root is " + root + ")");
+        }
+    }
+
+    /** {@code reduceScatter(output, inputs, op)}: one input per rank like the output; op valid for the dtype. */
+    public static void reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp reduceOp, int worldSize) {
+        String op = "reduceScatter";
+        requireTensor(op, output, "output");
+        requireList(op, inputs, worldSize, "inputs");
+        for (int i = 0; i < inputs.size(); i++) {
+            requireLike(op, inputs.get(i), output, "inputs[" + i + "]");
+        }
+        requireReduceOp(op, reduceOp, output.dtype());
+    }
+
+    /** {@code reduceScatterTensor(output, input, op)}: input of world size x output's elements. */
+    public static void reduceScatterTensor(Tensor output, Tensor input, ReduceOp reduceOp, int worldSize) {
+        reduceScatterTensor("reduceScatterTensor", output, input, reduceOp, worldSize, "");
+    }
+
+    private static void reduceScatterTensor(String op, Tensor output, Tensor input, ReduceOp reduceOp, int worldSize,
+                                            String suffix) {
+        requireTensor(op, output, "output" + suffix);
+        requireTensor(op, input, "input" + suffix);
+        requireSameDtype(op, input, output.dtype(), "input" + suffix);
+        if (input.numel() != output.numel() * worldSize) {
+            throw new IllegalArgumentException(op + ": input" + suffix + " tensor size must be equal to world size"
+                    + " times output tensor size (expected " + worldSize + " x " + output.numel() + " = "
+                    + output.numel() * worldSize + " elements, got " + input.numel() + ")");
+        }
+        requireReduceOp(op, reduceOp, output.dtype());
+    }
+
+    /** {@code reduceScatterTensorCoalesced(outputs, inputs, op)}: pairwise as {@link #reduceScatterTensor}. */
+    public static void reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp reduceOp,
+                                                    int worldSize) {
+        String op = "reduceScatterTensorCoalesced";
+        requireNonEmpty(op, inputs, "inputs");
+        if (outputs == null || outputs.size() != inputs.size()) {
+            throw new IllegalArgumentException(op + ": outputs has " + (outputs == null ? "no" : outputs.size())
+                    + " tensors, expected one per input (" + inputs.size() + ")");
+        }
+        for (int i = 0; i < inputs.size(); i++) {
+            reduceScatterTensor(op, outputs.get(i), inputs.get(i), reduceOp, worldSize, "[" + i + "]");
+        }
+    }
+
+    /** {@code allToAll(outputs, inputs)}: one input and one output per rank, all of one dtype (sizes may differ). */
+    public static void allToAll(List<Tensor> outputs, List<Tensor> inputs, int worldSize) {
+        String op = "allToAll";
+        requireList(op, inputs, worldSize, "inputs");
+        requireList(op, outputs, worldSize, "outputs");
+        DType dtype = inputs.get(0).dtype();
+        for (int i = 0; i < worldSize; i++) {
+            requireSameDtype(op, inputs.get(i), dtype, "inputs[" + i + "]");
+            requireSameDtype(op, outputs.get(i), dtype, "outputs[" + i + "]");
+        }
+    }
+
+    /**
+     * The rows each rank sends and receives in {@code allToAllSingle}, resolved from the split
+     * arguments.
+     *
+     * @param inputRows   rows of dimension 0 sent to each rank
+     * @param outputRows  rows of dimension 0 received from each rank
+     * @param rowElements elements in one row (product of the dimensions after the first)
+     */
+    public record AllToAllSplits(long[] inputRows, long[] outputRows, long rowElements) {
+
+        /** Element offset of rank {@code p}'s piece in the input. */
+        public long inputOffset(int p) {
+            return offset(inputRows, p) * rowElements;
+        }
+
+        /** Element offset of rank {@code p}'s piece in the output. */
+        public long outputOffset(int p) {
+            return offset(outputRows, p) * rowElements;
+        }
+
+        private static long offset(long[] rows, int p) {
+            long o = 0;
+            for (int i = 0; i < p; i++) {
+                o += rows[i];
+            }
+            return o;
+        }
+    }
+
+    /**
+     * {@code allToAllSingle(output, input, outputSplits, inputSplits)}: same dtype, same dimensions
+     * after the first, splits (rows; empty or null for equal splits) of length world size, non-negative,
+     * summing to dimension 0.
+     */
+    public static AllToAllSplits allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits,
+                                                int worldSize) {
+        String op = "allToAllSingle";
+        requireTensor(op, input, "input");
+        requireTensor(op, output, "output");
+        requireSameDtype(op, output, input.dtype(), "output");
+        if (input.dim() == 0 || output.dim() == 0) {
+            throw new IllegalArgumentException(op + ": input and output need at least one dimension, got shapes "
+                    + Arrays.toString(input.shape()) + " and " + Arrays.toString(output.shape()));
+        }
+        long[] is = input.shape();
+        long[] os = output.shape();
+        if (!Arrays.equals(Arrays.copyOfRange(is, 1, is.length), Arrays.copyOfRange(os, 1, os.length))) {
+            throw new IllegalArgumentException(op + ": input and output must have the same dimensions after the first,"
+                    + " got shapes " + Arrays.toString(is) + " and " + Arrays.toString(os));
+        }
+        long row = 1;
+        for (int d = 1; d < is.length; d++) {
+            row *= is[d];
+        }
+        return new AllToAllSplits(splits(op, "input", inputSplits, is[0], worldSize),
+                splits(op, "output", outputSplits, os[0], worldSize), row);
+    }
+
+    private static long[] splits(String op, String what, long[] splits, long dim0, int worldSize) {
+        if (splits == null || splits.length == 0) {
+            if (dim0 % worldSize != 0) {
+                throw new IllegalArgumentException(op + ": " + what + " dimension 0 (" + dim0
+                        + ") does not divide equally across world size " + worldSize + "; give split sizes");
+            }
+            long[] out = new long[worldSize];
+            Arrays.fill(out, dim0 / worldSize);
+            return out;
+        }
+        if (splits.length != worldSize) {
+            throw new IllegalArgumentException(op + ": number of " + what + " splits (" + splits.length
+                    + ") is not equal to the world size " + worldSize);
+        }
+        long sum = 0;
+        for (int i = 0; i < splits.length; i++) {
+            if (splits[i] < 0) {
+                throw new IllegalArgumentException(op + ": negative " + what + " split size " + splits[i] + " at index " + i);
+            }
+            sum += splits[i];
+        }
+        if (sum != dim0) {
+            throw new IllegalArgumentException(op + ": " + what + " split sizes " + Arrays.toString(splits) + " sum to "
+                    + sum + ", not to the " + what + "'s dimension 0 size " + dim0);
+        }
+        return splits.clone();
+    }
+
+    /** {@code batchSendRecv(ops)}: non-empty, every peer another rank of the group, tensors present. */
+    public static void batchSendRecv(List<P2POp> ops, int rank, int worldSize) {
+        String op = "batchSendRecv";
+        if (ops == null || ops.isEmpty()) {
+            throw new IllegalArgumentException(op + ": requires a non-empty list of point-to-point ops");
+        }
+        for (int i = 0; i < ops.size(); i++) {
+            P2POp p = ops.get(i);
+            if (p == null) {
+                throw new IllegalArgumentException(op + ": ops[" + i + "] is null");
+            }
+            String what = "ops[" + i + "] (" + p.type().name().toLowerCase(java.util.Locale.ROOT) + ")";
+            requireTensor(op, p.tensor(), what + " tensor");
+            requirePeer(op, p.peer(), worldSize, what + " peer");
+            if (p.peer() == rank) {
+                throw new IllegalArgumentException(op + ": " + what + " names this rank " + rank
+                        + " as its peer; a rank cannot send to or receive from itself");
+            }
+        }
+    }
+
+    /** {@code monitoredBarrier(timeout, ...)}: a positive timeout. */
+    public static void monitoredBarrier(Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("monitoredBarrier: timeout must be positive, got " + timeout);
+        }
+    }
+
+    /**
+     * {@code newGroup(ranks)}: a non-empty list of distinct ranks of the group; emits them sorted
+     * (a rank's index in the sorted list is its rank in the new group, as c10d's new_group).
+     */
+    public static int[] newGroup(List<Integer> ranks, int worldSize) {
+        String op = "newGroup";
+        if (ranks == null || ranks.isEmpty()) {
+            throw new IllegalArgumentException(op + ": requires a non-empty list of ranks");
+        }
+        TreeSet<Integer> set = new TreeSet<>();
+        for (Integer r : ranks) {
+            if (r == null || r < 0 || r >= worldSize) {
+                throw new IllegalArgumentException(op + ": invalid rank " + r + " for world size " + worldSize);
+            }
+            if (!set.add(r)) {
+                throw new IllegalArgumentException(op + ": rank " + r + " appears more than once in " + ranks);
+            }
+        }
+        return set.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** {@code allReduceSparse(tensor, op)}: SUM only (as gloo), on a present, unreleased sparse tensor. */
+    public static void allReduceSparse(SparseTensor tensor, ReduceOp reduceOp) {
+        String op = "allReduceSparse";
+        if (tensor == null) {
+            throw new IllegalArgumentException(op + ": tensor is null");
+        }
+        if (tensor.refCnt() == 0) {
+            throw new IllegalArgumentException(op + ": tensor was already released");
+        }
+        if (reduceOp == null || reduceOp.kind() != ReduceOp.Kind.SUM) {
+            throw new IllegalArgumentException(op + ": only ReduceOp.SUM is supported for sparse tensors (as gloo), got "
+                    + reduceOp);
+        }
+    }
+}

@@ -1,0 +1,394 @@
+package io.reactivecollectives.core;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCounted;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A sparse tensor in COO form, as PyTorch's {@code torch.sparse_coo_tensor}: an INT64
+ * {@code indices} tensor of shape {@code [sparseDim, nnz]}, a {@code values} tensor of shape
+ * {@code [nnz, denseShape[sparseDim:]...]} (a "hybrid" tensor when it has more than one dimension),
+ * and the dense shape. Entry {@code k} says that the slice of the dense tensor at
+ * {@code indices[:, k]} holds {@code values[k]}; several entries may name the same slice (an
+ * uncoalesced tensor), and they add up.
+ *
+ * <p>{@link #coalesce()} sorts the entries by index (row-major order of the dense tensor) and sums
+ * duplicates, as {@code torch.Tensor.coalesce}; {@link #sum(List)} is the result of a SUM
+ * all-reduce; {@link #toDense()} materializes it.
+ *
+ * <h2>Reference counting</h2>
+ * A sparse tensor owns one reference of each of its two tensors: {@link #release()} releases both,
+ * {@link #retain()} retains both; {@link #refCnt()} is the values' count.
+ */
+public final class SparseTensor implements ReferenceCounted {
+
+    private final Tensor indices;
+    private final Tensor values;
+    private final long[] denseShape;
+    private final boolean coalesced;
+
+    private SparseTensor(Tensor indices, Tensor values, long[] denseShape, boolean coalesced) {
+        this.indices = indices;
+        this.values = values;
+        this.denseShape = denseShape;
+        this.coalesced = coalesced;
+    }
+
+    /**
+     * A sparse tensor from its parts, taking ownership of one reference of each tensor (also when
+     * this throws, so a caller never has to release after a failed call).
+     *
+     * @throws IllegalArgumentException when indices are not INT64 {@code [sparseDim, nnz]}, values
+     *         are not {@code [nnz, denseShape[sparseDim:]...]}, or an index is out of range
+     */
+    public static SparseTensor of(Tensor indices, Tensor values, long... denseShape) {
+        Objects.requireNonNull(indices, "indices");
+        Objects.requireNonNull(values, "values");
+        Objects.requireNonNull(denseShape, "denseShape");
+        try {
+            validate(indices, values, denseShape);
+        } catch (RuntimeException e) {
+            indices.release();
+            values.release();
+            throw e;
+        }
+        return new SparseTensor(indices, values, denseShape.clone(), false);
+    }
+
+    /** An empty (nnz = 0) sparse tensor with {@code sparseDim} sparse dimensions. */
+    public static SparseTensor empty(DType dtype, int sparseDim, long... denseShape) {
+        if (sparseDim < 1 || sparseDim > denseShape.length) {
+            throw new IllegalArgumentException("sparseDim " + sparseDim + " for dense shape " + Arrays.toString(denseShape));
+        }
+        long[] vshape = new long[1 + denseShape.length - sparseDim];
+        System.arraycopy(denseShape, sparseDim, vshape, 1, denseShape.length - sparseDim);
+        return new SparseTensor(Tensor.zeros(DType.INT64, sparseDim, 0), Tensor.zeros(dtype, vshape),
+                denseShape.clone(), true);
+    }
+
+    /**
+     * The non-zero elements of {@code dense} (every dimension sparse), coalesced; {@code dense} is
+     * not consumed.
+     */
+    public static SparseTensor fromDense(Tensor dense) {
+        if (dense.dim() == 0) {
+            throw new IllegalArgumentException("fromDense: a 0-dimensional tensor has no sparse form");
+        }
+        long[] shape = dense.shape();
+        List<Long> nz = new ArrayList<>();
+        for (long i = 0; i < dense.numel(); i++) {
+            if (dense.getDouble(i) != 0 || Double.isNaN(dense.getDouble(i))) {
+                nz.add(i);
+            }
+        }
+        int nd = shape.length;
+        Tensor idx = Tensor.empty(DType.INT64, nd, nz.size());
+        Tensor val = Tensor.empty(dense.dtype(), nz.size());
+        int es = dense.dtype().byteSize();
+        for (int k = 0; k < nz.size(); k++) {
+            long lin = nz.get(k);
+            for (int d = nd - 1; d >= 0; d--) {
+                idx.setLong((long) d * nz.size() + k, lin % shape[d]);
+                lin /= shape[d];
+            }
+            val.buffer().setBytes(k * es, dense.buffer(), (int) (nz.get(k) * es), es);
+        }
+        return new SparseTensor(idx, val, shape, true);
+    }
+
+    private static void validate(Tensor indices, Tensor values, long[] denseShape) {
+        if (!indices.isCpu() || !values.isCpu()) {
+            throw new IllegalArgumentException("sparse tensor parts must be CPU tensors");
+        }
+        if (indices.dtype() != DType.INT64) {
+            throw new IllegalArgumentException("sparse indices must be int64, got " + indices.dtype());
+        }
+        if (indices.dim() != 2) {
+            throw new IllegalArgumentException("sparse indices must be 2-D [sparseDim, nnz], got shape "
+                    + Arrays.toString(indices.shape()));
+        }
+        int sparseDim = (int) indices.size(0);
+        long nnz = indices.size(1);
+        if (sparseDim < 1 || sparseDim > denseShape.length) {
+            throw new IllegalArgumentException("sparse indices have " + sparseDim + " rows for a dense shape of "
+                    + denseShape.length + " dimensions " + Arrays.toString(denseShape));
+        }
+        for (long d : denseShape) {
+            if (d < 0) {
+                throw new IllegalArgumentException("negative dimension in dense shape " + Arrays.toString(denseShape));
+            }
+        }
+        long[] vs = values.shape();
+        long[] want = new long[1 + denseShape.length - sparseDim];
+        want[0] = nnz;
+        System.arraycopy(denseShape, sparseDim, want, 1, want.length - 1);
+        if (!Arrays.equals(vs, want)) {
+            throw new IllegalArgumentException("sparse values must have shape " + Arrays.toString(want)
+                    + " (nnz, then the dense dimensions), got " + Arrays.toString(vs));
+        }
+        for (int d = 0; d < sparseDim; d++) {
+            for (long k = 0; k < nnz; k++) {
+                long v = indices.getLong(d * nnz + k);
+                if (v < 0 || v >= denseShape[d]) {
+                    throw new IllegalArgumentException("sparse index " + v + " at [" + d + ", " + k
+                            + "] is out of range for dimension " + d + " of size " + denseShape[d]);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ properties
+
+    /** The INT64 indices, {@code [sparseDim, nnz]} (owned by this tensor: do not release). */
+    public Tensor indices() {
+        return indices;
+    }
+
+    /** The values, {@code [nnz, dense dims...]} (owned by this tensor: do not release). */
+    public Tensor values() {
+        return values;
+    }
+
+    /** A copy of the dense shape. */
+    public long[] denseShape() {
+        return denseShape.clone();
+    }
+
+    /** Number of sparse (indexed) dimensions. */
+    public int sparseDim() {
+        return (int) indices.size(0);
+    }
+
+    /** Number of dense dimensions (of each value). */
+    public int denseDim() {
+        return denseShape.length - sparseDim();
+    }
+
+    /** Number of stored entries (duplicates counted). */
+    public long nnz() {
+        return indices.size(1);
+    }
+
+    /** The values' element type. */
+    public DType dtype() {
+        return values.dtype();
+    }
+
+    /** True when the entries are known to be sorted and free of duplicates. */
+    public boolean isCoalesced() {
+        return coalesced;
+    }
+
+    /** Elements in one value ({@code values.numel() / nnz}). */
+    long rowElements() {
+        long n = 1;
+        for (int d = sparseDim(); d < denseShape.length; d++) {
+            n *= denseShape[d];
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------ operations
+
+    /**
+     * A new, coalesced sparse tensor: entries sorted by index in the row-major order of the dense
+     * tensor, duplicates summed (SUM of the dtype: wrap-around for integers, OR for bool). This
+     * tensor is left as it is (and must still be released).
+     */
+    public SparseTensor coalesce() {
+        return sum(List.of(this));
+    }
+
+    /**
+     * The sum of several sparse tensors of the same dense shape, sparse dimensions and dtype,
+     * coalesced: a SUM all-reduce's result. None of the parts is consumed.
+     *
+     * @throws IllegalArgumentException when the parts disagree on shape, sparse dims or dtype
+     */
+    public static SparseTensor sum(List<SparseTensor> parts) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("sum of no sparse tensors");
+        }
+        SparseTensor first = parts.get(0);
+        int sd = first.sparseDim();
+        DType dtype = first.dtype();
+        long total = 0;
+        for (SparseTensor p : parts) {
+            if (!Arrays.equals(p.denseShape, first.denseShape) || p.sparseDim() != sd || p.dtype() != dtype) {
+                throw new IllegalArgumentException("sparse tensors differ: " + first + " and " + p);
+            }
+            total += p.nnz();
+        }
+        int n = Math.toIntExact(total);
+        // gather (part, entry) in one list
+        int[] partOf = new int[n];
+        int[] entryOf = new int[n];
+        int w = 0;
+        for (int p = 0; p < parts.size(); p++) {
+            for (int k = 0; k < parts.get(p).nnz(); k++) {
+                partOf[w] = p;
+                entryOf[w] = k;
+                w++;
+            }
+        }
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> {
+            SparseTensor pa = parts.get(partOf[a]);
+            SparseTensor pb = parts.get(partOf[b]);
+            for (int d = 0; d < sd; d++) {
+                int c = Long.compare(pa.indices.getLong((long) d * pa.nnz() + entryOf[a]),
+                        pb.indices.getLong((long) d * pb.nnz() + entryOf[b]));
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return 0;
+        });
+        // count unique
+        int unique = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == 0 || !sameIndex(parts, partOf, entryOf, order[i - 1], order[i], sd)) {
+                unique++;
+            }
+        }
+        long row = first.rowElements();
+        long[] vshape = first.values.shape();
+        vshape[0] = unique;
+        Tensor idx = Tensor.empty(DType.INT64, sd, unique);
+        Tensor val = Tensor.zeros(dtype, vshape);
+        int u = -1;
+        for (int i = 0; i < n; i++) {
+            int e = order[i];
+            SparseTensor p = parts.get(partOf[e]);
+            if (i == 0 || !sameIndex(parts, partOf, entryOf, order[i - 1], e, sd)) {
+                u++;
+                for (int d = 0; d < sd; d++) {
+                    idx.setLong((long) d * unique + u, p.indices.getLong((long) d * p.nnz() + entryOf[e]));
+                }
+            }
+            addInto(dtype, val.buffer(), u * row, p.values.buffer(), entryOf[e] * row, row);
+        }
+        return new SparseTensor(idx, val, first.denseShape.clone(), true);
+    }
+
+    private static boolean sameIndex(List<SparseTensor> parts, int[] partOf, int[] entryOf, int a, int b, int sd) {
+        SparseTensor pa = parts.get(partOf[a]);
+        SparseTensor pb = parts.get(partOf[b]);
+        for (int d = 0; d < sd; d++) {
+            if (pa.indices.getLong((long) d * pa.nnz() + entryOf[a]) != pb.indices.getLong((long) d * pb.nnz() + entryOf[b])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** dst[dstOff + i] += src[srcOff + i] for i < count, element offsets, with the dtype's SUM. */
+    static void addInto(DType dtype, ByteBuf dst, long dstOff, ByteBuf src, long srcOff, long count) {
+        int es = dtype.byteSize();
+        int d = (int) (dstOff * es);
+        int s = (int) (srcOff * es);
+        for (int i = 0; i < count; i++, d += es, s += es) {
+            switch (dtype) {
+                case BOOL: dst.setByte(d, (dst.getByte(d) != 0 || src.getByte(s) != 0) ? 1 : 0); break;
+                case UINT8:
+                case INT8: dst.setByte(d, dst.getByte(d) + src.getByte(s)); break;
+                case INT32: dst.setIntLE(d, dst.getIntLE(d) + src.getIntLE(s)); break;
+                case INT64: dst.setLongLE(d, dst.getLongLE(d) + src.getLongLE(s)); break;
+                case FLOAT16: dst.setShortLE(d, HalfFloats.floatToHalf(
+                        HalfFloats.halfToFloat(dst.getShortLE(d)) + HalfFloats.halfToFloat(src.getShortLE(s)))); break;
+                case BFLOAT16: dst.setShortLE(d, HalfFloats.floatToBfloat16(
+                        HalfFloats.bfloat16ToFloat(dst.getShortLE(d)) + HalfFloats.bfloat16ToFloat(src.getShortLE(s)))); break;
+                case FLOAT32: dst.setFloatLE(d, dst.getFloatLE(d) + src.getFloatLE(s)); break;
+                case FLOAT64: dst.setDoubleLE(d, dst.getDoubleLE(d) + src.getDoubleLE(s)); break;
+                default: throw new AssertionError(dtype);
+            }
+        }
+    }
+
+    /** A new dense CPU tensor of {@link #denseShape()} with the entries added in (duplicates sum). */
+    public Tensor toDense() {
+        Tensor out = Tensor.zeros(dtype(), denseShape);
+        int sd = sparseDim();
+        long row = rowElements();
+        long nnz = nnz();
+        for (long k = 0; k < nnz; k++) {
+            long lin = 0;
+            for (int d = 0; d < sd; d++) {
+                lin = lin * denseShape[d] + indices.getLong(d * nnz + k);
+            }
+            addInto(dtype(), out.buffer(), lin * row, values.buffer(), k * row, row);
+        }
+        return out;
+    }
+
+    /** A deep copy (new tensors). */
+    public SparseTensor copy() {
+        return new SparseTensor(indices.copy(), values.copy(), denseShape.clone(), coalesced);
+    }
+
+    /** True when both have the same dense shape and equal indices and values, entry by entry (bitwise). */
+    public boolean contentEquals(SparseTensor other) {
+        return other != null && Arrays.equals(denseShape, other.denseShape)
+                && indices.contentEquals(other.indices) && values.contentEquals(other.values);
+    }
+
+    // ------------------------------------------------------------------ reference counting
+
+    @Override
+    public int refCnt() {
+        return values.refCnt();
+    }
+
+    @Override
+    public SparseTensor retain() {
+        indices.retain();
+        values.retain();
+        return this;
+    }
+
+    @Override
+    public SparseTensor retain(int increment) {
+        indices.retain(increment);
+        values.retain(increment);
+        return this;
+    }
+
+    @Override
+    public SparseTensor touch() {
+        indices.touch();
+        values.touch();
+        return this;
+    }
+
+    @Override
+    public SparseTensor touch(Object hint) {
+        indices.touch(hint);
+        values.touch(hint);
+        return this;
+    }
+
+    @Override
+    public boolean release() {
+        indices.release();
+        return values.release();
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        indices.release(decrement);
+        return values.release(decrement);
+    }
+
+    @Override
+    public String toString() {
+        return "SparseTensor[" + dtype() + Arrays.toString(denseShape) + ", sparseDim=" + sparseDim()
+                + ", nnz=" + nnz() + (coalesced ? ", coalesced" : "") + "]";
+    }
+}
