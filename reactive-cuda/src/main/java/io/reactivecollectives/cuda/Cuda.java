@@ -119,6 +119,20 @@ public final class Cuda {
         return Collections.unmodifiableList(out);
     }
 
+    /**
+     * Free and total memory of device {@code index} in bytes ({@code cudaMemGetInfo}), as
+     * {@code {free, total}}.
+     */
+    public static long[] memoryInfo(int index) {
+        requireAvailable("Cuda.memoryInfo");
+        checkIndex(index);
+        setDevice(index);
+        long[] free = new long[1];
+        long[] total = new long[1];
+        check(JCuda.cudaMemGetInfo(free, total), "cudaMemGetInfo(" + index + ")");
+        return new long[] {free[0], total[0]};
+    }
+
     /** Makes device {@code index} current on the calling thread. */
     static void setDevice(int index) {
         check(JCuda.cudaSetDevice(index), "cudaSetDevice(" + index + ")");

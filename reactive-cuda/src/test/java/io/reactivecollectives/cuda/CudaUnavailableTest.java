@@ -58,6 +58,7 @@ class CudaUnavailableTest {
         assertUnavailable("Cuda.deviceCount", Cuda::deviceCount);
         assertUnavailable("Cuda.device", () -> Cuda.device(0));
         assertUnavailable("Cuda.devices", Cuda::devices);
+        assertUnavailable("Cuda.memoryInfo", () -> Cuda.memoryInfo(0));
         assertUnavailable("CudaMemory.allocate", () -> CudaMemory.allocate(cuda0, 1024));
         assertUnavailable("CudaTensors.empty", () -> CudaTensors.empty(cuda0, DType.FLOAT32, 4));
         assertUnavailable("CudaTensors.zeros", () -> CudaTensors.zeros(cuda0, DType.FLOAT32, 4));
