@@ -4,6 +4,7 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.Tensor;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
@@ -52,7 +53,9 @@ class ChunkPipelineTest {
             Tensor dev = FakeDevice.floats(ramp(n));
             try {
                 List<Integer> order = new CopyOnWriteArrayList<>();
-                StepVerifier.create(p.run("allReduce", 1, dev, true, true, h -> doubling(h, 1, order, 0)))
+                // subscribed on a non-blocking thread: BlockHound fails the class if any stage waits there
+                StepVerifier.create(p.run("allReduce", 1, dev, true, true, h -> doubling(h, 1, order, 0))
+                                .subscribeOn(Schedulers.parallel()))
                         .verifyComplete();
                 float[] out = FakeDevice.read(dev);
                 for (int i = 0; i < n; i++) {
