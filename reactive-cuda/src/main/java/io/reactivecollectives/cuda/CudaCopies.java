@@ -15,9 +15,11 @@ import java.util.Objects;
  * <p>Each copy is enqueued with {@code cudaMemcpyAsync} on the device's dedicated copy stream
  * ({@link CudaStreams}: one for host-to-device, one for device-to-host and device-to-device
  * copies), followed by {@code cudaEventRecord}; the wait for that event
- * ({@code cudaEventSynchronize} on an event created with {@code cudaEventBlockingSync}, which sleeps
- * rather than spins) runs on {@link CudaScheduler}, never on the subscriber's thread, and the
- * returned {@code Mono} completes after it. Before the copy, the copy stream waits (an event, not
+ * ({@code cudaEventSynchronize}) runs on {@link CudaScheduler}, never on the subscriber's thread, and
+ * the returned {@code Mono} completes after it. The waiting thread spins, as PyTorch's
+ * {@code synchronize()} does, for the lowest latency; with the system property
+ * {@code rc.cuda.blockingSync=true} the events are created with {@code cudaEventBlockingSync} and
+ * the thread sleeps instead (for hosts with few cores). Before the copy, the copy stream waits (an event, not
  * the host) for the work already enqueued on the producer stream, the legacy default stream unless
  * another is given, as c10d makes its side streams wait for the current stream: a tensor written by a
  * kernel is copied after the kernel. When the {@code Mono} completes, the copied bytes are visible
@@ -29,6 +31,9 @@ import java.util.Objects;
  * still finishes before their memory can be reused.
  */
 public final class CudaCopies implements CopyEngine {
+
+    private static final int WAIT_FLAGS = JCuda.cudaEventDisableTiming
+            | (Boolean.getBoolean("rc.cuda.blockingSync") ? JCuda.cudaEventBlockingSync : 0);
 
     private final CudaStream producer;
 
@@ -91,7 +96,7 @@ public final class CudaCopies implements CopyEngine {
     public Mono<Void> synchronize(CudaStream stream) {
         return Mono.<Void>fromRunnable(() -> {
             Cuda.setDevice(stream.device().index());
-            cudaEvent_t ev = newEvent(JCuda.cudaEventDisableTiming | JCuda.cudaEventBlockingSync);
+            cudaEvent_t ev = newEvent(WAIT_FLAGS);
             try {
                 Cuda.check(JCuda.cudaEventRecord(ev, stream.handle()), "cudaEventRecord(" + stream + ")");
                 Cuda.check(JCuda.cudaEventSynchronize(ev), "cudaEventSynchronize(" + stream + ")");
@@ -115,7 +120,7 @@ public final class CudaCopies implements CopyEngine {
                 String what = (toDevice ? "H2D" : dst.isCpu() ? "D2H" : "D2D") + " copy of " + bytes + " bytes on " + device;
                 Cuda.check(JCuda.cudaMemcpyAsync(new AddressPointer(dst.address()), new AddressPointer(src.address()),
                         bytes, cudaMemcpyKind.cudaMemcpyDefault, stream.handle()), "cudaMemcpyAsync(" + what + ")");
-                cudaEvent_t ev = newEvent(JCuda.cudaEventDisableTiming | JCuda.cudaEventBlockingSync);
+                cudaEvent_t ev = newEvent(WAIT_FLAGS);
                 try {
                     Cuda.check(JCuda.cudaEventRecord(ev, stream.handle()), "cudaEventRecord(" + what + ")");
                     Cuda.check(JCuda.cudaEventSynchronize(ev), "cudaEventSynchronize(" + what + ")");
