@@ -1,0 +1,97 @@
+package io.reactivecollectives.core.observe;
+
+import io.reactivecollectives.core.CollectiveTimeoutException;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.PeerFailureException;
+import reactor.core.publisher.Mono;
+
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+/**
+ * Ties a group's {@link FlightRecorder} and {@link CollectiveMetrics} to its collectives: wrap the
+ * body of each collective with {@link #observe} and it is recorded (SCHEDULED when observed,
+ * STARTED on subscription to the body, then COMPLETED or FAILED), timed with its outcome, counted
+ * in flight, and a timeout or peer failure dumps the recorder (see
+ * {@link FlightRecorder#dumpOnFailure(String)}).
+ */
+public final class CollectiveObserver {
+
+    private final FlightRecorder recorder;
+    private final CollectiveMetrics metrics;
+
+    /**
+     * @param recorder the group's recorder
+     * @param metrics  the group's meters, or null for none
+     */
+    public CollectiveObserver(FlightRecorder recorder, CollectiveMetrics metrics) {
+        this.recorder = Objects.requireNonNull(recorder, "recorder");
+        this.metrics = metrics;
+    }
+
+    public FlightRecorder recorder() {
+        return recorder;
+    }
+
+    /** The meters, or null. */
+    public CollectiveMetrics metrics() {
+        return metrics;
+    }
+
+    /**
+     * Records the collective {@code seq} now (SCHEDULED) and returns {@code body}'s {@code Mono}
+     * with its signals observed: subscription marks it STARTED, success COMPLETED, an error or a
+     * cancellation FAILED; each terminal signal records the duration since this call in
+     * {@code rc.collective}. A {@link CollectiveTimeoutException}, a {@link TimeoutException} or a
+     * {@link PeerFailureException} also triggers the automatic dump. The signals themselves pass
+     * through unchanged. Call it where the sequence number is assigned (inside the collective's
+     * {@code Mono.defer}).
+     *
+     * @param body builds the collective's work; it may report progress on the entry
+     *             ({@link FlightRecorder.Entry#waitingFor(int, String)}, {@link FlightRecorder.Entry#algorithm(String)})
+     */
+    public <T> Mono<T> observe(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
+                               String algorithm, Function<FlightRecorder.Entry, Mono<T>> body) {
+        FlightRecorder.Entry entry = recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm);
+        long t0 = System.nanoTime();
+        if (metrics != null) {
+            metrics.collectiveStarted();
+        }
+        AtomicBoolean ended = new AtomicBoolean();
+        Mono<T> work;
+        try {
+            work = Objects.requireNonNull(body.apply(entry), "body returned null");
+        } catch (Throwable t) {
+            end(entry, t0, ended, t);
+            return Mono.error(t);
+        }
+        return work
+                .doOnSubscribe(s -> entry.started())
+                .doOnSuccess(v -> end(entry, t0, ended, null))
+                .doOnError(e -> end(entry, t0, ended, e))
+                .doOnCancel(() -> end(entry, t0, ended, new CancellationException("cancelled")));
+    }
+
+    private void end(FlightRecorder.Entry entry, long t0, AtomicBoolean ended, Throwable error) {
+        if (!ended.compareAndSet(false, true)) {
+            return;
+        }
+        if (error == null) {
+            entry.completed();
+        } else {
+            entry.failed(error);
+        }
+        if (metrics != null) {
+            metrics.collectiveFinished(entry.op, entry.dtype, entry.algorithm, CollectiveMetrics.outcomeOf(error),
+                    System.nanoTime() - t0);
+        }
+        if (error instanceof CollectiveTimeoutException || error instanceof TimeoutException
+                || error instanceof PeerFailureException) {
+            recorder.dumpOnFailure(error);
+        }
+    }
+}

@@ -1,0 +1,538 @@
+package io.reactivecollectives.core.observe;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.Tensor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+
+/**
+ * The last N collectives of one rank of one group (as ProcessGroupNCCL's flight recorder): what
+ * was asked (op, sequence number, dtype, shapes), how it ran (algorithm), how far it got (SCHEDULED,
+ * STARTED, COMPLETED, FAILED, with a timestamp for each), the peer it was waiting on, and its error.
+ *
+ * <p>Recording is cheap: one {@link Entry} object per collective placed in a lock-free ring buffer
+ * (an atomic index and an {@link AtomicReferenceArray}); progress updates are volatile writes on
+ * that entry, with no allocation.
+ *
+ * <p>{@link #dump()} writes the buffer as JSON (see {@link FlightRecorderDump}) to
+ * {@code flight-recorder-<group>-rank<r>.json} in the configured directory; the returned {@code Mono}
+ * does the file I/O on {@link Schedulers#boundedElastic()} and emits the file's path.
+ * {@link #dumpOnFailure(String)} is what a group calls on a timeout or a peer failure: it starts the
+ * dump at once (without a subscriber) unless it is disabled, and coalesces a burst of failures
+ * into one or two writes. {@link FlightRecorderAnalyzer} reads the dumps of all ranks.
+ */
+public final class FlightRecorder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlightRecorder.class);
+
+    /** Entries kept when no capacity is configured (as c10d's TORCH_NCCL_TRACE_BUFFER_SIZE default). */
+    public static final int DEFAULT_CAPACITY = 2_000;
+    /** System property naming the default dump directory. */
+    public static final String DIRECTORY_PROPERTY = "rc.flight-recorder.dir";
+    /** Environment variable naming the default dump directory (when the property is not set). */
+    public static final String DIRECTORY_ENV = "RC_FLIGHT_RECORDER_DIR";
+
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** How far a collective got. */
+    public enum State { SCHEDULED, STARTED, COMPLETED, FAILED }
+
+    /**
+     * Configuration.
+     *
+     * @param capacity      entries kept (the oldest are overwritten), at least 1
+     * @param dumpDirectory where dump files go
+     * @param dumpOnFailure whether {@link #dumpOnFailure(String)} writes a dump
+     */
+    public record Config(int capacity, Path dumpDirectory, boolean dumpOnFailure) {
+
+        public Config {
+            if (capacity < 1) {
+                throw new IllegalArgumentException("flight recorder capacity must be at least 1, got " + capacity);
+            }
+            Objects.requireNonNull(dumpDirectory, "dumpDirectory");
+        }
+
+        /**
+         * {@link #DEFAULT_CAPACITY} entries, dumps on failure, into the directory named by the
+         * {@value #DIRECTORY_PROPERTY} property, else the {@value #DIRECTORY_ENV} variable, else
+         * {@code java.io.tmpdir}.
+         */
+        public static Config defaults() {
+            String dir = System.getProperty(DIRECTORY_PROPERTY);
+            if (dir == null || dir.isBlank()) {
+                dir = System.getenv(DIRECTORY_ENV);
+            }
+            if (dir == null || dir.isBlank()) {
+                dir = System.getProperty("java.io.tmpdir");
+            }
+            return new Config(DEFAULT_CAPACITY, Paths.get(dir), true);
+        }
+
+        public Config withCapacity(int c) {
+            return new Config(c, dumpDirectory, dumpOnFailure);
+        }
+
+        public Config withDumpDirectory(Path d) {
+            return new Config(capacity, d, dumpOnFailure);
+        }
+
+        public Config withDumpOnFailure(boolean on) {
+            return new Config(capacity, dumpDirectory, on);
+        }
+    }
+
+    private final String groupId;
+    private final int rank;
+    private final int worldSize;
+    private final Config config;
+    private final AtomicReferenceArray<Entry> ring;
+    private final AtomicLong nextId = new AtomicLong();
+    private final long epochBaseNanos;
+    private final long monoBaseNanos;
+    private final AtomicReference<AutoDump> lastAutoDump = new AtomicReference<>();
+
+    /** A recorder with {@link Config#defaults()}. */
+    public FlightRecorder(String groupId, int rank, int worldSize) {
+        this(groupId, rank, worldSize, Config.defaults());
+    }
+
+    public FlightRecorder(String groupId, int rank, int worldSize, Config config) {
+        this.groupId = Objects.requireNonNull(groupId, "groupId");
+        if (rank < 0 || worldSize < 1 || rank >= worldSize) {
+            throw new IllegalArgumentException("rank " + rank + " is outside a world of " + worldSize);
+        }
+        this.rank = rank;
+        this.worldSize = worldSize;
+        this.config = Objects.requireNonNull(config, "config");
+        this.ring = new AtomicReferenceArray<>(config.capacity());
+        this.epochBaseNanos = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
+        this.monoBaseNanos = System.nanoTime();
+    }
+
+    public String groupId() {
+        return groupId;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int worldSize() {
+        return worldSize;
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** How many collectives were recorded in all (the buffer holds the last {@code capacity}). */
+    public long recorded() {
+        return nextId.get();
+    }
+
+    /**
+     * Records a collective in state SCHEDULED and returns its entry, which the caller moves along
+     * with {@link Entry#started()}, {@link Entry#waitingFor(int, String)}, {@link Entry#completed()}
+     * and {@link Entry#failed(Throwable)}.
+     *
+     * @param seq          the collective's sequence number
+     * @param op           the op
+     * @param dtype        the element type, null where the op has none (barrier)
+     * @param inputShapes  shapes of the input tensors (see {@link #shapesOf(List)}); not copied, do not modify
+     * @param outputShapes shapes of the output tensors; not copied, do not modify
+     * @param algorithm    the algorithm, null if not chosen yet (see {@link Entry#algorithm(String)})
+     */
+    public Entry record(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm) {
+        long id = nextId.getAndIncrement();
+        Entry e = new Entry(id, seq, Objects.requireNonNull(op, "op"), dtype,
+                inputShapes == null ? NO_SHAPES : inputShapes, outputShapes == null ? NO_SHAPES : outputShapes,
+                algorithm, System.nanoTime());
+        ring.set((int) (id % ring.length()), e);
+        return e;
+    }
+
+    private static final long[][] NO_SHAPES = new long[0][];
+
+    /** The shapes of {@code tensors}, in order. */
+    public static long[][] shapesOf(List<Tensor> tensors) {
+        long[][] s = new long[tensors.size()][];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = tensors.get(i).shape();
+        }
+        return s;
+    }
+
+    /** The shapes of {@code tensors}, in order. */
+    public static long[][] shapesOf(Tensor... tensors) {
+        return shapesOf(Arrays.asList(tensors));
+    }
+
+    /** The entry of the collective with sequence number {@code seq}, if still in the buffer. */
+    public Entry find(long seq) {
+        Entry best = null;
+        for (int i = 0; i < ring.length(); i++) {
+            Entry e = ring.get(i);
+            if (e != null && e.seq == seq && (best == null || e.id > best.id)) {
+                best = e;
+            }
+        }
+        return best;
+    }
+
+    /** The retained entries, oldest first, as immutable records. */
+    public List<FlightRecorderDump.Entry> entries() {
+        List<Entry> live = new ArrayList<>(ring.length());
+        for (int i = 0; i < ring.length(); i++) {
+            Entry e = ring.get(i);
+            if (e != null) {
+                live.add(e);
+            }
+        }
+        live.sort(Comparator.comparingLong(e -> e.id));
+        List<FlightRecorderDump.Entry> out = new ArrayList<>(live.size());
+        for (Entry e : live) {
+            out.add(e.toRecord());
+        }
+        return out;
+    }
+
+    /** Everything the recorder holds now. */
+    public FlightRecorderDump snapshot(String reason) {
+        return new FlightRecorderDump(FlightRecorderDump.FORMAT_VERSION, groupId, rank, worldSize,
+                toEpochMicros(System.nanoTime()), reason, ring.length(), nextId.get(), entries());
+    }
+
+    /** The file {@link #dump()} writes: {@code <dir>/flight-recorder-<group>-rank<r>.json}. */
+    public Path dumpFile() {
+        return config.dumpDirectory().resolve(fileName(groupId, rank));
+    }
+
+    /** {@code flight-recorder-<group>-rank<r>.json}, with characters other than letters, digits, '.', '_' and '-' in the group replaced by '_'. */
+    public static String fileName(String groupId, int rank) {
+        return "flight-recorder-" + groupId.replaceAll("[^A-Za-z0-9._-]", "_") + "-rank" + rank + ".json";
+    }
+
+    /** {@link #dump(String)} with the reason "on request". */
+    public Mono<Path> dump() {
+        return dump("on request");
+    }
+
+    /**
+     * Writes the buffer as it is when subscribed to {@link #dumpFile()} (written to a temporary file
+     * first, then moved in place), on {@link Schedulers#boundedElastic()}. Emits the file's path, or
+     * an {@link IOException} as an error. Cold.
+     */
+    public Mono<Path> dump(String reason) {
+        return Mono.fromCallable(() -> write(snapshot(reason))).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /**
+     * What a group calls on a timeout or a peer failure: unless {@link Config#dumpOnFailure()} is
+     * off (then empty), starts a dump now, without waiting for a subscriber, and returns a
+     * {@code Mono} of its path (cached, so subscribing is optional and repeatable). A failure while
+     * a dump is queued but not yet started joins that dump; one arriving while a dump is being
+     * written queues one more, so the last file always shows the last failure. Write errors are
+     * logged and emitted.
+     */
+    public Mono<Path> dumpOnFailure(String reason) {
+        if (!config.dumpOnFailure()) {
+            return Mono.empty();
+        }
+        for (;;) {
+            AutoDump prev = lastAutoDump.get();
+            if (prev != null && !prev.started) {
+                return prev.result;
+            }
+            AutoDump next = new AutoDump(reason, prev);
+            if (lastAutoDump.compareAndSet(prev, next)) {
+                next.result.subscribe(
+                        p -> LOG.warn("{} rank {}: flight recorder dumped to {} ({})", groupId, rank, p, reason),
+                        e -> LOG.warn("{} rank {}: flight recorder dump failed: {}", groupId, rank, e.toString()));
+                return next.result;
+            }
+        }
+    }
+
+    /** {@link #dumpOnFailure(String)} with the error's message as the reason. */
+    public Mono<Path> dumpOnFailure(Throwable error) {
+        return dumpOnFailure(String.valueOf(error.getMessage() != null ? error.getMessage() : error));
+    }
+
+    private final class AutoDump {
+        volatile boolean started;
+        final Mono<Path> result;
+
+        AutoDump(String reason, AutoDump prev) {
+            Mono<Void> after = prev == null ? Mono.empty() : prev.result.onErrorResume(e -> Mono.empty()).then();
+            this.result = after.then(Mono.fromCallable(() -> {
+                started = true;
+                return write(snapshot(reason));
+            }).subscribeOn(Schedulers.boundedElastic())).cache();
+        }
+    }
+
+    private Path write(FlightRecorderDump dump) throws IOException {
+        Path target = dumpFile();
+        Files.createDirectories(target.getParent() == null ? Paths.get(".") : target.getParent());
+        Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".tmp");
+        try {
+            JSON.writeValue(tmp.toFile(), dump);
+            try {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        return target;
+    }
+
+    /** Reads a dump file written by {@link #dump()}. Blocking: call it off event loops. */
+    public static FlightRecorderDump read(Path file) throws IOException {
+        return JSON.readValue(file.toFile(), FlightRecorderDump.class);
+    }
+
+    /** The JSON text of a dump (what a dump file holds). */
+    public static String toJson(FlightRecorderDump dump) {
+        try {
+            return JSON.writeValueAsString(dump);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write flight recorder dump as JSON", e);
+        }
+    }
+
+    /** Parses the JSON text of a dump. */
+    public static FlightRecorderDump fromJson(String json) throws IOException {
+        return JSON.readValue(json, FlightRecorderDump.class);
+    }
+
+    /**
+     * A short description of where the collective {@code seq} stands on this rank, for error
+     * messages: {@code "flight recorder: allReduce seq 42 STARTED 2013 ms ago, waiting for rank 3
+     * (recv step 2); last completed seq 41"}.
+     */
+    public String describe(long seq) {
+        Entry e = find(seq);
+        long now = System.nanoTime();
+        StringBuilder sb = new StringBuilder("flight recorder: ");
+        if (e == null) {
+            sb.append("seq ").append(seq).append(" not in the buffer");
+        } else {
+            sb.append(e.op.displayName()).append(" seq ").append(seq).append(' ').append(e.state);
+            long since = e.state == State.SCHEDULED ? e.scheduledNanos : e.startedNanos;
+            if (e.state == State.SCHEDULED || e.state == State.STARTED) {
+                sb.append(' ').append(TimeUnit.NANOSECONDS.toMillis(now - since)).append(" ms ago");
+            }
+            int peer = e.waitingFor;
+            if (peer >= 0) {
+                sb.append(", waiting for rank ").append(peer);
+                String what = e.waitingWhat;
+                if (what != null) {
+                    sb.append(" (").append(what).append(')');
+                }
+            }
+        }
+        long lastCompleted = -1;
+        for (int i = 0; i < ring.length(); i++) {
+            Entry x = ring.get(i);
+            if (x != null && x.state == State.COMPLETED && x.seq > lastCompleted) {
+                lastCompleted = x.seq;
+            }
+        }
+        sb.append(lastCompleted >= 0 ? "; last completed seq " + lastCompleted : "; none completed");
+        return sb.toString();
+    }
+
+    long toEpochMicros(long monoNanos) {
+        return TimeUnit.NANOSECONDS.toMicros(epochBaseNanos + (monoNanos - monoBaseNanos));
+    }
+
+    /**
+     * One collective in the recorder. Its progress methods are cheap volatile writes and may be
+     * called from any thread; the first of {@link #completed()} and {@link #failed(Throwable)} wins.
+     */
+    public final class Entry {
+
+        private static final AtomicReferenceFieldUpdater<Entry, State> STATE =
+                AtomicReferenceFieldUpdater.newUpdater(Entry.class, State.class, "state");
+
+        final long id;
+        final long seq;
+        final OpType op;
+        final DType dtype;
+        final long[][] inputShapes;
+        final long[][] outputShapes;
+        final long scheduledNanos;
+        volatile String algorithm;
+        volatile State state = State.SCHEDULED;
+        volatile long startedNanos;
+        volatile long endedNanos;
+        volatile int waitingFor = -1;
+        volatile String waitingWhat;
+        volatile String error;
+
+        Entry(long id, long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
+              String algorithm, long scheduledNanos) {
+            this.id = id;
+            this.seq = seq;
+            this.op = op;
+            this.dtype = dtype;
+            this.inputShapes = inputShapes;
+            this.outputShapes = outputShapes;
+            this.algorithm = algorithm;
+            this.scheduledNanos = scheduledNanos;
+        }
+
+        public long seq() {
+            return seq;
+        }
+
+        public OpType op() {
+            return op;
+        }
+
+        public State state() {
+            return state;
+        }
+
+        /** The peer last waited on, or -1. */
+        public int waitingFor() {
+            return waitingFor;
+        }
+
+        /** Sets the algorithm once the group has chosen it. */
+        public Entry algorithm(String name) {
+            this.algorithm = name;
+            return this;
+        }
+
+        /** SCHEDULED -> STARTED (ignored in any other state). */
+        public Entry started() {
+            if (state == State.SCHEDULED) {
+                startedNanos = System.nanoTime();
+                STATE.compareAndSet(this, State.SCHEDULED, State.STARTED);
+            }
+            return this;
+        }
+
+        /**
+         * The collective now waits on {@code peer}; {@code what} (a constant string, so that no
+         * message is built on the hot path) says for what, or null.
+         */
+        public Entry waitingFor(int peer, String what) {
+            this.waitingWhat = what;
+            this.waitingFor = peer;
+            return this;
+        }
+
+        /** {@link #waitingFor(int, String)} without a description. */
+        public Entry waitingFor(int peer) {
+            return waitingFor(peer, null);
+        }
+
+        /** Completed normally, unless it already ended. */
+        public Entry completed() {
+            State s = state;
+            if ((s == State.SCHEDULED || s == State.STARTED) && STATE.compareAndSet(this, s, State.COMPLETED)) {
+                endedNanos = System.nanoTime();
+                waitingFor = -1;
+                waitingWhat = null;
+            }
+            return this;
+        }
+
+        /** Failed with {@code error}, unless it already ended. Keeps the peer last waited on. */
+        public Entry failed(Throwable error) {
+            return failed(error == null ? "unknown error"
+                    : error.getMessage() != null ? error.getMessage() : error.toString());
+        }
+
+        /** Failed with the message {@code error}, unless it already ended. */
+        public Entry failed(String message) {
+            for (;;) {
+                State s = state;
+                if (s == State.COMPLETED || s == State.FAILED) {
+                    return this;
+                }
+                this.error = message;
+                if (STATE.compareAndSet(this, s, State.FAILED)) {
+                    endedNanos = System.nanoTime();
+                    return this;
+                }
+            }
+        }
+
+        FlightRecorderDump.Entry toRecord() {
+            State s = state;
+            long started = startedNanos;
+            long ended = endedNanos;
+            int peer = waitingFor;
+            long inBytes = bytes(inputShapes, dtype);
+            long outBytes = bytes(outputShapes, dtype);
+            return new FlightRecorderDump.Entry(id, seq, op.displayName(), dtype == null ? null : dtype.torchName(),
+                    shapes(inputShapes), shapes(outputShapes), inBytes, outBytes, algorithm, s.name(),
+                    toEpochMicros(scheduledNanos),
+                    started != 0 ? toEpochMicros(started) : null,
+                    s == State.COMPLETED && ended != 0 ? toEpochMicros(ended) : null,
+                    s == State.FAILED && ended != 0 ? toEpochMicros(ended) : null,
+                    peer >= 0 ? peer : null, peer >= 0 ? waitingWhat : null,
+                    s == State.FAILED ? error : null);
+        }
+
+        @Override
+        public String toString() {
+            return op.displayName() + "[seq=" + seq + "] " + state;
+        }
+    }
+
+    private static long bytes(long[][] shapes, DType dtype) {
+        if (dtype == null) {
+            return 0;
+        }
+        long total = 0;
+        for (long[] s : shapes) {
+            long n = 1;
+            for (long d : s) {
+                n *= d;
+            }
+            total += n;
+        }
+        return total * dtype.byteSize();
+    }
+
+    private static List<List<Long>> shapes(long[][] shapes) {
+        List<List<Long>> out = new ArrayList<>(shapes.length);
+        for (long[] s : shapes) {
+            List<Long> dims = new ArrayList<>(s.length);
+            for (long d : s) {
+                dims.add(d);
+            }
+            out.add(dims);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,428 @@
+package io.reactivecollectives.core.observe;
+
+import io.reactivecollectives.core.OpType;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Reads the {@link FlightRecorder} dumps of the ranks of a group and says in plain words who is
+ * behind and what does not match, e.g.
+ * {@code rank 3 never started allReduce seq 42; ranks 0-2 are waiting for it}.
+ *
+ * <p>Per group (dumps of several groups may be mixed) it reports:
+ * <ul>
+ *   <li>{@link Kind#MISSING_DUMP}: ranks of the world with no dump;</li>
+ *   <li>{@link Kind#MISMATCH}: a sequence number at which ranks recorded different ops, dtypes or
+ *       sizes;</li>
+ *   <li>{@link Kind#BEHIND}: the lowest sequence number not completed by every rank, the ranks that
+ *       never started it (or only scheduled it) and the ranks waiting for them, with the peer each
+ *       one was waiting on; or {@link Kind#STUCK} when every rank started it and some did not finish;</li>
+ *   <li>{@link Kind#FAILED}: the errors ranks recorded for that collective;</li>
+ *   <li>{@link Kind#ALL_COMPLETED}: nothing is outstanding.</li>
+ * </ul>
+ * Point-to-point entries (send, recv) are not matched across ranks. Pure functions over
+ * {@link FlightRecorderDump}s; {@link #readAll(Collection)} reads files (blocking).
+ */
+public final class FlightRecorderAnalyzer {
+
+    private FlightRecorderAnalyzer() {
+    }
+
+    /** What a finding is about. */
+    public enum Kind { MISSING_DUMP, MISMATCH, BEHIND, STUCK, FAILED, ALL_COMPLETED }
+
+    /**
+     * One statement about a group.
+     *
+     * @param kind    what it is about
+     * @param groupId the group
+     * @param seq     the sequence number concerned, -1 when none
+     * @param ranks   the ranks to blame (missing, behind, mismatched, failed)
+     * @param message the statement in plain words
+     */
+    public record Finding(Kind kind, String groupId, long seq, List<Integer> ranks, String message) {
+        public Finding {
+            ranks = List.copyOf(ranks);
+        }
+    }
+
+    /** All findings, grouped by group id in input order. */
+    public record Report(List<Finding> findings) {
+        public Report {
+            findings = List.copyOf(findings);
+        }
+
+        /** The findings of one kind. */
+        public List<Finding> of(Kind kind) {
+            return findings.stream().filter(f -> f.kind == kind).collect(Collectors.toList());
+        }
+
+        /** One line per finding, each prefixed by its group. */
+        public String text() {
+            StringBuilder sb = new StringBuilder();
+            for (Finding f : findings) {
+                sb.append('[').append(f.groupId).append("] ").append(f.message).append('\n');
+            }
+            return sb.toString();
+        }
+
+        @Override
+        public String toString() {
+            return text();
+        }
+    }
+
+    /**
+     * Reads dump files; a directory stands for every {@code flight-recorder-*.json} in it. Blocking.
+     *
+     * @throws IOException naming the file that could not be read or parsed
+     */
+    public static List<FlightRecorderDump> readAll(Collection<Path> filesOrDirectories) throws IOException {
+        List<Path> files = new ArrayList<>();
+        for (Path p : filesOrDirectories) {
+            if (Files.isDirectory(p)) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(p, "flight-recorder-*.json")) {
+                    List<Path> inDir = new ArrayList<>();
+                    ds.forEach(inDir::add);
+                    inDir.sort(Comparator.naturalOrder());
+                    files.addAll(inDir);
+                }
+            } else {
+                files.add(p);
+            }
+        }
+        List<FlightRecorderDump> dumps = new ArrayList<>(files.size());
+        for (Path f : files) {
+            try {
+                dumps.add(FlightRecorder.read(f));
+            } catch (IOException e) {
+                throw new IOException("cannot read flight recorder dump " + f + ": " + e.getMessage(), e);
+            }
+        }
+        return dumps;
+    }
+
+    /** Analyses the dumps (any number of groups; one dump per rank and group, the latest wins). */
+    public static Report analyze(Collection<FlightRecorderDump> dumps) {
+        Map<String, Map<Integer, FlightRecorderDump>> byGroup = new LinkedHashMap<>();
+        for (FlightRecorderDump d : dumps) {
+            Map<Integer, FlightRecorderDump> ranks = byGroup.computeIfAbsent(d.groupId(), g -> new TreeMap<>());
+            ranks.merge(d.rank(), d, (a, b) -> b.dumpedAtUs() >= a.dumpedAtUs() ? b : a);
+        }
+        List<Finding> findings = new ArrayList<>();
+        byGroup.forEach((g, ranks) -> analyzeGroup(g, ranks, findings));
+        return new Report(findings);
+    }
+
+    // ------------------------------------------------------------------ one group
+
+    private enum Status { NOT_REACHED, SCHEDULED, STARTED, FAILED, COMPLETED, EVICTED }
+
+    private static final class RankView {
+        final FlightRecorderDump dump;
+        final TreeMap<Long, FlightRecorderDump.Entry> bySeq = new TreeMap<>();
+
+        RankView(FlightRecorderDump dump) {
+            this.dump = dump;
+            for (FlightRecorderDump.Entry e : dump.entries()) {
+                if (!isPointToPoint(e.op())) {
+                    FlightRecorderDump.Entry prev = bySeq.get(e.seq());
+                    if (prev == null || e.id() > prev.id()) {
+                        bySeq.put(e.seq(), e);
+                    }
+                }
+            }
+        }
+
+        Status status(long seq) {
+            FlightRecorderDump.Entry e = bySeq.get(seq);
+            if (e != null) {
+                return Status.valueOf(e.state());
+            }
+            if (bySeq.isEmpty() || seq > bySeq.lastKey()) {
+                return Status.NOT_REACHED;
+            }
+            // older than what the buffer holds (evicted), or a gap: it moved past this seq
+            return Status.EVICTED;
+        }
+    }
+
+    private static void analyzeGroup(String group, Map<Integer, FlightRecorderDump> dumps, List<Finding> out) {
+        int world = dumps.values().stream().mapToInt(FlightRecorderDump::worldSize).max().orElse(0);
+        Map<Integer, RankView> views = new TreeMap<>();
+        dumps.forEach((r, d) -> views.put(r, new RankView(d)));
+
+        List<Integer> missing = new ArrayList<>();
+        for (int r = 0; r < world; r++) {
+            if (!views.containsKey(r)) {
+                missing.add(r);
+            }
+        }
+        if (!missing.isEmpty()) {
+            out.add(new Finding(Kind.MISSING_DUMP, group, -1, missing, "no dump from " + ranks(missing)
+                    + " (dumps from " + ranks(new ArrayList<>(views.keySet())) + " of " + world
+                    + "); nothing is known of " + (missing.size() == 1 ? "it" : "them")));
+        }
+
+        TreeSet<Long> allSeqs = new TreeSet<>();
+        views.values().forEach(v -> allSeqs.addAll(v.bySeq.keySet()));
+
+        for (long seq : allSeqs) {
+            mismatch(group, seq, views, out);
+        }
+
+        Long outstanding = null;
+        for (long seq : allSeqs) {
+            for (RankView v : views.values()) {
+                Status s = v.status(seq);
+                if (s != Status.COMPLETED && s != Status.EVICTED) {
+                    outstanding = seq;
+                    break;
+                }
+            }
+            if (outstanding != null) {
+                break;
+            }
+        }
+        if (outstanding == null) {
+            out.add(new Finding(Kind.ALL_COMPLETED, group, allSeqs.isEmpty() ? -1 : allSeqs.last(), List.of(),
+                    allSeqs.isEmpty() ? "no collective recorded by " + ranks(new ArrayList<>(views.keySet()))
+                            : "every rank with a dump completed every recorded collective (up to seq "
+                            + allSeqs.last() + ")"));
+            return;
+        }
+        behind(group, outstanding, views, out);
+    }
+
+    private static void behind(String group, long seq, Map<Integer, RankView> views, List<Finding> out) {
+        List<Integer> notReached = new ArrayList<>();
+        List<Integer> scheduled = new ArrayList<>();
+        List<Integer> started = new ArrayList<>();
+        List<Integer> failed = new ArrayList<>();
+        List<Integer> completed = new ArrayList<>();
+        FlightRecorderDump.Entry sample = null;
+        for (Map.Entry<Integer, RankView> me : views.entrySet()) {
+            RankView v = me.getValue();
+            switch (v.status(seq)) {
+                case NOT_REACHED: notReached.add(me.getKey()); break;
+                case SCHEDULED: scheduled.add(me.getKey()); break;
+                case STARTED: started.add(me.getKey()); break;
+                case FAILED: failed.add(me.getKey()); break;
+                default: completed.add(me.getKey()); break;
+            }
+            if (sample == null) {
+                sample = v.bySeq.get(seq);
+            }
+        }
+        String what = Objects.requireNonNull(sample).op() + " seq " + seq;
+        List<Integer> waiting = new ArrayList<>(started);
+        waiting.addAll(failed);
+        waiting.sort(null);
+
+        List<Integer> laggards = new ArrayList<>(notReached);
+        laggards.addAll(scheduled);
+        laggards.sort(null);
+        StringBuilder sb = new StringBuilder();
+        if (!laggards.isEmpty()) {
+            if (!notReached.isEmpty()) {
+                sb.append(ranks(notReached)).append(" never started ").append(what);
+            }
+            if (!scheduled.isEmpty()) {
+                sb.append(sb.length() > 0 ? "; " : "").append(ranks(scheduled))
+                        .append(scheduled.size() == 1 ? " has" : " have").append(" scheduled ").append(what)
+                        .append(" but not started it");
+            }
+            if (!waiting.isEmpty()) {
+                sb.append("; ").append(ranks(waiting)).append(waiting.size() == 1 ? " is" : " are")
+                        .append(" waiting for ").append(laggards.size() == 1 ? "it" : "them");
+            }
+            if (!completed.isEmpty()) {
+                sb.append("; ").append(ranks(completed)).append(completed.size() == 1 ? " has" : " have")
+                        .append(" completed it");
+            }
+            for (int r : notReached) {
+                RankView v = views.get(r);
+                sb.append("\n  rank ").append(r).append(": ");
+                if (v.bySeq.isEmpty()) {
+                    sb.append("recorded no collective");
+                } else {
+                    FlightRecorderDump.Entry last = v.bySeq.lastEntry().getValue();
+                    sb.append("last recorded ").append(last.op()).append(" seq ").append(last.seq()).append(' ')
+                            .append(last.state());
+                }
+            }
+            for (int r : scheduled) {
+                RankView v = views.get(r);
+                sb.append("\n  rank ").append(r).append(": scheduled ")
+                        .append(ago(v.dump.dumpedAtUs(), v.bySeq.get(seq).scheduledAtUs()))
+                        .append(" before its dump");
+            }
+            out.add(new Finding(Kind.BEHIND, group, seq, laggards, sb.toString()));
+        } else {
+            List<Integer> unfinished = new ArrayList<>(waiting);
+            sb.append("every rank started ").append(what).append("; ").append(ranks(unfinished))
+                    .append(unfinished.size() == 1 ? " has" : " have").append(" not completed it");
+            if (!completed.isEmpty()) {
+                sb.append(" (").append(ranks(completed)).append(completed.size() == 1 ? " has" : " have")
+                        .append(")");
+            }
+            out.add(new Finding(Kind.STUCK, group, seq, unfinished, sb.toString()));
+        }
+        // where each waiting rank stood
+        Finding head = out.get(out.size() - 1);
+        StringBuilder detail = new StringBuilder(head.message());
+        for (int r : started) {
+            RankView v = views.get(r);
+            FlightRecorderDump.Entry e = v.bySeq.get(seq);
+            detail.append("\n  rank ").append(r).append(": started ")
+                    .append(ago(v.dump.dumpedAtUs(), e.startedAtUs())).append(" before its dump");
+            if (e.waitingFor() != null) {
+                detail.append(", waiting for rank ").append(e.waitingFor());
+                if (e.waitingWhat() != null) {
+                    detail.append(" (").append(e.waitingWhat()).append(')');
+                }
+            }
+        }
+        for (int r : failed) {
+            FlightRecorderDump.Entry e = views.get(r).bySeq.get(seq);
+            detail.append("\n  rank ").append(r).append(": failed");
+            if (e.waitingFor() != null) {
+                detail.append(" while waiting for rank ").append(e.waitingFor());
+            }
+            if (e.error() != null) {
+                detail.append(": ").append(e.error());
+            }
+        }
+        out.set(out.size() - 1, new Finding(head.kind(), group, seq, head.ranks(), detail.toString()));
+        if (!failed.isEmpty()) {
+            FlightRecorderDump.Entry first = views.get(failed.get(0)).bySeq.get(seq);
+            out.add(new Finding(Kind.FAILED, group, seq, failed, ranks(failed) + " failed " + what
+                    + (first.error() != null ? ": " + first.error() : "")));
+        }
+    }
+
+    private static void mismatch(String group, long seq, Map<Integer, RankView> views, List<Finding> out) {
+        Map<String, List<Integer>> bySignature = new LinkedHashMap<>();
+        Map<String, FlightRecorderDump.Entry> sampleOf = new LinkedHashMap<>();
+        for (Map.Entry<Integer, RankView> me : views.entrySet()) {
+            FlightRecorderDump.Entry e = me.getValue().bySeq.get(seq);
+            if (e == null) {
+                continue;
+            }
+            String sig = signature(e);
+            bySignature.computeIfAbsent(sig, k -> new ArrayList<>()).add(me.getKey());
+            sampleOf.putIfAbsent(sig, e);
+        }
+        if (bySignature.size() < 2) {
+            return;
+        }
+        List<FlightRecorderDump.Entry> samples = new ArrayList<>(sampleOf.values());
+        FlightRecorderDump.Entry a = samples.get(0);
+        Set<String> differs = new java.util.LinkedHashSet<>();
+        for (FlightRecorderDump.Entry b : samples.subList(1, samples.size())) {
+            if (!a.op().equals(b.op())) {
+                differs.add("op");
+            }
+            if (!Objects.equals(a.dtype(), b.dtype())) {
+                differs.add("dtype");
+            }
+            if (a.op().equals(b.op()) && !Objects.equals(checkedShapes(a), checkedShapes(b))) {
+                differs.add(OpType.SCATTER.displayName().equals(a.op()) ? "output shapes" : "input shapes");
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        List<Integer> all = new ArrayList<>();
+        bySignature.forEach((sig, rs) -> {
+            parts.add(ranks(rs) + " ran " + sig);
+            all.addAll(rs);
+        });
+        all.sort(null);
+        // blame the minority: the ranks outside the largest signature group
+        List<Integer> largest = bySignature.values().stream().max(Comparator.comparingInt(List::size)).orElseThrow();
+        List<Integer> blamed = all.stream().filter(r -> !largest.contains(r)).collect(Collectors.toList());
+        out.add(new Finding(Kind.MISMATCH, group, seq, blamed, "mismatch at seq " + seq + " ("
+                + String.join(", ", differs) + " differ): " + String.join("; ", parts)));
+    }
+
+    private static String signature(FlightRecorderDump.Entry e) {
+        StringBuilder sb = new StringBuilder(e.op());
+        if (e.dtype() != null) {
+            sb.append(' ').append(e.dtype());
+        }
+        List<List<Long>> shapes = checkedShapes(e);
+        if (shapes != null) {
+            sb.append(' ').append(shapes);
+        }
+        return sb.toString();
+    }
+
+    /** The shapes that must agree across ranks for this op, or null where they may differ. */
+    private static List<List<Long>> checkedShapes(FlightRecorderDump.Entry e) {
+        String op = e.op();
+        if (op.equals(OpType.ALLTOALL.displayName()) || op.equals(OpType.ALLTOALL_BASE.displayName())
+                || op.equals(OpType.COALESCED.displayName()) || op.equals(OpType.UNKNOWN.displayName())
+                || op.equals(OpType._ALLREDUCE_SPARSE.displayName())) {
+            return null;
+        }
+        if (op.equals(OpType.SCATTER.displayName())) {
+            return e.outputShapes();
+        }
+        return e.inputShapes();
+    }
+
+    private static boolean isPointToPoint(String op) {
+        return op.equals(OpType.SEND.displayName()) || op.equals(OpType.RECV.displayName())
+                || op.equals(OpType.RECVANYSOURCE.displayName());
+    }
+
+    private static String ago(long nowUs, Long thenUs) {
+        if (thenUs == null) {
+            return "at an unknown time";
+        }
+        double s = (nowUs - thenUs) / 1e6;
+        return String.format(Locale.ROOT, "%.3f s", s);
+    }
+
+    /** "rank 3", "ranks 0-2", "ranks 0, 2, 4-6". */
+    public static String ranks(List<Integer> ranks) {
+        List<Integer> rs = new ArrayList<>(new TreeSet<>(ranks));
+        if (rs.isEmpty()) {
+            return "no rank";
+        }
+        if (rs.size() == 1) {
+            return "rank " + rs.get(0);
+        }
+        List<String> parts = new ArrayList<>();
+        int i = 0;
+        while (i < rs.size()) {
+            int j = i;
+            while (j + 1 < rs.size() && rs.get(j + 1) == rs.get(j) + 1) {
+                j++;
+            }
+            if (j == i) {
+                parts.add(String.valueOf(rs.get(i)));
+            } else if (j == i + 1) {
+                parts.add(rs.get(i) + ", " + rs.get(j));
+            } else {
+                parts.add(rs.get(i) + "-" + rs.get(j));
+            }
+            i = j + 1;
+        }
+        return "ranks " + String.join(", ", parts);
+    }
+}

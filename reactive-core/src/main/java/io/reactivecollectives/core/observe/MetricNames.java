@@ -1,0 +1,74 @@
+package io.reactivecollectives.core.observe;
+
+/**
+ * The names and tags of the Micrometer meters this library registers (see {@link CollectiveMetrics}).
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>what</th></tr>
+ *   <tr><td>{@value #COLLECTIVE}</td><td>timer</td>
+ *       <td>{@value #TAG_OP}, {@value #TAG_DTYPE}, {@value #TAG_GROUP}, {@value #TAG_ALGORITHM}, {@value #TAG_OUTCOME}</td>
+ *       <td>duration of each collective on this rank, from subscription to its terminal signal</td></tr>
+ *   <tr><td>{@value #BYTES_SENT}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}</td>
+ *       <td>payload bytes this rank sent to its peers</td></tr>
+ *   <tr><td>{@value #BYTES_RECEIVED}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}</td>
+ *       <td>payload bytes this rank received from its peers</td></tr>
+ *   <tr><td>{@value #INFLIGHT}</td><td>gauge</td><td>{@value #TAG_GROUP}</td>
+ *       <td>collectives subscribed to and not yet terminated</td></tr>
+ *   <tr><td>{@value #ERRORS}</td><td>counter</td><td>{@value #TAG_GROUP}, {@value #TAG_KIND}</td>
+ *       <td>failures by kind: the failed {@value #TAG_OUTCOME}s of {@value #COLLECTIVE} and
+ *       transport-level kinds such as {@value #KIND_BAD_FRAME}</td></tr>
+ *   <tr><td>{@value #STORE_OP}</td><td>timer</td><td>op, outcome</td>
+ *       <td>store operations, registered by the metered store wrapper ({@code MeteredStore}),
+ *       not by {@link CollectiveMetrics}</td></tr>
+ * </table>
+ *
+ * <p>{@value #TAG_OUTCOME} is one of {@value #OUTCOME_SUCCESS}, {@value #OUTCOME_TIMEOUT},
+ * {@value #OUTCOME_PEER_FAILURE}, {@value #OUTCOME_MISMATCH}, {@value #OUTCOME_ABORTED},
+ * {@value #OUTCOME_CANCELLED}, {@value #OUTCOME_ERROR}; {@value #TAG_OP} is the op's display name
+ * ({@code allReduce}); {@value #TAG_DTYPE} is the torch name ({@code float32}) or {@code none};
+ * {@value #TAG_ALGORITHM} is the algorithm in lower case ({@code ring}) or {@code none}.
+ */
+public final class MetricNames {
+
+    private MetricNames() {
+    }
+
+    /** Timer of collectives. */
+    public static final String COLLECTIVE = "rc.collective";
+    /** Counter of payload bytes sent. */
+    public static final String BYTES_SENT = "rc.bytes.sent";
+    /** Counter of payload bytes received. */
+    public static final String BYTES_RECEIVED = "rc.bytes.received";
+    /** Gauge of collectives in flight. */
+    public static final String INFLIGHT = "rc.collectives.inflight";
+    /** Counter of errors by kind. */
+    public static final String ERRORS = "rc.errors";
+    /** Timer of store operations (registered by {@code MeteredStore}). */
+    public static final String STORE_OP = "rc.store.op";
+
+    public static final String TAG_OP = "op";
+    public static final String TAG_DTYPE = "dtype";
+    public static final String TAG_GROUP = "group";
+    public static final String TAG_ALGORITHM = "algorithm";
+    public static final String TAG_OUTCOME = "outcome";
+    public static final String TAG_KIND = "kind";
+
+    /** Tag value when a collective has no dtype or algorithm. */
+    public static final String NONE = "none";
+
+    public static final String OUTCOME_SUCCESS = "success";
+    public static final String OUTCOME_TIMEOUT = "timeout";
+    public static final String OUTCOME_PEER_FAILURE = "peer_failure";
+    public static final String OUTCOME_MISMATCH = "mismatch";
+    public static final String OUTCOME_ABORTED = "aborted";
+    public static final String OUTCOME_CANCELLED = "cancelled";
+    public static final String OUTCOME_ERROR = "error";
+
+    /** {@value #ERRORS} kind for a malformed or unexpected frame from a peer. */
+    public static final String KIND_BAD_FRAME = "bad_frame";
+    /** {@value #ERRORS} kind for a connection rejected before the handshake completed. */
+    public static final String KIND_REJECTED_CONNECTION = "rejected_connection";
+    /** {@value #ERRORS} kind for a peer that missed its heartbeats. */
+    public static final String KIND_HEARTBEAT = "heartbeat_missed";
+}
