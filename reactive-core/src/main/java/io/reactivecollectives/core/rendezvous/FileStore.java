@@ -262,6 +262,15 @@ public final class FileStore implements Store {
         return "FileStore[" + path + "]";
     }
 
+    /** Replays the log without repairing it and returns how many bytes of it are valid records (for tests). */
+    long validLength() throws IOException {
+        synchronized (shared.monitor) {
+            ensureOpen("validLength");
+            replay(false);
+            return offset;
+        }
+    }
+
     // --- operations ------------------------------------------------------------------------------
 
     /** Runs {@code body} on the I/O scheduler under the JVM monitor and the file lock, after replaying the log. */

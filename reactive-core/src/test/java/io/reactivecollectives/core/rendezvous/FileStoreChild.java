@@ -6,7 +6,7 @@ import java.util.Arrays;
 
 /**
  * A child JVM for {@link FileStoreTest}: {@code add <file> <count> <key>} does {@code count} adds of 1
- * and prints each result; {@code hammer <file>} sets ever new 256 KiB keys {@code h<i>} (every byte
+ * and prints each result; {@code hammer <file> <prefix>} sets ever new 256 KiB keys {@code <prefix><i>} (every byte
  * {@code i}) until killed, printing {@code ready} after the first.
  */
 public final class FileStoreChild {
@@ -29,7 +29,7 @@ public final class FileStoreChild {
                 }
                 case "hammer" -> {
                     for (int i = 0; ; i++) {
-                        store.set("h" + i, hammerValue(i)).block();
+                        store.set(args[2] + i, hammerValue(i)).block();
                         if (i == 0) {
                             System.out.println("ready");
                             System.out.flush();

@@ -130,37 +130,53 @@ class FileStoreTest extends StoreContractTest {
     @Test
     void aWriterKilledMidWriteDoesNotCorruptTheStore() throws Exception {
         Path file = dir.resolve("killed");
+        int torn = 0;
         try (FileStore store = new FileStore(file, WAIT)) {
             store.set("before", b("intact")).block(WAIT);
-            Process hammer = child("hammer", file.toString());
-            BufferedReader out = new BufferedReader(new InputStreamReader(hammer.getInputStream(), StandardCharsets.UTF_8));
-            String first = out.readLine();
-            assertEquals("ready", first, "child did not start writing");
-            // let it write for a while, sometimes mid-record when killed
-            Thread.sleep(300);
-            hammer.destroyForcibly();
-            assertTrue(hammer.waitFor(30, TimeUnit.SECONDS));
-            long sizeAfterKill = Files.size(file);
-
-            // the survivor reads, writes, and every complete record of the dead writer is intact
-            assertEquals("intact", s(store.get("before").block(WAIT)));
-            store.set("after", b("works")).block(WAIT);
-            assertEquals(1L, store.add("ctr", 1).block(WAIT));
-            long keys = store.numKeys().block(WAIT);
-            long written = keys - 3;
-            assertTrue(written >= 1, "the hammer wrote nothing the store can read");
-            try (FileStore fresh = new FileStore(file, WAIT)) {
-                assertEquals(keys, fresh.numKeys().block(WAIT));
-                for (int i = 0; i < written; i++) {
-                    assertArrayEquals(FileStoreChild.hammerValue(i), fresh.get("h" + i, WAIT).block(WAIT), "h" + i);
+            long expectedKeys = 1;
+            for (int round = 0; round < 3; round++) {
+                String prefix = "r" + round + "h";
+                Process hammer = child("hammer", file.toString(), prefix);
+                BufferedReader out = new BufferedReader(new InputStreamReader(hammer.getInputStream(), StandardCharsets.UTF_8));
+                assertEquals("ready", out.readLine(), "child did not start writing");
+                // let it write for a while; the kill lands anywhere, sometimes inside a record
+                Thread.sleep(100 + 100L * round);
+                hammer.destroyForcibly();
+                assertTrue(hammer.waitFor(30, TimeUnit.SECONDS));
+                long size = Files.size(file);
+                long valid;
+                try (FileStore reader = new FileStore(file, WAIT)) {
+                    valid = reader.validLength();
                 }
-                assertFalse(fresh.check(List.of("h" + written)).block(WAIT));
-                assertEquals("works", s(fresh.get("after").block(WAIT)));
-                assertEquals("1", s(fresh.get("ctr").block(WAIT)));
+                if (valid < size) {
+                    torn++;
+                }
+
+                // the survivor reads and writes, and every complete record of the dead writer is intact
+                assertEquals("intact", s(store.get("before").block(WAIT)));
+                long keys = store.numKeys().block(WAIT);
+                long written = keys - expectedKeys;
+                assertTrue(written >= 1, "the hammer wrote nothing the store can read");
+                store.set("after" + round, b("works")).block(WAIT);
+                assertEquals(round + 1L, store.add("ctr", 1).block(WAIT));
+                assertEquals(valid + FileStore.encode(FileStore.SET, "after" + round, b("works")).length
+                        + FileStore.encode(FileStore.SET, "ctr", b(Integer.toString(round + 1))).length, Files.size(file),
+                        "the next writer must cut exactly the torn tail");
+                expectedKeys = keys + 1 + (round == 0 ? 1 : 0);
+                try (FileStore fresh = new FileStore(file, WAIT)) {
+                    assertEquals(expectedKeys, fresh.numKeys().block(WAIT));
+                    for (int i = 0; i < written; i++) {
+                        assertArrayEquals(FileStoreChild.hammerValue(i), fresh.get(prefix + i, WAIT).block(WAIT), prefix + i);
+                    }
+                    assertFalse(fresh.check(List.of(prefix + written)).block(WAIT));
+                    assertEquals("works", s(fresh.get("after" + round).block(WAIT)));
+                    assertEquals(Integer.toString(round + 1), s(fresh.get("ctr").block(WAIT)));
+                }
+                System.out.println("round " + round + ": hammer wrote " + written + " records; "
+                        + (size - valid) + " torn bytes at the end after the kill");
             }
-            System.out.println("hammer wrote " + written + " records; file " + sizeAfterKill + " bytes after kill, "
-                    + Files.size(file) + " after repair and 2 writes");
         }
+        System.out.println("kills that left a torn record: " + torn + " of 3");
     }
 
     @Test

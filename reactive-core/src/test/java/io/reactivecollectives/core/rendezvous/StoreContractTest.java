@@ -102,7 +102,7 @@ public abstract class StoreContractTest {
     }
 
     @AfterEach
-    void closeCreatedStores() {
+    public void closeCreatedStores() {
         for (Store s : created) {
             closeStore(s);
         }
@@ -120,7 +120,7 @@ public abstract class StoreContractTest {
     // --- set / get -------------------------------------------------------------------------------
 
     @Test
-    void setThenGetReturnsTheValue() {
+    public void setThenGetReturnsTheValue() {
         Store store = store();
         StepVerifier.create(store.set("alpha", b("one"))).verifyComplete();
         StepVerifier.create(store.get("alpha")).assertNext(v -> assertEquals("one", s(v))).verifyComplete();
@@ -129,7 +129,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void emptyAndBinaryValuesRoundTrip() {
+    public void emptyAndBinaryValuesRoundTrip() {
         Store store = store();
         byte[] binary = new byte[1000];
         for (int i = 0; i < binary.length; i++) {
@@ -142,7 +142,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void valuesAreCopied() {
+    public void valuesAreCopied() {
         Store store = store();
         byte[] value = b("abc");
         store.set("k", value).block(verifyTimeout());
@@ -154,7 +154,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void callsAreColdUntilSubscribed() {
+    public void callsAreColdUntilSubscribed() {
         Store store = store();
         Mono<Void> set = store.set("lazy", b("v"));
         Mono<Long> add = store.add("counter", 5);
@@ -171,7 +171,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void getWaitsUntilAnotherSubscriberSets() {
+    public void getWaitsUntilAnotherSubscriberSets() {
         Store store = store();
         StepVerifier.create(store.get("late"))
                 .expectSubscription()
@@ -183,7 +183,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void manyWaitersOnOneKeyAllComplete() {
+    public void manyWaitersOnOneKeyAllComplete() {
         Store store = store();
         int n = 100;
         Mono<List<String>> all = Flux.range(0, n)
@@ -202,7 +202,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void getTimesOutNamingTheKeyAndTheTimeWaited() {
+    public void getTimesOutNamingTheKeyAndTheTimeWaited() {
         Store store = store();
         Duration wait = shortWait();
         long start = System.nanoTime();
@@ -221,7 +221,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void getUsesTheStoreDefaultTimeout() {
+    public void getUsesTheStoreDefaultTimeout() {
         Store store = store(shortWait());
         assertEquals(shortWait(), store.timeout());
         StepVerifier.create(store.get("never"))
@@ -232,7 +232,7 @@ public abstract class StoreContractTest {
     // --- await / check -------------------------------------------------------------------------
 
     @Test
-    void awaitCompletesWhenAllKeysExist() {
+    public void awaitCompletesWhenAllKeysExist() {
         Store store = store();
         store.set("a", b("1")).block(verifyTimeout());
         StepVerifier.create(store.await(List.of("a", "b", "c"), verifyTimeout()))
@@ -245,7 +245,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void awaitTimesOutNamingOnlyTheMissingKeys() {
+    public void awaitTimesOutNamingOnlyTheMissingKeys() {
         Store store = store();
         store.set("present", b("x")).block(verifyTimeout());
         StepVerifier.create(store.await(List.of("present", "gone1", "gone2"), shortWait()))
@@ -261,7 +261,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void checkTellsWhetherAllKeysExistWithoutWaiting() {
+    public void checkTellsWhetherAllKeysExistWithoutWaiting() {
         Store store = store();
         assertFalse(store.check(List.of("x")).block(verifyTimeout()));
         store.set("x", b("1")).block(verifyTimeout());
@@ -273,7 +273,7 @@ public abstract class StoreContractTest {
     // --- add ---------------------------------------------------------------------------------------
 
     @Test
-    void addStartsFromZeroAndStoresDecimalText() {
+    public void addStartsFromZeroAndStoresDecimalText() {
         Store store = store();
         assertEquals(5L, store.add("n", 5).block(verifyTimeout()));
         assertEquals(3L, store.add("n", -2).block(verifyTimeout()));
@@ -285,7 +285,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void addOnANonCounterFails() {
+    public void addOnANonCounterFails() {
         Store store = store();
         store.set("text", b("not a number")).block(verifyTimeout());
         StepVerifier.create(store.add("text", 1)).expectError().verify(verifyTimeout());
@@ -293,7 +293,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void addIsAtomicUnderConcurrency() {
+    public void addIsAtomicUnderConcurrency() {
         Store store = store();
         int n = concurrentAdds();
         List<Long> results = Flux.range(0, n)
@@ -311,7 +311,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void addWakesAWaitingGet() {
+    public void addWakesAWaitingGet() {
         Store store = store();
         StepVerifier.create(store.get("ctr"))
                 .expectSubscription()
@@ -324,7 +324,7 @@ public abstract class StoreContractTest {
     // --- compareSet ------------------------------------------------------------------------------
 
     @Test
-    void compareSetFollowsC10dSemantics() {
+    public void compareSetFollowsC10dSemantics() {
         Store store = store();
         // absent key, non-empty expectation: nothing stored, the expectation comes back
         assertEquals("exp", s(store.compareSet("cs", b("exp"), b("new")).block(verifyTimeout())));
@@ -342,7 +342,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void compareSetHasExactlyOneWinnerUnderConcurrency() {
+    public void compareSetHasExactlyOneWinnerUnderConcurrency() {
         Store store = store();
         int n = 64;
         List<String> results = Flux.range(0, n)
@@ -358,7 +358,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void compareSetWakesAWaitingGet() {
+    public void compareSetWakesAWaitingGet() {
         Store store = store();
         StepVerifier.create(store.get("cs-wait"))
                 .expectSubscription()
@@ -371,7 +371,7 @@ public abstract class StoreContractTest {
     // --- append --------------------------------------------------------------------------------
 
     @Test
-    void appendConcatenatesAndReturnsTheNewLength() {
+    public void appendConcatenatesAndReturnsTheNewLength() {
         Store store = store();
         assertEquals(3L, store.append("log", b("abc")).block(verifyTimeout()));
         assertEquals(5L, store.append("log", b("de")).block(verifyTimeout()));
@@ -380,7 +380,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void concurrentAppendsLoseNothing() {
+    public void concurrentAppendsLoseNothing() {
         Store store = store();
         int n = 200;
         Flux.range(0, n)
@@ -393,7 +393,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void appendWakesAWaitingGet() {
+    public void appendWakesAWaitingGet() {
         Store store = store();
         StepVerifier.create(store.get("ap"))
                 .expectSubscription()
@@ -406,7 +406,7 @@ public abstract class StoreContractTest {
     // --- multiGet / multiSet -----------------------------------------------------------------
 
     @Test
-    void multiSetThenMultiGetKeepsOrder() {
+    public void multiSetThenMultiGetKeepsOrder() {
         Store store = store();
         Map<String, byte[]> entries = new LinkedHashMap<>();
         for (int i = 0; i < 20; i++) {
@@ -424,7 +424,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void multiGetWaitsForMissingKeys() {
+    public void multiGetWaitsForMissingKeys() {
         Store store = store();
         store.set("p", b("1")).block(verifyTimeout());
         StepVerifier.create(store.multiGet(List.of("p", "q")))
@@ -437,7 +437,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void multiGetTimesOutNamingTheMissingKeys() {
+    public void multiGetTimesOutNamingTheMissingKeys() {
         Store store = store(shortWait());
         store.set("have", b("1")).block(verifyTimeout());
         StepVerifier.create(store.multiGet(List.of("have", "lack")))
@@ -452,7 +452,7 @@ public abstract class StoreContractTest {
     // --- delete / numKeys ----------------------------------------------------------------------
 
     @Test
-    void deleteTellsWhetherTheKeyExisted() {
+    public void deleteTellsWhetherTheKeyExisted() {
         Store store = store();
         store.set("d", b("1")).block(verifyTimeout());
         assertTrue(store.delete("d").block(verifyTimeout()));
@@ -466,7 +466,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void numKeysCountsSetsAndDeletes() {
+    public void numKeysCountsSetsAndDeletes() {
         Store store = store();
         assertEquals(0L, store.numKeys().block(verifyTimeout()));
         store.set("k1", b("1")).then(store.set("k2", b("2"))).then(store.add("k3", 1)).block(verifyTimeout());
@@ -479,7 +479,7 @@ public abstract class StoreContractTest {
     // --- cancellation --------------------------------------------------------------------------
 
     @Test
-    void cancellingAWaitingGetLeavesNothingBehind() throws InterruptedException {
+    public void cancellingAWaitingGetLeavesNothingBehind() throws InterruptedException {
         Store store = store();
         List<byte[]> seen = new CopyOnWriteArrayList<>();
         Disposable waiting = store.get("cancelled").subscribe(seen::add);
@@ -496,7 +496,7 @@ public abstract class StoreContractTest {
     }
 
     @Test
-    void timedOutWaitsLeaveNothingBehind() {
+    public void timedOutWaitsLeaveNothingBehind() {
         Store store = store();
         for (int i = 0; i < 5; i++) {
             StepVerifier.create(store.get("t" + i, Duration.ofMillis(20)))
