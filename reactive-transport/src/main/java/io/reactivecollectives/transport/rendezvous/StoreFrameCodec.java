@@ -1,0 +1,492 @@
+package io.reactivecollectives.transport.rendezvous;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The TCP store's wire format, as small stateless encode/decode methods over Netty {@link ByteBuf}s
+ * (in the style of rsocket-java's frame codecs).
+ *
+ * <pre>
+ * frame    := length:int32 body            length = bytes of body, 5 .. maxFrameSize
+ * body     := opcode:uint8 requestId:int32 payload
+ * string   := n:int32 UTF-8[n]             bytes := n:int32 byte[n]
+ * strings  := count:int32 string[count]
+ *
+ * HELLO    server -&gt; client  version:uint8 flags:uint8 (bit 0: authentication required) nonce:bytes
+ * AUTH     client -&gt; server  mac:bytes clientNonce:bytes      mac = HMAC-SHA256(secret, nonce)
+ * READY    server -&gt; client  proof:bytes                      proof = HMAC-SHA256(secret, clientNonce)
+ * SET      key:string value:bytes                       -&gt; OK
+ * GET      key:string timeoutMs:int64                   -&gt; VALUE | ERROR
+ * ADD      key:string delta:int64                       -&gt; LONG
+ * COMPARE_SET key:string expected:bytes desired:bytes   -&gt; VALUE
+ * WAIT     keys:strings timeoutMs:int64                 -&gt; OK | ERROR
+ * CHECK    keys:strings                                 -&gt; BOOL
+ * DELETE   key:string                                   -&gt; BOOL
+ * NUM_KEYS                                              -&gt; LONG
+ * MULTI_GET keys:strings timeoutMs:int64                -&gt; VALUES | ERROR
+ * MULTI_SET count:int32 (key:string value:bytes)[count] -&gt; OK
+ * APPEND   key:string value:bytes                       -&gt; LONG
+ * CANCEL   (requestId = the request to drop)            -&gt; nothing
+ * ERROR    code:uint8 op:string message:string missing:strings waitedMs:int64
+ * </pre>
+ *
+ * Decoding validates every length against the bytes left in the frame and rejects trailing bytes,
+ * so a hostile frame can neither allocate more than its own size nor be misread: it fails with a
+ * {@link StoreProtocolException}.
+ */
+public final class StoreFrameCodec {
+
+    /** Protocol version carried by HELLO. */
+    public static final int VERSION = 1;
+    /** Bytes of the length prefix. */
+    public static final int LENGTH_FIELD = 4;
+    /** Bytes of opcode and request id: the smallest body. */
+    public static final int HEADER = 5;
+    /** The default largest body (64 MiB). */
+    public static final int DEFAULT_MAX_FRAME = 64 << 20;
+    /** The largest body accepted before authentication. */
+    public static final int HANDSHAKE_MAX_FRAME = 1024;
+
+    /** Error codes of an ERROR response. */
+    public static final int E_TIMEOUT = 1;
+    public static final int E_BAD_REQUEST = 2;
+    public static final int E_CLOSED = 3;
+    public static final int E_INTERNAL = 4;
+    public static final int E_AUTH = 5;
+
+    private StoreFrameCodec() {
+    }
+
+    // --- decoded forms -------------------------------------------------------------------------
+
+    /** A request as the server decoded it. */
+    public sealed interface Request permits Set, Get, Add, CompareSet, Wait, Check, Delete, NumKeys, MultiGet,
+            MultiSet, Append, Cancel {
+        /** The request id the response repeats. */
+        int id();
+    }
+
+    public record Set(int id, String key, byte[] value) implements Request { }
+
+    public record Get(int id, String key, long timeoutMs) implements Request { }
+
+    public record Add(int id, String key, long delta) implements Request { }
+
+    public record CompareSet(int id, String key, byte[] expected, byte[] desired) implements Request { }
+
+    public record Wait(int id, List<String> keys, long timeoutMs) implements Request { }
+
+    public record Check(int id, List<String> keys) implements Request { }
+
+    public record Delete(int id, String key) implements Request { }
+
+    public record NumKeys(int id) implements Request { }
+
+    public record MultiGet(int id, List<String> keys, long timeoutMs) implements Request { }
+
+    public record MultiSet(int id, Map<String, byte[]> entries) implements Request { }
+
+    public record Append(int id, String key, byte[] value) implements Request { }
+
+    public record Cancel(int id) implements Request { }
+
+    /** A response as the client decoded it. */
+    public sealed interface Response permits Ok, Value, LongValue, BoolValue, Values, Error {
+        int id();
+    }
+
+    public record Ok(int id) implements Response { }
+
+    public record Value(int id, byte[] value) implements Response { }
+
+    public record LongValue(int id, long value) implements Response { }
+
+    public record BoolValue(int id, boolean value) implements Response { }
+
+    public record Values(int id, List<byte[]> values) implements Response { }
+
+    public record Error(int id, int code, String op, String message, List<String> missing, long waitedMs)
+            implements Response { }
+
+    public record Hello(int version, boolean authRequired, byte[] nonce) { }
+
+    public record Auth(byte[] mac, byte[] clientNonce) { }
+
+    // --- header --------------------------------------------------------------------------------
+
+    /** The opcode of a frame body (reader index at the body's start); does not move the index. */
+    public static StoreOpcode opcode(ByteBuf body) {
+        if (body.readableBytes() < HEADER) {
+            throw new StoreProtocolException("frame of " + body.readableBytes() + " bytes is shorter than its header");
+        }
+        return StoreOpcode.of(body.getUnsignedByte(body.readerIndex()));
+    }
+
+    private static ByteBuf start(ByteBufAllocator alloc, int payload, StoreOpcode op, int id) {
+        ByteBuf buf = alloc.buffer(LENGTH_FIELD + HEADER + payload);
+        buf.writeInt(HEADER + payload);
+        buf.writeByte(op.code());
+        buf.writeInt(id);
+        return buf;
+    }
+
+    static int size(String s) {
+        return 4 + ByteBufUtil.utf8Bytes(s);
+    }
+
+    static int size(byte[] b) {
+        return 4 + b.length;
+    }
+
+    static int size(List<String> keys) {
+        int n = 4;
+        for (String k : keys) {
+            n += size(k);
+        }
+        return n;
+    }
+
+    private static void put(ByteBuf buf, String s) {
+        int lengthAt = buf.writerIndex();
+        buf.writeInt(0);
+        int n = buf.writeCharSequence(s, StandardCharsets.UTF_8);
+        buf.setInt(lengthAt, n);
+    }
+
+    private static void put(ByteBuf buf, byte[] b) {
+        buf.writeInt(b.length);
+        buf.writeBytes(b);
+    }
+
+    private static void put(ByteBuf buf, List<String> keys) {
+        buf.writeInt(keys.size());
+        for (String k : keys) {
+            put(buf, k);
+        }
+    }
+
+    // --- handshake -----------------------------------------------------------------------------
+
+    public static ByteBuf hello(ByteBufAllocator alloc, boolean authRequired, byte[] nonce) {
+        ByteBuf buf = start(alloc, 2 + size(nonce), StoreOpcode.HELLO, 0);
+        buf.writeByte(VERSION);
+        buf.writeByte(authRequired ? 1 : 0);
+        put(buf, nonce);
+        return buf;
+    }
+
+    public static ByteBuf auth(ByteBufAllocator alloc, byte[] mac, byte[] clientNonce) {
+        ByteBuf buf = start(alloc, size(mac) + size(clientNonce), StoreOpcode.AUTH, 0);
+        put(buf, mac);
+        put(buf, clientNonce);
+        return buf;
+    }
+
+    public static ByteBuf ready(ByteBufAllocator alloc, byte[] proof) {
+        ByteBuf buf = start(alloc, size(proof), StoreOpcode.READY, 0);
+        put(buf, proof);
+        return buf;
+    }
+
+    public static Hello decodeHello(ByteBuf body) {
+        expect(body, StoreOpcode.HELLO);
+        int version = readU8(body);
+        int flags = readU8(body);
+        byte[] nonce = readBytes(body);
+        end(body);
+        return new Hello(version, (flags & 1) != 0, nonce);
+    }
+
+    public static Auth decodeAuth(ByteBuf body) {
+        expect(body, StoreOpcode.AUTH);
+        byte[] mac = readBytes(body);
+        byte[] clientNonce = readBytes(body);
+        end(body);
+        return new Auth(mac, clientNonce);
+    }
+
+    public static byte[] decodeReady(ByteBuf body) {
+        expect(body, StoreOpcode.READY);
+        byte[] proof = readBytes(body);
+        end(body);
+        return proof;
+    }
+
+    private static void expect(ByteBuf body, StoreOpcode expected) {
+        StoreOpcode op = opcode(body);
+        if (op != expected) {
+            throw new StoreProtocolException("expected " + expected + " but got " + op);
+        }
+        body.skipBytes(HEADER);
+    }
+
+    // --- requests: encode (client) ---------------------------------------------------------------
+
+    public static ByteBuf set(ByteBufAllocator alloc, int id, String key, byte[] value) {
+        return keyBytes(alloc, StoreOpcode.SET, id, key, value);
+    }
+
+    public static ByteBuf append(ByteBufAllocator alloc, int id, String key, byte[] value) {
+        return keyBytes(alloc, StoreOpcode.APPEND, id, key, value);
+    }
+
+    private static ByteBuf keyBytes(ByteBufAllocator alloc, StoreOpcode op, int id, String key, byte[] value) {
+        ByteBuf buf = start(alloc, size(key) + size(value), op, id);
+        put(buf, key);
+        put(buf, value);
+        return buf;
+    }
+
+    public static ByteBuf get(ByteBufAllocator alloc, int id, String key, long timeoutMs) {
+        return keyLong(alloc, StoreOpcode.GET, id, key, timeoutMs);
+    }
+
+    public static ByteBuf add(ByteBufAllocator alloc, int id, String key, long delta) {
+        return keyLong(alloc, StoreOpcode.ADD, id, key, delta);
+    }
+
+    private static ByteBuf keyLong(ByteBufAllocator alloc, StoreOpcode op, int id, String key, long value) {
+        ByteBuf buf = start(alloc, size(key) + 8, op, id);
+        put(buf, key);
+        buf.writeLong(value);
+        return buf;
+    }
+
+    public static ByteBuf compareSet(ByteBufAllocator alloc, int id, String key, byte[] expected, byte[] desired) {
+        ByteBuf buf = start(alloc, size(key) + size(expected) + size(desired), StoreOpcode.COMPARE_SET, id);
+        put(buf, key);
+        put(buf, expected);
+        put(buf, desired);
+        return buf;
+    }
+
+    public static ByteBuf await(ByteBufAllocator alloc, int id, List<String> keys, long timeoutMs) {
+        return keysLong(alloc, StoreOpcode.WAIT, id, keys, timeoutMs);
+    }
+
+    public static ByteBuf multiGet(ByteBufAllocator alloc, int id, List<String> keys, long timeoutMs) {
+        return keysLong(alloc, StoreOpcode.MULTI_GET, id, keys, timeoutMs);
+    }
+
+    private static ByteBuf keysLong(ByteBufAllocator alloc, StoreOpcode op, int id, List<String> keys, long value) {
+        ByteBuf buf = start(alloc, size(keys) + 8, op, id);
+        put(buf, keys);
+        buf.writeLong(value);
+        return buf;
+    }
+
+    public static ByteBuf check(ByteBufAllocator alloc, int id, List<String> keys) {
+        ByteBuf buf = start(alloc, size(keys), StoreOpcode.CHECK, id);
+        put(buf, keys);
+        return buf;
+    }
+
+    public static ByteBuf delete(ByteBufAllocator alloc, int id, String key) {
+        ByteBuf buf = start(alloc, size(key), StoreOpcode.DELETE, id);
+        put(buf, key);
+        return buf;
+    }
+
+    public static ByteBuf numKeys(ByteBufAllocator alloc, int id) {
+        return start(alloc, 0, StoreOpcode.NUM_KEYS, id);
+    }
+
+    public static ByteBuf cancel(ByteBufAllocator alloc, int id) {
+        return start(alloc, 0, StoreOpcode.CANCEL, id);
+    }
+
+    public static ByteBuf multiSet(ByteBufAllocator alloc, int id, Map<String, byte[]> entries) {
+        int payload = 4;
+        for (Map.Entry<String, byte[]> e : entries.entrySet()) {
+            payload += size(e.getKey()) + size(e.getValue());
+        }
+        ByteBuf buf = start(alloc, payload, StoreOpcode.MULTI_SET, id);
+        buf.writeInt(entries.size());
+        for (Map.Entry<String, byte[]> e : entries.entrySet()) {
+            put(buf, e.getKey());
+            put(buf, e.getValue());
+        }
+        return buf;
+    }
+
+    // --- requests: decode (server) ---------------------------------------------------------------
+
+    /** Decodes a request body; {@link StoreProtocolException} if it is not a well-formed request. */
+    public static Request decodeRequest(ByteBuf body) {
+        StoreOpcode op = opcode(body);
+        body.skipBytes(1);
+        int id = body.readInt();
+        Request r = switch (op) {
+            case SET -> new Set(id, readString(body), readBytes(body));
+            case GET -> new Get(id, readString(body), readLong(body));
+            case ADD -> new Add(id, readString(body), readLong(body));
+            case COMPARE_SET -> new CompareSet(id, readString(body), readBytes(body), readBytes(body));
+            case WAIT -> new Wait(id, readStrings(body), readLong(body));
+            case CHECK -> new Check(id, readStrings(body));
+            case DELETE -> new Delete(id, readString(body));
+            case NUM_KEYS -> new NumKeys(id);
+            case MULTI_GET -> new MultiGet(id, readStrings(body), readLong(body));
+            case MULTI_SET -> {
+                int n = readCount(body, 8);
+                Map<String, byte[]> entries = new LinkedHashMap<>();
+                for (int i = 0; i < n; i++) {
+                    entries.put(readString(body), readBytes(body));
+                }
+                yield new MultiSet(id, entries);
+            }
+            case APPEND -> new Append(id, readString(body), readBytes(body));
+            case CANCEL -> new Cancel(id);
+            default -> throw new StoreProtocolException(op + " is not a request");
+        };
+        end(body);
+        return r;
+    }
+
+    // --- responses: encode (server) ------------------------------------------------------------
+
+    public static ByteBuf ok(ByteBufAllocator alloc, int id) {
+        return start(alloc, 0, StoreOpcode.OK, id);
+    }
+
+    public static ByteBuf value(ByteBufAllocator alloc, int id, byte[] value) {
+        ByteBuf buf = start(alloc, size(value), StoreOpcode.VALUE, id);
+        put(buf, value);
+        return buf;
+    }
+
+    public static ByteBuf longValue(ByteBufAllocator alloc, int id, long value) {
+        ByteBuf buf = start(alloc, 8, StoreOpcode.LONG, id);
+        buf.writeLong(value);
+        return buf;
+    }
+
+    public static ByteBuf boolValue(ByteBufAllocator alloc, int id, boolean value) {
+        ByteBuf buf = start(alloc, 1, StoreOpcode.BOOL, id);
+        buf.writeByte(value ? 1 : 0);
+        return buf;
+    }
+
+    public static ByteBuf values(ByteBufAllocator alloc, int id, List<byte[]> values) {
+        int payload = 4;
+        for (byte[] v : values) {
+            payload += size(v);
+        }
+        ByteBuf buf = start(alloc, payload, StoreOpcode.VALUES, id);
+        buf.writeInt(values.size());
+        for (byte[] v : values) {
+            put(buf, v);
+        }
+        return buf;
+    }
+
+    public static ByteBuf error(ByteBufAllocator alloc, int id, int code, String op, String message,
+                                List<String> missing, long waitedMs) {
+        String msg = message == null ? "" : message;
+        ByteBuf buf = start(alloc, 1 + size(op) + size(msg) + size(missing) + 8, StoreOpcode.ERROR, id);
+        buf.writeByte(code);
+        put(buf, op);
+        put(buf, msg);
+        put(buf, missing);
+        buf.writeLong(waitedMs);
+        return buf;
+    }
+
+    // --- responses: decode (client) ------------------------------------------------------------
+
+    /** Decodes a response body; {@link StoreProtocolException} if it is not a well-formed response. */
+    public static Response decodeResponse(ByteBuf body) {
+        StoreOpcode op = opcode(body);
+        body.skipBytes(1);
+        int id = body.readInt();
+        Response r = switch (op) {
+            case OK -> new Ok(id);
+            case VALUE -> new Value(id, readBytes(body));
+            case LONG -> new LongValue(id, readLong(body));
+            case BOOL -> new BoolValue(id, readU8(body) != 0);
+            case VALUES -> {
+                int n = readCount(body, 4);
+                List<byte[]> values = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    values.add(readBytes(body));
+                }
+                yield new Values(id, values);
+            }
+            case ERROR -> new Error(id, readU8(body), readString(body), readString(body), readStrings(body),
+                    readLong(body));
+            default -> throw new StoreProtocolException(op + " is not a response");
+        };
+        end(body);
+        return r;
+    }
+
+    // --- primitives ----------------------------------------------------------------------------
+
+    private static void need(ByteBuf body, int n, String what) {
+        if (n < 0 || body.readableBytes() < n) {
+            throw new StoreProtocolException(what + " of " + n + " bytes runs past the frame ("
+                    + body.readableBytes() + " bytes left)");
+        }
+    }
+
+    private static int readU8(ByteBuf body) {
+        need(body, 1, "byte");
+        return body.readUnsignedByte();
+    }
+
+    private static long readLong(ByteBuf body) {
+        need(body, 8, "int64");
+        return body.readLong();
+    }
+
+    /** A count of elements each at least {@code minElement} bytes: bounded by the bytes left. */
+    private static int readCount(ByteBuf body, int minElement) {
+        need(body, 4, "count");
+        int n = body.readInt();
+        if (n < 0 || (long) n * minElement > body.readableBytes()) {
+            throw new StoreProtocolException("count " + n + " does not fit the " + body.readableBytes()
+                    + " bytes left in the frame");
+        }
+        return n;
+    }
+
+    private static byte[] readBytes(ByteBuf body) {
+        need(body, 4, "length");
+        int n = body.readInt();
+        need(body, n, "field");
+        byte[] b = new byte[n];
+        body.readBytes(b);
+        return b;
+    }
+
+    private static String readString(ByteBuf body) {
+        need(body, 4, "length");
+        int n = body.readInt();
+        need(body, n, "string");
+        String s = body.toString(body.readerIndex(), n, StandardCharsets.UTF_8);
+        body.skipBytes(n);
+        return s;
+    }
+
+    private static List<String> readStrings(ByteBuf body) {
+        int n = readCount(body, 4);
+        List<String> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            keys.add(readString(body));
+        }
+        return keys;
+    }
+
+    private static void end(ByteBuf body) {
+        if (body.isReadable()) {
+            throw new StoreProtocolException(body.readableBytes() + " trailing bytes after the frame's fields");
+        }
+    }
+}
