@@ -65,7 +65,7 @@ public final class FileStore implements Store {
     static final int HEADER = 4 + 1 + 4 + 4;
     static final int TRAILER = 4;
     static final int MAX_KEY_BYTES = 1 << 16;
-    private static final long MAX_REPLAY_BYTES = Integer.MAX_VALUE - 64;
+    private static final int READ_WINDOW = 1 << 20;
     private static final long LOCK_POSITION = Long.MAX_VALUE - 1;
 
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(1);
@@ -309,7 +309,7 @@ public final class FileStore implements Store {
             } catch (IOException e) {
                 sink.error(new UncheckedIOException(op + ": FileStore " + path + ": " + e.getMessage(), e));
                 return;
-            } catch (Exception e) {
+            } catch (Throwable e) { // errors too (an OutOfMemoryError must not leave the caller hanging)
                 sink.error(e);
                 return;
             }
@@ -367,9 +367,10 @@ public final class FileStore implements Store {
     // --- the log ---------------------------------------------------------------------------------
 
     /**
-     * Applies the records written since {@link #offset}. Stops at the first incomplete or corrupt
-     * record; with {@code repair} (only while holding the file lock, so no live writer is at work)
-     * cuts such a torn tail off the file.
+     * Applies the records written since {@link #offset}, reading the file through a window of
+     * {@value #READ_WINDOW} bytes (grown only for a larger record). Stops at the first incomplete or
+     * corrupt record; with {@code repair} (only while holding the file lock, so no live writer is at
+     * work) cuts such a torn tail off the file.
      */
     private void replay(boolean repair) throws IOException {
         long size = channel.size();
@@ -379,32 +380,40 @@ public final class FileStore implements Store {
             values.clear();
             offset = 0;
         }
-        if (size == offset) {
-            return;
-        }
-        long available = size - offset;
-        if (available > MAX_REPLAY_BYTES) {
-            throw new IOException("FileStore " + path + ": " + available + " unread bytes, more than one replay can hold");
-        }
-        ByteBuffer buf = ByteBuffer.allocate((int) available);
-        long pos = offset;
-        while (buf.hasRemaining()) {
-            int n = channel.read(buf, pos);
-            if (n < 0) {
-                break;
-            }
-            pos += n;
-        }
-        buf.flip();
-        int consumed = 0;
+        Window window = new Window(size);
         while (true) {
-            int length = parseAndApply(buf, consumed);
-            if (length <= 0) {
+            long remaining = size - offset;
+            if (remaining < HEADER + TRAILER || !window.load(offset, HEADER)) {
                 break;
             }
-            consumed += length;
+            ByteBuffer buf = window.buf;
+            int at = window.index(offset);
+            if (buf.getInt(at) != MAGIC) {
+                break;
+            }
+            byte type = buf.get(at + 4);
+            int keyLength = buf.getInt(at + 5);
+            int valueLength = buf.getInt(at + 9);
+            long total = (long) HEADER + keyLength + valueLength + TRAILER;
+            if (type < SET || type > APPEND || keyLength < 0 || keyLength > MAX_KEY_BYTES || valueLength < 0
+                    || total > remaining || total > Integer.MAX_VALUE - 64 || !window.load(offset, (int) total)) {
+                break;
+            }
+            buf = window.buf;
+            at = window.index(offset);
+            int bodyEnd = at + HEADER + keyLength + valueLength;
+            CRC32 crc = new CRC32();
+            crc.update(buf.slice(at + 4, bodyEnd - at - 4));
+            if ((int) crc.getValue() != buf.getInt(bodyEnd)) {
+                break;
+            }
+            byte[] keyBytes = new byte[keyLength];
+            buf.get(at + HEADER, keyBytes);
+            byte[] value = new byte[valueLength];
+            buf.get(at + HEADER + keyLength, value);
+            apply(new Record(type, new String(keyBytes, StandardCharsets.UTF_8), value));
+            offset += total;
         }
-        offset += consumed;
         if (repair && offset < size) {
             LOG.warn("FileStore {}: cutting {} bytes of a torn record (a writer died mid-write) at offset {}",
                     path, size - offset, offset);
@@ -412,34 +421,45 @@ public final class FileStore implements Store {
         }
     }
 
-    /** Parses the record at {@code at}; applies it and returns its length, or returns 0 if it is incomplete or corrupt. */
-    private int parseAndApply(ByteBuffer buf, int at) {
-        int remaining = buf.limit() - at;
-        if (remaining < HEADER + TRAILER) {
-            return 0;
+    /** A window onto the file [start, start + buf.limit()). */
+    private final class Window {
+        private final long size;
+        ByteBuffer buf = ByteBuffer.allocate(0);
+        long start;
+
+        Window(long size) {
+            this.size = size;
         }
-        if (buf.getInt(at) != MAGIC) {
-            return 0;
+
+        int index(long position) {
+            return (int) (position - start);
         }
-        byte type = buf.get(at + 4);
-        int keyLength = buf.getInt(at + 5);
-        int valueLength = buf.getInt(at + 9);
-        if (type < SET || type > APPEND || keyLength < 0 || keyLength > MAX_KEY_BYTES || valueLength < 0
-                || (long) HEADER + keyLength + valueLength + TRAILER > remaining) {
-            return 0;
+
+        /** Makes [position, position + length) readable in {@link #buf}; false if the file ends first. */
+        boolean load(long position, int length) throws IOException {
+            if (position >= start && position + length <= start + buf.limit()) {
+                return true;
+            }
+            if (position + length > size) {
+                return false;
+            }
+            int want = (int) Math.min(Math.max(length, READ_WINDOW), size - position);
+            if (buf.capacity() < want) {
+                buf = ByteBuffer.allocate(want);
+            }
+            buf.clear().limit(want);
+            long at = position;
+            while (buf.hasRemaining()) {
+                int n = channel.read(buf, at);
+                if (n < 0) {
+                    break;
+                }
+                at += n;
+            }
+            buf.flip();
+            start = position;
+            return buf.limit() >= length;
         }
-        int bodyEnd = at + HEADER + keyLength + valueLength;
-        CRC32 crc = new CRC32();
-        crc.update(buf.slice(at + 4, bodyEnd - at - 4));
-        if ((int) crc.getValue() != buf.getInt(bodyEnd)) {
-            return 0;
-        }
-        byte[] keyBytes = new byte[keyLength];
-        buf.get(at + HEADER, keyBytes);
-        byte[] value = new byte[valueLength];
-        buf.get(at + HEADER + keyLength, value);
-        apply(new Record(type, new String(keyBytes, StandardCharsets.UTF_8), value));
-        return HEADER + keyLength + valueLength + TRAILER;
     }
 
     private void apply(Record r) {

@@ -246,7 +246,7 @@ class FileStoreTest extends StoreContractTest {
     private Process child(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"),
                 FileStoreChild.class.getName()));
         command.addAll(List.of(args));
