@@ -6,7 +6,7 @@ classification task, and prints ms/step and the share of step time spent in comm
 (measured with a DDP comm hook that times each bucket's all-reduce future, wall time from the
 first bucket's launch to the last bucket's completion, as the Java side reports it).
 
-    /usr/bin/python3 perf/scripts/torch_ddp_bench.py --nproc 2 --steps 600 --batch 32
+    /usr/bin/python3 perf/scripts/torch_ddp_bench.py --nproc 2 --steps 2000 --batch 32
 """
 import argparse
 import json
@@ -108,7 +108,7 @@ def worker(rank, world, port, args, out_q):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--nproc", type=int, default=2)
-    p.add_argument("--steps", type=int, default=600)
+    p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--batch", type=int, default=32, help="per-rank batch")
     p.add_argument("--input", type=int, default=32)

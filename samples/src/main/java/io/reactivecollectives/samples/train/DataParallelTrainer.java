@@ -48,7 +48,7 @@ import java.util.concurrent.Executors;
  */
 public final class DataParallelTrainer {
 
-    private static final int WARMUP_STEPS = 20;
+    private static final int WARMUP_STEPS = 50;
 
     private final TrainConfig cfg;
     private final PrintStream out;

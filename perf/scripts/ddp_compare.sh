@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Data-parallel training, side by side (issue 7): PyTorch DDP on gloo (CPU) and Reactive Collectives'
+# DataParallelTraining, same MLP (32-128-128-8), same per-rank batch (32), same number of ranks, run
+# alternately ROUNDS times in one session. Prints one JSON line per run: ms_per_step, comm_share.
+#
+#   perf/scripts/ddp_compare.sh                 # 2 ranks, 2000 steps, 3 rounds
+#   NPROC=2 STEPS=3000 ROUNDS=5 perf/scripts/ddp_compare.sh
+#   EXTRA="--streaming" perf/scripts/ddp_compare.sh     # Java side with streaming gradients
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+NPROC="${NPROC:-2}"
+STEPS="${STEPS:-2000}"
+ROUNDS="${ROUNDS:-3}"
+PY="${PYTHON:-/usr/bin/python3}"
+echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$ROOT/bin/collectives-run" --help >/dev/null  # build once, outside the timed runs
+for ((i = 1; i <= ROUNDS; i++)); do
+  "$PY" "$ROOT/perf/scripts/torch_ddp_bench.py" --nproc "$NPROC" --steps "$STEPS" --json
+  "$ROOT/bin/collectives-run" --nproc-per-node "$NPROC" -- io.reactivecollectives.samples.train.DataParallelTraining \
+      --steps "$STEPS" --no-progress --json ${EXTRA:-} | sed -n 's/^\[rank 0\] \({.*\)/\1/p'
+done
