@@ -1,6 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -66,11 +67,11 @@ public final class TcpStoreServer implements AutoCloseable {
     private final HashStore store;
     private final AtomicInteger pendingWaits;
     private final AtomicInteger connections;
-    private final Counter rejectedFrames;
-    private final Counter authFailures;
+    private final AtomicLong rejectedFrames;
+    private final AtomicLong authFailures;
 
     private TcpStoreServer(DisposableServer server, HashStore store, AtomicInteger pendingWaits,
-                           AtomicInteger connections, Counter rejectedFrames, Counter authFailures) {
+                           AtomicInteger connections, AtomicLong rejectedFrames, AtomicLong authFailures) {
         this.server = server;
         this.store = store;
         this.pendingWaits = pendingWaits;
@@ -106,12 +107,12 @@ public final class TcpStoreServer implements AutoCloseable {
 
     /** Frames rejected so far (malformed, oversized, out of place); each closed its connection. */
     public long rejectedFrames() {
-        return (long) rejectedFrames.count();
+        return rejectedFrames.get();
     }
 
     /** Clients rejected by authentication so far. */
     public long authenticationFailures() {
-        return (long) authFailures.count();
+        return authFailures.get();
     }
 
     /** Completes when the server has closed. */
@@ -211,8 +212,8 @@ public final class TcpStoreServer implements AutoCloseable {
                 HashStore store = new HashStore(Duration.ofMillis(MAX_WAIT_MS));
                 AtomicInteger pending = new AtomicInteger();
                 AtomicInteger conns = new AtomicInteger();
-                Counter rejected = Counter.builder("rc.store.server.rejected.frames").register(reg);
-                Counter authFailed = Counter.builder("rc.store.server.auth.failures").register(reg);
+                AtomicLong rejected = new AtomicLong();
+                AtomicLong authFailed = new AtomicLong();
                 TcpServer server = TcpServer.create()
                         .host(h)
                         .port(p)
@@ -237,6 +238,10 @@ public final class TcpStoreServer implements AutoCloseable {
                             .tag("port", port).register(reg);
                     Gauge.builder("rc.store.server.connections", conns, AtomicInteger::get)
                             .tag("port", port).register(reg);
+                    FunctionCounter.builder("rc.store.server.rejected.frames", rejected, AtomicLong::get)
+                            .tag("port", port).register(reg);
+                    FunctionCounter.builder("rc.store.server.auth.failures", authFailed, AtomicLong::get)
+                            .tag("port", port).register(reg);
                     LOG.debug("TCP store listening on {} (auth {}, tls {})", ds.address(), key != null, ssl != null);
                     return s;
                 });
@@ -252,15 +257,15 @@ public final class TcpStoreServer implements AutoCloseable {
         private final int maxFrame;
         private final AtomicInteger pendingWaits;
         private final AtomicInteger connections;
-        private final Counter rejected;
-        private final Counter authFailed;
+        private final AtomicLong rejected;
+        private final AtomicLong authFailed;
         private final Map<Integer, Reply<?>> waits = new HashMap<>();
         private byte[] nonce;
         private boolean authenticated;
         private boolean closing;
 
         Session(Connection connection, HashStore store, byte[] secret, int maxFrame, AtomicInteger pendingWaits,
-                AtomicInteger connections, Counter rejected, Counter authFailed) {
+                AtomicInteger connections, AtomicLong rejected, AtomicLong authFailed) {
             this.channel = connection.channel();
             this.store = store;
             this.secret = secret;
@@ -287,7 +292,7 @@ public final class TcpStoreServer implements AutoCloseable {
                     .onErrorResume(e -> {
                         Throwable cause = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
                         if (cause instanceof StoreProtocolException) {
-                            rejected.increment();
+                            rejected.incrementAndGet();
                             LOG.error("TCP store: closing connection from {}: {}", channel.remoteAddress(),
                                     cause.getMessage());
                         } else {
@@ -369,7 +374,7 @@ public final class TcpStoreServer implements AutoCloseable {
         private void authenticate(ByteBuf body) {
             StoreFrameCodec.Auth auth = StoreFrameCodec.decodeAuth(body); // anything else: protocol error
             if (!StoreAuth.verify(secret, nonce, auth.mac())) {
-                authFailed.increment();
+                authFailed.incrementAndGet();
                 closing = true;
                 LOG.error("TCP store: rejecting client {}: authentication failed (wrong secret)", channel.remoteAddress());
                 channel.writeAndFlush(StoreFrameCodec.error(channel.alloc(), 0, StoreFrameCodec.E_AUTH, "auth",
