@@ -30,6 +30,8 @@ public final class FingerprintCheck {
     /** The algorithm step the fingerprints travel under (algorithms use steps from 0). */
     public static final int STEP = -1;
 
+    private static final String MARKER = "collective mismatch: ";
+
     private FingerprintCheck() {
     }
 
@@ -84,7 +86,18 @@ public final class FingerprintCheck {
                     }))
                     .onErrorMap(e -> !(e instanceof CollectiveMismatchException), e -> {
                         CollectiveMismatchException m = mismatch(p, all);
-                        return m != null ? m : e;
+                        if (m != null) {
+                            return m;
+                        }
+                        // a peer that saw the whole picture first aborted the collective with its finding
+                        String msg = e.getMessage();
+                        int at = msg == null ? -1 : msg.indexOf(MARKER);
+                        if (e instanceof CollectiveException && at >= 0) {
+                            int peer = ((CollectiveException) e).peer();
+                            return new CollectiveMismatchException(p.op(), p.rank(), p.sequence(), peer,
+                                    MARKER + msg.substring(at + MARKER.length()) + " (reported by rank " + peer + ")");
+                        }
+                        return e;
                     });
         });
     }
@@ -109,7 +122,7 @@ public final class FingerprintCheck {
                     : "rank " + p.rank() + " has " + mine + " but rank " + firstOdd + " has " + all[firstOdd] + ": "
                     + CollectiveFingerprint.describeDifference(mine, all[firstOdd]);
             return new CollectiveMismatchException(p.op(), p.rank(), p.sequence(), firstOdd,
-                    "collective mismatch: " + described);
+                    MARKER + described);
         }
     }
 }

@@ -1,0 +1,125 @@
+package io.reactivecollectives.transport;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link TcpProcessGroup}. Start from {@link #defaults()} and change what you need
+ * with the {@code with...} methods; every rank of a group must use the same group id, secret and
+ * thresholds.
+ *
+ * @param groupId             the group's name; prefixes its keys in the store and is checked in every frame
+ * @param timeout             default timeout of a collective (per-call options override it)
+ * @param connectTimeout      how long start-up waits for every rank to publish its address and connect
+ * @param host                address the rank's server binds to and publishes (loopback by default)
+ * @param secret              shared secret for the handshake HMAC, or {@code null} for none
+ * @param smallAllReduceBytes all-reduces up to this size use recursive doubling, larger ones the ring
+ * @param smallBroadcastBytes broadcasts up to this size use the binomial tree, larger ones the pipelined chain
+ * @param segmentBytes        size of one pipelined piece (ring segment, chain segment, tree-reduce segment)
+ * @param pipelineDepth       pieces in flight at once per collective
+ * @param maxFramePayload     largest payload a frame may carry; bigger frames close the connection
+ * @param maxUnclaimedBytes   bytes of frames that arrived before their collective asked for them that a
+ *                            rank buffers before it stops reading from the connections (back-pressure)
+ * @param socketBufferBytes   SO_SNDBUF / SO_RCVBUF, or 0 to leave the kernel's auto-tuning alone
+ */
+public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
+                           long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
+                           int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes) {
+
+    /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+
+    public GroupOptions {
+        Objects.requireNonNull(groupId, "groupId");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(host, "host");
+        if (groupId.isEmpty() || groupId.length() > 256) {
+            throw new IllegalArgumentException("group id must have 1 to 256 characters, got '" + groupId + "'");
+        }
+        if (timeout.isNegative() || timeout.isZero() || connectTimeout.isNegative() || connectTimeout.isZero()) {
+            throw new IllegalArgumentException("timeouts must be positive");
+        }
+        if (segmentBytes < 64 || pipelineDepth < 1 || maxFramePayload < segmentBytes || maxUnclaimedBytes < maxFramePayload) {
+            throw new IllegalArgumentException("need segmentBytes >= 64, pipelineDepth >= 1, maxFramePayload >= "
+                    + "segmentBytes and maxUnclaimedBytes >= maxFramePayload");
+        }
+        if (socketBufferBytes < 0) {
+            throw new IllegalArgumentException("socketBufferBytes must be >= 0");
+        }
+    }
+
+    /** Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds. */
+    public static GroupOptions defaults() {
+        return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
+                64 * 1024, 64 * 1024, 256 * 1024, 8, 16 * 1024 * 1024, 512L * 1024 * 1024, 0);
+    }
+
+    public GroupOptions withGroupId(String v) {
+        return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withTimeout(Duration v) {
+        return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withConnectTimeout(Duration v) {
+        return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withHost(String v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withSecret(String v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withSmallAllReduceBytes(long v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withSmallBroadcastBytes(long v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withSegmentBytes(int v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withPipelineDepth(int v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withMaxFramePayload(int v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes);
+    }
+
+    public GroupOptions withMaxUnclaimedBytes(long v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes);
+    }
+
+    public GroupOptions withSocketBufferBytes(int v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v);
+    }
+
+    @Override
+    public String toString() {
+        return "GroupOptions[groupId=" + groupId + ", timeout=" + timeout + ", host=" + host + ", secret="
+                + (secret == null ? "none" : "set") + ", smallAllReduceBytes=" + smallAllReduceBytes
+                + ", smallBroadcastBytes=" + smallBroadcastBytes + ", segmentBytes=" + segmentBytes
+                + ", pipelineDepth=" + pipelineDepth + ", maxFramePayload=" + maxFramePayload + "]";
+    }
+}

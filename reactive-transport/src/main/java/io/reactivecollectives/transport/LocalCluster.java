@@ -1,0 +1,102 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.rendezvous.HashStore;
+import io.reactivecollectives.core.rendezvous.Store;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * N ranks of a {@link TcpProcessGroup} in this JVM, meeting through an in-memory {@link HashStore}
+ * and connected over loopback TCP exactly as separate processes would be: for tests, samples and
+ * users' own tests.
+ *
+ * <pre>{@code
+ * LocalCluster cluster = LocalCluster.start(4).block();
+ * try {
+ *     List<Tensor> out = cluster.run(g -> g.allReduce(tensorFor(g.rank()), ReduceOp.SUM)).block();
+ * } finally {
+ *     cluster.close();
+ * }
+ * }</pre>
+ */
+public final class LocalCluster implements AutoCloseable {
+
+    private final Store store;
+    private final List<TcpProcessGroup> groups;
+
+    private LocalCluster(Store store, List<TcpProcessGroup> groups) {
+        this.store = store;
+        this.groups = groups;
+    }
+
+    /** Starts {@code worldSize} ranks with {@link GroupOptions#defaults()}; emits once all are connected. */
+    public static Mono<LocalCluster> start(int worldSize) {
+        return start(worldSize, GroupOptions.defaults());
+    }
+
+    /** Starts {@code worldSize} ranks with {@code options}; emits once all are connected. */
+    public static Mono<LocalCluster> start(int worldSize, GroupOptions options) {
+        return Mono.defer(() -> {
+            if (worldSize < 1) {
+                throw new IllegalArgumentException("LocalCluster: world size must be >= 1, got " + worldSize);
+            }
+            HashStore store = new HashStore(options.connectTimeout());
+            List<TcpProcessGroup> started = Collections.synchronizedList(new ArrayList<>());
+            return Flux.range(0, worldSize)
+                    .flatMap(r -> TcpProcessGroup.connect(store, r, worldSize, options).doOnNext(started::add), worldSize)
+                    .collectSortedList(Comparator.comparingInt(TcpProcessGroup::rank))
+                    .map(list -> new LocalCluster(store, List.copyOf(list)))
+                    .doOnError(e -> {
+                        synchronized (started) {
+                            started.forEach(TcpProcessGroup::close);
+                        }
+                        store.close();
+                    });
+        });
+    }
+
+    /** Number of ranks. */
+    public int size() {
+        return groups.size();
+    }
+
+    /** The group of {@code rank}. */
+    public TcpProcessGroup group(int rank) {
+        return groups.get(rank);
+    }
+
+    /** All groups, by rank. */
+    public List<TcpProcessGroup> groups() {
+        return groups;
+    }
+
+    /** The store the ranks met through. */
+    public Store store() {
+        return store;
+    }
+
+    /**
+     * Runs {@code body} on every rank concurrently (each rank's {@code Mono} subscribed at once) and
+     * emits the results in rank order; ranks whose {@code Mono} completes empty contribute nothing.
+     * Fails with the first error of any rank (the others are cancelled).
+     */
+    public <T> Mono<List<T>> run(Function<? super ProcessGroup, ? extends Mono<T>> body) {
+        return Flux.fromIterable(groups)
+                .flatMapSequential(g -> body.apply(g), groups.size())
+                .collectList();
+    }
+
+    /** Closes every rank's group and the store. */
+    @Override
+    public void close() {
+        groups.forEach(TcpProcessGroup::close);
+        store.close();
+    }
+}

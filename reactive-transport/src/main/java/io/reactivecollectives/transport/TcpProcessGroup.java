@@ -1,0 +1,707 @@
+package io.reactivecollectives.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.ReferenceCountUtil;
+import io.reactivecollectives.core.Algorithm;
+import io.reactivecollectives.core.Chunk;
+import io.reactivecollectives.core.CollectiveArguments;
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.CollectiveMismatchException;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.CollectiveTimeoutException;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.GroupAbortedException;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.ReduceKernels;
+import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.transport.algorithms.BinomialTreeBroadcast;
+import io.reactivecollectives.transport.algorithms.BinomialTreeReduce;
+import io.reactivecollectives.transport.algorithms.DisseminationBarrier;
+import io.reactivecollectives.transport.algorithms.Peers;
+import io.reactivecollectives.transport.algorithms.PipelinedChainBroadcast;
+import io.reactivecollectives.transport.algorithms.RecursiveDoublingAllReduce;
+import io.reactivecollectives.transport.algorithms.RingAllReduce;
+import io.reactivecollectives.transport.frame.FrameCodec;
+import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.group.Mailbox;
+import io.reactivecollectives.transport.group.P2PMailbox;
+import io.reactivecollectives.transport.group.RemoteAbortException;
+import io.reactivecollectives.transport.mesh.FrameListener;
+import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.PeerLink;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
+
+/**
+ * A {@link ProcessGroup} over a full mesh of TCP connections (Reactor Netty), one per pair of ranks.
+ *
+ * <h2>Starting a rank</h2>
+ * Every rank calls {@link #connect(Store, int, int, GroupOptions)} with the same store (a
+ * {@code TcpStore} across processes, a {@code HashStore} inside one JVM), its rank and the world
+ * size; the {@code Mono} emits the group once all ranks are connected, or fails after
+ * {@link GroupOptions#connectTimeout()} naming the ranks that never appeared. For N ranks in one
+ * JVM use {@link LocalCluster}.
+ *
+ * <h2>Collectives</h2>
+ * Every collective is a cold {@code Mono}: on subscription the arguments are checked (an
+ * {@link IllegalArgumentException} naming the op, nothing sent), the collective takes the group's
+ * next sequence number, and the algorithm runs on the connections' event loops. It emits the
+ * tensor(s) it wrote in place, or an error: {@link CollectiveTimeoutException} past the timeout
+ * (per call or the group's default), {@link PeerFailureException} when a peer's connection
+ * closes ({@code allReduce[seq=41] rank 2: peer 3 closed the connection}),
+ * {@link CollectiveMismatchException} when a peer sends data that does not fit (tensor sizes
+ * differ between ranks), {@link RemoteAbortException} when the collective failed or was
+ * cancelled on another rank. Cancelling a subscription aborts that collective on every rank and
+ * leaves the group usable. Point-to-point operations ({@link #send}, {@link #recv},
+ * {@link #recvAnySource}) do not take sequence numbers; they match by (source, tag) in order.
+ *
+ * <h2>Algorithms</h2>
+ * all-reduce: recursive doubling up to {@link GroupOptions#smallAllReduceBytes()}, chunked pipelined
+ * ring above; broadcast: binomial tree up to {@link GroupOptions#smallBroadcastBytes()}, pipelined
+ * chain above; reduce: segmented binomial tree; barrier: dissemination.
+ * {@link CollectiveOptions#algorithm()} forces one ({@code RING}/{@code RECURSIVE_DOUBLING} for
+ * all-reduce, {@code BINOMIAL_TREE}/{@code PIPELINED_CHAIN} for broadcast, {@code BINOMIAL_TREE}
+ * for reduce).
+ */
+public final class TcpProcessGroup implements ProcessGroup {
+
+    private final Store store;
+    private final int rank;
+    private final int size;
+    private final GroupOptions options;
+    private final Mailbox mailbox;
+    private final P2PMailbox p2p;
+    private final AtomicReferenceArray<String> deadPeers;
+    private volatile Mesh mesh;
+    private volatile boolean closed;
+
+    private TcpProcessGroup(Store store, int rank, int size, GroupOptions options) {
+        this.store = store;
+        this.rank = rank;
+        this.size = size;
+        this.options = options;
+        this.deadPeers = new AtomicReferenceArray<>(size);
+        this.mailbox = new Mailbox(options.maxUnclaimedBytes(), this::pauseReading, this::resumeReading);
+        this.p2p = new P2PMailbox(rank, new P2PMailbox.FragmentReader() {
+            @Override
+            public int index(ByteBuf frame) {
+                return FrameCodec.chunk(frame);
+            }
+
+            @Override
+            public int count(ByteBuf frame) {
+                return FrameCodec.step(frame);
+            }
+
+            @Override
+            public ByteBuf payload(ByteBuf frame) {
+                return frame.slice(frame.readerIndex() + FrameCodec.HEADER, FrameCodec.payloadLength(frame));
+            }
+        });
+    }
+
+    /**
+     * Joins the group: binds this rank's server, publishes its address in {@code store}, connects to
+     * every other rank and checks the handshakes. Cold; emits the connected group.
+     *
+     * @param store     the rendezvous store every rank of the group uses
+     * @param rank      this rank, in {@code [0, worldSize)}
+     * @param worldSize number of ranks
+     * @param options   settings; every rank must use the same group id, secret and thresholds
+     */
+    public static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize, GroupOptions options) {
+        return Mono.defer(() -> {
+            if (store == null || options == null) {
+                throw new IllegalArgumentException("connect: store and options are required");
+            }
+            if (worldSize < 1 || rank < 0 || rank >= worldSize) {
+                throw new IllegalArgumentException("connect: invalid rank " + rank + " for world size " + worldSize);
+            }
+            TcpProcessGroup g = new TcpProcessGroup(store, rank, worldSize, options);
+            return Mesh.start(store, rank, worldSize, options, g.new Listener())
+                    .map(m -> {
+                        g.mesh = m;
+                        return g;
+                    });
+        });
+    }
+
+    /** {@link #connect(Store, int, int, GroupOptions)} with {@link GroupOptions#defaults()}. */
+    public static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize) {
+        return connect(store, rank, worldSize, GroupOptions.defaults());
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public String groupId() {
+        return options.groupId();
+    }
+
+    /** The options this group was made with. */
+    public GroupOptions options() {
+        return options;
+    }
+
+    /** The store the group met through. */
+    public Store store() {
+        return store;
+    }
+
+    /** The port this rank's server listens on (-1 for a world of one). */
+    public int port() {
+        return mesh == null ? -1 : mesh.port();
+    }
+
+    /** Sequence number the next collective will take. */
+    public long nextSequence() {
+        return mailbox.nextSequence();
+    }
+
+    /** Bytes of inbound frames buffered before their collective asked for them (diagnostics). */
+    public long unclaimedBytes() {
+        return mailbox.unclaimedBytes();
+    }
+
+    /** Collectives with state in the demultiplexer (running here, or with early frames). */
+    public int openCollectives() {
+        return mailbox.openBoxes();
+    }
+
+    // ------------------------------------------------------------------ reductions
+
+    @Override
+    public Mono<Tensor> allReduce(Tensor tensor, ReduceOp op, CollectiveOptions options) {
+        String name = OpType.ALLREDUCE.displayName();
+        return collective(name, options, () -> {
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
+            allReduceAlgorithm(name, options.algorithm(), tensor);
+        }, ctx -> allReduceBody(ctx, tensor, op, options.algorithm()).thenReturn(tensor));
+    }
+
+    private Mono<Void> allReduceBody(Ctx ctx, Tensor tensor, ReduceOp op, Algorithm forced) {
+        return Mono.defer(() -> {
+            ReduceKernels.preprocess(op, tensor);
+            Algorithm a = allReduceAlgorithm(ctx.op, forced, tensor);
+            Mono<Void> run = a == Algorithm.RING ? RingAllReduce.run(ctx, tensor, op)
+                    : RecursiveDoublingAllReduce.run(ctx, tensor, op);
+            return run.then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, tensor, size)));
+        });
+    }
+
+    private Algorithm allReduceAlgorithm(String name, Algorithm forced, Tensor t) {
+        switch (forced) {
+            case AUTO:
+                return t.nbytes() <= options.smallAllReduceBytes() ? Algorithm.RECURSIVE_DOUBLING : Algorithm.RING;
+            case RING:
+            case RECURSIVE_DOUBLING:
+                return forced;
+            default:
+                throw new IllegalArgumentException(name + ": algorithm " + forced + " does not implement " + name
+                        + " (use AUTO, RING or RECURSIVE_DOUBLING)");
+        }
+    }
+
+    @Override
+    public Mono<List<Tensor>> allReduceCoalesced(List<Tensor> tensors, ReduceOp op, CollectiveOptions options) {
+        String name = OpType.ALLREDUCE_COALESCED.displayName();
+        return collective(name, options, () -> {
+            CollectiveArguments.requireNonEmpty(name, tensors, "tensors");
+            DType dtype = tensors.get(0).dtype();
+            for (int i = 0; i < tensors.size(); i++) {
+                CollectiveArguments.requireCpu(name, tensors.get(i), "tensors[" + i + "]");
+                CollectiveArguments.requireSameDtype(name, tensors.get(i), dtype, "tensors[" + i + "]");
+            }
+            CollectiveArguments.requireReduceOp(name, op, dtype);
+            allReduceAlgorithm(name, options.algorithm(), tensors.get(0));
+        }, ctx -> {
+            long total = 0;
+            for (Tensor t : tensors) {
+                total += t.nbytes();
+            }
+            if (tensors.size() > 1 && total <= this.options.smallAllReduceBytes()) {
+                return coalescedFlat(ctx, tensors, op, options.algorithm()).thenReturn(tensors);
+            }
+            return Flux.range(0, tensors.size())
+                    .flatMap(i -> allReduceBody(ctx.withTag(i), tensors.get(i), op, options.algorithm()), 4)
+                    .then(Mono.just(tensors));
+        });
+    }
+
+    /** Small tensors: one flat buffer, one exchange. */
+    private Mono<Void> coalescedFlat(Ctx ctx, List<Tensor> tensors, ReduceOp op, Algorithm forced) {
+        return Mono.usingWhen(Mono.fromCallable(() -> {
+                    long numel = 0;
+                    for (Tensor t : tensors) {
+                        numel += t.numel();
+                    }
+                    Tensor flat = Tensor.empty(tensors.get(0).dtype(), numel);
+                    long off = 0;
+                    for (Tensor t : tensors) {
+                        flat.narrow(off, t.numel()).copyFrom(t);
+                        off += t.numel();
+                    }
+                    return flat;
+                }),
+                flat -> allReduceBody(ctx, flat, op, forced).then(Mono.fromRunnable(() -> {
+                    long off = 0;
+                    for (Tensor t : tensors) {
+                        t.flatten().copyFrom(flat.narrow(off, t.numel()));
+                        off += t.numel();
+                    }
+                })),
+                flat -> Mono.fromRunnable(flat::release));
+    }
+
+    @Override
+    public Mono<Tensor> reduce(Tensor tensor, int root, ReduceOp op, CollectiveOptions options) {
+        String name = OpType.REDUCE.displayName();
+        return collective(name, options, () -> {
+            CollectiveArguments.requireRoot(name, root, size);
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
+            if (options.algorithm() != Algorithm.AUTO && options.algorithm() != Algorithm.BINOMIAL_TREE) {
+                throw new IllegalArgumentException(name + ": algorithm " + options.algorithm() + " does not implement "
+                        + name + " (use AUTO or BINOMIAL_TREE)");
+            }
+        }, ctx -> Mono.defer(() -> {
+            ReduceKernels.preprocess(op, tensor);
+            return BinomialTreeReduce.run(ctx, tensor, root, op)
+                    .then(Mono.fromRunnable(() -> {
+                        if (rank == root) {
+                            ReduceKernels.postprocess(op, tensor, size);
+                        }
+                    }))
+                    .thenReturn(tensor);
+        }));
+    }
+
+    @Override
+    public Flux<Chunk> allReduceStream(Flux<Chunk> chunks, ReduceOp op, int prefetch) {
+        String name = "allReduceStream";
+        return Flux.defer(() -> {
+            if (chunks == null) {
+                throw new IllegalArgumentException(name + ": chunks is null");
+            }
+            if (op == null) {
+                throw new IllegalArgumentException(name + ": reduce op is null");
+            }
+            if (prefetch < 1) {
+                throw new IllegalArgumentException(name + ": prefetch must be >= 1, got " + prefetch);
+            }
+            CollectiveException refused = refusal(name);
+            if (refused != null) {
+                return Flux.error(refused);
+            }
+            Mailbox.Box box = mailbox.open(name);
+            Ctx ctx = new Ctx(box, name, 0);
+            return chunks
+                    .flatMapSequential(chunk -> Mono.defer(() -> {
+                        CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
+                        CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
+                        return allReduceBody(ctx.withTag(chunk.index()), chunk.tensor(), op, Algorithm.AUTO)
+                                .thenReturn(chunk);
+                    }).timeout(options.timeout(), Mono.defer(() -> Mono.error(timeoutError(ctx, options.timeout())))),
+                            prefetch, 1)
+                    .onErrorMap(e -> !(e instanceof CollectiveException) && !(e instanceof IllegalArgumentException),
+                            e -> new CollectiveException(name, rank, box.sequence(), CollectiveException.NO_PEER, e.toString(), e))
+                    .doOnError(e -> abortOnPeers(ctx, e))
+                    .doOnCancel(() -> abortOnPeers(ctx, null))
+                    .doFinally(s -> mailbox.close(box));
+        });
+    }
+
+    // ------------------------------------------------------------------ data movement
+
+    @Override
+    public Mono<Tensor> broadcast(Tensor tensor, int root, CollectiveOptions options) {
+        String name = OpType.BROADCAST.displayName();
+        return collective(name, options, () -> {
+            CollectiveArguments.requireRoot(name, root, size);
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            broadcastAlgorithm(name, options.algorithm(), tensor);
+        }, ctx -> {
+            Algorithm a = broadcastAlgorithm(name, options.algorithm(), tensor);
+            Mono<Void> run = a == Algorithm.PIPELINED_CHAIN ? PipelinedChainBroadcast.run(ctx, tensor, root)
+                    : BinomialTreeBroadcast.run(ctx, tensor, root);
+            return run.thenReturn(tensor);
+        });
+    }
+
+    private Algorithm broadcastAlgorithm(String name, Algorithm forced, Tensor t) {
+        switch (forced) {
+            case AUTO:
+                return t.nbytes() <= options.smallBroadcastBytes() ? Algorithm.BINOMIAL_TREE : Algorithm.PIPELINED_CHAIN;
+            case BINOMIAL_TREE:
+            case PIPELINED_CHAIN:
+                return forced;
+            default:
+                throw new IllegalArgumentException(name + ": algorithm " + forced + " does not implement " + name
+                        + " (use AUTO, BINOMIAL_TREE or PIPELINED_CHAIN)");
+        }
+    }
+
+    @Override
+    public Mono<Void> barrier(CollectiveOptions options) {
+        String name = OpType.BARRIER.displayName();
+        return collective(name, options, () -> {
+            if (options.algorithm() != Algorithm.AUTO) {
+                throw new IllegalArgumentException(name + ": algorithm " + options.algorithm()
+                        + " does not implement " + name + " (use AUTO)");
+            }
+        }, ctx -> DisseminationBarrier.run(ctx).then(Mono.empty()));
+    }
+
+    @Override
+    public Mono<Void> send(Tensor tensor, int dst, int tag) {
+        String name = OpType.SEND.displayName();
+        return Mono.defer(() -> {
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requirePeer(name, dst, size, "destination");
+            if (dst == rank) {
+                throw new IllegalArgumentException(name + ": rank " + rank + " cannot send to itself");
+            }
+            CollectiveException refused = p2pRefusal(name, dst);
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            int nbytes = (int) tensor.nbytes();
+            int frag = options.maxFramePayload();
+            int count = Math.max(1, (nbytes + frag - 1) / frag);
+            ByteBuf[] fragments = new ByteBuf[count];
+            ByteBuf buf = tensor.buffer();
+            for (int i = 0; i < count; i++) {
+                int from = i * frag;
+                fragments[i] = buf.retainedSlice(from, Math.min(frag, nbytes - from));
+            }
+            return mesh.link(dst).sendFragments(tag, fragments)
+                    .onErrorMap(e -> !(e instanceof CollectiveException),
+                            e -> new PeerFailureException(name, rank, -1, dst, "cannot send to peer " + dst + ": " + e, e))
+                    .timeout(options.timeout(), Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
+                            dst, options.timeout(), "send to rank " + dst + " with tag " + tag + " timed out after "
+                            + options.timeout().toMillis() + " ms"))));
+        });
+    }
+
+    @Override
+    public Mono<Tensor> recv(Tensor tensor, int src, int tag) {
+        String name = OpType.RECV.displayName();
+        return Mono.defer(() -> {
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requirePeer(name, src, size, "source");
+            if (src == rank) {
+                throw new IllegalArgumentException(name + ": rank " + rank + " cannot receive from itself");
+            }
+            CollectiveException refused = p2pRefusal(name, src);
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            return p2p.receive(name, tensor, src, tag)
+                    .timeout(options.timeout(), Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
+                            src, options.timeout(), "receive from rank " + src + " with tag " + tag + " timed out after "
+                            + options.timeout().toMillis() + " ms"))))
+                    .thenReturn(tensor);
+        });
+    }
+
+    @Override
+    public Mono<Integer> recvAnySource(Tensor tensor, int tag) {
+        String name = OpType.RECVANYSOURCE.displayName();
+        return Mono.defer(() -> {
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveException refused = refusal(name);
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            return p2p.receiveAny(name, tensor, tag)
+                    .timeout(options.timeout(), Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
+                            CollectiveException.NO_PEER, options.timeout(), "receive from any rank with tag " + tag
+                            + " timed out after " + options.timeout().toMillis() + " ms"))));
+        });
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /** Closes the connections; in-flight collectives fail with {@link GroupAbortedException}. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        mailbox.failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(), CollectiveException.NO_PEER,
+                "the group was closed"));
+        p2p.close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER, "the group was closed"));
+        Mesh m = mesh;
+        if (m != null) {
+            m.close();
+        }
+        mailbox.clear();
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "TcpProcessGroup[" + options.groupId() + " rank " + rank + "/" + size + ", port " + port() + "]";
+    }
+
+    // ------------------------------------------------------------------ machinery
+
+    private <T> Mono<T> collective(String name, CollectiveOptions opts, Runnable validate, Function<Ctx, Mono<T>> body) {
+        return Mono.defer(() -> {
+            if (opts == null) {
+                throw new IllegalArgumentException(name + ": options is null");
+            }
+            validate.run();
+            CollectiveException refused = refusal(name);
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            Mailbox.Box box = mailbox.open(name);
+            String pending = mailbox.pendingAbort(box);
+            if (pending != null) {
+                int peer = mailbox.pendingAbortPeer(box);
+                mailbox.close(box);
+                return Mono.error(new RemoteAbortException(name, rank, box.sequence(), peer,
+                        "aborted by rank " + peer + ": " + pending));
+            }
+            Ctx ctx = new Ctx(box, name, 0);
+            Duration timeout = opts.timeout() != null ? opts.timeout() : options.timeout();
+            return Mono.defer(() -> body.apply(ctx))
+                    .timeout(timeout, Mono.defer(() -> Mono.error(timeoutError(ctx, timeout))))
+                    .onErrorMap(e -> !(e instanceof CollectiveException),
+                            e -> new CollectiveException(name, rank, box.sequence(), CollectiveException.NO_PEER,
+                                    e.toString(), e))
+                    .doOnError(e -> abortOnPeers(ctx, e))
+                    .doOnCancel(() -> abortOnPeers(ctx, null))
+                    .doFinally(s -> mailbox.close(box));
+        });
+    }
+
+    private CollectiveTimeoutException timeoutError(Ctx ctx, Duration timeout) {
+        int peer = ctx.box.waitingOn();
+        String what = ctx.box.waitingWhat();
+        CollectiveTimeoutException e = new CollectiveTimeoutException(ctx.op, rank, ctx.box.sequence(), peer, timeout,
+                "timed out after " + timeout.toMillis() + " ms" + (peer >= 0 ? " waiting for rank " + peer
+                        + (what != null ? " (" + what + ")" : "") : ""));
+        mailbox.fail(ctx.box, e);
+        return e;
+    }
+
+    /** Tells every peer that this collective failed or was cancelled here, unless a peer told us. */
+    private void abortOnPeers(Ctx ctx, Throwable cause) {
+        if (cause instanceof RemoteAbortException || closed) {
+            return;
+        }
+        String reason = cause == null ? "cancelled on rank " + rank : cause.getMessage();
+        Mesh m = mesh;
+        if (m == null) {
+            return;
+        }
+        byte[] text = (reason == null ? "failed" : reason).getBytes(StandardCharsets.UTF_8);
+        for (int p = 0; p < size; p++) {
+            PeerLink l = p == rank ? null : m.link(p);
+            if (l != null && l.isActive()) {
+                l.sendAndForget(FrameType.ABORT, ctx.box.sequence(), 0, 0, 0, Unpooled.wrappedBuffer(text));
+            }
+        }
+    }
+
+    private CollectiveException refusal(String name) {
+        if (closed) {
+            return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER, "the group is closed");
+        }
+        for (int p = 0; p < size; p++) {
+            String dead = deadPeers.get(p);
+            if (dead != null) {
+                return new PeerFailureException(name, rank, -1, p, dead, null);
+            }
+        }
+        return null;
+    }
+
+    private CollectiveException p2pRefusal(String name, int peer) {
+        if (closed) {
+            return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER, "the group is closed");
+        }
+        String dead = deadPeers.get(peer);
+        return dead == null ? null : new PeerFailureException(name, rank, -1, peer, dead, null);
+    }
+
+    private void pauseReading() {
+        Mesh m = mesh;
+        if (m != null) {
+            m.pauseReading();
+        }
+    }
+
+    private void resumeReading() {
+        Mesh m = mesh;
+        if (m != null) {
+            m.resumeReading();
+        }
+    }
+
+    /** Inbound frames and closed connections. */
+    private final class Listener implements FrameListener {
+        @Override
+        public void onFrame(int peer, ByteBuf frame) {
+            FrameType type = FrameCodec.type(frame);
+            switch (type) {
+                case DATA: {
+                    ByteBuf payload = frame.slice(frame.readerIndex() + FrameCodec.HEADER, FrameCodec.payloadLength(frame));
+                    String violation = mailbox.deliver(FrameCodec.sequence(frame), FrameCodec.tag(frame),
+                            FrameCodec.step(frame), FrameCodec.chunk(frame), peer, payload);
+                    if (violation != null) {
+                        protocolViolation(peer, violation);
+                    }
+                    break;
+                }
+                case ABORT: {
+                    long seq = FrameCodec.sequence(frame);
+                    String reason;
+                    try {
+                        int len = Math.min(FrameCodec.payloadLength(frame), 4096);
+                        reason = frame.toString(frame.readerIndex() + FrameCodec.HEADER, len, StandardCharsets.UTF_8);
+                    } finally {
+                        frame.release();
+                    }
+                    mailbox.abortFromPeer(seq, peer, reason, b -> new RemoteAbortException(b.opName(), rank, seq, peer,
+                            "aborted by rank " + peer + ": " + reason));
+                    break;
+                }
+                case P2P:
+                    p2p.deliver(peer, FrameCodec.tag(frame), frame);
+                    break;
+                default:
+                    ReferenceCountUtil.release(frame);
+                    protocolViolation(peer, "unexpected " + type + " frame");
+            }
+        }
+
+        private void protocolViolation(int peer, String what) {
+            deadPeers.compareAndSet(peer, null, "peer " + peer + " broke the protocol: " + what);
+            Mesh m = mesh;
+            if (m != null && m.link(peer) != null) {
+                m.link(peer).channel().close();
+            }
+        }
+
+        @Override
+        public void onClosed(int peer, Throwable cause) {
+            if (closed) {
+                return;
+            }
+            String detail = "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
+            deadPeers.compareAndSet(peer, null, detail);
+            String why = deadPeers.get(peer);
+            mailbox.failAll(b -> new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
+            p2p.failSource(peer, why);
+        }
+    }
+
+    /** One collective's view of the group, handed to the algorithms. */
+    private final class Ctx implements Peers {
+        final Mailbox.Box box;
+        final String op;
+        final int tag;
+
+        Ctx(Mailbox.Box box, String op, int tag) {
+            this.box = box;
+            this.op = op;
+            this.tag = tag;
+        }
+
+        Ctx withTag(int t) {
+            return new Ctx(box, op, t);
+        }
+
+        @Override
+        public int rank() {
+            return rank;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public String op() {
+            return op;
+        }
+
+        @Override
+        public long sequence() {
+            return box.sequence();
+        }
+
+        @Override
+        public int segmentBytes() {
+            return options.segmentBytes();
+        }
+
+        @Override
+        public int pipelineDepth() {
+            return options.pipelineDepth();
+        }
+
+        @Override
+        public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
+            Mesh m = mesh;
+            PeerLink link = peer == rank || peer < 0 || peer >= size || m == null ? null : m.link(peer);
+            if (link == null) {
+                ReferenceCountUtil.safeRelease(payload);
+                return Mono.error(new CollectiveException(op, rank, box.sequence(), peer, "no connection to rank " + peer, null));
+            }
+            if (payload.readableBytes() > options.maxFramePayload()) {
+                ReferenceCountUtil.safeRelease(payload);
+                return Mono.error(new IllegalStateException(op + ": payload of " + payload.readableBytes()
+                        + " bytes over the frame limit " + options.maxFramePayload()));
+            }
+            return link.send(FrameType.DATA, box.sequence(), tag, step, chunk, payload)
+                    .onErrorMap(e -> !(e instanceof CollectiveException),
+                            e -> {
+                                String dead = deadPeers.get(peer);
+                                return new PeerFailureException(op, rank, box.sequence(), peer,
+                                        dead != null ? dead : "cannot send to peer " + peer + ": " + e, e);
+                            });
+        }
+
+        @Override
+        public Mono<ByteBuf> receive(int peer, int step, int chunk) {
+            return mailbox.receive(box, tag, step, chunk, peer);
+        }
+
+        @Override
+        public CollectiveException protocolError(int peer, String detail) {
+            return new CollectiveMismatchException(op, rank, box.sequence(), peer, detail);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.reactivecollectives.transport.algorithms;
+
+import io.netty.buffer.ByteBuf;
+import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Pipelined chain broadcast (large messages): ranks form a chain starting at the root; the tensor
+ * goes as segments, and each rank forwards a segment to the next rank (the received buffer itself,
+ * without a copy) while copying it into its tensor, with {@link Peers#pipelineDepth()} segments in
+ * flight. Time approaches that of one transfer of the tensor, whatever the number of ranks.
+ */
+public final class PipelinedChainBroadcast {
+
+    private PipelinedChainBroadcast() {
+    }
+
+    /** Copies {@code root}'s tensor into {@code tensor} on every rank. */
+    public static Mono<Void> run(Peers p, Tensor tensor, int root) {
+        int n = p.size();
+        long bytes = tensor.nbytes();
+        if (n == 1 || bytes == 0) {
+            return Mono.empty();
+        }
+        ByteBuf buf = tensor.buffer();
+        int vr = Math.floorMod(p.rank() - root, n);
+        int prev = (vr - 1 + root + n) % n;
+        int next = vr + 1 < n ? (vr + 1 + root) % n : -1;
+        int seg = p.segmentBytes();
+        int lanes = (int) Math.max(1, (bytes + seg - 1) / seg);
+        return Flux.range(0, lanes)
+                .flatMap(l -> {
+                    int index = (int) (l * (long) seg);
+                    int length = (int) Math.min(seg, bytes - l * (long) seg);
+                    if (vr == 0) {
+                        return Transfers.send(p, next, 0, l, buf, index, length);
+                    }
+                    return p.receive(prev, 0, l).flatMap(b -> {
+                        try {
+                            if (b.readableBytes() != length) {
+                                return Mono.<Void>error(p.protocolError(prev, "rank " + prev + " sent " + b.readableBytes()
+                                        + " bytes for segment " + l + ", expected " + length
+                                        + " (do the tensors have the same size on every rank?)"));
+                            }
+                            buf.setBytes(index, b, b.readerIndex(), length);
+                            return next < 0 ? Mono.<Void>empty() : p.send(next, 0, l, b.retain());
+                        } finally {
+                            b.release();
+                        }
+                    });
+                }, p.pipelineDepth())
+                .then();
+    }
+}

@@ -1,0 +1,102 @@
+package io.reactivecollectives.transport.algorithms;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCountUtil;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.kernels.ReduceKernels;
+import reactor.core.publisher.Mono;
+
+/**
+ * The fused transfer stages algorithms are built from: send a byte range of a tensor's buffer
+ * (zero-copy, as a retained slice), receive a piece and reduce it into place, receive a piece and
+ * copy it into place. Received payloads are released as soon as they were used, also on error and
+ * cancellation.
+ */
+public final class Transfers {
+
+    private Transfers() {
+    }
+
+    /** Sends bytes {@code [index, index + length)} of {@code buf} to {@code peer}, without copying them. */
+    public static Mono<Void> send(Peers p, int peer, int step, int chunk, ByteBuf buf, int index, int length) {
+        return Mono.defer(() -> p.send(peer, step, chunk, buf.retainedSlice(index, length)));
+    }
+
+    /** Receives a piece from {@code peer} and reduces its {@code count} elements into {@code dst} at {@code index}. */
+    public static Mono<Void> receiveReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype,
+                                           ByteBuf dst, int index, int count) {
+        return p.receive(peer, step, chunk).flatMap(b -> {
+            try {
+                checkLength(p, peer, step, chunk, b, count * dtype.byteSize());
+                if (count > 0) {
+                    ReduceKernels.reduceInto(op, dtype, dst, index, b, b.readerIndex(), count);
+                }
+                return Mono.<Void>empty();
+            } catch (RuntimeException e) {
+                return Mono.<Void>error(e);
+            } finally {
+                b.release();
+            }
+        });
+    }
+
+    /** Receives a piece of {@code length} bytes from {@code peer} and copies it into {@code dst} at {@code index}. */
+    public static Mono<Void> receiveCopy(Peers p, int peer, int step, int chunk, ByteBuf dst, int index, int length) {
+        return p.receive(peer, step, chunk).flatMap(b -> {
+            try {
+                checkLength(p, peer, step, chunk, b, length);
+                dst.setBytes(index, b, b.readerIndex(), length);
+                return Mono.<Void>empty();
+            } catch (RuntimeException e) {
+                return Mono.<Void>error(e);
+            } finally {
+                b.release();
+            }
+        });
+    }
+
+    /**
+     * Sends bytes {@code [index, index + count * elementSize)} of {@code buf} to {@code peer} and
+     * receives the peer's piece for the same range; once <em>both</em> are done (so the memory
+     * being sent is no longer read), reduces the received piece into that range.
+     */
+    public static Mono<Void> exchangeReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype,
+                                            ByteBuf buf, int index, int count) {
+        int length = count * dtype.byteSize();
+        return Mono.zip(send(p, peer, step, chunk, buf, index, length).thenReturn(Boolean.TRUE),
+                        p.receive(peer, step, chunk))
+                .flatMap(t -> {
+                    ByteBuf b = t.getT2();
+                    try {
+                        checkLength(p, peer, step, chunk, b, length);
+                        if (count > 0) {
+                            ReduceKernels.reduceInto(op, dtype, buf, index, b, b.readerIndex(), count);
+                        }
+                        return Mono.<Void>empty();
+                    } catch (RuntimeException e) {
+                        return Mono.<Void>error(e);
+                    } finally {
+                        b.release();
+                    }
+                })
+                .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
+    }
+
+    private static void checkLength(Peers p, int peer, int step, int chunk, ByteBuf b, int want) {
+        if (b.readableBytes() != want) {
+            throw p.protocolError(peer, "rank " + peer + " sent " + b.readableBytes() + " bytes for step " + step
+                    + " chunk " + chunk + ", expected " + want + " (do the tensors have the same size on every rank?)");
+        }
+    }
+
+    /** Elements of dtype per segment of {@code segmentBytes}, at least 1. */
+    public static int segmentElements(int segmentBytes, DType dtype) {
+        return Math.max(1, segmentBytes / dtype.byteSize());
+    }
+
+    /** Number of segments of {@code segElems} in {@code numel} elements, at least 1. */
+    public static int lanes(long numel, int segElems) {
+        return (int) Math.max(1, (numel + segElems - 1) / segElems);
+    }
+}

@@ -1,0 +1,138 @@
+package io.reactivecollectives.transport.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * The frame layout, as small stateless functions over {@link ByteBuf} (in the style of
+ * rsocket-java's codecs). Every frame is
+ *
+ * <pre>
+ *  0  int32  frame length (bytes after this field: header rest + payload)
+ *  4  uint16 magic 0x5243 ('RC')
+ *  6  uint8  version (1)
+ *  7  uint8  frame type ({@link FrameType#code()})
+ *  8  int32  group id (hash of the group's name)
+ * 12  int64  sequence number of the collective
+ * 20  int32  tag (collectives: sub-operation, e.g. stream chunk or coalesced tensor; p2p: user tag)
+ * 24  int32  step of the algorithm (p2p: fragment count)
+ * 28  int32  chunk index (p2p: fragment index)
+ * 32  int32  source rank
+ * 36  ...    payload (length = frame length - 32)
+ * </pre>
+ *
+ * Integers are big-endian; payload bytes are the tensor's raw (little-endian) element bytes. The
+ * length prefix is stripped by the frame decoder ({@link FrameDecoders}), so the accessors here
+ * read a frame <em>without</em> its length field, from the frame's reader index.
+ */
+public final class FrameCodec {
+
+    /** Magic number at the start of every frame (after the length). */
+    public static final int MAGIC = 0x5243;
+    /** Protocol version. */
+    public static final int VERSION = 1;
+    /** Bytes of the length field. */
+    public static final int LENGTH_FIELD = 4;
+    /** Bytes of the header after the length field. */
+    public static final int HEADER = 32;
+    /** Bytes of the header including the length field. */
+    public static final int PREFIXED_HEADER = LENGTH_FIELD + HEADER;
+
+    private static final int OFF_MAGIC = 0;
+    private static final int OFF_VERSION = 2;
+    private static final int OFF_TYPE = 3;
+    private static final int OFF_GROUP = 4;
+    private static final int OFF_SEQ = 8;
+    private static final int OFF_TAG = 16;
+    private static final int OFF_STEP = 20;
+    private static final int OFF_CHUNK = 24;
+    private static final int OFF_SOURCE = 28;
+
+    private FrameCodec() {
+    }
+
+    /**
+     * Writes a length-prefixed header for a payload of {@code payloadLength} bytes that follows it on
+     * the wire, into a new buffer from {@code alloc} with room for {@code extraCapacity} more bytes
+     * (used to inline small payloads).
+     */
+    public static ByteBuf encodeHeader(ByteBufAllocator alloc, FrameType type, int group, long sequence, int tag,
+                                       int step, int chunk, int source, int payloadLength, int extraCapacity) {
+        ByteBuf b = alloc.directBuffer(PREFIXED_HEADER + extraCapacity);
+        b.writeInt(HEADER + payloadLength);
+        b.writeShort(MAGIC);
+        b.writeByte(VERSION);
+        b.writeByte(type.code());
+        b.writeInt(group);
+        b.writeLong(sequence);
+        b.writeInt(tag);
+        b.writeInt(step);
+        b.writeInt(chunk);
+        b.writeInt(source);
+        return b;
+    }
+
+    /**
+     * Checks magic, version and type of a frame (length already stripped) and returns its type.
+     *
+     * @throws MalformedFrameException when the frame is shorter than a header or the fields are wrong
+     */
+    public static FrameType validate(ByteBuf frame) {
+        if (frame.readableBytes() < HEADER) {
+            throw new MalformedFrameException("frame of " + frame.readableBytes() + " bytes is shorter than the "
+                    + HEADER + "-byte header");
+        }
+        int r = frame.readerIndex();
+        int magic = frame.getUnsignedShort(r + OFF_MAGIC);
+        if (magic != MAGIC) {
+            throw new MalformedFrameException("bad magic 0x" + Integer.toHexString(magic));
+        }
+        int version = frame.getUnsignedByte(r + OFF_VERSION);
+        if (version != VERSION) {
+            throw new MalformedFrameException("unsupported protocol version " + version);
+        }
+        FrameType type = FrameType.fromCode(frame.getUnsignedByte(r + OFF_TYPE));
+        if (type == null) {
+            throw new MalformedFrameException("unknown frame type " + frame.getUnsignedByte(r + OFF_TYPE));
+        }
+        return type;
+    }
+
+    public static FrameType type(ByteBuf frame) {
+        return FrameType.fromCode(frame.getUnsignedByte(frame.readerIndex() + OFF_TYPE));
+    }
+
+    public static int group(ByteBuf frame) {
+        return frame.getInt(frame.readerIndex() + OFF_GROUP);
+    }
+
+    public static long sequence(ByteBuf frame) {
+        return frame.getLong(frame.readerIndex() + OFF_SEQ);
+    }
+
+    public static int tag(ByteBuf frame) {
+        return frame.getInt(frame.readerIndex() + OFF_TAG);
+    }
+
+    public static int step(ByteBuf frame) {
+        return frame.getInt(frame.readerIndex() + OFF_STEP);
+    }
+
+    public static int chunk(ByteBuf frame) {
+        return frame.getInt(frame.readerIndex() + OFF_CHUNK);
+    }
+
+    public static int source(ByteBuf frame) {
+        return frame.getInt(frame.readerIndex() + OFF_SOURCE);
+    }
+
+    /** Payload bytes of a frame (length already stripped). */
+    public static int payloadLength(ByteBuf frame) {
+        return frame.readableBytes() - HEADER;
+    }
+
+    /** A retained slice of the payload; the caller releases it (and the frame separately). */
+    public static ByteBuf retainedPayload(ByteBuf frame) {
+        return frame.retainedSlice(frame.readerIndex() + HEADER, frame.readableBytes() - HEADER);
+    }
+}

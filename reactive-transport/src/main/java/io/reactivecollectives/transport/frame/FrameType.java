@@ -1,0 +1,39 @@
+package io.reactivecollectives.transport.frame;
+
+/** The kinds of frame exchanged between ranks of a group, with their wire codes. */
+public enum FrameType {
+    /** First frame of a connection, from the connecting rank: group, rank, world size, optional HMAC. */
+    HELLO(1),
+    /** The accepting rank's answer to {@link #HELLO}. */
+    HELLO_ACK(2),
+    /** A piece of a collective's data: (sequence, tag, step, chunk) from the source rank. */
+    DATA(3),
+    /** The collective with this sequence number failed or was cancelled on the source rank; payload: UTF-8 reason. */
+    ABORT(4),
+    /** A fragment of a point-to-point message: tag, fragment index (chunk) and fragment count (step). */
+    P2P(5);
+
+    private final int code;
+
+    FrameType(int code) {
+        this.code = code;
+    }
+
+    /** The byte that stands for this type on the wire. */
+    public int code() {
+        return code;
+    }
+
+    private static final FrameType[] BY_CODE = new FrameType[8];
+
+    static {
+        for (FrameType t : values()) {
+            BY_CODE[t.code] = t;
+        }
+    }
+
+    /** The type of a wire code, or {@code null} for an unknown code. */
+    public static FrameType fromCode(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

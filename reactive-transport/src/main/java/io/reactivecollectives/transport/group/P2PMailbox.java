@@ -1,0 +1,285 @@
+package io.reactivecollectives.transport.group;
+
+import io.netty.buffer.ByteBuf;
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Matches point-to-point messages (sends split into fragments) with receives: per (source, tag),
+ * the n-th message is taken by the n-th receive from that source with that tag, or by a receive
+ * from any source with that tag when none from the source waits. Fragments of one message are
+ * contiguous on their connection, so a receive consumes them in order and copies each straight
+ * into its tensor. Thread-safe.
+ */
+public final class P2PMailbox {
+
+    /** A receive in progress. */
+    private static final class Receive {
+        final Tensor tensor;
+        final String op;
+        final MonoSink<Integer> sink;
+        final int anyTag;
+        int source = -1;
+        int expectedFragments = -1;
+        int fragments;
+        long offset;
+        String error;
+
+        Receive(Tensor tensor, String op, MonoSink<Integer> sink, int anyTag) {
+            this.tensor = tensor;
+            this.op = op;
+            this.sink = sink;
+            this.anyTag = anyTag;
+        }
+    }
+
+    /** The message stream of one (source, tag). */
+    private static final class Stream {
+        final int source;
+        final int tag;
+        final ArrayDeque<ByteBuf> frames = new ArrayDeque<>(); // whole frames: fragment index/count in them
+        final ArrayDeque<Long> stamps = new ArrayDeque<>();    // arrival stamp of each first fragment
+        final ArrayDeque<Receive> waiting = new ArrayDeque<>();
+        Receive current;
+
+        Stream(int source, int tag) {
+            this.source = source;
+            this.tag = tag;
+        }
+    }
+
+    /** Reads fragment fields of a queued frame. */
+    public interface FragmentReader {
+        int index(ByteBuf frame);
+
+        int count(ByteBuf frame);
+
+        ByteBuf payload(ByteBuf frame); // not retained
+    }
+
+    private final int rank;
+    private final FragmentReader reader;
+    private final HashMap<Long, Stream> streams = new HashMap<>();
+    private final HashMap<Integer, ArrayDeque<Receive>> anyWaiting = new HashMap<>();
+    private long stamp;
+    private CollectiveException closed;
+
+    public P2PMailbox(int rank, FragmentReader reader) {
+        this.rank = rank;
+        this.reader = reader;
+    }
+
+    private Stream stream(int source, int tag) {
+        return streams.computeIfAbsent(((long) source << 32) | (tag & 0xFFFFFFFFL), k -> new Stream(source, tag));
+    }
+
+    /** Receives the next message of (source, tag) into {@code tensor}. */
+    public Mono<Integer> receive(String op, Tensor tensor, int source, int tag) {
+        return Mono.create(sink -> {
+            List<Runnable> done = new ArrayList<>();
+            Receive rcv = new Receive(tensor, op, sink, Integer.MIN_VALUE);
+            synchronized (this) {
+                if (closed != null) {
+                    done.add(() -> sink.error(closed));
+                } else {
+                    Stream s = stream(source, tag);
+                    s.waiting.add(rcv);
+                    pump(s, done);
+                    sink.onCancel(() -> {
+                        synchronized (this) {
+                            s.waiting.remove(rcv);
+                        }
+                    });
+                }
+            }
+            done.forEach(Runnable::run);
+        });
+    }
+
+    /** Receives the first message with {@code tag} from whichever source has one first; emits the source. */
+    public Mono<Integer> receiveAny(String op, Tensor tensor, int tag) {
+        return Mono.create(sink -> {
+            List<Runnable> done = new ArrayList<>();
+            Receive rcv = new Receive(tensor, op, sink, tag);
+            synchronized (this) {
+                if (closed != null) {
+                    done.add(() -> sink.error(closed));
+                } else {
+                    Stream best = null;
+                    long bestStamp = Long.MAX_VALUE;
+                    for (Stream s : streams.values()) {
+                        if (s.tag == tag && s.current == null && s.waiting.isEmpty() && !s.stamps.isEmpty()
+                                && s.stamps.peekFirst() < bestStamp) {
+                            best = s;
+                            bestStamp = s.stamps.peekFirst();
+                        }
+                    }
+                    if (best != null) {
+                        best.waiting.add(rcv);
+                        pump(best, done);
+                    } else {
+                        anyWaiting.computeIfAbsent(tag, t -> new ArrayDeque<>()).add(rcv);
+                        sink.onCancel(() -> {
+                            synchronized (this) {
+                                ArrayDeque<Receive> q = anyWaiting.get(tag);
+                                if (q != null) {
+                                    q.remove(rcv);
+                                }
+                            }
+                        });
+                    }
+                }
+            }
+            done.forEach(Runnable::run);
+        });
+    }
+
+    /** An inbound P2P frame (whole, length stripped); takes ownership. */
+    public void deliver(int source, int tag, ByteBuf frame) {
+        List<Runnable> done = new ArrayList<>();
+        synchronized (this) {
+            if (closed != null) {
+                frame.release();
+                return;
+            }
+            Stream s = stream(source, tag);
+            if (reader.index(frame) == 0) {
+                s.stamps.add(stamp++);
+            }
+            s.frames.add(frame);
+            if (s.current == null && s.waiting.isEmpty()) {
+                ArrayDeque<Receive> any = anyWaiting.get(tag);
+                if (any != null && !any.isEmpty()) {
+                    s.waiting.add(any.poll());
+                }
+            }
+            pump(s, done);
+        }
+        done.forEach(Runnable::run);
+    }
+
+    /** Fails receives waiting on {@code source} (specific ones, and any-source ones when {@code all}). */
+    public void failSource(int source, String detail) {
+        List<Runnable> done = new ArrayList<>();
+        synchronized (this) {
+            for (Stream s : streams.values()) {
+                if (s.source == source) {
+                    for (Receive r : s.waiting) {
+                        done.add(() -> r.sink.error(new PeerFailureException(r.op, rank, -1, source, detail, null)));
+                    }
+                    s.waiting.clear();
+                    if (s.current != null) {
+                        Receive r = s.current;
+                        done.add(() -> r.sink.error(new PeerFailureException(r.op, rank, -1, source, detail, null)));
+                        s.current = null;
+                    }
+                }
+            }
+        }
+        done.forEach(Runnable::run);
+    }
+
+    /** Fails everything waiting and releases queued frames; later receives fail with {@code e}. */
+    public void close(CollectiveException e) {
+        List<Runnable> done = new ArrayList<>();
+        synchronized (this) {
+            closed = e;
+            for (Stream s : streams.values()) {
+                s.frames.forEach(ByteBuf::release);
+                s.frames.clear();
+                for (Receive r : s.waiting) {
+                    done.add(() -> r.sink.error(e));
+                }
+                if (s.current != null) {
+                    Receive r = s.current;
+                    done.add(() -> r.sink.error(e));
+                }
+            }
+            streams.clear();
+            for (ArrayDeque<Receive> q : anyWaiting.values()) {
+                for (Receive r : q) {
+                    done.add(() -> r.sink.error(e));
+                }
+            }
+            anyWaiting.clear();
+        }
+        done.forEach(Runnable::run);
+    }
+
+    private void pump(Stream s, List<Runnable> done) {
+        while (!s.frames.isEmpty()) {
+            if (s.current == null) {
+                if (s.waiting.isEmpty()) {
+                    return;
+                }
+                s.current = s.waiting.poll();
+                s.current.source = s.source;
+                s.stamps.poll();
+            }
+            Receive r = s.current;
+            ByteBuf frame = s.frames.poll();
+            try {
+                int index = reader.index(frame);
+                int count = reader.count(frame);
+                ByteBuf payload = reader.payload(frame);
+                if (r.expectedFragments < 0) {
+                    r.expectedFragments = count;
+                }
+                if (index != r.fragments || count != r.expectedFragments) {
+                    r.error = "fragment " + index + "/" + count + " out of order (expected " + r.fragments + "/"
+                            + r.expectedFragments + ")";
+                }
+                long nbytes = r.tensor.nbytes();
+                if (r.error == null) {
+                    if (r.offset + payload.readableBytes() > nbytes) {
+                        r.error = "message from rank " + s.source + " with tag " + s.tag + " is larger than the "
+                                + nbytes + "-byte receive tensor";
+                    } else {
+                        try {
+                            r.tensor.buffer().setBytes((int) r.offset, payload, payload.readerIndex(), payload.readableBytes());
+                        } catch (RuntimeException e) {
+                            r.error = "cannot write into the receive tensor: " + e;
+                        }
+                    }
+                }
+                r.offset += payload.readableBytes();
+                r.fragments++;
+            } finally {
+                frame.release();
+            }
+            if (r.fragments >= r.expectedFragments) {
+                s.current = null;
+                if (r.error == null && r.offset != r.tensor.nbytes()) {
+                    r.error = "message from rank " + s.source + " with tag " + s.tag + " has " + r.offset
+                            + " bytes, the receive tensor " + r.tensor.nbytes();
+                }
+                String err = r.error;
+                int src = s.source;
+                if (err == null) {
+                    done.add(() -> r.sink.success(src));
+                } else {
+                    done.add(() -> r.sink.error(new CollectiveException(r.op, rank, -1, src, err, null)));
+                }
+            }
+        }
+    }
+
+    /** Queued frames (for tests). */
+    public synchronized int queuedFrames() {
+        int n = 0;
+        for (Iterator<Map.Entry<Long, Stream>> it = streams.entrySet().iterator(); it.hasNext(); ) {
+            n += it.next().getValue().frames.size();
+        }
+        return n;
+    }
+}

@@ -1,0 +1,377 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.util.ReferenceCountUtil;
+import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
+import io.reactivecollectives.transport.GroupOptions;
+import io.reactivecollectives.transport.frame.FrameDecoders;
+import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.frame.Handshake;
+import io.reactivecollectives.transport.frame.MalformedFrameException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.netty.Connection;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpClient;
+import reactor.netty.tcp.TcpServer;
+import reactor.util.retry.Retry;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The full mesh of connections between the ranks of a group (gloo's connectFullMesh): every rank
+ * binds a Reactor Netty TCP server on an ephemeral port, publishes {@code host:port} in the store
+ * under {@code rc/<group>/mesh/addr/<rank>}, connects to every lower rank and accepts a connection
+ * from every higher one, so each pair of ranks shares exactly one connection. The connecting rank
+ * opens with a HELLO frame (group, rank, world size, HMAC when a secret is set), the accepting rank
+ * checks it and answers HELLO_ACK, which the connecting rank checks in turn; a connection failing
+ * the handshake is closed. Sockets: native epoll when available, TCP_NODELAY, optional buffer sizes.
+ */
+public final class Mesh implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Mesh.class);
+
+    private final int rank;
+    private final int world;
+    private final GroupOptions options;
+    private final int groupHash;
+    private final FrameListener listener;
+    private final AtomicReferenceArray<PeerLink> links;
+    private final AtomicInteger missing;
+    private final Sinks.Empty<Void> connected = Sinks.empty();
+    private volatile DisposableServer server;
+    private final List<Connection> connections = new ArrayList<>();
+    private volatile boolean closed;
+
+    private Mesh(int rank, int world, GroupOptions options, FrameListener listener) {
+        this.rank = rank;
+        this.world = world;
+        this.options = options;
+        this.groupHash = options.groupId().hashCode();
+        this.listener = listener;
+        this.links = new AtomicReferenceArray<>(world);
+        this.missing = new AtomicInteger(world - 1);
+    }
+
+    /** Store key under which {@code rank} publishes its address. */
+    public static String addressKey(String groupId, int rank) {
+        return "rc/" + groupId + "/mesh/addr/" + rank;
+    }
+
+    /**
+     * Connects this rank to all others. Emits the mesh once every peer is connected and has passed
+     * the handshake; fails after {@link GroupOptions#connectTimeout()} naming the ranks that never
+     * appeared, closing whatever was opened.
+     */
+    public static Mono<Mesh> start(Store store, int rank, int world, GroupOptions options, FrameListener listener) {
+        return Mono.defer(() -> {
+            Mesh mesh = new Mesh(rank, world, options, listener);
+            if (world == 1) {
+                return Mono.just(mesh);
+            }
+            return mesh.bind()
+                    .then(Mono.defer(() -> store.set(addressKey(options.groupId(), rank),
+                            (options.host() + ":" + mesh.server.port()).getBytes(StandardCharsets.UTF_8))))
+                    .then(Mono.when(Flux.range(0, rank).map(p -> mesh.connectTo(store, p)).collectList()
+                                    .flatMap(Mono::when),
+                            mesh.connected.asMono()))
+                    .timeout(options.connectTimeout())
+                    .onErrorMap(e -> e instanceof TimeoutException || e instanceof StoreTimeoutException,
+                            e -> new MeshStartException(mesh.describeMissing(), e))
+                    .thenReturn(mesh)
+                    .doOnError(e -> mesh.close())
+                    .doOnCancel(mesh::close);
+        });
+    }
+
+    private String describeMissing() {
+        List<Integer> absent = new ArrayList<>();
+        List<Integer> present = new ArrayList<>();
+        for (int p = 0; p < world; p++) {
+            if (p != rank) {
+                (links.get(p) == null ? absent : present).add(p);
+            }
+        }
+        return "group '" + options.groupId() + "' rank " + rank + ": ranks " + absent + " never appeared within "
+                + options.connectTimeout().toMillis() + " ms (connected: " + present + ", world size " + world + ")";
+    }
+
+    private Mono<Void> bind() {
+        TcpServer s = TcpServer.create()
+                .host(options.host())
+                .port(0)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
+                .doOnConnection(conn -> {
+                    conn.addHandlerLast("rc-decoder", FrameDecoders.create(options.maxFramePayload()));
+                    conn.addHandlerLast("rc-accept", new AcceptHandshake());
+                    startReading(conn.channel());
+                })
+                .handle((in, out) -> out.neverComplete());
+        if (options.socketBufferBytes() > 0) {
+            s = s.childOption(ChannelOption.SO_RCVBUF, options.socketBufferBytes())
+                    .childOption(ChannelOption.SO_SNDBUF, options.socketBufferBytes());
+        }
+        return s.bind().doOnNext(ds -> {
+            server = ds;
+            if (closed) {
+                ds.disposeNow();
+            }
+        }).then();
+    }
+
+    private static void startReading(Channel ch) {
+        ch.config().setAutoRead(true);
+        ch.read();
+    }
+
+    private Mono<Void> connectTo(Store store, int peer) {
+        return store.get(addressKey(options.groupId(), peer), options.connectTimeout())
+                .flatMap(bytes -> {
+                    String addr = new String(bytes, StandardCharsets.UTF_8);
+                    int colon = addr.lastIndexOf(':');
+                    String host = addr.substring(0, colon);
+                    int port = Integer.parseInt(addr.substring(colon + 1));
+                    ConnectHandshake hs = new ConnectHandshake(peer);
+                    TcpClient c = TcpClient.newConnection()
+                            .host(host)
+                            .port(port)
+                            .option(ChannelOption.TCP_NODELAY, true)
+                            .option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
+                            .doOnConnected(conn -> {
+                                conn.addHandlerLast("rc-decoder", FrameDecoders.create(options.maxFramePayload()));
+                                conn.addHandlerLast("rc-connect", hs);
+                                startReading(conn.channel());
+                                conn.channel().writeAndFlush(Handshake.encode(conn.channel().alloc(), FrameType.HELLO,
+                                        options.groupId(), rank, world, peer, options.secret()));
+                            });
+                    if (options.socketBufferBytes() > 0) {
+                        c = c.option(ChannelOption.SO_RCVBUF, options.socketBufferBytes())
+                                .option(ChannelOption.SO_SNDBUF, options.socketBufferBytes());
+                    }
+                    return c.connect()
+                            .retryWhen(Retry.backoff(5, Duration.ofMillis(20)))
+                            .doOnNext(conn -> {
+                                synchronized (connections) {
+                                    connections.add(conn);
+                                }
+                                if (closed) {
+                                    conn.dispose();
+                                }
+                            })
+                            .then(hs.done.asMono());
+                });
+    }
+
+    private void register(int peer, Channel ch) {
+        PeerLink link = new PeerLink(peer, rank, groupHash, ch);
+        if (!links.compareAndSet(peer, null, link)) {
+            ch.close();
+            return;
+        }
+        if (missing.decrementAndGet() == 0) {
+            connected.tryEmitEmpty();
+        }
+    }
+
+    /** The link to {@code peer}. */
+    public PeerLink link(int peer) {
+        return links.get(peer);
+    }
+
+    /** Number of ranks. */
+    public int world() {
+        return world;
+    }
+
+    /** The port this rank's server listens on (-1 for a world of one). */
+    public int port() {
+        DisposableServer s = server;
+        return s == null ? -1 : s.port();
+    }
+
+    /** Stops reading from every connection (back-pressure). */
+    public void pauseReading() {
+        for (int p = 0; p < world; p++) {
+            PeerLink l = links.get(p);
+            if (l != null) {
+                l.channel().config().setAutoRead(false);
+            }
+        }
+    }
+
+    /** Resumes reading from every connection. */
+    public void resumeReading() {
+        for (int p = 0; p < world; p++) {
+            PeerLink l = links.get(p);
+            if (l != null) {
+                l.channel().config().setAutoRead(true);
+                l.channel().read();
+            }
+        }
+    }
+
+    /** Whether the mesh is closed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Closes every connection and the server. */
+    @Override
+    public void close() {
+        closed = true;
+        for (int p = 0; p < world; p++) {
+            PeerLink l = links.get(p);
+            if (l != null) {
+                l.channel().close();
+            }
+        }
+        synchronized (connections) {
+            connections.forEach(Connection::dispose);
+        }
+        DisposableServer s = server;
+        if (s != null) {
+            s.dispose();
+        }
+    }
+
+    /** Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the frame handler. */
+    private final class AcceptHandshake extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof ByteBuf)) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            ByteBuf frame = (ByteBuf) msg;
+            Handshake.Hello hello;
+            try {
+                hello = Handshake.decode(frame);
+            } catch (MalformedFrameException e) {
+                reject(ctx, "malformed handshake from " + ctx.channel().remoteAddress() + ": " + e.getMessage());
+                return;
+            } finally {
+                frame.release();
+            }
+            String why = check(hello, FrameType.HELLO);
+            if (why == null && hello.rank() <= rank) {
+                why = "rank " + hello.rank() + " connected to rank " + rank + " but only higher ranks connect";
+            }
+            if (why == null && links.get(hello.rank()) != null) {
+                why = "rank " + hello.rank() + " is already connected";
+            }
+            if (why != null) {
+                reject(ctx, why);
+                return;
+            }
+            int peer = hello.rank();
+            Channel ch = ctx.channel();
+            ch.pipeline().replace(this, "rc-frames", new FrameHandler(peer, groupHash, listener));
+            ch.writeAndFlush(Handshake.encode(ch.alloc(), FrameType.HELLO_ACK, options.groupId(), rank, world, peer,
+                    options.secret()));
+            register(peer, ch);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            reject(ctx, "handshake failed: " + cause);
+        }
+
+        private void reject(ChannelHandlerContext ctx, String why) {
+            log.warn("group '{}' rank {}: closing connection from {}: {}", options.groupId(), rank,
+                    ctx.channel().remoteAddress(), why);
+            ctx.close();
+        }
+    }
+
+    /** Connecting side: after HELLO was sent, expects HELLO_ACK from exactly the rank it dialled. */
+    private final class ConnectHandshake extends ChannelInboundHandlerAdapter {
+        final int peer;
+        final Sinks.Empty<Void> done = Sinks.empty();
+
+        ConnectHandshake(int peer) {
+            this.peer = peer;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof ByteBuf)) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            ByteBuf frame = (ByteBuf) msg;
+            Handshake.Hello hello;
+            try {
+                hello = Handshake.decode(frame);
+            } catch (MalformedFrameException e) {
+                fail(ctx, "malformed handshake answer from rank " + peer + ": " + e.getMessage());
+                return;
+            } finally {
+                frame.release();
+            }
+            String why = check(hello, FrameType.HELLO_ACK);
+            if (why == null && hello.rank() != peer) {
+                why = "dialled rank " + peer + " but rank " + hello.rank() + " answered";
+            }
+            if (why != null) {
+                fail(ctx, why);
+                return;
+            }
+            Channel ch = ctx.channel();
+            ch.pipeline().replace(this, "rc-frames", new FrameHandler(peer, groupHash, listener));
+            register(peer, ch);
+            done.tryEmitEmpty();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            done.tryEmitError(new PeerProtocolException("group '" + options.groupId() + "' rank " + rank
+                    + ": rank " + peer + " closed the connection during the handshake", null));
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            fail(ctx, "handshake with rank " + peer + " failed: " + cause);
+        }
+
+        private void fail(ChannelHandlerContext ctx, String why) {
+            done.tryEmitError(new PeerProtocolException("group '" + options.groupId() + "' rank " + rank + ": " + why, null));
+            ctx.close();
+        }
+    }
+
+    private String check(Handshake.Hello hello, FrameType expected) {
+        if (hello.type() != expected) {
+            return "expected " + expected + ", got " + hello.type();
+        }
+        if (!hello.groupName().equals(options.groupId())) {
+            return "rank " + hello.rank() + " belongs to group '" + hello.groupName() + "', not '" + options.groupId() + "'";
+        }
+        if (hello.worldSize() != world) {
+            return "rank " + hello.rank() + " has world size " + hello.worldSize() + ", this rank " + world;
+        }
+        if (hello.rank() < 0 || hello.rank() >= world || hello.rank() == rank) {
+            return "invalid peer rank " + hello.rank() + " for world size " + world;
+        }
+        if (!Handshake.verify(hello, options.secret(), rank)) {
+            return "rank " + hello.rank() + " failed authentication (shared secret mismatch)";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,157 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
+import io.reactivecollectives.transport.frame.FrameCodec;
+import io.reactivecollectives.transport.frame.FrameType;
+import reactor.core.publisher.Mono;
+
+/**
+ * The outbound end of the connection to one peer. A frame goes out as its header followed by the
+ * payload buffer itself (a retained slice of the tensor: no copy), both written in one event-loop
+ * task so frames never interleave; payloads of up to {@link #INLINE_BYTES} are copied into the
+ * header buffer instead (one small off-heap copy buys one write instead of two and lets the caller
+ * reuse the memory at once).
+ */
+public final class PeerLink {
+
+    /** Payloads up to this size are copied into the frame's header buffer. */
+    public static final int INLINE_BYTES = 16 * 1024;
+
+    private final int peer;
+    private final int self;
+    private final int group;
+    private final Channel channel;
+
+    PeerLink(int peer, int self, int group, Channel channel) {
+        this.peer = peer;
+        this.self = self;
+        this.group = group;
+        this.channel = channel;
+    }
+
+    public int peer() {
+        return peer;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    public boolean isActive() {
+        return channel.isActive();
+    }
+
+    /**
+     * Writes one frame with {@code payload} (ownership taken); completes when the frame was written
+     * to the socket, errors when the write fails.
+     */
+    public Mono<Void> send(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
+        return Mono.create(sink -> {
+            ChannelPromise promise;
+            try {
+                promise = write(type, seq, tag, step, chunk, payload);
+            } catch (Throwable t) {
+                sink.error(t);
+                return;
+            }
+            promise.addListener(f -> {
+                if (f.isSuccess()) {
+                    sink.success();
+                } else {
+                    sink.error(f.cause());
+                }
+            });
+        });
+    }
+
+    /** Writes one frame without waiting for it (abort notices); ownership of {@code payload} taken. */
+    public void sendAndForget(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
+        try {
+            write(type, seq, tag, step, chunk, payload);
+        } catch (Throwable ignored) {
+            // the connection is gone; the peer learns of the failure from that
+        }
+    }
+
+    /**
+     * Writes a message as {@code count} consecutive fragment frames (P2P) in one event-loop task.
+     * {@code fragments[i]} ownership taken. Completes when the last was written.
+     */
+    public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
+        return Mono.create(sink -> {
+            ChannelPromise last = channel.newPromise();
+            Runnable task = () -> {
+                for (int i = 0; i < fragments.length; i++) {
+                    ByteBuf p = fragments[i];
+                    ByteBuf h = FrameCodec.encodeHeader(channel.alloc(), FrameType.P2P, group, 0, tag, fragments.length,
+                            i, self, p.readableBytes(), 0);
+                    channel.write(h, channel.voidPromise());
+                    if (i == fragments.length - 1) {
+                        channel.write(p, last);
+                    } else {
+                        channel.write(p, channel.voidPromise());
+                    }
+                }
+                channel.flush();
+            };
+            try {
+                if (channel.eventLoop().inEventLoop()) {
+                    task.run();
+                } else {
+                    channel.eventLoop().execute(task);
+                }
+            } catch (Throwable t) {
+                for (ByteBuf f : fragments) {
+                    ReferenceCountUtil.safeRelease(f);
+                }
+                sink.error(t);
+                return;
+            }
+            last.addListener(f -> {
+                if (f.isSuccess()) {
+                    sink.success();
+                } else {
+                    sink.error(f.cause());
+                }
+            });
+        });
+    }
+
+    private ChannelPromise write(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
+        int len = payload.readableBytes();
+        ByteBuf header;
+        try {
+            header = FrameCodec.encodeHeader(channel.alloc(), type, group, seq, tag, step, chunk, self, len,
+                    len <= INLINE_BYTES ? len : 0);
+        } catch (Throwable t) {
+            payload.release();
+            throw t;
+        }
+        ChannelPromise promise = channel.newPromise();
+        if (len <= INLINE_BYTES) {
+            header.writeBytes(payload, payload.readerIndex(), len);
+            payload.release();
+            channel.writeAndFlush(header, promise);
+            return promise;
+        }
+        if (channel.eventLoop().inEventLoop()) {
+            channel.write(header, channel.voidPromise());
+            channel.writeAndFlush(payload, promise);
+        } else {
+            CompositeByteBuf frame = channel.alloc().compositeDirectBuffer(2);
+            frame.addComponents(true, header, payload);
+            ChannelFuture ignored = channel.writeAndFlush(frame, promise);
+        }
+        return promise;
+    }
+
+    @Override
+    public String toString() {
+        return "PeerLink[" + self + "->" + peer + " " + channel + "]";
+    }
+}
