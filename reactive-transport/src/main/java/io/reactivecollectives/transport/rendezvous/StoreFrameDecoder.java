@@ -18,9 +18,15 @@ final class StoreFrameDecoder extends ByteToMessageDecoder {
     static final String NAME = "rc.store.frameDecoder";
 
     private int maxFrameSize;
+    private boolean failed;
 
     StoreFrameDecoder(int maxFrameSize) {
         this.maxFrameSize = maxFrameSize;
+    }
+
+    /** Ignores everything that arrives from now on (the connection is being closed). */
+    void stop() {
+        failed = true;
     }
 
     void maxFrameSize(int max) {
@@ -29,10 +35,15 @@ final class StoreFrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) { // the connection is being closed: ignore whatever else arrives
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         while (in.readableBytes() >= StoreFrameCodec.LENGTH_FIELD) {
             int length = in.getInt(in.readerIndex());
             if (length < StoreFrameCodec.HEADER || length > maxFrameSize) {
                 in.skipBytes(in.readableBytes());
+                failed = true;
                 throw new StoreProtocolException("frame length " + length + " outside " + StoreFrameCodec.HEADER
                         + ".." + maxFrameSize);
             }

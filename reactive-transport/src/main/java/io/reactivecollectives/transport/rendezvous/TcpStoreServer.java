@@ -292,9 +292,9 @@ public final class TcpStoreServer implements AutoCloseable {
                     .onErrorResume(e -> {
                         Throwable cause = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
                         if (cause instanceof StoreProtocolException) {
-                            rejected.incrementAndGet();
-                            LOG.error("TCP store: closing connection from {}: {}", channel.remoteAddress(),
-                                    cause.getMessage());
+                            reject(cause);
+                        } else if (cause instanceof java.io.IOException) {
+                            LOG.debug("TCP store: connection from {} failed: {}", channel.remoteAddress(), cause.toString());
                         } else {
                             LOG.warn("TCP store: connection from {} failed: {}", channel.remoteAddress(), cause.toString());
                         }
@@ -307,10 +307,33 @@ public final class TcpStoreServer implements AutoCloseable {
                     });
         }
 
+        /** A frame that breaks the protocol: log it, count it, close this one connection. */
+        private void reject(Throwable cause) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            rejected.incrementAndGet();
+            StoreFrameDecoder decoder = channel.pipeline().get(StoreFrameDecoder.class);
+            if (decoder != null) {
+                decoder.stop();
+            }
+            LOG.error("TCP store: closing connection from {}: {}", channel.remoteAddress(), cause.getMessage());
+            channel.close();
+        }
+
         private void onFrame(ByteBuf body) {
             if (closing) {
                 return;
             }
+            try {
+                handle(body);
+            } catch (StoreProtocolException e) {
+                reject(e);
+            }
+        }
+
+        private void handle(ByteBuf body) {
             if (!authenticated) {
                 authenticate(body);
                 return;
