@@ -1,0 +1,236 @@
+package io.reactivecollectives.cuda;
+
+import io.reactivecollectives.core.Chunk;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.LocalCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * HostStagedProcessGroup on 2 real ranks (a LocalCluster over loopback), with host memory standing
+ * in for the device ({@link FakeDevice}): every staged op's result lands in the "device" tensors,
+ * stages a rank does not need are skipped, and bad input fails before anything is sent.
+ */
+class HostStagedProcessGroupTest {
+
+    private static final int CHUNK = 4096; // bytes: 1024 floats, so the tensors below span several chunks
+    private static final Duration T = Duration.ofSeconds(30);
+
+    private LocalCluster cluster;
+    private final List<HostStagedProcessGroup> staged = new ArrayList<>();
+    private final List<PinnedBufferPool> pools = new ArrayList<>();
+    private final List<FakeDevice.Copies> copies = new ArrayList<>();
+    private final List<StageEvent> events = new CopyOnWriteArrayList<>();
+    private final List<Tensor> tensors = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        cluster = LocalCluster.start(2).block(Duration.ofSeconds(30));
+        for (ProcessGroup g : cluster.groups()) {
+            PinnedBufferPool pool = new PinnedBufferPool(HostAllocator.direct(), CHUNK, 5);
+            FakeDevice.Copies c = new FakeDevice.Copies(0);
+            pools.add(pool);
+            copies.add(c);
+            staged.add(new HostStagedProcessGroup(g, c, pool,
+                    HostStagedProcessGroup.Options.DEFAULT.withChunkBytes(CHUNK).withListener(events::add)));
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        tensors.forEach(t -> {
+            if (t.refCnt() > 0) {
+                t.release();
+            }
+        });
+        staged.forEach(HostStagedProcessGroup::close);
+        if (cluster != null) {
+            cluster.close();
+        }
+        for (PinnedBufferPool p : pools) {
+            assertEquals(0, p.leasedSlabs(), "every slab back: " + p);
+            p.close();
+        }
+    }
+
+    private Tensor dev(float... values) {
+        Tensor t = FakeDevice.floats(values);
+        tensors.add(t);
+        return t;
+    }
+
+    private Tensor cpuTensor(float... values) {
+        Tensor t = Tensor.fromFloats(values);
+        tensors.add(t);
+        return t;
+    }
+
+    private static float[] values(int n, float scale, float offset) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (i % 97) * scale + offset;
+        }
+        return v;
+    }
+
+    private long copiesOf(int rank) {
+        return copies.get(rank).threads.size();
+    }
+
+    @Test
+    void allReduceOfDeviceTensorsLandsOnTheDevice() {
+        int n = 1024 * 5 + 17;
+        Tensor a = dev(values(n, 1, 0));
+        Tensor b = dev(values(n, 2, 1));
+        StepVerifier.create(Mono.zip(staged.get(0).allReduce(a, ReduceOp.SUM), staged.get(1).allReduce(b, ReduceOp.SUM)))
+                .assertNext(t -> {
+                    assertTrue(t.getT1() == a && t.getT2() == b, "emits the caller's tensors");
+                })
+                .verifyComplete();
+        float[] expected = new float[n];
+        for (int i = 0; i < n; i++) {
+            expected[i] = (i % 97) * 3 + 1;
+        }
+        assertArrayEquals(expected, FakeDevice.read(a));
+        assertArrayEquals(expected, FakeDevice.read(b));
+        assertEquals(12, copiesOf(0), "6 chunks in and 6 out on each rank");
+        assertTrue(events.stream().filter(e -> e.stage() == StageEvent.Stage.NETWORK).count() == 12);
+    }
+
+    @Test
+    void cpuTensorsPassStraightThrough() {
+        Tensor a = cpuTensor(1, 2, 3);
+        Tensor b = cpuTensor(10, 20, 30);
+        StepVerifier.create(Mono.zip(staged.get(0).allReduce(a, ReduceOp.MAX), staged.get(1).allReduce(b, ReduceOp.MAX)))
+                .expectNextCount(1).verifyComplete();
+        assertArrayEquals(new float[] {10, 20, 30}, a.toFloatArray());
+        assertEquals(0, copiesOf(0) + copiesOf(1), "no copies for CPU tensors");
+    }
+
+    @Test
+    void broadcastCopiesInOnTheRootAndBackOnTheOthers() {
+        int n = 3000;
+        Tensor a = dev(values(n, 0, 0));
+        Tensor b = dev(values(n, 1, 5));
+        StepVerifier.create(Mono.zip(staged.get(0).broadcast(a, 1), staged.get(1).broadcast(b, 1)))
+                .expectNextCount(1).verifyComplete();
+        assertArrayEquals(values(n, 1, 5), FakeDevice.read(a));
+        assertArrayEquals(values(n, 1, 5), FakeDevice.read(b));
+        assertEquals(3, copiesOf(0), "the receiver only copies back");
+        assertEquals(3, copiesOf(1), "the root only copies in");
+    }
+
+    @Test
+    void reduceCopiesBackOnlyOnTheRoot() {
+        int n = 2500;
+        Tensor a = dev(values(n, 1, 1));
+        Tensor b = dev(values(n, 1, 2));
+        StepVerifier.create(Mono.zip(staged.get(0).reduce(a, 0, ReduceOp.SUM, CollectiveOptions.DEFAULT),
+                        staged.get(1).reduce(b, 0, ReduceOp.SUM, CollectiveOptions.DEFAULT)))
+                .expectNextCount(1).verifyComplete();
+        float[] sum = values(n, 2, 3);
+        assertArrayEquals(sum, FakeDevice.read(a));
+        assertArrayEquals(values(n, 1, 2), FakeDevice.read(b), "a non-root's device tensor is not written");
+        assertEquals(6, copiesOf(0));
+        assertEquals(3, copiesOf(1));
+    }
+
+    @Test
+    void allReduceCoalescedReducesEveryTensor() {
+        Tensor a1 = dev(values(1500, 1, 0));
+        Tensor a2 = dev(values(7, 1, 100));
+        Tensor b1 = dev(values(1500, 1, 1));
+        Tensor b2 = dev(values(7, 1, 200));
+        StepVerifier.create(Mono.zip(
+                        staged.get(0).allReduceCoalesced(List.of(a1, a2), ReduceOp.SUM, CollectiveOptions.DEFAULT),
+                        staged.get(1).allReduceCoalesced(List.of(b1, b2), ReduceOp.SUM, CollectiveOptions.DEFAULT)))
+                .assertNext(t -> assertEquals(List.of(a1, a2), t.getT1()))
+                .verifyComplete();
+        assertArrayEquals(values(1500, 2, 1), FakeDevice.read(a1));
+        assertArrayEquals(values(7, 2, 300), FakeDevice.read(b2));
+    }
+
+    @Test
+    void sendAndRecvMoveADeviceTensorChunkByChunk() {
+        int n = 1024 * 4 + 3;
+        Tensor src = dev(values(n, 3, 1));
+        Tensor dst = dev(new float[n]);
+        StepVerifier.create(Mono.when(staged.get(0).send(src, 1, 7), staged.get(1).recv(dst, 0, 7)))
+                .verifyComplete();
+        assertArrayEquals(values(n, 3, 1), FakeDevice.read(dst));
+        assertEquals(5, copiesOf(0), "the sender copies in");
+        assertEquals(5, copiesOf(1), "the receiver copies back");
+    }
+
+    @Test
+    void allReduceStreamStagesEachDeviceChunk() {
+        int chunks = 6;
+        Tensor a = dev(values(600, 1, 0));
+        Tensor b = dev(values(600, 1, 1));
+        Flux<Chunk> ca = Flux.fromIterable(a.chunks(chunks));
+        Flux<Chunk> cb = Flux.fromIterable(b.chunks(chunks));
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        StepVerifier.create(Flux.merge(staged.get(0).allReduceStream(ca, ReduceOp.SUM, 2).doOnNext(c -> order.add(c.index())),
+                        staged.get(1).allReduceStream(cb, ReduceOp.SUM, 2)))
+                .expectNextCount(2 * chunks)
+                .verifyComplete();
+        assertEquals(List.of(0, 1, 2, 3, 4, 5), order, "chunks come out in order");
+        assertArrayEquals(values(600, 2, 1), FakeDevice.read(a));
+        assertArrayEquals(values(600, 2, 1), FakeDevice.read(b));
+    }
+
+    @Test
+    void collectivesSubscribedBackToBackKeepTheirOrderOnEveryRank() {
+        Tensor a1 = dev(values(3000, 1, 0));
+        Tensor a2 = dev(values(3000, 1, 10));
+        Tensor b1 = dev(values(3000, 1, 0));
+        Tensor b2 = dev(values(3000, 1, 10));
+        StepVerifier.create(Mono.when(
+                        staged.get(0).allReduce(a1, ReduceOp.SUM), staged.get(0).allReduce(a2, ReduceOp.MAX),
+                        staged.get(1).allReduce(b1, ReduceOp.SUM), staged.get(1).allReduce(b2, ReduceOp.MAX)))
+                .verifyComplete();
+        assertArrayEquals(values(3000, 2, 0), FakeDevice.read(a1));
+        assertArrayEquals(values(3000, 1, 10), FakeDevice.read(b2));
+    }
+
+    @Test
+    void badInputFailsBeforeAnythingIsSent() {
+        Tensor a = dev(1, 2, 3);
+        Tensor b = dev(4, 5, 6);
+        StepVerifier.create(staged.get(0).broadcast(a, 2))
+                .expectErrorSatisfies(e -> {
+                    assertTrue(e instanceof IllegalArgumentException, e.toString());
+                    assertTrue(e.getMessage().startsWith("broadcast: root 2"), e.getMessage());
+                })
+                .verify(T);
+        Tensor ints = dev(1, 2);
+        StepVerifier.create(staged.get(0).allReduce(ints, ReduceOp.BAND))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().startsWith("allReduce: ReduceOp.BAND"), e.getMessage()))
+                .verify(T);
+        StepVerifier.create(staged.get(0).send(a, 0, 1))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("cannot send to itself"), e.getMessage()))
+                .verify(T);
+        assertEquals(0, copiesOf(0), "nothing staged");
+        // nothing was sent: the ranks still agree on the next collective
+        StepVerifier.create(Mono.when(staged.get(0).allReduce(a, ReduceOp.SUM), staged.get(1).allReduce(b, ReduceOp.SUM)))
+                .verifyComplete();
+        assertArrayEquals(new float[] {5, 7, 9}, FakeDevice.read(a));
+    }
+}
