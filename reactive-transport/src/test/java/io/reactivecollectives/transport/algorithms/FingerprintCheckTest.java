@@ -42,7 +42,7 @@ class FingerprintCheckTest {
         void drain() {
             for (Sinks.One<ByteBuf> s : slots.values()) {
                 s.tryEmitEmpty(); // completes the slots nobody sent to; the others keep their value
-                ByteBuf b = s.asMono().block(Duration.ofSeconds(1));
+                ByteBuf b = s.asMono().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(1));
                 if (b != null && b.refCnt() > 0) {
                     b.release();
                 }
@@ -165,6 +165,29 @@ class FingerprintCheckTest {
         assertEquals(0, e.peer());
         assertTrue(e.getMessage().contains("rank 0 sent a malformed fingerprint: malformed collective fingerprint"),
                 e.getMessage());
+    }
+
+    @Test
+    void aPeersAbortCarryingItsFindingBecomesAMismatchHere() {
+        Wires w = new Wires();
+        try {
+            CollectiveException remote = new CollectiveException("allReduce", 0, 4, 2,
+                    "aborted by rank 2: allReduce[seq=4] rank 2: collective mismatch: rank 2 has X but rank 3 has Y: shapes", null);
+            w.slot(2, 0, FingerprintCheck.STEP, 0).tryEmitError(remote);
+            w.slot(2, 1, FingerprintCheck.STEP, 0).tryEmitError(new IllegalStateException("unrelated"));
+            Mono<Throwable> r0 = FingerprintCheck.verify(peers(w, 0, 3, "allReduce", 4, Function.identity()),
+                    fp(OpType.ALLREDUCE, 8)).then(Mono.<Throwable>empty()).onErrorResume(Mono::just);
+            Mono<Throwable> r1 = FingerprintCheck.verify(peers(w, 1, 3, "allReduce", 4, Function.identity()),
+                    fp(OpType.ALLREDUCE, 8)).then(Mono.<Throwable>empty()).onErrorResume(Mono::just);
+            List<Throwable> errs = Flux.mergeSequential(r0, r1).collectList().block(Duration.ofSeconds(10));
+            CollectiveMismatchException e = assertInstanceOf(CollectiveMismatchException.class, errs.get(0));
+            assertEquals("allReduce[seq=4] rank 0: collective mismatch: rank 2 has X but rank 3 has Y: shapes"
+                    + " (reported by rank 2)", e.getMessage());
+            assertEquals(2, e.peer());
+            assertInstanceOf(IllegalStateException.class, errs.get(1), "other failures pass through");
+        } finally {
+            w.drain();
+        }
     }
 
     @Test

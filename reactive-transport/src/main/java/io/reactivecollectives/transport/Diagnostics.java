@@ -1,0 +1,72 @@
+package io.reactivecollectives.transport;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.reactivecollectives.core.observe.CollectiveMetrics;
+import io.reactivecollectives.core.observe.CollectiveObserver;
+import io.reactivecollectives.core.observe.FlightRecorder;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * What a {@link TcpProcessGroup} records about its collectives and how much it checks them (part
+ * of {@link GroupOptions}).
+ *
+ * @param checkCollectives whether ranks exchange a fingerprint (op, sequence number, dtype, shapes,
+ *                         root, reduce op) before every collective and fail all of them with a
+ *                         {@code CollectiveMismatchException} naming the ranks and what differed when
+ *                         they do not match (as c10d's {@code TORCH_DISTRIBUTED_DEBUG=DETAIL}); costs
+ *                         one small message to and from each peer per collective
+ * @param flightRecorder   the flight recorder's size and dump directory (dumped automatically on a
+ *                         timeout or a peer failure)
+ * @param meterRegistry    where the group's meters go ({@code rc.collective}, {@code rc.bytes.sent},
+ *                         ...; see {@code MetricNames}); null means {@link Metrics#globalRegistry}
+ */
+public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry) {
+
+    /** System property that turns the collective check on by default ({@code DETAIL}), as c10d's variable. */
+    public static final String DEBUG_PROPERTY = "rc.distributed.debug";
+    /** Environment variable read when the property is not set. */
+    public static final String DEBUG_ENV = "RC_DISTRIBUTED_DEBUG";
+
+    public Diagnostics {
+        Objects.requireNonNull(flightRecorder, "flightRecorder");
+    }
+
+    /**
+     * The collective check off unless {@value #DEBUG_PROPERTY} (or {@value #DEBUG_ENV}) is
+     * {@code DETAIL}, {@link FlightRecorder.Config#defaults()}, the global registry.
+     */
+    public static Diagnostics defaults() {
+        String level = System.getProperty(DEBUG_PROPERTY);
+        if (level == null) {
+            level = System.getenv(DEBUG_ENV);
+        }
+        boolean detail = level != null && level.trim().toUpperCase(Locale.ROOT).equals("DETAIL");
+        return new Diagnostics(detail, FlightRecorder.Config.defaults(), null);
+    }
+
+    public Diagnostics withCheckCollectives(boolean on) {
+        return new Diagnostics(on, flightRecorder, meterRegistry);
+    }
+
+    public Diagnostics withFlightRecorder(FlightRecorder.Config config) {
+        return new Diagnostics(checkCollectives, config, meterRegistry);
+    }
+
+    public Diagnostics withMeterRegistry(MeterRegistry registry) {
+        return new Diagnostics(checkCollectives, flightRecorder, registry);
+    }
+
+    /** The registry meters go to: {@link #meterRegistry()} or the global one. */
+    public MeterRegistry registry() {
+        return meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
+    }
+
+    /** A recorder and meters for one rank of a group. */
+    CollectiveObserver observer(String groupId, int rank, int size) {
+        return new CollectiveObserver(new FlightRecorder(groupId, rank, size, flightRecorder),
+                new CollectiveMetrics(registry(), groupId));
+    }
+}
