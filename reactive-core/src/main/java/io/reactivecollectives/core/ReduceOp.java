@@ -61,7 +61,13 @@ public final class ReduceOp {
         if (n.equals("PROD")) {
             return PRODUCT;
         }
-        return of(Kind.valueOf(n));
+        for (Kind k : Kind.values()) {
+            if (k.name().equals(n)) {
+                return of(k);
+            }
+        }
+        throw new IllegalArgumentException("unknown reduce op '" + s + "'; expected one of "
+                + java.util.Arrays.toString(Kind.values()) + " (premul_sum:FACTOR for a factor)");
     }
 
     /** The op of a kind without parameter. */
