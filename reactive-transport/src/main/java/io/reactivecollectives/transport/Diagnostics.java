@@ -67,6 +67,6 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
     /** A recorder and meters for one rank of a group. */
     CollectiveObserver observer(String groupId, int rank, int size) {
         return new CollectiveObserver(new FlightRecorder(groupId, rank, size, flightRecorder),
-                new CollectiveMetrics(registry(), groupId));
+                new CollectiveMetrics(registry(), groupId, rank));
     }
 }

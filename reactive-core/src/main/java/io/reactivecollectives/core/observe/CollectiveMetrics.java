@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The Micrometer meters of one group on one rank, with the names of {@link MetricNames}: the
- * {@code rc.collective} timer (tagged op, dtype, group, algorithm, outcome), the
+ * {@code rc.collective} timer (tagged op, dtype, group, rank, algorithm, outcome), the
  * {@code rc.bytes.sent} / {@code rc.bytes.received} counters, the {@code rc.collectives.inflight}
- * gauge and the {@code rc.errors} counter. The registry is the user's; by default
+ * gauge and the {@code rc.errors} counter, all tagged with the group and rank. The registry is the user's; by default
  * {@link Metrics#globalRegistry}.
  *
  * <p>Meters are created once per tag combination and cached, so recording a collective costs a
@@ -40,10 +40,10 @@ public final class CollectiveMetrics implements AutoCloseable {
 
     private final MeterRegistry registry;
     private final String groupId;
+    private final String rankTag;
     private final AtomicInteger inflight = new AtomicInteger();
     private final Counter bytesSent;
     private final Counter bytesReceived;
-    private final Gauge inflightGauge;
     private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Counter> errors = new ConcurrentHashMap<>();
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
@@ -51,23 +51,31 @@ public final class CollectiveMetrics implements AutoCloseable {
     private record TimerKey(OpType op, DType dtype, String algorithm, String outcome) {
     }
 
-    /** Meters for {@code groupId} in {@link Metrics#globalRegistry}. */
-    public CollectiveMetrics(String groupId) {
-        this(Metrics.globalRegistry, groupId);
+    /** Meters for rank {@code rank} of {@code groupId} in {@link Metrics#globalRegistry}. */
+    public CollectiveMetrics(String groupId, int rank) {
+        this(Metrics.globalRegistry, groupId, rank);
     }
 
-    /** Meters for {@code groupId} in {@code registry}. */
-    public CollectiveMetrics(MeterRegistry registry, String groupId) {
+    /**
+     * Meters for rank {@code rank} of {@code groupId} in {@code registry}. Every meter is tagged with
+     * the group and the rank, so that several ranks in one JVM ({@code LocalCluster}) keep apart.
+     */
+    public CollectiveMetrics(MeterRegistry registry, String groupId, int rank) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.groupId = Objects.requireNonNull(groupId, "groupId");
+        if (rank < 0) {
+            throw new IllegalArgumentException("rank must be >= 0, got " + rank);
+        }
+        this.rankTag = Integer.toString(rank);
         this.bytesSent = track(Counter.builder(MetricNames.BYTES_SENT).baseUnit("bytes")
-                .description("payload bytes sent to peers").tag(MetricNames.TAG_GROUP, groupId).register(registry));
+                .description("payload bytes sent to peers").tag(MetricNames.TAG_GROUP, groupId)
+                .tag(MetricNames.TAG_RANK, rankTag).register(registry));
         this.bytesReceived = track(Counter.builder(MetricNames.BYTES_RECEIVED).baseUnit("bytes")
                 .description("payload bytes received from peers").tag(MetricNames.TAG_GROUP, groupId)
-                .register(registry));
-        this.inflightGauge = track(Gauge.builder(MetricNames.INFLIGHT, inflight, AtomicInteger::get)
-                .description("collectives in flight").tag(MetricNames.TAG_GROUP, groupId).strongReference(true)
-                .register(registry));
+                .tag(MetricNames.TAG_RANK, rankTag).register(registry));
+        track(Gauge.builder(MetricNames.INFLIGHT, inflight, AtomicInteger::get)
+                .description("collectives in flight").tag(MetricNames.TAG_GROUP, groupId)
+                .tag(MetricNames.TAG_RANK, rankTag).strongReference(true).register(registry));
     }
 
     private <M extends Meter> M track(M meter) {
@@ -116,6 +124,7 @@ public final class CollectiveMetrics implements AutoCloseable {
                 .tag(MetricNames.TAG_OP, k.op.displayName())
                 .tag(MetricNames.TAG_DTYPE, k.dtype == null ? MetricNames.NONE : k.dtype.torchName())
                 .tag(MetricNames.TAG_GROUP, groupId)
+                .tag(MetricNames.TAG_RANK, rankTag)
                 .tag(MetricNames.TAG_ALGORITHM, k.algorithm)
                 .tag(MetricNames.TAG_OUTCOME, k.outcome)
                 .register(registry)));
@@ -134,7 +143,8 @@ public final class CollectiveMetrics implements AutoCloseable {
     /** Counts one error of {@code kind} in {@code rc.errors} (an outcome or a {@code MetricNames.KIND_*}). */
     public void error(String kind) {
         errors.computeIfAbsent(kind, k -> track(Counter.builder(MetricNames.ERRORS)
-                .description("errors by kind").tag(MetricNames.TAG_GROUP, groupId).tag(MetricNames.TAG_KIND, k)
+                .description("errors by kind").tag(MetricNames.TAG_GROUP, groupId)
+                .tag(MetricNames.TAG_RANK, rankTag).tag(MetricNames.TAG_KIND, k)
                 .register(registry))).increment();
     }
 

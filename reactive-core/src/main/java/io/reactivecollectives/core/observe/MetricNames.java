@@ -7,20 +7,20 @@ package io.reactivecollectives.core.observe;
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th><th>what</th></tr>
  *   <tr><td>{@value #COLLECTIVE}</td><td>timer</td>
- *       <td>{@value #TAG_OP}, {@value #TAG_DTYPE}, {@value #TAG_GROUP}, {@value #TAG_ALGORITHM}, {@value #TAG_OUTCOME}</td>
+ *       <td>{@value #TAG_OP}, {@value #TAG_DTYPE}, {@value #TAG_GROUP}, {@value #TAG_RANK}, {@value #TAG_ALGORITHM}, {@value #TAG_OUTCOME}</td>
  *       <td>duration of each collective on this rank, from subscription to its terminal signal</td></tr>
- *   <tr><td>{@value #BYTES_SENT}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}</td>
+ *   <tr><td>{@value #BYTES_SENT}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK}</td>
  *       <td>payload bytes this rank sent to its peers</td></tr>
- *   <tr><td>{@value #BYTES_RECEIVED}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}</td>
+ *   <tr><td>{@value #BYTES_RECEIVED}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK}</td>
  *       <td>payload bytes this rank received from its peers</td></tr>
- *   <tr><td>{@value #INFLIGHT}</td><td>gauge</td><td>{@value #TAG_GROUP}</td>
+ *   <tr><td>{@value #INFLIGHT}</td><td>gauge</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK}</td>
  *       <td>collectives subscribed to and not yet terminated</td></tr>
- *   <tr><td>{@value #ERRORS}</td><td>counter</td><td>{@value #TAG_GROUP}, {@value #TAG_KIND}</td>
+ *   <tr><td>{@value #ERRORS}</td><td>counter</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK}, {@value #TAG_KIND}</td>
  *       <td>failures by kind: the failed {@value #TAG_OUTCOME}s of {@value #COLLECTIVE} and
  *       transport-level kinds such as {@value #KIND_BAD_FRAME}</td></tr>
- *   <tr><td>{@value #STORE_OP}</td><td>timer</td><td>op, outcome</td>
- *       <td>store operations, registered by the metered store wrapper ({@code MeteredStore}),
- *       not by {@link CollectiveMetrics}</td></tr>
+ *   <tr><td>{@value #STORE_OP}</td><td>timer</td><td>op, outcome, store</td>
+ *       <td>store operations, registered by the metered store wrapper
+ *       ({@link io.reactivecollectives.core.rendezvous.MeteredStore}), not by {@link CollectiveMetrics}</td></tr>
  * </table>
  *
  * <p>{@value #TAG_OUTCOME} is one of {@value #OUTCOME_SUCCESS}, {@value #OUTCOME_TIMEOUT},
@@ -44,12 +44,14 @@ public final class MetricNames {
     public static final String INFLIGHT = "rc.collectives.inflight";
     /** Counter of errors by kind. */
     public static final String ERRORS = "rc.errors";
-    /** Timer of store operations (registered by {@code MeteredStore}). */
-    public static final String STORE_OP = "rc.store.op";
+    /** Timer of store operations (registered by {@link io.reactivecollectives.core.rendezvous.MeteredStore}; same as its {@code TIMER}). */
+    public static final String STORE_OP = io.reactivecollectives.core.rendezvous.MeteredStore.TIMER;
 
     public static final String TAG_OP = "op";
     public static final String TAG_DTYPE = "dtype";
     public static final String TAG_GROUP = "group";
+    /** The rank within the group, so that ranks sharing a JVM (and a registry) keep apart. */
+    public static final String TAG_RANK = "rank";
     public static final String TAG_ALGORITHM = "algorithm";
     public static final String TAG_OUTCOME = "outcome";
     public static final String TAG_KIND = "kind";

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CollectiveMetricsTest {
@@ -40,7 +41,7 @@ class CollectiveMetricsTest {
     @Test
     void timerIsTaggedAndCountsFailuresAsErrors() {
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
-        try (CollectiveMetrics m = new CollectiveMetrics(reg, "g1")) {
+        try (CollectiveMetrics m = new CollectiveMetrics(reg, "g1", 2)) {
             m.collectiveStarted();
             m.collectiveStarted();
             assertEquals(2.0, reg.get(MetricNames.INFLIGHT).tag("group", "g1").gauge().value());
@@ -49,13 +50,13 @@ class CollectiveMetricsTest {
             assertEquals(0.0, reg.get(MetricNames.INFLIGHT).tag("group", "g1").gauge().value());
 
             Timer ok = reg.get(MetricNames.COLLECTIVE).tags("op", "allReduce", "dtype", "float32", "group", "g1",
-                    "algorithm", "ring", "outcome", "success").timer();
+                    "rank", "2", "algorithm", "ring", "outcome", "success").timer();
             assertEquals(1, ok.count());
             assertEquals(5.0, ok.totalTime(TimeUnit.MILLISECONDS), 1e-9);
             Timer to = reg.get(MetricNames.COLLECTIVE).tags("op", "barrier", "dtype", "none", "algorithm", "none",
                     "outcome", "timeout").timer();
             assertEquals(1, to.count());
-            assertEquals(1.0, reg.get(MetricNames.ERRORS).tags("group", "g1", "kind", "timeout").counter().count());
+            assertEquals(1.0, reg.get(MetricNames.ERRORS).tags("group", "g1", "rank", "2", "kind", "timeout").counter().count());
             assertNull(reg.find(MetricNames.ERRORS).tag("kind", "success").counter());
 
             m.bytesSent(1024);
@@ -70,10 +71,26 @@ class CollectiveMetricsTest {
     }
 
     @Test
+    void ranksSharingARegistryKeepApart() {
+        SimpleMeterRegistry reg = new SimpleMeterRegistry();
+        try (CollectiveMetrics r0 = new CollectiveMetrics(reg, "g", 0); CollectiveMetrics r1 = new CollectiveMetrics(reg, "g", 1)) {
+            r0.collectiveStarted();
+            r1.collectiveStarted();
+            r1.collectiveStarted();
+            assertEquals(1.0, reg.get(MetricNames.INFLIGHT).tags("group", "g", "rank", "0").gauge().value());
+            assertEquals(2.0, reg.get(MetricNames.INFLIGHT).tags("group", "g", "rank", "1").gauge().value());
+            r0.close();
+            assertNull(reg.find(MetricNames.INFLIGHT).tags("rank", "0").gauge());
+            assertEquals(2.0, reg.get(MetricNames.INFLIGHT).tags("group", "g", "rank", "1").gauge().value());
+        }
+        assertThrows(IllegalArgumentException.class, () -> new CollectiveMetrics(reg, "g", -1));
+    }
+
+    @Test
     void defaultRegistryIsTheGlobalOne() {
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         Metrics.addRegistry(reg);
-        try (CollectiveMetrics m = new CollectiveMetrics("global-test")) {
+        try (CollectiveMetrics m = new CollectiveMetrics("global-test", 0)) {
             m.bytesSent(3);
             assertEquals(3.0, reg.get(MetricNames.BYTES_SENT).tag("group", "global-test").counter().count());
         } finally {
@@ -99,7 +116,7 @@ class CollectiveMetricsTest {
     void observerRecordsStatesTimesOutcomesAndDumpsOnTimeout() throws Exception {
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         FlightRecorder rec = new FlightRecorder("obs", 0, 2, FlightRecorder.Config.defaults().withDumpDirectory(dir));
-        CollectiveObserver obs = new CollectiveObserver(rec, new CollectiveMetrics(reg, "obs"));
+        CollectiveObserver obs = new CollectiveObserver(rec, new CollectiveMetrics(reg, "obs", 0));
 
         StepVerifier.create(obs.observe(0, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{4}}, new long[][] {{4}},
                         "ring", e -> {
