@@ -1,0 +1,221 @@
+package io.reactivecollectives.transport.launch;
+
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.transport.rendezvous.StoreAuth;
+import io.reactivecollectives.transport.rendezvous.TcpStore;
+import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
+import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Launch from the environment, as c10d's {@code env://}: reads rank, world size, local rank and the
+ * store's address from the first launcher whose variables are present, in this order:
+ * <ol>
+ *   <li>torchrun (or any {@code env://} launcher): {@code MASTER_ADDR}, {@code MASTER_PORT},
+ *       {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK} (all required once {@code RANK} or
+ *       {@code WORLD_SIZE} is set);</li>
+ *   <li>Slurm: {@code SLURM_PROCID}, {@code SLURM_NTASKS}, {@code SLURM_LOCALID}; the store on
+ *       {@code MASTER_ADDR} or else the first host of {@code SLURM_JOB_NODELIST}
+ *       ({@code SLURM_NODELIST}), port {@code MASTER_PORT} or {@value #DEFAULT_MASTER_PORT};</li>
+ *   <li>Open MPI: {@code OMPI_COMM_WORLD_RANK}, {@code OMPI_COMM_WORLD_SIZE},
+ *       {@code OMPI_COMM_WORLD_LOCAL_RANK}, {@code MASTER_ADDR}, port {@code MASTER_PORT} or
+ *       {@value #DEFAULT_MASTER_PORT}.</li>
+ * </ol>
+ * Missing, malformed or contradictory variables give an {@link IllegalArgumentException} that
+ * names them. Rank 0 embeds the {@link TcpStoreServer} (bound to {@code RC_STORE_BIND}, default
+ * every interface); every rank, 0 included, connects a {@link TcpStore} client. Security, off by
+ * default: {@code RC_STORE_SECRET} turns on HMAC authentication; {@code RC_STORE_TLS_CERT} and
+ * {@code RC_STORE_TLS_KEY} (PEM, PKCS#8 key) turn on TLS on rank 0's server, and clients trust
+ * {@code RC_STORE_TLS_CA} (PEM; default the server certificate).
+ *
+ * <p>The environment is a parameter ({@code System.getenv()} in production) so tests can pass
+ * their own.
+ */
+public final class EnvRendezvous {
+
+    /** The store port when the launcher gives none (c10d's default). */
+    public static final int DEFAULT_MASTER_PORT = 29500;
+    public static final String BIND_ENV = "RC_STORE_BIND";
+    public static final String TLS_CERT_ENV = "RC_STORE_TLS_CERT";
+    public static final String TLS_KEY_ENV = "RC_STORE_TLS_KEY";
+    public static final String TLS_CA_ENV = "RC_STORE_TLS_CA";
+
+    private EnvRendezvous() {
+    }
+
+    /** Reads the launcher's variables; no I/O. */
+    public static LaunchEnvironment resolve(Map<String, String> env) {
+        Objects.requireNonNull(env, "env");
+        if (present(env, "RANK") || present(env, "WORLD_SIZE")) {
+            require(env, "torchrun", "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK");
+            return check(new LaunchEnvironment("torchrun", env.get("MASTER_ADDR").trim(), port(env, "MASTER_PORT", -1),
+                    integer(env, "RANK"), integer(env, "WORLD_SIZE"), integer(env, "LOCAL_RANK")),
+                    "RANK", "WORLD_SIZE", "LOCAL_RANK");
+        }
+        if (present(env, "SLURM_PROCID")) {
+            require(env, "Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID");
+            String addr;
+            if (present(env, "MASTER_ADDR")) {
+                addr = env.get("MASTER_ADDR").trim();
+            } else {
+                String list = present(env, "SLURM_JOB_NODELIST") ? env.get("SLURM_JOB_NODELIST") : env.get("SLURM_NODELIST");
+                if (list == null || list.isBlank()) {
+                    throw new IllegalArgumentException("Slurm launch: missing MASTER_ADDR and SLURM_JOB_NODELIST "
+                            + "(one of them names the store's host)");
+                }
+                try {
+                    addr = SlurmNodeList.firstHost(list);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("Slurm launch: SLURM_JOB_NODELIST: " + e.getMessage(), e);
+                }
+            }
+            return check(new LaunchEnvironment("Slurm", addr, port(env, "MASTER_PORT", DEFAULT_MASTER_PORT),
+                    integer(env, "SLURM_PROCID"), integer(env, "SLURM_NTASKS"), integer(env, "SLURM_LOCALID")),
+                    "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID");
+        }
+        if (present(env, "OMPI_COMM_WORLD_RANK")) {
+            require(env, "Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                    "MASTER_ADDR");
+            return check(new LaunchEnvironment("Open MPI", env.get("MASTER_ADDR").trim(),
+                    port(env, "MASTER_PORT", DEFAULT_MASTER_PORT), integer(env, "OMPI_COMM_WORLD_RANK"),
+                    integer(env, "OMPI_COMM_WORLD_SIZE"), integer(env, "OMPI_COMM_WORLD_LOCAL_RANK")),
+                    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK");
+        }
+        throw new IllegalArgumentException("no launcher environment: set torchrun's MASTER_ADDR, MASTER_PORT, RANK, "
+                + "WORLD_SIZE, LOCAL_RANK; or run under Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, "
+                + "SLURM_JOB_NODELIST) or Open MPI (OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, "
+                + "OMPI_COMM_WORLD_LOCAL_RANK, MASTER_ADDR)");
+    }
+
+    /** {@link #connect(Map, Duration)} with c10d's default timeout. */
+    public static Mono<Rendezvous> connect(Map<String, String> env) {
+        return connect(env, Store.DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * Builds the rendezvous of this process: on subscription reads {@code env} (an invalid one
+     * fails with {@link IllegalArgumentException}, nothing started), on rank 0 starts the store
+     * server, then connects the client (retrying until {@code timeout}) and emits the result.
+     * Certificates are read on {@code Schedulers.boundedElastic()}.
+     */
+    public static Mono<Rendezvous> connect(Map<String, String> env, Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        return Mono.defer(() -> {
+            LaunchEnvironment launch = resolve(env);
+            byte[] secret = StoreAuth.secretFrom(env);
+            boolean tls = present(env, TLS_CERT_ENV) || present(env, TLS_CA_ENV);
+            if (tls && launch.rank() == 0) {
+                require(env, "TLS", TLS_CERT_ENV, TLS_KEY_ENV);
+            }
+            Mono<Optional<SslContext[]>> ssl = !tls ? Mono.just(Optional.empty())
+                    : Mono.fromCallable(() -> Optional.of(sslContexts(env, launch.rank() == 0)))
+                    .subscribeOn(Schedulers.boundedElastic());
+            return ssl.flatMap(contexts -> {
+                SslContext serverSsl = contexts.map(c -> c[0]).orElse(null);
+                SslContext clientSsl = contexts.map(c -> c[1]).orElse(null);
+                Mono<Optional<TcpStoreServer>> server = launch.rank() != 0 ? Mono.just(Optional.empty())
+                        : TcpStoreServer.builder()
+                        .host(env.getOrDefault(BIND_ENV, "0.0.0.0"))
+                        .port(launch.masterPort())
+                        .secret(secret)
+                        .ssl(serverSsl)
+                        .start()
+                        .map(Optional::of);
+                return server.flatMap(s -> {
+                    int port = s.map(TcpStoreServer::port).orElse(launch.masterPort());
+                    TcpStoreOptions options = TcpStoreOptions.of(launch.masterAddr(), port).withTimeout(timeout)
+                            .withSecret(secret).withSsl(clientSsl);
+                    return TcpStore.connect(options)
+                            .map(store -> new Rendezvous(store, launch.rank(), launch.worldSize(), launch.localRank(),
+                                    launch.launcher(), s.orElse(null)))
+                            .doOnError(e -> s.ifPresent(TcpStoreServer::close));
+                });
+            });
+        });
+    }
+
+    private static SslContext[] sslContexts(Map<String, String> env, boolean server) throws Exception {
+        SslContext serverSsl = null;
+        if (server) {
+            serverSsl = SslContextBuilder.forServer(new File(env.get(TLS_CERT_ENV)), new File(env.get(TLS_KEY_ENV))).build();
+        }
+        String trust = present(env, TLS_CA_ENV) ? env.get(TLS_CA_ENV) : env.get(TLS_CERT_ENV);
+        SslContext clientSsl = SslContextBuilder.forClient().trustManager(new File(trust)).build();
+        return new SslContext[] {serverSsl, clientSsl};
+    }
+
+    private static LaunchEnvironment check(LaunchEnvironment l, String rankVar, String sizeVar, String localVar) {
+        String prefix = l.launcher() + " launch: ";
+        if (l.worldSize() < 1) {
+            throw new IllegalArgumentException(prefix + sizeVar + "=" + l.worldSize() + " must be at least 1");
+        }
+        if (l.rank() < 0 || l.rank() >= l.worldSize()) {
+            throw new IllegalArgumentException(prefix + rankVar + "=" + l.rank() + " contradicts " + sizeVar + "="
+                    + l.worldSize() + " (need 0 <= " + rankVar + " < " + sizeVar + ")");
+        }
+        if (l.localRank() < 0 || l.localRank() >= l.worldSize()) {
+            throw new IllegalArgumentException(prefix + localVar + "=" + l.localRank() + " contradicts " + sizeVar + "="
+                    + l.worldSize() + " (need 0 <= " + localVar + " < " + sizeVar + ")");
+        }
+        if (l.masterAddr().isEmpty()) {
+            throw new IllegalArgumentException(prefix + "MASTER_ADDR is empty");
+        }
+        if (l.masterPort() == 0 && l.rank() != 0) {
+            throw new IllegalArgumentException(prefix + "MASTER_PORT=0 (any free port) is valid on rank 0 only, but "
+                    + rankVar + "=" + l.rank());
+        }
+        return l;
+    }
+
+    private static boolean present(Map<String, String> env, String name) {
+        String v = env.get(name);
+        return v != null && !v.isBlank();
+    }
+
+    private static void require(Map<String, String> env, String launcher, String... names) {
+        List<String> missing = new ArrayList<>();
+        for (String n : names) {
+            if (!present(env, n)) {
+                missing.add(n);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException(launcher + " launch: missing environment variable(s) "
+                    + String.join(", ", missing));
+        }
+    }
+
+    private static int integer(Map<String, String> env, String name) {
+        String v = env.get(name).trim();
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + "='" + v + "' is not an integer", e);
+        }
+    }
+
+    private static int port(Map<String, String> env, String name, int dflt) {
+        if (!present(env, name)) {
+            if (dflt < 0) {
+                throw new IllegalArgumentException("missing environment variable " + name);
+            }
+            return dflt;
+        }
+        int p = integer(env, name);
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException(name + "=" + p + " is not a port (0..65535)");
+        }
+        return p;
+    }
+}

@@ -1,0 +1,31 @@
+package io.reactivecollectives.transport.launch;
+
+import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+
+import java.util.Optional;
+
+/**
+ * What a launched process learns at start: the store through which ranks meet (a TCP store
+ * client), its rank, the world size, its rank on this node, the launcher the values came from, and
+ * (on rank 0) the TCP store server it embeds. {@link #close()} closes the client, then the server.
+ */
+public record Rendezvous(Store store, int rank, int worldSize, int localRank, String launcher, TcpStoreServer server)
+        implements AutoCloseable {
+
+    /** The embedded server, present on rank 0. */
+    public Optional<TcpStoreServer> embeddedServer() {
+        return Optional.ofNullable(server);
+    }
+
+    @Override
+    public void close() {
+        try {
+            store.close();
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+}
