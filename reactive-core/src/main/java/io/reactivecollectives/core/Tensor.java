@@ -519,8 +519,9 @@ public final class Tensor implements ReferenceCounted {
                 if (Double.isNaN(a) != Double.isNaN(b)) {
                     return false;
                 }
-            } else if (a != b && !(Math.abs(a - b) <= atol + rtol * Math.abs(b))) {
-                return false;
+            } else if (a != b && (Double.isInfinite(a) || Double.isInfinite(b)
+                    || !(Math.abs(a - b) <= atol + rtol * Math.abs(b)))) {
+                return false; // an infinity is close only to itself, as in torch.isclose
             }
         }
         return true;
