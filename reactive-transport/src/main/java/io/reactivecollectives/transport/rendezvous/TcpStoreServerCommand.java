@@ -1,0 +1,69 @@
+package io.reactivecollectives.transport.rendezvous;
+
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.File;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs a {@link TcpStoreServer} on its own until killed:
+ * {@code java -cp ... io.reactivecollectives.transport.rendezvous.TcpStoreServerCommand --port 29500}.
+ * Authentication is on when {@code RC_STORE_SECRET} is set; TLS when {@code --tls-cert} and
+ * {@code --tls-key} (PEM, PKCS#8 key) are given. Prints the bound address on one line.
+ */
+@Command(name = "tcp-store-server", mixinStandardHelpOptions = true,
+        description = "Runs the Reactive Collectives TCP store server until killed.")
+public final class TcpStoreServerCommand implements Callable<Integer> {
+
+    @Option(names = "--host", description = "address to bind (default: ${DEFAULT-VALUE})", defaultValue = "0.0.0.0")
+    String host;
+
+    @Option(names = "--port", description = "port to bind, 0 for any free one (default: ${DEFAULT-VALUE})",
+            defaultValue = "29500")
+    int port;
+
+    @Option(names = "--max-frame-size", description = "largest frame body in bytes (default: ${DEFAULT-VALUE})",
+            defaultValue = "67108864")
+    int maxFrameSize;
+
+    @Option(names = "--tls-cert", description = "PEM certificate chain: turns TLS on (with --tls-key)")
+    File tlsCert;
+
+    @Option(names = "--tls-key", description = "PEM PKCS#8 private key of --tls-cert")
+    File tlsKey;
+
+    @Override
+    public Integer call() throws Exception {
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--tls-cert and --tls-key go together");
+        }
+        SslContext ssl = tlsCert == null ? null : SslContextBuilder.forServer(tlsCert, tlsKey).build();
+        TcpStoreServer server = TcpStoreServer.builder()
+                .host(host)
+                .port(port)
+                .maxFrameSize(maxFrameSize)
+                .secret(StoreAuth.secretFrom(System.getenv()))
+                .ssl(ssl)
+                .start()
+                .toFuture()
+                .get();
+        CountDownLatch closed = new CountDownLatch(1);
+        server.onClose().doFinally(s -> closed.countDown()).subscribe();
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tcp-store-shutdown"));
+        System.out.println("TCP store listening on " + server.address().getHostString() + ":" + server.port()
+                + (ssl != null ? " (TLS)" : "") + (StoreAuth.secretFrom(System.getenv()) != null ? " (HMAC)" : ""));
+        System.out.flush();
+        closed.await();
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new TcpStoreServerCommand()).execute(args));
+    }
+
+}
