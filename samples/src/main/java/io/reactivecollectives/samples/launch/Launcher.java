@@ -59,6 +59,9 @@ public final class Launcher implements Callable<Integer> {
     @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "the main class to run on every rank")
     String mainClass;
 
@@ -96,11 +99,11 @@ public final class Launcher implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                     "need --nproc-per-node >= 1, --nnodes >= 1 and 0 <= --node-rank < --nnodes");
         }
         if (masterPort == 0 && nnodes > 1) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                     "--master-port is required with --nnodes > 1 (every node must use the same port)");
         }
         int port = masterPort != 0 ? masterPort : freePort(masterAddr);

@@ -26,8 +26,6 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Data-parallel training of an {@link Mlp} on a {@link SyntheticTask} over a {@link ProcessGroup}:
@@ -44,7 +42,7 @@ import java.util.concurrent.Executors;
  *       gradient only when {@link ProcessGroup#allReduceStream} asks for another chunk, so at most
  *       {@code prefetch} layers' gradients are in flight (back-pressure end to end).</li>
  * </ul>
- * Computation runs on a dedicated thread of its own (never on a transport event loop).
+ * Computation runs on a dedicated single-thread scheduler (never on a transport event loop).
  */
 public final class DataParallelTrainer {
 
@@ -64,17 +62,12 @@ public final class DataParallelTrainer {
      */
     public Mono<TrainResult> train(ProcessGroup group) {
         return Mono.defer(() -> {
-            ExecutorService exec = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "trainer-rank" + group.rank());
-                t.setDaemon(true);
-                return t;
-            });
-            Scheduler trainer = Schedulers.fromExecutorService(exec);
+            // one thread that may block (it prints), fed through Reactor's queues (no lock parks on event loops)
+            Scheduler trainer = Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, "trainer-rank" + group.rank(), 60, true);
             Run run = new Run(group, trainer);
             return run.start().doFinally(s -> {
                 run.close();
                 trainer.dispose();
-                exec.shutdown();
             });
         });
     }
