@@ -44,8 +44,9 @@ class AllReduceTest {
 
     static void check(LocalCluster cluster, DType dtype, ReduceOp op, long n, Algorithm a, long seed) {
         int world = cluster.size();
-        List<Tensor> inputs = ClusterTesting.inputs(world, dtype, op, seed, n);
-        Tensor expected = Reference.reduce(inputs, op);
+        List<Tensor> heaps = ClusterTesting.heapInputs(world, dtype, op, seed, n);
+        Tensor expected = ClusterTesting.expected(heaps, op);
+        List<Tensor> inputs = ClusterTesting.pooled(heaps);
         try {
             CollectiveOptions opts = CollectiveOptions.algorithm(a);
             StepVerifier.create(cluster.run(g -> g.allReduce(inputs.get(g.rank()), op, opts)))
@@ -64,7 +65,6 @@ class AllReduceTest {
                     .verify(ClusterTesting.TIMEOUT);
         } finally {
             ClusterTesting.releaseAll(inputs);
-            expected.release();
         }
     }
 }

@@ -17,6 +17,8 @@ import io.reactivecollectives.transport.frame.MalformedFrameException;
  */
 final class FrameHandler extends ChannelInboundHandlerAdapter {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FrameHandler.class);
+
     private final int peer;
     private final int group;
     private final FrameListener listener;
@@ -60,6 +62,9 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     }
 
     void fail(ChannelHandlerContext ctx, Throwable t) {
+        if (!(t instanceof MalformedFrameException) && !(t instanceof java.io.IOException)) {
+            log.warn("closing the connection to rank {} after an unexpected error", peer, t);
+        }
         if (cause == null) {
             cause = new PeerProtocolException("rank " + peer + ": " + t.getMessage(), t);
         }
