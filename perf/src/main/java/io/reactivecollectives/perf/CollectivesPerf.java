@@ -1,0 +1,331 @@
+package io.reactivecollectives.perf;
+
+import io.reactivecollectives.core.Algorithm;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.transport.GroupOptions;
+import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.rendezvous.TcpStore;
+import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
+import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The benchmark CLI, in the layout of NVIDIA's nccl-tests: {@code op bytes count time_us algbw busbw}.
+ *
+ * <p>Run without {@code --rank}, it is the launcher: it starts an embedded TCP store, launches
+ * {@code --world} rank JVMs of itself on this host, relays rank 0's table and exits with the first
+ * failing rank's exit code. Each rank times {@code --iters} back-to-back collectives per size (a
+ * tenth of them, at least 5, from 1 MiB up, as the peers' scripts do) after warm-up, and the slowest
+ * rank's mean is reported. busbw uses nccl-tests' bus factors.
+ */
+@Command(name = "collectives-perf", mixinStandardHelpOptions = true,
+        description = "Collective benchmarks in the nccl-tests layout (op bytes count time_us algbw busbw).")
+public final class CollectivesPerf implements Callable<Integer> {
+
+    @Option(names = "--op", defaultValue = "all_reduce",
+            description = "all_reduce, broadcast, reduce, all_gather, reduce_scatter, all_to_all, gather, scatter (default ${DEFAULT-VALUE})")
+    String op;
+
+    @Option(names = {"--world", "-n"}, defaultValue = "2", description = "number of rank processes (default ${DEFAULT-VALUE})")
+    int world;
+
+    @Option(names = {"--min", "-b"}, defaultValue = "4", description = "smallest size in bytes, K/M/G suffixes allowed (default ${DEFAULT-VALUE})")
+    String min;
+
+    @Option(names = {"--max", "-e"}, defaultValue = "64M", description = "largest size in bytes (default ${DEFAULT-VALUE})")
+    String max;
+
+    @Option(names = {"--step", "-f"}, defaultValue = "4", description = "size multiplication factor (default ${DEFAULT-VALUE})")
+    int step;
+
+    @Option(names = {"--dtype", "-d"}, defaultValue = "float32", description = "element type (default ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Option(names = {"--iters", "-i"}, defaultValue = "200", description = "timed iterations below 1 MiB; a tenth (>= 5) from 1 MiB (default ${DEFAULT-VALUE})")
+    int iters;
+
+    @Option(names = {"--warmup", "-w"}, defaultValue = "5", description = "warm-up iterations per size (default ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--algorithm", defaultValue = "AUTO", description = "force an algorithm: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    Algorithm algorithm;
+
+    @Option(names = "--repeat", defaultValue = "1", description = "time each size this many times and report the median (default ${DEFAULT-VALUE})")
+    int repeat;
+
+    @Option(names = "--rank", hidden = true, defaultValue = "-1")
+    int rank;
+
+    @Option(names = "--store-port", hidden = true, defaultValue = "0")
+    int storePort;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new CollectivesPerf()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        return rank < 0 ? launch() : runRank();
+    }
+
+    private void validate() {
+        if (world < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--world must be >= 1, got " + world);
+        }
+        if (!BusFactor.known(op)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "unknown --op '" + op + "'; expected one of " + BusFactor.names());
+        }
+        if (step < 2 || iters < 1 || warmup < 0 || repeat < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "need --step >= 2, --iters >= 1, --warmup >= 0, --repeat >= 1");
+        }
+        DType.parse(dtype);
+        if (Sizes.parse(min) > Sizes.parse(max)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--min is larger than --max");
+        }
+    }
+
+    // ------------------------------------------------------------------ launcher
+
+    private int launch() throws Exception {
+        TcpStoreServer server = TcpStoreServer.builder().host("127.0.0.1").port(0).start().block(Duration.ofSeconds(30));
+        List<Process> ranks = new ArrayList<>();
+        List<Thread> pumps = new ArrayList<>();
+        try {
+            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+            for (int r = 0; r < world; r++) {
+                List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
+                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled",
+                        "-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
+                cmd.addAll(List.of("--op", op, "--world", String.valueOf(world), "--min", min, "--max", max,
+                        "--step", String.valueOf(step), "--dtype", dtype, "--iters", String.valueOf(iters),
+                        "--warmup", String.valueOf(warmup), "--algorithm", algorithm.name(),
+                        "--repeat", String.valueOf(repeat),
+                        "--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
+                ranks.add(p);
+                pumps.add(pump(p.getInputStream(), System.out, r == 0 ? "" : null));
+                pumps.add(pump(p.getErrorStream(), System.err, "[rank " + r + "] "));
+            }
+            int exit = 0;
+            boolean running = true;
+            while (running) {
+                running = false;
+                for (int r = 0; r < ranks.size(); r++) {
+                    Process p = ranks.get(r);
+                    if (p.isAlive()) {
+                        running = true;
+                    } else if (p.exitValue() != 0 && exit == 0) {
+                        exit = p.exitValue();
+                        System.err.println("collectives-perf: rank " + r + " failed with exit code " + exit + "; stopping the others");
+                        ranks.forEach(Process::destroy);
+                    }
+                }
+                if (running) {
+                    ranks.get(0).waitFor(100, TimeUnit.MILLISECONDS);
+                }
+            }
+            for (Thread t : pumps) {
+                t.join(5000);
+            }
+            return exit;
+        } finally {
+            ranks.forEach(Process::destroyForcibly);
+            server.close();
+        }
+    }
+
+    private static Thread pump(java.io.InputStream in, PrintStream out, String prefix) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (prefix != null) {
+                        out.println(prefix + line);
+                        out.flush();
+                    }
+                }
+            } catch (java.io.IOException ignored) {
+                // the rank exited
+            }
+        }, "perf-pump");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    // ------------------------------------------------------------------ one rank
+
+    private int runRank() {
+        DType dt = DType.parse(dtype);
+        Store store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", storePort).withTimeout(Duration.ofSeconds(60)))
+                .block(Duration.ofSeconds(60));
+        ProcessGroup group = TcpProcessGroup.connect(store, rank, world, GroupOptions.defaults().withGroupId("perf"))
+                .block(Duration.ofSeconds(120));
+        try {
+            CollectiveOptions options = CollectiveOptions.algorithm(algorithm);
+            if (rank == 0) {
+                System.out.println("# reactive-collectives transport=" + Transport.describe() + " algorithm="
+                        + algorithm.name().toLowerCase(Locale.ROOT) + " jvm=" + System.getProperty("java.vm.name") + " "
+                        + System.getProperty("java.version") + " world=" + world + " op=" + op + " dtype=" + dt);
+                System.out.printf("%14s %12s %10s %10s %8s %8s%n", "op", "bytes", "count", "time_us", "algbw", "busbw");
+                System.out.flush();
+            }
+            long maxBytes = Sizes.parse(max);
+            for (long size = Sizes.parse(min); size <= maxBytes; size *= step) {
+                long count = Math.max(1, size / dt.byteSize());
+                if (BusFactor.splitsByWorld(op)) {
+                    count = Math.max(world, (count / world) * world);
+                }
+                int n = size < (1 << 20) ? iters : Math.max(5, iters / 10);
+                try (OpBench bench = OpBench.create(op, group, dt, count, options)) {
+                    double[] runs = new double[repeat];
+                    for (int k = 0; k < repeat; k++) {
+                        runs[k] = timeOnce(group, bench, n);
+                    }
+                    Arrays.sort(runs);
+                    double seconds = runs[repeat / 2];
+                    if (rank == 0) {
+                        double bytes = (double) count * dt.byteSize();
+                        double algbw = bytes / seconds / 1e9;
+                        System.out.printf("%14s %12d %10d %10.1f %8.3f %8.3f%n", op, (long) bytes, count, seconds * 1e6,
+                                algbw, algbw * BusFactor.of(op, world));
+                        System.out.flush();
+                    }
+                }
+            }
+            return 0;
+        } finally {
+            group.close();
+            store.close();
+        }
+    }
+
+    /** Mean seconds per collective over {@code n} back-to-back runs, the slowest rank's. */
+    private double timeOnce(ProcessGroup group, OpBench bench, int n) {
+        Flux.range(0, warmup).concatMap(i -> bench.run()).then().block();
+        group.barrier().block();
+        long t0 = System.nanoTime();
+        Flux.range(0, n).concatMap(i -> bench.run()).then().block();
+        double mine = (System.nanoTime() - t0) / 1e9 / n;
+        Tensor t = Tensor.fromDoubles(new double[] {mine});
+        try {
+            group.allReduce(t, ReduceOp.MAX).block();
+            return t.getDouble(0);
+        } finally {
+            t.release();
+        }
+    }
+
+    /** One benchmarked collective with its tensors, allocated once per size. */
+    interface OpBench extends AutoCloseable {
+        Mono<?> run();
+
+        @Override
+        void close();
+
+        static OpBench create(String op, ProcessGroup g, DType dt, long count, CollectiveOptions options) {
+            int n = g.size();
+            List<Tensor> owned = new ArrayList<>();
+            java.util.function.LongFunction<Tensor> alloc = c -> {
+                Tensor t = Tensor.zeros(dt, c);
+                owned.add(t);
+                return t;
+            };
+            Mono<?> body;
+            switch (op) {
+                case "all_reduce": {
+                    Tensor x = alloc.apply(count);
+                    body = Mono.defer(() -> g.allReduce(x, ReduceOp.SUM, options));
+                    break;
+                }
+                case "broadcast": {
+                    Tensor x = alloc.apply(count);
+                    body = Mono.defer(() -> g.broadcast(x, 0, options));
+                    break;
+                }
+                case "reduce": {
+                    Tensor x = alloc.apply(count);
+                    body = Mono.defer(() -> g.reduce(x, 0, ReduceOp.SUM, options));
+                    break;
+                }
+                case "all_gather": {
+                    Tensor in = alloc.apply(count / n);
+                    Tensor out = alloc.apply(count);
+                    body = Mono.defer(() -> g.allGatherInto(out, in));
+                    break;
+                }
+                case "reduce_scatter": {
+                    Tensor in = alloc.apply(count);
+                    Tensor out = alloc.apply(count / n);
+                    body = Mono.defer(() -> g.reduceScatterTensor(out, in, ReduceOp.SUM));
+                    break;
+                }
+                case "all_to_all": {
+                    Tensor in = alloc.apply(count);
+                    Tensor out = alloc.apply(count);
+                    body = Mono.defer(() -> g.allToAllSingle(out, in, new long[0], new long[0]));
+                    break;
+                }
+                case "gather": {
+                    Tensor in = alloc.apply(count / n);
+                    List<Tensor> outs = new ArrayList<>();
+                    if (g.rank() == 0) {
+                        for (int r = 0; r < n; r++) {
+                            outs.add(alloc.apply(count / n));
+                        }
+                    }
+                    body = Mono.defer(() -> g.gather(outs, in, 0));
+                    break;
+                }
+                case "scatter": {
+                    Tensor out = alloc.apply(count / n);
+                    List<Tensor> ins = new ArrayList<>();
+                    if (g.rank() == 0) {
+                        for (int r = 0; r < n; r++) {
+                            ins.add(alloc.apply(count / n));
+                        }
+                    }
+                    body = Mono.defer(() -> g.scatter(out, ins, 0));
+                    break;
+                }
+                default:
+                    throw new IllegalArgumentException("unknown op " + op);
+            }
+            Mono<?> run = body;
+            return new OpBench() {
+                @Override
+                public Mono<?> run() {
+                    return run;
+                }
+
+                @Override
+                public void close() {
+                    owned.forEach(Tensor::release);
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.reactivecollectives.perf;
+
+import java.util.Locale;
+
+/** Byte sizes with K/M/G suffixes (powers of 1024), as nccl-tests' -b/-e take them. */
+final class Sizes {
+
+    private Sizes() {
+    }
+
+    static long parse(String s) {
+        String t = s.trim().toUpperCase(Locale.ROOT);
+        if (t.endsWith("B")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        long mult = 1;
+        if (t.endsWith("K")) {
+            mult = 1L << 10;
+        } else if (t.endsWith("M")) {
+            mult = 1L << 20;
+        } else if (t.endsWith("G")) {
+            mult = 1L << 30;
+        }
+        if (mult != 1) {
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            long v = Long.parseLong(t) * mult;
+            if (v <= 0) {
+                throw new IllegalArgumentException("size must be positive: '" + s + "'");
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a size: '" + s + "' (use e.g. 4, 64K, 1M, 2G)", e);
+        }
+    }
+}
