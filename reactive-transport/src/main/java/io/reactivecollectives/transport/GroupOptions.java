@@ -21,10 +21,13 @@ import java.util.Objects;
  * @param maxUnclaimedBytes   bytes of frames that arrived before their collective asked for them that a
  *                            rank buffers before it stops reading from the connections (back-pressure)
  * @param socketBufferBytes   SO_SNDBUF / SO_RCVBUF, or 0 to leave the kernel's auto-tuning alone
+ * @param diagnostics         flight recorder, meters and the optional collective (mismatch) check;
+ *                            null means {@link Diagnostics#defaults()}
  */
 public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
                            long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
-                           int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes) {
+                           int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes,
+                           Diagnostics diagnostics) {
 
     /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
@@ -47,72 +50,96 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         if (socketBufferBytes < 0) {
             throw new IllegalArgumentException("socketBufferBytes must be >= 0");
         }
+        if (diagnostics == null) {
+            diagnostics = Diagnostics.defaults();
+        }
     }
 
     /** Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds. */
     public static GroupOptions defaults() {
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
-                64 * 1024, 64 * 1024, 256 * 1024, 8, 16 * 1024 * 1024, 512L * 1024 * 1024, 0);
+                64 * 1024, 64 * 1024, 256 * 1024, 8, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
+                Diagnostics.defaults());
     }
 
     public GroupOptions withGroupId(String v) {
         return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withTimeout(Duration v) {
         return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withConnectTimeout(Duration v) {
         return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withHost(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withSecret(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withSmallAllReduceBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withSmallBroadcastBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withSegmentBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withPipelineDepth(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withMaxFramePayload(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes);
+                segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withMaxUnclaimedBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes);
+                segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics);
     }
 
     public GroupOptions withSocketBufferBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics);
+    }
+
+    public GroupOptions withDiagnostics(Diagnostics v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v);
+    }
+
+    /** Turns the collective (mismatch) check on or off: see {@link Diagnostics#checkCollectives()}. */
+    public GroupOptions withCollectiveChecks(boolean on) {
+        return withDiagnostics(diagnostics.withCheckCollectives(on));
+    }
+
+    /** The registry the group's meters go to (null: the global registry). */
+    public GroupOptions withMeterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+        return withDiagnostics(diagnostics.withMeterRegistry(registry));
+    }
+
+    /** The flight recorder's size and dump directory. */
+    public GroupOptions withFlightRecorder(io.reactivecollectives.core.observe.FlightRecorder.Config config) {
+        return withDiagnostics(diagnostics.withFlightRecorder(config));
     }
 
     @Override
@@ -120,6 +147,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         return "GroupOptions[groupId=" + groupId + ", timeout=" + timeout + ", host=" + host + ", secret="
                 + (secret == null ? "none" : "set") + ", smallAllReduceBytes=" + smallAllReduceBytes
                 + ", smallBroadcastBytes=" + smallBroadcastBytes + ", segmentBytes=" + segmentBytes
-                + ", pipelineDepth=" + pipelineDepth + ", maxFramePayload=" + maxFramePayload + "]";
+                + ", pipelineDepth=" + pipelineDepth + ", maxFramePayload=" + maxFramePayload
+                + ", checkCollectives=" + diagnostics.checkCollectives() + "]";
     }
 }

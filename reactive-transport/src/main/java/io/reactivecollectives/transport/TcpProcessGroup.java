@@ -18,10 +18,15 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.kernels.ReduceKernels;
+import io.reactivecollectives.core.observe.CollectiveFingerprint;
+import io.reactivecollectives.core.observe.CollectiveMetrics;
+import io.reactivecollectives.core.observe.CollectiveObserver;
+import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.algorithms.BinomialTreeBroadcast;
 import io.reactivecollectives.transport.algorithms.BinomialTreeReduce;
 import io.reactivecollectives.transport.algorithms.DisseminationBarrier;
+import io.reactivecollectives.transport.algorithms.FingerprintCheck;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.PipelinedChainBroadcast;
 import io.reactivecollectives.transport.algorithms.RecursiveDoublingAllReduce;
@@ -44,6 +49,7 @@ import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 
 /**
  * A {@link ProcessGroup} over a full mesh of TCP connections (Reactor Netty), one per pair of ranks.
@@ -85,6 +91,7 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final Mailbox mailbox;
     private final P2PMailbox p2p;
     private final AtomicReferenceArray<String> deadPeers;
+    private final CollectiveObserver observer;
     private volatile Mesh mesh;
     private volatile boolean closed;
 
@@ -94,6 +101,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         this.size = size;
         this.options = options;
         this.deadPeers = new AtomicReferenceArray<>(size);
+        this.observer = options.diagnostics().observer(options.groupId(), rank, size);
         this.mailbox = new Mailbox(options.maxUnclaimedBytes(), this::pauseReading, this::resumeReading);
         this.p2p = new P2PMailbox(rank, new P2PMailbox.FragmentReader() {
             @Override
@@ -174,6 +182,20 @@ public final class TcpProcessGroup implements ProcessGroup {
         return mesh == null ? -1 : mesh.port();
     }
 
+    /**
+     * This rank's flight recorder: every collective (scheduled, started, completed or failed, and the
+     * peer it waited on); dumped automatically on a timeout or a peer failure, or on request with
+     * {@link FlightRecorder#dump()}.
+     */
+    public FlightRecorder flightRecorder() {
+        return observer.recorder();
+    }
+
+    /** This rank's meters (see {@code MetricNames}), in {@link GroupOptions#diagnostics()}'s registry. */
+    public CollectiveMetrics metrics() {
+        return observer.metrics();
+    }
+
     /** Sequence number the next collective will take. */
     public long nextSequence() {
         return mailbox.nextSequence();
@@ -198,13 +220,14 @@ public final class TcpProcessGroup implements ProcessGroup {
             CollectiveArguments.requireCpu(name, tensor, "tensor");
             CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
             allReduceAlgorithm(name, options.algorithm(), tensor);
-        }, ctx -> allReduceBody(ctx, tensor, op, options.algorithm()).thenReturn(tensor));
+        }, seq -> CollectiveFingerprint.of(OpType.ALLREDUCE, seq, tensor, -1, op), ctx -> allReduceBody(ctx, tensor, op, options.algorithm()).thenReturn(tensor));
     }
 
     private Mono<Void> allReduceBody(Ctx ctx, Tensor tensor, ReduceOp op, Algorithm forced) {
         return Mono.defer(() -> {
             ReduceKernels.preprocess(op, tensor);
             Algorithm a = allReduceAlgorithm(ctx.op, forced, tensor);
+            ctx.recordAlgorithm(a);
             Mono<Void> run = a == Algorithm.RING ? RingAllReduce.run(ctx, tensor, op)
                     : RecursiveDoublingAllReduce.run(ctx, tensor, op);
             return run.then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, tensor, size)));
@@ -236,7 +259,7 @@ public final class TcpProcessGroup implements ProcessGroup {
             }
             CollectiveArguments.requireReduceOp(name, op, dtype);
             allReduceAlgorithm(name, options.algorithm(), tensors.get(0));
-        }, ctx -> {
+        }, seq -> CollectiveFingerprint.of(OpType.ALLREDUCE_COALESCED, seq, tensors, -1, op), ctx -> {
             long total = 0;
             for (Tensor t : tensors) {
                 total += t.nbytes();
@@ -286,7 +309,8 @@ public final class TcpProcessGroup implements ProcessGroup {
                 throw new IllegalArgumentException(name + ": algorithm " + options.algorithm() + " does not implement "
                         + name + " (use AUTO or BINOMIAL_TREE)");
             }
-        }, ctx -> Mono.defer(() -> {
+        }, seq -> CollectiveFingerprint.of(OpType.REDUCE, seq, tensor, root, op), ctx -> Mono.defer(() -> {
+            ctx.recordAlgorithm(Algorithm.BINOMIAL_TREE);
             ReduceKernels.preprocess(op, tensor);
             return BinomialTreeReduce.run(ctx, tensor, root, op)
                     .then(Mono.fromRunnable(() -> {
@@ -342,8 +366,9 @@ public final class TcpProcessGroup implements ProcessGroup {
             CollectiveArguments.requireRoot(name, root, size);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
             broadcastAlgorithm(name, options.algorithm(), tensor);
-        }, ctx -> {
+        }, seq -> CollectiveFingerprint.of(OpType.BROADCAST, seq, tensor, root, null), ctx -> {
             Algorithm a = broadcastAlgorithm(name, options.algorithm(), tensor);
+            ctx.recordAlgorithm(a);
             Mono<Void> run = a == Algorithm.PIPELINED_CHAIN ? PipelinedChainBroadcast.run(ctx, tensor, root)
                     : BinomialTreeBroadcast.run(ctx, tensor, root);
             return run.thenReturn(tensor);
@@ -371,7 +396,10 @@ public final class TcpProcessGroup implements ProcessGroup {
                 throw new IllegalArgumentException(name + ": algorithm " + options.algorithm()
                         + " does not implement " + name + " (use AUTO)");
             }
-        }, ctx -> DisseminationBarrier.run(ctx).then(Mono.empty()));
+        }, seq -> new CollectiveFingerprint(OpType.BARRIER, seq, null, List.of(), -1, null), ctx -> {
+            ctx.recordAlgorithm("dissemination");
+            return DisseminationBarrier.run(ctx).then(Mono.empty());
+        });
     }
 
     @Override
@@ -454,6 +482,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         mailbox.failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(), CollectiveException.NO_PEER,
                 "the group was closed"));
         p2p.close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER, "the group was closed"));
+        observer.metrics().close();
         Mesh m = mesh;
         if (m != null) {
             m.close();
@@ -474,6 +503,28 @@ public final class TcpProcessGroup implements ProcessGroup {
     // ------------------------------------------------------------------ machinery
 
     private <T> Mono<T> collective(String name, CollectiveOptions opts, Runnable validate, Function<Ctx, Mono<T>> body) {
+        return collective(name, opts, validate, seq -> new CollectiveFingerprint(opType(name), seq, null, List.of(), -1, null),
+                body);
+    }
+
+    private static OpType opType(String name) {
+        for (OpType t : OpType.values()) {
+            if (t.displayName().equals(name)) {
+                return t;
+            }
+        }
+        return OpType.UNKNOWN;
+    }
+
+    /**
+     * Runs one collective: checks, sequence number, flight recorder and meters (through the
+     * observer), the optional fingerprint check, the timeout, and the abort on peers on failure.
+     *
+     * @param describe the collective's fingerprint for its sequence number (op, dtype, shapes, root,
+     *                 reduce op): recorded, and exchanged when {@link Diagnostics#checkCollectives()} is on
+     */
+    private <T> Mono<T> collective(String name, CollectiveOptions opts, Runnable validate,
+                                   LongFunction<CollectiveFingerprint> describe, Function<Ctx, Mono<T>> body) {
         return Mono.defer(() -> {
             if (opts == null) {
                 throw new IllegalArgumentException(name + ": options is null");
@@ -493,7 +544,15 @@ public final class TcpProcessGroup implements ProcessGroup {
             }
             Ctx ctx = new Ctx(box, name, 0);
             Duration timeout = opts.timeout() != null ? opts.timeout() : options.timeout();
-            return Mono.defer(() -> body.apply(ctx))
+            CollectiveFingerprint fp = describe.apply(box.sequence());
+            long[][] shapes = fp.shapes().toArray(new long[0][]);
+            return observer.observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes, null, entry -> {
+                ctx.entry = entry;
+                Mono<T> run = Mono.defer(() -> body.apply(ctx));
+                if (options.diagnostics().checkCollectives()) {
+                    run = FingerprintCheck.verify(ctx, fp).then(run);
+                }
+                return run
                     .timeout(timeout, Mono.defer(() -> Mono.error(timeoutError(ctx, timeout))))
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> new CollectiveException(name, rank, box.sequence(), CollectiveException.NO_PEER,
@@ -501,6 +560,7 @@ public final class TcpProcessGroup implements ProcessGroup {
                     .doOnError(e -> abortOnPeers(ctx, e))
                     .doOnCancel(() -> abortOnPeers(ctx, null))
                     .doFinally(s -> mailbox.close(box));
+            });
         });
     }
 
@@ -623,14 +683,19 @@ public final class TcpProcessGroup implements ProcessGroup {
             String why = deadPeers.get(peer);
             mailbox.failAll(b -> new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
             p2p.failSource(peer, why);
+            observer.recorder().dumpOnFailure(why);
         }
     }
+
+    private static final String[] ALGORITHM_NAMES = java.util.Arrays.stream(Algorithm.values())
+            .map(a -> a.name().toLowerCase(java.util.Locale.ROOT)).toArray(String[]::new);
 
     /** One collective's view of the group, handed to the algorithms. */
     private final class Ctx implements Peers {
         final Mailbox.Box box;
         final String op;
         final int tag;
+        volatile FlightRecorder.Entry entry;  // set before the body runs; shared by withTag copies
 
         Ctx(Mailbox.Box box, String op, int tag) {
             this.box = box;
@@ -639,7 +704,20 @@ public final class TcpProcessGroup implements ProcessGroup {
         }
 
         Ctx withTag(int t) {
-            return new Ctx(box, op, t);
+            Ctx c = new Ctx(box, op, t);
+            c.entry = entry;
+            return c;
+        }
+
+        void recordAlgorithm(Algorithm a) {
+            recordAlgorithm(ALGORITHM_NAMES[a.ordinal()]);
+        }
+
+        void recordAlgorithm(String name) {
+            FlightRecorder.Entry e = entry;
+            if (e != null) {
+                e.algorithm(name);
+            }
         }
 
         @Override
@@ -685,6 +763,7 @@ public final class TcpProcessGroup implements ProcessGroup {
                 return Mono.error(new IllegalStateException(op + ": payload of " + payload.readableBytes()
                         + " bytes over the frame limit " + options.maxFramePayload()));
             }
+            observer.metrics().bytesSent(payload.readableBytes());
             return link.send(FrameType.DATA, box.sequence(), tag, step, chunk, payload)
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> {
@@ -696,7 +775,15 @@ public final class TcpProcessGroup implements ProcessGroup {
 
         @Override
         public Mono<ByteBuf> receive(int peer, int step, int chunk) {
-            return mailbox.receive(box, tag, step, chunk, peer);
+            FlightRecorder.Entry e = entry;
+            CollectiveMetrics m = observer.metrics();
+            return mailbox.receive(box, tag, step, chunk, peer)
+                    .doOnSubscribe(s -> {
+                        if (e != null) {
+                            e.waitingFor(peer);
+                        }
+                    })
+                    .doOnNext(b -> m.bytesReceived(b.readableBytes()));
         }
 
         @Override
