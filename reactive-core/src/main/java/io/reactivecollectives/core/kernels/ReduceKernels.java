@@ -520,25 +520,34 @@ public final class ReduceKernels {
         private ArrayKernels() {
         }
 
+        /*
+         * Branch-free truth: for a byte x (sign-extended), (x | -x) has its sign bit set exactly when
+         * x != 0, so ((x | -x) >>> 31) is 1 for any non-zero byte and 0 for 0.
+         */
         static void bools(ReduceOp.Kind k, byte[] a, byte[] b, int m) {
             switch (k) {
                 case SUM:
                 case MAX:
                 case BOR:
                     for (int i = 0; i < m; i++) {
-                        a[i] = (byte) ((a[i] | b[i]) != 0 ? 1 : 0);
+                        int x = a[i] | b[i];
+                        a[i] = (byte) ((x | -x) >>> 31);
                     }
                     break;
                 case PRODUCT:
                 case MIN:
                 case BAND:
                     for (int i = 0; i < m; i++) {
-                        a[i] = (byte) (a[i] != 0 & b[i] != 0 ? 1 : 0);
+                        int x = a[i];
+                        int y = b[i];
+                        a[i] = (byte) (((x | -x) & (y | -y)) >>> 31);
                     }
                     break;
                 case BXOR:
                     for (int i = 0; i < m; i++) {
-                        a[i] = (byte) (a[i] != 0 ^ b[i] != 0 ? 1 : 0);
+                        int x = a[i];
+                        int y = b[i];
+                        a[i] = (byte) (((x | -x) ^ (y | -y)) >>> 31);
                     }
                     break;
                 default:
@@ -561,8 +570,9 @@ public final class ReduceKernels {
                     break;
                 case MIN:
                     if (unsigned) {
+                        // x ^ -128 maps unsigned byte order onto signed order (u - 128); ^ -128 maps back
                         for (int i = 0; i < m; i++) {
-                            a[i] = (byte) Math.min(a[i] & 0xff, b[i] & 0xff);
+                            a[i] = (byte) (Math.min(a[i] ^ -128, b[i] ^ -128) ^ -128);
                         }
                     } else {
                         for (int i = 0; i < m; i++) {
@@ -573,7 +583,7 @@ public final class ReduceKernels {
                 case MAX:
                     if (unsigned) {
                         for (int i = 0; i < m; i++) {
-                            a[i] = (byte) Math.max(a[i] & 0xff, b[i] & 0xff);
+                            a[i] = (byte) (Math.max(a[i] ^ -128, b[i] ^ -128) ^ -128);
                         }
                     } else {
                         for (int i = 0; i < m; i++) {
@@ -745,33 +755,66 @@ public final class ReduceKernels {
             }
         }
 
-        private static float combine(ReduceOp.Kind k, float x, float y) {
+        static void float16s(ReduceOp.Kind k, short[] a, short[] b, int m) {
             switch (k) {
                 case SUM:
                 case AVG:
                 case PREMUL_SUM:
-                    return x + y;
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToHalf(HalfFloats.halfToFloat(a[i]) + HalfFloats.halfToFloat(b[i]));
+                    }
+                    break;
                 case PRODUCT:
-                    return x * y;
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToHalf(HalfFloats.halfToFloat(a[i]) * HalfFloats.halfToFloat(b[i]));
+                    }
+                    break;
                 case MIN:
-                    return Math.min(x, y);
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToHalf(Math.min(HalfFloats.halfToFloat(a[i]), HalfFloats.halfToFloat(b[i])));
+                    }
+                    break;
                 case MAX:
-                    return Math.max(x, y);
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToHalf(Math.max(HalfFloats.halfToFloat(a[i]), HalfFloats.halfToFloat(b[i])));
+                    }
+                    break;
                 default:
                     throw new AssertionError(k);
             }
         }
 
-        static void float16s(ReduceOp.Kind k, short[] a, short[] b, int m) {
-            for (int i = 0; i < m; i++) {
-                a[i] = HalfFloats.floatToHalf(combine(k, HalfFloats.halfToFloat(a[i]), HalfFloats.halfToFloat(b[i])));
-            }
+        /** bfloat16 to float32: the upper half of the bits. */
+        private static float bf(short h) {
+            return Float.intBitsToFloat(h << 16);
         }
 
         static void bfloat16s(ReduceOp.Kind k, short[] a, short[] b, int m) {
-            for (int i = 0; i < m; i++) {
-                a[i] = HalfFloats.floatToBfloat16(
-                        combine(k, HalfFloats.bfloat16ToFloat(a[i]), HalfFloats.bfloat16ToFloat(b[i])));
+            switch (k) {
+                case SUM:
+                case AVG:
+                case PREMUL_SUM:
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToBfloat16(bf(a[i]) + bf(b[i]));
+                    }
+                    break;
+                case PRODUCT:
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToBfloat16(bf(a[i]) * bf(b[i]));
+                    }
+                    break;
+                case MIN:
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToBfloat16(Math.min(bf(a[i]), bf(b[i])));
+                    }
+                    break;
+                case MAX:
+                    for (int i = 0; i < m; i++) {
+                        a[i] = HalfFloats.floatToBfloat16(Math.max(bf(a[i]), bf(b[i])));
+                    }
+                    break;
+                default:
+                    throw new AssertionError(k);
             }
         }
 
