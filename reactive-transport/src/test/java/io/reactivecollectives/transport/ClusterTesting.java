@@ -79,6 +79,18 @@ final class ClusterTesting {
         return t;
     }
 
+    /** A new pooled tensor of {@code n} elements equal to {@code value} (filled in bulk). */
+    static Tensor filled(DType dtype, long n, double value) {
+        return pooledCopy(heap(dtype, n).fill(value));
+    }
+
+    /** Sets every element of a pooled tensor to {@code value} (in bulk). */
+    static Tensor fill(Tensor pooled, double value) {
+        Tensor h = heap(pooled.dtype(), pooled.numel()).fill(value);
+        pooled.buffer().setBytes(0, h.buffer(), 0, (int) h.nbytes());
+        return pooled;
+    }
+
     /** Pooled inputs made from heap ones. */
     static List<Tensor> pooled(List<Tensor> heaps) {
         List<Tensor> out = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.mesh;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -40,7 +41,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * from every higher one, so each pair of ranks shares exactly one connection. The connecting rank
  * opens with a HELLO frame (group, rank, world size, HMAC when a secret is set), the accepting rank
  * checks it and answers HELLO_ACK, which the connecting rank checks in turn; a connection failing
- * the handshake is closed. Sockets: native epoll when available, TCP_NODELAY, optional buffer sizes.
+ * the handshake is closed. Sockets: native epoll when available, TCP_NODELAY, optional buffer sizes,
+ * and Netty's pooled allocator (the one tensors use) for inbound buffers: Netty 4.2's default
+ * adaptive allocator takes a {@code StampedLock} that can park an event loop under contention.
  */
 public final class Mesh implements AutoCloseable {
 
@@ -115,6 +118,8 @@ public final class Mesh implements AutoCloseable {
         TcpServer s = TcpServer.create()
                 .host(options.host())
                 .port(0)
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
                 .doOnConnection(conn -> {
@@ -151,6 +156,7 @@ public final class Mesh implements AutoCloseable {
                     TcpClient c = TcpClient.newConnection()
                             .host(host)
                             .port(port)
+                            .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                             .option(ChannelOption.TCP_NODELAY, true)
                             .option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
                             .doOnConnected(conn -> {
