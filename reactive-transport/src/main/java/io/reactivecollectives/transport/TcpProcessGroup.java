@@ -341,7 +341,9 @@ public final class TcpProcessGroup implements ProcessGroup {
             }
             Mailbox.Box box = mailbox.open(name);
             Ctx ctx = new Ctx(box, name, 0);
-            return chunks
+            return observer.observeMany(box.sequence(), OpType.ALLREDUCE, null, null, null, null, entry -> {
+                ctx.entry = entry;
+                return chunks
                     .flatMapSequential(chunk -> Mono.defer(() -> {
                         CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
                         CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
@@ -354,6 +356,7 @@ public final class TcpProcessGroup implements ProcessGroup {
                     .doOnError(e -> abortOnPeers(ctx, e))
                     .doOnCancel(() -> abortOnPeers(ctx, null))
                     .doFinally(s -> mailbox.close(box));
+            });
         });
     }
 
@@ -576,7 +579,7 @@ public final class TcpProcessGroup implements ProcessGroup {
 
     /** Tells every peer that this collective failed or was cancelled here, unless a peer told us. */
     private void abortOnPeers(Ctx ctx, Throwable cause) {
-        if (cause instanceof RemoteAbortException || closed) {
+        if (cause instanceof RemoteAbortException || FingerprintCheck.seenByAll(cause) || closed) {
             return;
         }
         String reason = cause == null ? "cancelled on rank " + rank : cause.getMessage();

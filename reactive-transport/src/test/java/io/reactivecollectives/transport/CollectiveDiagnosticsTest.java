@@ -273,4 +273,27 @@ class CollectiveDiagnosticsTest {
         assertTrue(reg.getMeters().stream().noneMatch(m -> m.getId().getName().startsWith("rc.")),
                 "closing the groups removes their meters: " + reg.getMeters());
     }
+
+    @Test
+    void aStreamedAllReduceIsRecordedAsOneCollective() {
+        SimpleMeterRegistry reg = new SimpleMeterRegistry();
+        List<Tensor> ts = tensors(2, 3 * 256);
+        LocalCluster c = LocalCluster.start(2, options("stream").withMeterRegistry(reg)).block(T);
+        try {
+            c.run(g -> g.allReduceStream(Flux.fromIterable(ts.get(g.rank()).chunks(3)), ReduceOp.SUM, 2)
+                    .count()).block(T);
+            for (int r = 0; r < 2; r++) {
+                List<FlightRecorderDump.Entry> es = c.group(r).flightRecorder().entries();
+                assertEquals(1, es.size());
+                assertEquals("allReduce", es.get(0).op());
+                assertEquals("COMPLETED", es.get(0).state());
+                assertEquals(1, reg.get(MetricNames.COLLECTIVE).tags("rank", String.valueOf(r), "op", "allReduce",
+                        "outcome", "success").timer().count());
+            }
+            assertEquals(3.0, ts.get(0).getDouble(0));
+        } finally {
+            c.close();
+            release(ts);
+        }
+    }
 }

@@ -4,6 +4,7 @@ import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.PeerFailureException;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.util.Objects;
@@ -72,6 +73,32 @@ public final class CollectiveObserver {
         return work
                 .doOnSubscribe(s -> entry.started())
                 .doOnSuccess(v -> end(entry, t0, ended, null))
+                .doOnError(e -> end(entry, t0, ended, e))
+                .doOnCancel(() -> end(entry, t0, ended, new CancellationException("cancelled")));
+    }
+
+    /**
+     * {@link #observe} for a collective that emits many values (a stream of chunks): recorded and
+     * timed the same way, COMPLETED when the {@code Flux} completes.
+     */
+    public <T> Flux<T> observeMany(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
+                                   String algorithm, Function<FlightRecorder.Entry, Flux<T>> body) {
+        FlightRecorder.Entry entry = recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm);
+        long t0 = System.nanoTime();
+        if (metrics != null) {
+            metrics.collectiveStarted();
+        }
+        AtomicBoolean ended = new AtomicBoolean();
+        Flux<T> work;
+        try {
+            work = Objects.requireNonNull(body.apply(entry), "body returned null");
+        } catch (Throwable t) {
+            end(entry, t0, ended, t);
+            return Flux.error(t);
+        }
+        return work
+                .doOnSubscribe(s -> entry.started())
+                .doOnComplete(() -> end(entry, t0, ended, null))
                 .doOnError(e -> end(entry, t0, ended, e))
                 .doOnCancel(() -> end(entry, t0, ended, new CancellationException("cancelled")));
     }

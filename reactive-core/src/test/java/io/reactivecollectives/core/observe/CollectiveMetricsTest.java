@@ -160,4 +160,22 @@ class CollectiveMetricsTest {
         assertEquals(1, timer(reg, "barrier", "error").count());
         assertEquals(0, obs.metrics().inflight());
     }
+
+    @Test
+    void observeManyRecordsAStreamAsOneCollective() {
+        SimpleMeterRegistry reg = new SimpleMeterRegistry();
+        FlightRecorder rec = new FlightRecorder("s", 1, 2, FlightRecorder.Config.defaults().withDumpDirectory(dir));
+        CollectiveObserver obs = new CollectiveObserver(rec, new CollectiveMetrics(reg, "s", 1));
+        StepVerifier.create(obs.observeMany(0, OpType.ALLREDUCE, null, null, null, "stream",
+                        e -> reactor.core.publisher.Flux.range(1, 3).doOnNext(i -> e.waitingFor(0))))
+                .expectNext(1, 2, 3).verifyComplete();
+        assertEquals("COMPLETED", rec.entries().get(0).state());
+        StepVerifier.create(obs.observeMany(1, OpType.ALLREDUCE, null, null, null, "stream",
+                        e -> reactor.core.publisher.Flux.<Integer>error(new IllegalStateException("boom"))))
+                .expectErrorMessage("boom").verify();
+        assertEquals("FAILED", rec.entries().get(1).state());
+        assertEquals(1, timer(reg, "allReduce", "success").count());
+        assertEquals(1, timer(reg, "allReduce", "error").count());
+        assertEquals(0, obs.metrics().inflight());
+    }
 }

@@ -102,6 +102,25 @@ public final class FingerprintCheck {
         });
     }
 
+    /**
+     * Whether {@code error} is a mismatch this check found with every rank's fingerprint in hand:
+     * every other rank that took part received the same fingerprints and finds the same mismatch by
+     * itself, so the group need not tell them (an abort racing the last fingerprints would only
+     * blur their report).
+     */
+    public static boolean seenByAll(Throwable error) {
+        return error instanceof SeenByAll;
+    }
+
+    /** A mismatch found with all fingerprints known (see {@link #seenByAll}). */
+    private static final class SeenByAll extends CollectiveMismatchException {
+        private static final long serialVersionUID = 1L;
+
+        SeenByAll(String op, int rank, long sequence, int peer, String detail) {
+            super(op, rank, sequence, peer, detail);
+        }
+    }
+
     /** The mismatch among the fingerprints known so far, or null when they all equal this rank's. */
     private static CollectiveMismatchException mismatch(Peers p, CollectiveFingerprint[] all) {
         CollectiveFingerprint mine = all[p.rank()];
@@ -118,11 +137,13 @@ public final class FingerprintCheck {
             if (firstOdd < 0) {
                 return null;
             }
-            String described = complete ? CollectiveFingerprint.describeMismatch(Arrays.asList(all))
-                    : "rank " + p.rank() + " has " + mine + " but rank " + firstOdd + " has " + all[firstOdd] + ": "
-                    + CollectiveFingerprint.describeDifference(mine, all[firstOdd]);
-            return new CollectiveMismatchException(p.op(), p.rank(), p.sequence(), firstOdd,
-                    MARKER + described);
+            if (complete) {
+                return new SeenByAll(p.op(), p.rank(), p.sequence(), firstOdd,
+                        MARKER + CollectiveFingerprint.describeMismatch(Arrays.asList(all)));
+            }
+            return new CollectiveMismatchException(p.op(), p.rank(), p.sequence(), firstOdd, MARKER + "rank " + p.rank()
+                    + " has " + mine + " but rank " + firstOdd + " has " + all[firstOdd] + ": "
+                    + CollectiveFingerprint.describeDifference(mine, all[firstOdd]));
         }
     }
 }
