@@ -267,7 +267,8 @@ public final class GradientReducer implements AutoCloseable {
     private Mono<GradBucket> runHook(GradBucket bucket) {
         return Mono.defer(() -> {
             commStarted();
-            return hook.runHook(bucket);
+            // the communication ends when the hook's signal arrives, before anything downstream runs
+            return hook.runHook(bucket).doOnTerminate(this::commEnded).doOnCancel(this::commEnded);
         }).map(result -> {
             try {
                 copyBack(bucket, result);
@@ -277,7 +278,7 @@ public final class GradientReducer implements AutoCloseable {
                 }
             }
             return bucket;
-        }).doFinally(s -> commEnded());
+        });
     }
 
     private void copyBack(GradBucket bucket, Tensor result) {

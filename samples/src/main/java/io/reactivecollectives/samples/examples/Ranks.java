@@ -3,20 +3,21 @@ package io.reactivecollectives.samples.examples;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.TcpProcessGroup;
-import io.reactivecollectives.transport.rendezvous.TcpStore;
-import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
-import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+import io.reactivecollectives.transport.launch.EnvRendezvous;
+import io.reactivecollectives.transport.launch.LaunchEnvironment;
 import reactor.core.publisher.Mono;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
- * Joins the group a launcher ({@code bin/collectives-run}, or torchrun-style environment) describes:
- * {@code RANK}, {@code WORLD_SIZE}, {@code MASTER_ADDR}, {@code MASTER_PORT}. Rank 0 serves the TCP
- * store on {@code MASTER_PORT}; every rank connects to it and then to each other.
+ * Joins the group a launcher describes in the environment ({@code bin/collectives-run}, torchrun,
+ * Slurm or Open MPI; see {@link EnvRendezvous}): rank 0 serves the TCP store, every rank connects to
+ * it and then to each other through {@link TcpProcessGroup}.
  *
  * <p>For programs' {@code main} methods only: {@link #run} waits for the result on the calling
  * (main) thread.
@@ -26,31 +27,19 @@ public final class Ranks {
     private Ranks() {
     }
 
-    /** The rendezvous a launcher described in the environment. */
-    public record Environment(int rank, int worldSize, String masterAddr, int masterPort) {
-
-        /** Reads {@code RANK}, {@code WORLD_SIZE}, {@code MASTER_ADDR} (default 127.0.0.1), {@code MASTER_PORT}. */
-        public static Environment fromEnv() {
-            String rank = System.getenv("RANK");
-            String world = System.getenv("WORLD_SIZE");
-            String port = System.getenv("MASTER_PORT");
-            if (rank == null || world == null || port == null) {
-                throw new IllegalStateException("RANK, WORLD_SIZE and MASTER_PORT must be set; start this program with "
-                        + "bin/collectives-run --nproc-per-node N -- <main class>");
-            }
-            String addr = System.getenv().getOrDefault("MASTER_ADDR", "127.0.0.1");
-            return new Environment(Integer.parseInt(rank), Integer.parseInt(world), addr, Integer.parseInt(port));
-        }
-    }
-
     /**
      * Connects this rank, runs {@code body} on the group, meets the other ranks at a barrier, closes
      * the group and store, and returns {@code body}'s value. On failure prints the error and exits
      * the JVM with status 1 (so the launcher stops the other ranks).
      */
     public static <T> T run(Function<ProcessGroup, Mono<T>> body) {
+        return run(UnaryOperator.identity(), body);
+    }
+
+    /** {@link #run(Function)} with the group's options adjusted by {@code options} (thresholds, timeouts). */
+    public static <T> T run(UnaryOperator<GroupOptions> options, Function<ProcessGroup, Mono<T>> body) {
         try {
-            return connectAndRun(Environment.fromEnv(), body).block();
+            return connectAndRun(System.getenv(), options, body).block();
         } catch (RuntimeException e) {
             System.err.println("failed: " + e);
             e.printStackTrace();
@@ -59,47 +48,34 @@ public final class Ranks {
         }
     }
 
-    /** The cold {@code Mono} behind {@link #run}: store, group, body, barrier, teardown. */
-    public static <T> Mono<T> connectAndRun(Environment env, Function<ProcessGroup, Mono<T>> body) {
-        Mono<TcpStoreServer> server = env.rank() == 0
-                ? TcpStoreServer.builder().host(bindHost(env.masterAddr())).port(env.masterPort()).start()
-                : Mono.empty();
-        GroupOptions options = GroupOptions.defaults().withHost(groupHost(env.masterAddr()))
-                .withConnectTimeout(Duration.ofSeconds(120));
-        return Mono.usingWhen(
-                server.map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty()),
-                srv -> Mono.usingWhen(
-                        TcpStore.connect(TcpStoreOptions.of(env.masterAddr(), env.masterPort())),
-                        store -> Mono.usingWhen(
-                                TcpProcessGroup.connect(store, env.rank(), env.worldSize(), options),
-                                group -> body.apply(group).flatMap(result -> group.barrier().thenReturn(result)),
-                                group -> Mono.fromRunnable(group::close)),
-                        store -> Mono.fromRunnable(store::close)),
-                srv -> Mono.fromRunnable(() -> srv.ifPresent(TcpStoreServer::close)));
-    }
-
-    private static boolean loopback(String addr) {
-        try {
-            return InetAddress.getByName(addr).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
-        }
-    }
-
-    private static String bindHost(String masterAddr) {
-        return loopback(masterAddr) ? masterAddr : "0.0.0.0";
+    /** The cold {@code Mono} behind {@link #run}: rendezvous, group, body, barrier, teardown. */
+    public static <T> Mono<T> connectAndRun(Map<String, String> env, UnaryOperator<GroupOptions> adjust,
+                                            Function<ProcessGroup, Mono<T>> body) {
+        return Mono.defer(() -> {
+            LaunchEnvironment launch = EnvRendezvous.resolve(env);
+            GroupOptions options = adjust.apply(GroupOptions.defaults()
+                    .withHost(groupHost(env, launch.masterAddr()))
+                    .withConnectTimeout(Duration.ofSeconds(120)));
+            return Mono.usingWhen(
+                    EnvRendezvous.connect(env),
+                    rdv -> Mono.usingWhen(
+                            TcpProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), options),
+                            group -> body.apply(group).flatMap(result -> group.barrier().thenReturn(result)),
+                            group -> Mono.fromRunnable(group::close)),
+                    rdv -> Mono.fromRunnable(rdv::close));
+        });
     }
 
     /** The address this rank's group server binds and publishes: loopback for a local run, else this host's. */
-    private static String groupHost(String masterAddr) {
-        String explicit = System.getenv("RC_HOST");
-        if (explicit != null) {
+    private static String groupHost(Map<String, String> env, String masterAddr) {
+        String explicit = env.get("RC_HOST");
+        if (explicit != null && !explicit.isBlank()) {
             return explicit;
         }
-        if (loopback(masterAddr)) {
-            return "127.0.0.1";
-        }
         try {
+            if (InetAddress.getByName(masterAddr).isLoopbackAddress()) {
+                return "127.0.0.1";
+            }
             return InetAddress.getLocalHost().getHostAddress();
         } catch (UnknownHostException e) {
             throw new IllegalStateException("cannot find this host's address; set RC_HOST", e);

@@ -66,6 +66,10 @@ public final class DataParallelTraining implements Callable<Integer> {
     @Option(names = "--first-bucket-kb", defaultValue = "1024", description = "first bucket limit in KiB (default ${DEFAULT-VALUE})")
     long firstBucketKb;
 
+    @Option(names = "--small-allreduce-kb", defaultValue = "1024",
+            description = "all-reduces up to this size use recursive doubling (one exchange at 2 ranks), larger ones the ring (default ${DEFAULT-VALUE})")
+    long smallAllReduceKb;
+
     @Option(names = "--log-every", defaultValue = "0", description = "print a line every N steps instead of the progress bar (0: bar)")
     int logEvery;
 
@@ -93,7 +97,7 @@ public final class DataParallelTraining implements Callable<Integer> {
     @Override
     public Integer call() {
         TrainConfig cfg = config();
-        return Ranks.run(group -> {
+        return Ranks.run(o -> o.withSmallAllReduceBytes(smallAllReduceKb << 10), group -> {
             if (group.rank() == 0) {
                 System.out.printf(Locale.ROOT, "data-parallel training on %d ranks: MLP %s, batch %d per rank (%d global), %d steps, %s%n",
                         group.size(), java.util.Arrays.toString(cfg.dims()), cfg.batch(), cfg.batch() * group.size(), cfg.steps(),
