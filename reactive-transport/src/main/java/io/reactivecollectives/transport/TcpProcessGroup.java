@@ -686,7 +686,6 @@ public final class TcpProcessGroup implements ProcessGroup {
             String why = deadPeers.get(peer);
             mailbox.failAll(b -> new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
             p2p.failSource(peer, why);
-            observer.recorder().dumpOnFailure(why);
         }
     }
 

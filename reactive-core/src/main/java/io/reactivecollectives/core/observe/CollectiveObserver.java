@@ -1,7 +1,10 @@
 package io.reactivecollectives.core.observe;
 
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.PeerFailureException;
 import reactor.core.publisher.Flux;
@@ -17,8 +20,8 @@ import java.util.function.Function;
  * Ties a group's {@link FlightRecorder} and {@link CollectiveMetrics} to its collectives: wrap the
  * body of each collective with {@link #observe} and it is recorded (SCHEDULED when observed,
  * STARTED on subscription to the body, then COMPLETED or FAILED), timed with its outcome, counted
- * in flight, and a timeout or peer failure dumps the recorder (see
- * {@link FlightRecorder#dumpOnFailure(String)}).
+ * in flight, and a timeout, a peer failure or a peer's abort dumps the recorder (see
+ * {@link #dumpsOn(Throwable)} and {@link FlightRecorder#dumpOnFailure(String)}).
  */
 public final class CollectiveObserver {
 
@@ -47,8 +50,8 @@ public final class CollectiveObserver {
      * Records the collective {@code seq} now (SCHEDULED) and returns {@code body}'s {@code Mono}
      * with its signals observed: subscription marks it STARTED, success COMPLETED, an error or a
      * cancellation FAILED; each terminal signal records the duration since this call in
-     * {@code rc.collective}. A {@link CollectiveTimeoutException}, a {@link TimeoutException} or a
-     * {@link PeerFailureException} also triggers the automatic dump. The signals themselves pass
+     * {@code rc.collective}. An error for which {@link #dumpsOn(Throwable)} holds (a timeout, a
+     * {@link PeerFailureException}, ...) also triggers the automatic dump. The signals themselves pass
      * through unchanged. Call it where the sequence number is assigned (inside the collective's
      * {@code Mono.defer}).
      *
@@ -116,9 +119,23 @@ public final class CollectiveObserver {
             metrics.collectiveFinished(entry.op, entry.dtype, entry.algorithm, CollectiveMetrics.outcomeOf(error),
                     System.nanoTime() - t0);
         }
-        if (error instanceof CollectiveTimeoutException || error instanceof TimeoutException
-                || error instanceof PeerFailureException) {
+        if (dumpsOn(error)) {
             recorder.dumpOnFailure(error);
         }
+    }
+
+    /**
+     * Whether a collective that ended with {@code error} dumps the recorder: timeouts
+     * ({@link CollectiveTimeoutException}, {@link TimeoutException}), peer failures and any other
+     * {@link CollectiveException} (such as a peer's abort after its own timeout), but not a
+     * mismatch (every rank reports it in full), an abort or close of the group asked for here, a
+     * cancellation or an argument error.
+     */
+    public static boolean dumpsOn(Throwable error) {
+        if (error instanceof TimeoutException) {
+            return true;
+        }
+        return error instanceof CollectiveException && !(error instanceof CollectiveMismatchException)
+                && !(error instanceof GroupAbortedException);
     }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -177,5 +178,17 @@ class CollectiveMetricsTest {
         assertEquals(1, timer(reg, "allReduce", "success").count());
         assertEquals(1, timer(reg, "allReduce", "error").count());
         assertEquals(0, obs.metrics().inflight());
+    }
+
+    @Test
+    void whichFailuresDumpTheRecorder() {
+        assertTrue(CollectiveObserver.dumpsOn(new CollectiveTimeoutException("allReduce", 0, 1, 2, Duration.ofSeconds(1), "x")));
+        assertTrue(CollectiveObserver.dumpsOn(new TimeoutException()));
+        assertTrue(CollectiveObserver.dumpsOn(new PeerFailureException("allReduce", 0, 1, 2, "x", null)));
+        assertTrue(CollectiveObserver.dumpsOn(new CollectiveException("allReduce", 0, 1, "aborted by rank 2: timed out")));
+        assertFalse(CollectiveObserver.dumpsOn(new CollectiveMismatchException("allReduce", 0, 1, 2, "x")));
+        assertFalse(CollectiveObserver.dumpsOn(new GroupAbortedException("allReduce", 0, 1, -1, "closed")));
+        assertFalse(CollectiveObserver.dumpsOn(new CancellationException()));
+        assertFalse(CollectiveObserver.dumpsOn(new IllegalArgumentException("allReduce: bad")));
     }
 }
