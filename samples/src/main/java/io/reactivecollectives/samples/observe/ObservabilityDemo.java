@@ -31,9 +31,9 @@ import java.util.concurrent.Callable;
  * <ol>
  *   <li>runs {@code --iterations} all-reduces and one broadcast with every rank's meters in one
  *       registry ({@code --registry simple}: printed as text at the end; {@code logging}: Micrometer's
- *       {@link LoggingMeterRegistry}, published through the logger every second and on close), then
- *       prints the {@code rc.*} meters ({@link MetricNames});</li>
- *   <li>with {@code --stall} (on by default), lets the last rank skip an all-reduce: the others time
+ *       {@link LoggingMeterRegistry} with a 1 s step, its lines written to the output), then prints the
+ *       {@code rc.*} meters ({@link MetricNames});</li>
+ *   <li>unless {@code --no-stall}, lets the last rank skip an all-reduce: the others time
  *       out, dump their flight recorders into {@code --dump-dir}, the late rank is dumped on request,
  *       and the analyser says who is behind ({@code rank 3 never started allReduce seq 21; ranks 0-2
  *       are waiting for it}).</li>
@@ -56,8 +56,8 @@ public final class ObservabilityDemo implements Callable<Integer> {
     @Option(names = "--registry", defaultValue = "simple", description = "simple or logging (default ${DEFAULT-VALUE})")
     String registry;
 
-    @Option(names = "--stall", defaultValue = "true", negatable = true, description = "demonstrate a rank that falls behind (default ${DEFAULT-VALUE})")
-    boolean stall;
+    @Option(names = "--no-stall", description = "leave out the part where a rank falls behind")
+    boolean noStall;
 
     @Option(names = "--dump-dir", description = "where flight-recorder dumps go (default: a new temporary directory)")
     Path dumpDir;
@@ -78,7 +78,7 @@ public final class ObservabilityDemo implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--world must be at least 2");
         }
         Path dir = dumpDir != null ? Files.createDirectories(dumpDir) : Files.createTempDirectory("rc-flight-recorder");
-        MeterRegistry reg = registry.equals("logging") ? loggingRegistry() : new SimpleMeterRegistry();
+        MeterRegistry reg = registry.equals("logging") ? loggingRegistry(out) : new SimpleMeterRegistry();
         GroupOptions options = GroupOptions.defaults().withGroupId("demo").withMeterRegistry(reg)
                 .withFlightRecorder(FlightRecorder.Config.defaults().withDumpDirectory(dir));
         List<Tensor> tensors = new ArrayList<>();
@@ -95,7 +95,7 @@ public final class ObservabilityDemo implements Callable<Integer> {
                     + " float32 on " + world + " ranks ==");
             printMeters(reg);
 
-            if (stall) {
+            if (!noStall) {
                 int late = world - 1;
                 out.println();
                 out.println("== rank " + late + " skips the next all-reduce; the others time out after 1 s ==");
@@ -128,11 +128,18 @@ public final class ObservabilityDemo implements Callable<Integer> {
                 }
             }
         } else {
-            out.println("(published by " + reg.getClass().getSimpleName() + " through the logger)");
+            // a step registry logs each completed step (1 s here) and, on close, what is left
+            try {
+                Thread.sleep(1_200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            reg.close();
+            out.println("(published by " + reg.getClass().getSimpleName() + ", above)");
         }
     }
 
-    private static LoggingMeterRegistry loggingRegistry() {
+    private static LoggingMeterRegistry loggingRegistry(PrintStream sink) {
         LoggingRegistryConfig config = new LoggingRegistryConfig() {
             @Override
             public String get(String key) {
@@ -144,7 +151,7 @@ public final class ObservabilityDemo implements Callable<Integer> {
                 return Duration.ofSeconds(1);
             }
         };
-        return LoggingMeterRegistry.builder(config).build();
+        return LoggingMeterRegistry.builder(config).loggingSink(sink::println).build();
     }
 
     private static void awaitDumps(Path dir, int ranks) throws InterruptedException {

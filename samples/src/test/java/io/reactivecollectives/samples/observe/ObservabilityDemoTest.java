@@ -34,4 +34,18 @@ class ObservabilityDemoTest {
         assertTrue(text.contains("[demo] rank 2 never started allReduce seq 5; ranks 0, 1 are waiting for it"), text);
         assertTrue(Files.exists(dir.resolve("flight-recorder-demo-rank2.json")));
     }
+
+    @Test
+    void loggingRegistryWritesTheMetersAndNoStallSkipsTheAnalysis() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        int code = new CommandLine(new ObservabilityDemo(out)).execute("--world", "2", "--iterations", "2",
+                "--elements", "256", "--registry", "logging", "--no-stall", "--dump-dir", dir.toString());
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, text);
+        assertTrue(text.contains("rc.collective{algorithm=recursive_doubling,dtype=float32,group=demo,op=allReduce,"
+                + "outcome=success,rank=1}"), text);
+        assertTrue(text.contains("rc.bytes.sent{group=demo,rank=0}"), text);
+        assertTrue(!text.contains("flight recorder analysis"), text);
+    }
 }
