@@ -95,7 +95,7 @@ class GroupBehaviourTest {
 
     @Test
     void sendRecvMatchesByTagAndOrderAndRecvAnySourceNamesTheSender() {
-        ClusterTesting.withCluster(3, options("p2p").withMaxFramePayload(1 << 20).withSegmentBytes(1 << 16), cluster -> {
+        ClusterTesting.withCluster(3, options("p2p").withSegmentBytes(1 << 16).withMaxFramePayload(1 << 20), cluster -> {
             TcpProcessGroup g0 = cluster.group(0);
             TcpProcessGroup g1 = cluster.group(1);
             TcpProcessGroup g2 = cluster.group(2);

@@ -1,13 +1,11 @@
 package io.reactivecollectives.transport;
 
-import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -15,13 +13,17 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** all-reduce and broadcast between separate JVM processes, one per rank, meeting through the TCP store. */
+/**
+ * all-reduce and broadcast between separate JVM processes, one per rank, meeting through a file
+ * store (the processes share this machine's file system).
+ */
 class ProcessesTest {
 
     @Test
     void allReduceAndBroadcastAcrossThreeProcesses() throws Exception {
         int world = 3;
-        TcpStoreServer server = TcpStoreServer.builder().start().block(Duration.ofSeconds(20));
+        Path dir = Files.createTempDirectory("rc-processes");
+        Path storeFile = dir.resolve("store");
         List<Process> procs = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
         try {
@@ -32,20 +34,26 @@ class ProcessesTest {
                         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                         "-cp", System.getProperty("java.class.path"), RankMain.class.getName(),
-                        String.valueOf(server.port()), String.valueOf(r), String.valueOf(world));
+                        storeFile.toString(), String.valueOf(r), String.valueOf(world));
                 procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
             }
+            boolean[] exited = new boolean[world];
             for (int r = 0; r < world; r++) {
-                Process p = procs.get(r);
-                boolean exited = p.waitFor(120, TimeUnit.SECONDS);
-                String out = read(logs.get(r));
-                assertTrue(exited, "rank " + r + " did not finish:\n" + out);
-                assertEquals(0, p.exitValue(), "rank " + r + " failed:\n" + out);
-                assertTrue(out.contains("RANK " + r + " OK"), out);
+                exited[r] = procs.get(r).waitFor(120, TimeUnit.SECONDS);
+            }
+            StringBuilder all = new StringBuilder();
+            for (int r = 0; r < world; r++) {
+                all.append("--- rank ").append(r).append(":\n").append(read(logs.get(r)));
+            }
+            for (int r = 0; r < world; r++) {
+                assertTrue(exited[r], "rank " + r + " did not finish:\n" + all);
+                assertEquals(0, procs.get(r).exitValue(), "rank " + r + " failed:\n" + all);
+                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK"), all.toString());
             }
         } finally {
             procs.forEach(Process::destroyForcibly);
-            server.close();
+            Files.deleteIfExists(storeFile);
+            Files.deleteIfExists(dir);
             for (Path l : logs) {
                 Files.deleteIfExists(l);
             }

@@ -3,25 +3,25 @@ package io.reactivecollectives.transport;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
-import io.reactivecollectives.transport.rendezvous.TcpStore;
-import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
+import io.reactivecollectives.core.rendezvous.FileStore;
+import io.reactivecollectives.core.rendezvous.Store;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * One rank in its own JVM, for {@link ProcessesTest}: {@code RankMain <storePort> <rank> <world>}.
- * Joins the group through the TCP store, runs an all-reduce (SUM and MAX, 1001 float32 elements,
+ * One rank in its own JVM, for {@link ProcessesTest}: {@code RankMain <storeFile> <rank> <world>}.
+ * Joins the group through a {@link FileStore} shared by the processes, runs an all-reduce (SUM and MAX, 1001 float32 elements,
  * plus 3 MB for the ring) and a broadcast from rank 1, checks the results against values it
  * computes itself, prints {@code RANK <r> OK} and exits 0 (1 with the reason otherwise).
  */
 public final class RankMain {
 
     public static void main(String[] args) {
-        int port = Integer.parseInt(args[0]);
+        Path storeFile = Path.of(args[0]);
         int rank = Integer.parseInt(args[1]);
         int world = Integer.parseInt(args[2]);
-        try (TcpStore store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", port).withTimeout(Duration.ofSeconds(30)))
-                .block(Duration.ofSeconds(30))) {
+        try (Store store = new FileStore(storeFile, Duration.ofSeconds(30))) {
             TcpProcessGroup g = TcpProcessGroup.connect(store, rank, world,
                     GroupOptions.defaults().withGroupId("processes").withConnectTimeout(Duration.ofSeconds(30))
                             .withTimeout(Duration.ofSeconds(30))).block(Duration.ofSeconds(40));

@@ -27,7 +27,7 @@ public final class PipelinedChainBroadcast {
         int vr = Math.floorMod(p.rank() - root, n);
         int prev = (vr - 1 + root + n) % n;
         int next = vr + 1 < n ? (vr + 1 + root) % n : -1;
-        int seg = p.segmentBytes();
+        int seg = RingAllReduce.segmentBytes(p, bytes);
         int lanes = (int) Math.max(1, (bytes + seg - 1) / seg);
         return Flux.range(0, lanes)
                 .flatMap(l -> {

@@ -10,7 +10,8 @@ import reactor.core.publisher.Mono;
 /**
  * Chunked, pipelined ring all-reduce (gloo's allreduce_ring_chunked): the tensor is cut into one
  * block per rank, each block into segments of {@link Peers#segmentBytes()}. Segment {@code j} of
- * every block forms lane {@code j}; a lane runs reduce-scatter ({@code n - 1} steps: send block
+ * every block forms lane {@code j} (segments are sized so that a block fills the pipeline, between 64 KiB
+ * and the group's segment size); a lane runs reduce-scatter ({@code n - 1} steps: send block
  * {@code r - s} to the right, receive block {@code r - s - 1} from the left and reduce it in place)
  * then all-gather ({@code n - 1} steps: send block {@code r + 1 - s}, receive block {@code r - s}
  * and copy it in place). Each step is one fused send/receive/reduce stage; up to
@@ -41,7 +42,7 @@ public final class RingAllReduce {
         long base = numel / n;
         long extra = numel % n;
         long maxBlock = base + (extra > 0 ? 1 : 0);
-        int segElems = Transfers.segmentElements(p.segmentBytes(), dtype);
+        int segElems = Transfers.segmentElements(segmentBytes(p, maxBlock * es), dtype);
         int lanes = Transfers.lanes(maxBlock, segElems);
         return Flux.range(0, lanes)
                 .flatMap(lane -> {
@@ -74,6 +75,16 @@ public final class RingAllReduce {
                     return chain;
                 }, p.pipelineDepth())
                 .then();
+    }
+
+    /**
+     * The segment size for blocks of {@code blockBytes}: enough segments to fill the pipeline
+     * ({@code blockBytes / depth}), but not under 64 KiB (per-frame costs) nor over the group's
+     * segment size.
+     */
+    static int segmentBytes(Peers p, long blockBytes) {
+        long fill = (blockBytes + p.pipelineDepth() - 1) / p.pipelineDepth();
+        return (int) Math.min(p.segmentBytes(), Math.max(64 * 1024, fill));
     }
 
     private static Mono<Void> sendSegment(Peers p, int peer, int step, int lane, ByteBuf buf, int block, long base,

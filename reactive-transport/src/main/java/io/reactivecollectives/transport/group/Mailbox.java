@@ -40,7 +40,7 @@ public final class Mailbox {
         String abortReason;             // set by a peer's ABORT before the local collective started
         int abortPeer = -1;
         volatile int waitingOn = -1;    // the peer of the latest receive, for timeout messages
-        volatile String waitingWhat;
+        volatile long waitingKey;       // tag, step, chunk of that receive (packed; the text is made on demand)
 
         Box(long sequence) {
             this.sequence = sequence;
@@ -62,7 +62,11 @@ public final class Mailbox {
 
         /** A description of what it last waited for. */
         public String waitingWhat() {
-            return waitingWhat;
+            if (waitingOn < 0) {
+                return null;
+            }
+            long k = waitingKey;
+            return "tag " + (int) (k >>> 40) + " step " + (int) ((k >>> 20) & 0xFFFFF) + " chunk " + (int) (k & 0xFFFFF);
         }
     }
 
@@ -141,7 +145,7 @@ public final class Mailbox {
                     } else if (slot == null) {
                         box.slots.put(key, sink);
                         box.waitingOn = source;
-                        box.waitingWhat = "tag " + tag + " step " + step + " chunk " + chunk;
+                        box.waitingKey = ((long) tag << 40) | ((long) (step & 0xFFFFF) << 20) | (chunk & 0xFFFFF);
                     } else {
                         fail = new CollectiveException(box.op, -1, box.sequence, source,
                                 "internal error: two receives of step " + step + " chunk " + chunk + " from rank " + source, null);

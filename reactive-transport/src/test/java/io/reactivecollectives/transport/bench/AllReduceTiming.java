@@ -39,23 +39,27 @@ public final class AllReduceTiming {
         LocalCluster cluster = LocalCluster.start(world, o).block(Duration.ofSeconds(30));
         try {
             System.out.printf("# %s world %d, %s%n", op, world, o);
-            System.out.printf("%12s %10s %12s %12s%n", "bytes", "iters", "time_us", "busbw_GB/s");
+            System.out.printf("%12s %10s %12s %12s %12s%n", "bytes", "iters", "time_us", "busbw_GB/s", "cpu_us(all)");
             for (long bytes : sizes) {
                 long numel = Math.max(1, bytes / 4);
                 int iters = Integer.getInteger("rc.iters", (int) Math.max(5, Math.min(2000, (200L << 20) / Math.max(bytes, 1))));
-                int warm = Math.max(2, iters / 5);
+                int warm = Integer.getInteger("rc.warm", Math.max(2, iters / 2));
                 List<Tensor> ts = new ArrayList<>();
                 for (int r = 0; r < world; r++) {
                     ts.add(Tensor.zeros(DType.FLOAT32, numel).fill(1));
                 }
                 try {
                     run(cluster, ts, warm, op);
+                    com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+                    long c0 = os.getProcessCpuTime();
                     long t0 = System.nanoTime();
                     run(cluster, ts, iters, op);
                     double us = (System.nanoTime() - t0) / 1e3 / iters;
+                    double cpuUs = (os.getProcessCpuTime() - c0) / 1e3 / iters;
                     double factor = op.equals("broadcast") ? 1.0 : 2.0 * (world - 1) / world;
                     double busbw = numel * 4.0 / (us * 1e-6) * factor / 1e9;
-                    System.out.printf("%12d %10d %12.1f %12.3f%n", numel * 4, iters, us, busbw);
+                    System.out.printf("%12d %10d %12.1f %12.3f %12.1f%n", numel * 4, iters, us, busbw, cpuUs);
                 } finally {
                     ts.forEach(Tensor::release);
                 }
