@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -260,26 +262,22 @@ public final class TcpStore implements Store {
      */
     private <T> Mono<T> call(String op, RequestEncoder encoder, Function<StoreFrameCodec.Response, T> decoder,
                              List<String> waitKeys, Duration wait) {
-        Mono<T> mono = Mono.create(sink -> {
+        return Mono.create(sink -> {
             if (channel.eventLoop().inEventLoop()) {
-                send(op, encoder, decoder, sink, waitKeys != null);
+                send(op, encoder, decoder, sink, waitKeys, wait);
             } else {
                 try {
-                    channel.eventLoop().execute(() -> send(op, encoder, decoder, sink, waitKeys != null));
+                    channel.eventLoop().execute(() -> send(op, encoder, decoder, sink, waitKeys, wait));
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     sink.error(new IllegalStateException(op + ": TCP store client for " + server + " is closed"));
                 }
             }
         });
-        if (wait != null) {
-            mono = mono.timeout(wait.plus(LOCAL_GRACE),
-                    Mono.error(() -> new StoreTimeoutException(op, waitKeys, wait)));
-        }
-        return mono;
     }
 
     private <T> void send(String op, RequestEncoder encoder, Function<StoreFrameCodec.Response, T> decoder,
-                          MonoSink<T> sink, boolean waits) {
+                          MonoSink<T> sink, List<String> waitKeys, Duration wait) {
+        boolean waits = waitKeys != null;
         if (state != 2) {
             Throwable cause = closedBy;
             sink.error(new IllegalStateException(op + ": TCP store connection to " + server + " is closed"
@@ -298,11 +296,26 @@ public final class TcpStore implements Store {
                     + options.maxFrameSize() + " bytes"));
             return;
         }
-        Pending<T> p = new Pending<>(op, sink, decoder, System.nanoTime());
+        Pending<T> p = new Pending<>(op, sink, decoder, System.nanoTime(), metrics.of(op));
         pending.put(id, p);
         int requestId = id;
         sink.onCancel(() -> cancel(requestId, p, waits));
+        if (waits) {
+            // the server answers a wait that runs out; this timer (on the event loop, no thread) is for a server that does not
+            p.timer = channel.eventLoop().schedule(() -> localTimeout(requestId, p, waitKeys, wait),
+                    wait.plus(LOCAL_GRACE).toMillis(), TimeUnit.MILLISECONDS);
+        }
         channel.writeAndFlush(frame, channel.voidPromise());
+    }
+
+    private void localTimeout(int id, Pending<?> p, List<String> keys, Duration wait) {
+        if (pending.get(id) == p) {
+            pending.remove(id);
+            if (state == 2 && channel.isActive()) {
+                channel.writeAndFlush(StoreFrameCodec.cancel(channel.alloc(), id), channel.voidPromise());
+            }
+            p.sink.error(new StoreTimeoutException(p.op, keys, wait));
+        }
     }
 
     private void cancel(int id, Pending<?> p, boolean waits) {
@@ -312,7 +325,8 @@ public final class TcpStore implements Store {
         }
         if (pending.get(id) == p) {
             pending.remove(id);
-            metrics.cancelled(p.op);
+            p.cancelTimer();
+            p.meters.cancelled.increment();
             if (waits && state == 2 && channel.isActive()) {
                 channel.writeAndFlush(StoreFrameCodec.cancel(channel.alloc(), id), channel.voidPromise());
             }
@@ -372,7 +386,8 @@ public final class TcpStore implements Store {
     private void onResponse(StoreFrameCodec.Response r) {
         Pending<?> p = pending.remove(r.id());
         if (p != null) {
-            p.complete(r, server, metrics);
+            p.cancelTimer();
+            p.complete(r, server);
         }
     }
 
@@ -405,6 +420,7 @@ public final class TcpStore implements Store {
         List<Pending<?>> all = new ArrayList<>(pending.values());
         pending.clear();
         for (Pending<?> p : all) {
+            p.cancelTimer();
             p.sink.error(new IllegalStateException(p.op + ": TCP store connection to " + server + " lost: "
                     + why.getMessage(), why));
         }
@@ -433,18 +449,28 @@ public final class TcpStore implements Store {
         final MonoSink<T> sink;
         final Function<StoreFrameCodec.Response, T> decoder;
         final long startNanos;
+        final OpMeters meters;
+        ScheduledFuture<?> timer;
 
-        Pending(String op, MonoSink<T> sink, Function<StoreFrameCodec.Response, T> decoder, long startNanos) {
+        Pending(String op, MonoSink<T> sink, Function<StoreFrameCodec.Response, T> decoder, long startNanos,
+                OpMeters meters) {
             this.op = op;
             this.sink = sink;
             this.decoder = decoder;
             this.startNanos = startNanos;
+            this.meters = meters;
         }
 
-        void complete(StoreFrameCodec.Response r, String server, Metrics metrics) {
+        void cancelTimer() {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+        }
+
+        void complete(StoreFrameCodec.Response r, String server) {
             long nanos = System.nanoTime() - startNanos;
             if (r instanceof StoreFrameCodec.Error e) {
-                metrics.record(op, "error", nanos);
+                meters.error.record(nanos, TimeUnit.NANOSECONDS);
                 sink.error(toException(e, server));
                 return;
             }
@@ -452,12 +478,12 @@ public final class TcpStore implements Store {
             try {
                 value = decoder.apply(r);
             } catch (ClassCastException wrongType) {
-                metrics.record(op, "error", nanos);
+                meters.error.record(nanos, TimeUnit.NANOSECONDS);
                 sink.error(new StoreProtocolException(op + ": TCP store at " + server + " answered with "
                         + r.getClass().getSimpleName()));
                 return;
             }
-            metrics.record(op, "ok", nanos);
+            meters.ok.record(nanos, TimeUnit.NANOSECONDS);
             if (value == null) {
                 sink.success();
             } else {
@@ -476,12 +502,14 @@ public final class TcpStore implements Store {
         }
     }
 
-    /** Timers per op and outcome, made once per op. */
+    /** The meters of one op. */
+    record OpMeters(Timer ok, Timer error, Counter cancelled) { }
+
+    /** Timers per op and outcome, made once per op and registry. */
     static final class Metrics {
         private static final Map<MeterRegistry, Metrics> BY_REGISTRY = new ConcurrentHashMap<>();
         private final MeterRegistry registry;
-        private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-        private final Map<String, Counter> cancels = new ConcurrentHashMap<>();
+        private final Map<String, OpMeters> byOp = new ConcurrentHashMap<>();
 
         private Metrics(MeterRegistry registry) {
             this.registry = registry;
@@ -491,16 +519,15 @@ public final class TcpStore implements Store {
             return BY_REGISTRY.computeIfAbsent(registry, Metrics::new);
         }
 
-        void record(String op, String outcome, long nanos) {
-            timers.computeIfAbsent(op + '/' + outcome, k -> Timer.builder("rc.store.client.op")
-                    .description("TCP store request round trips")
-                    .tag("op", op).tag("outcome", outcome).register(registry))
-                    .record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        OpMeters of(String op) {
+            OpMeters m = byOp.get(op);
+            return m != null ? m : byOp.computeIfAbsent(op, k -> new OpMeters(timer(op, "ok"), timer(op, "error"),
+                    Counter.builder("rc.store.client.cancelled").tag("op", op).register(registry)));
         }
 
-        void cancelled(String op) {
-            cancels.computeIfAbsent(op, k -> Counter.builder("rc.store.client.cancelled").tag("op", op)
-                    .register(registry)).increment();
+        private Timer timer(String op, String outcome) {
+            return Timer.builder("rc.store.client.op").description("TCP store request round trips")
+                    .tag("op", op).tag("outcome", outcome).register(registry);
         }
     }
 

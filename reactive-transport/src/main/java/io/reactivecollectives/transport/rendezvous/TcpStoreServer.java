@@ -8,20 +8,18 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
-import io.reactivecollectives.core.rendezvous.HashStore;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
-import org.reactivestreams.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
-import reactor.netty.NettyInbound;
 import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpServer;
 
@@ -34,10 +32,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The TCP store server, as c10d's TCPStore master: an in-memory {@link HashStore} behind the
+ * The TCP store server, as c10d's TCPStore master: an in-memory {@link StoreState} behind the
  * binary protocol of {@link StoreFrameCodec}, served by Reactor Netty's {@link TcpServer} (epoll
  * when available). Rank 0 embeds it ({@link #builder()}{@code .start()}); it also runs alone
  * ({@link TcpStoreServerCommand}).
@@ -64,17 +62,15 @@ public final class TcpStoreServer implements AutoCloseable {
     static final int MAX_PENDING_PER_CONNECTION = 65_536;
 
     private final DisposableServer server;
-    private final HashStore store;
-    private final AtomicInteger pendingWaits;
+    private final StoreState state;
     private final AtomicInteger connections;
     private final AtomicLong rejectedFrames;
     private final AtomicLong authFailures;
 
-    private TcpStoreServer(DisposableServer server, HashStore store, AtomicInteger pendingWaits,
+    private TcpStoreServer(DisposableServer server, StoreState state,
                            AtomicInteger connections, AtomicLong rejectedFrames, AtomicLong authFailures) {
         this.server = server;
-        this.store = store;
-        this.pendingWaits = pendingWaits;
+        this.state = state;
         this.connections = connections;
         this.rejectedFrames = rejectedFrames;
         this.authFailures = authFailures;
@@ -97,7 +93,7 @@ public final class TcpStoreServer implements AutoCloseable {
 
     /** Requests waiting for keys now, over all connections. */
     public int pendingWaits() {
-        return pendingWaits.get();
+        return state.pendingWaits();
     }
 
     /** Open client connections now. */
@@ -123,8 +119,10 @@ public final class TcpStoreServer implements AutoCloseable {
     /** Stops accepting, closes every connection and fails pending waits; does not block. */
     @Override
     public void close() {
+        for (StoreState.Waiter w : state.close()) {
+            ((Session) w.owner).closed(w);
+        }
         server.dispose();
-        store.close();
     }
 
     @Override
@@ -209,8 +207,7 @@ public final class TcpStoreServer implements AutoCloseable {
                 if (key != null) {
                     StoreAuth.init();
                 }
-                HashStore store = new HashStore(Duration.ofMillis(MAX_WAIT_MS));
-                AtomicInteger pending = new AtomicInteger();
+                StoreState state = new StoreState();
                 AtomicInteger conns = new AtomicInteger();
                 AtomicLong rejected = new AtomicLong();
                 AtomicLong authFailed = new AtomicLong();
@@ -222,9 +219,14 @@ public final class TcpStoreServer implements AutoCloseable {
                             c.addHandlerLast(StoreFrameDecoder.NAME,
                                     new StoreFrameDecoder(key != null ? StoreFrameCodec.HANDSHAKE_MAX_FRAME : max));
                             c.addHandlerLast("rc.store.flush", new FlushConsolidationHandler(256, true));
+                            Session session = new Session(c, state, key, max, conns, rejected, authFailed);
+                            c.addHandlerLast("rc.store.session", session.handler());
+                            session.start();
                         })
-                        .handle((in, out) -> new Session((Connection) in, store, key, max, pending, conns, rejected,
-                                authFailed).run(in));
+                        // frames are consumed by the session handler, on the event loop, before Reactor Netty's
+                        // inbound bridge; subscribing the (then empty) inbound keeps reads flowing and ends the
+                        // connection when the client closes it
+                        .handle((in, out) -> in.receive().then());
                 if (lr != null) {
                     server = server.runOn(lr);
                 }
@@ -232,9 +234,9 @@ public final class TcpStoreServer implements AutoCloseable {
                     server = server.secure(spec -> spec.sslContext(ssl));
                 }
                 return server.bind().map(ds -> {
-                    TcpStoreServer s = new TcpStoreServer(ds, store, pending, conns, rejected, authFailed);
+                    TcpStoreServer s = new TcpStoreServer(ds, state, conns, rejected, authFailed);
                     String port = Integer.toString(s.port());
-                    Gauge.builder("rc.store.server.pending.waits", pending, AtomicInteger::get)
+                    Gauge.builder("rc.store.server.pending.waits", state.pendingWaitsCounter(), AtomicInteger::get)
                             .tag("port", port).register(reg);
                     Gauge.builder("rc.store.server.connections", conns, AtomicInteger::get)
                             .tag("port", port).register(reg);
@@ -249,62 +251,77 @@ public final class TcpStoreServer implements AutoCloseable {
         }
     }
 
-    /** One client connection; all its state is touched on its event loop only. */
+    /** One client connection; its fields are touched on its event loop only. */
     private static final class Session {
         private final Channel channel;
-        private final HashStore store;
+        private final StoreState state;
         private final byte[] secret;
         private final int maxFrame;
-        private final AtomicInteger pendingWaits;
         private final AtomicInteger connections;
         private final AtomicLong rejected;
         private final AtomicLong authFailed;
-        private final Map<Integer, Reply<?>> waits = new HashMap<>();
+        private final Map<Integer, StoreState.Waiter> waits = new HashMap<>();
         private byte[] nonce;
         private boolean authenticated;
         private boolean closing;
 
-        Session(Connection connection, HashStore store, byte[] secret, int maxFrame, AtomicInteger pendingWaits,
-                AtomicInteger connections, AtomicLong rejected, AtomicLong authFailed) {
+        Session(Connection connection, StoreState state, byte[] secret, int maxFrame, AtomicInteger connections,
+                AtomicLong rejected, AtomicLong authFailed) {
             this.channel = connection.channel();
-            this.store = store;
+            this.state = state;
             this.secret = secret;
             this.maxFrame = maxFrame;
-            this.pendingWaits = pendingWaits;
             this.connections = connections;
             this.rejected = rejected;
             this.authFailed = authFailed;
         }
 
-        Mono<Void> run(NettyInbound in) {
+        /** Counts the connection and greets the client (HELLO, with a nonce when a secret is set). */
+        void start() {
             connections.incrementAndGet();
             ByteBufAllocator alloc = channel.alloc();
             if (secret != null) {
                 nonce = StoreAuth.nonce();
-                channel.writeAndFlush(StoreFrameCodec.hello(alloc, true, nonce), channel.voidPromise());
+                write(StoreFrameCodec.hello(alloc, true, nonce));
             } else {
                 authenticated = true;
-                channel.writeAndFlush(StoreFrameCodec.hello(alloc, false, new byte[0]), channel.voidPromise());
+                write(StoreFrameCodec.hello(alloc, false, new byte[0]));
             }
-            return in.receive()
-                    .doOnNext(this::onFrame)
-                    .then()
-                    .onErrorResume(e -> {
-                        Throwable cause = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
-                        if (cause instanceof StoreProtocolException) {
-                            reject(cause);
-                        } else if (cause instanceof java.io.IOException) {
-                            LOG.debug("TCP store: connection from {} failed: {}", channel.remoteAddress(), cause.toString());
-                        } else {
-                            LOG.warn("TCP store: connection from {} failed: {}", channel.remoteAddress(), cause.toString());
-                        }
-                        channel.close();
-                        return Mono.empty();
-                    })
-                    .doFinally(signal -> {
-                        connections.decrementAndGet();
-                        dropWaits();
-                    });
+        }
+
+        /** The Netty handler that feeds this session: one frame body per read, released after use. */
+        ChannelInboundHandlerAdapter handler() {
+            return new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ByteBuf body = (ByteBuf) msg;
+                    try {
+                        onFrame(body);
+                    } finally {
+                        body.release();
+                    }
+                }
+
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable e) {
+                    Throwable cause = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
+                    if (cause instanceof StoreProtocolException) {
+                        reject(cause);
+                    } else if (cause instanceof java.io.IOException) {
+                        LOG.debug("TCP store: connection from {} failed: {}", channel.remoteAddress(), cause.toString());
+                    } else {
+                        LOG.warn("TCP store: connection from {} failed: {}", channel.remoteAddress(), cause.toString());
+                    }
+                    channel.close();
+                }
+
+                @Override
+                public void channelInactive(ChannelHandlerContext ctx) {
+                    connections.decrementAndGet();
+                    dropWaits();
+                    ctx.fireChannelInactive();
+                }
+            };
         }
 
         /** A frame that breaks the protocol: log it, count it, close this one connection. */
@@ -327,71 +344,164 @@ public final class TcpStoreServer implements AutoCloseable {
                 return;
             }
             try {
-                handle(body);
+                if (!authenticated) {
+                    authenticate(body);
+                    return;
+                }
+                StoreFrameCodec.Request r = StoreFrameCodec.decodeRequest(body);
+                try {
+                    dispatch(r);
+                } catch (IllegalArgumentException | NullPointerException e) {
+                    write(StoreFrameCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_BAD_REQUEST,
+                            opName(r), String.valueOf(e.getMessage()), List.of(), 0));
+                } catch (IllegalStateException e) {
+                    write(StoreFrameCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
+                            opName(r), String.valueOf(e.getMessage()), List.of(), 0));
+                }
             } catch (StoreProtocolException e) {
                 reject(e);
             }
         }
 
-        private void handle(ByteBuf body) {
-            if (!authenticated) {
-                authenticate(body);
-                return;
-            }
-            StoreFrameCodec.Request r = StoreFrameCodec.decodeRequest(body);
-            try {
-                dispatch(r);
-            } catch (IllegalArgumentException | NullPointerException e) {
-                channel.writeAndFlush(StoreFrameCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_BAD_REQUEST,
-                        r.getClass().getSimpleName(), String.valueOf(e.getMessage()), List.of(), 0), channel.voidPromise());
-            }
+        private static String opName(StoreFrameCodec.Request r) {
+            String n = r.getClass().getSimpleName();
+            return Character.toLowerCase(n.charAt(0)) + n.substring(1);
+        }
+
+        private void write(ByteBuf frame) {
+            channel.writeAndFlush(frame, channel.voidPromise());
         }
 
         private void dispatch(StoreFrameCodec.Request r) {
             int id = r.id();
+            ByteBufAllocator a = channel.alloc();
             if (r instanceof StoreFrameCodec.Set q) {
-                reply(id, "set", store.set(q.key(), q.value()), (a, v) -> StoreFrameCodec.ok(a, id), false);
+                List<StoreState.Fired> fired = state.set(q.key(), q.value());
+                write(StoreFrameCodec.ok(a, id));
+                fire(fired);
             } else if (r instanceof StoreFrameCodec.Get q) {
-                reply(id, "get", store.get(q.key(), waitOf(q.timeoutMs())),
-                        (a, v) -> StoreFrameCodec.value(a, id, v), true);
+                await(id, "get", List.of(q.key()), q.timeoutMs());
             } else if (r instanceof StoreFrameCodec.Add q) {
-                reply(id, "add", store.add(q.key(), q.delta()), (a, v) -> StoreFrameCodec.longValue(a, id, v), false);
+                List<StoreState.Fired> fired = new ArrayList<>(0);
+                long v = state.add(q.key(), q.delta(), fired);
+                write(StoreFrameCodec.longValue(a, id, v));
+                fire(fired);
             } else if (r instanceof StoreFrameCodec.CompareSet q) {
-                reply(id, "compareSet", store.compareSet(q.key(), q.expected(), q.desired()),
-                        (a, v) -> StoreFrameCodec.value(a, id, v), false);
+                List<StoreState.Fired> fired = new ArrayList<>(0);
+                byte[] v = state.compareSet(q.key(), q.expected(), q.desired(), fired);
+                write(StoreFrameCodec.value(a, id, v));
+                fire(fired);
             } else if (r instanceof StoreFrameCodec.Wait q) {
-                reply(id, "await", store.await(q.keys(), waitOf(q.timeoutMs())),
-                        (a, v) -> StoreFrameCodec.ok(a, id), true);
+                await(id, "await", q.keys(), q.timeoutMs());
             } else if (r instanceof StoreFrameCodec.Check q) {
-                reply(id, "check", store.check(q.keys()), (a, v) -> StoreFrameCodec.boolValue(a, id, v), false);
+                write(StoreFrameCodec.boolValue(a, id, state.check(q.keys())));
             } else if (r instanceof StoreFrameCodec.Delete q) {
-                reply(id, "delete", store.delete(q.key()), (a, v) -> StoreFrameCodec.boolValue(a, id, v), false);
+                write(StoreFrameCodec.boolValue(a, id, state.delete(q.key())));
             } else if (r instanceof StoreFrameCodec.NumKeys) {
-                reply(id, "numKeys", store.numKeys(), (a, v) -> StoreFrameCodec.longValue(a, id, v), false);
+                write(StoreFrameCodec.longValue(a, id, state.numKeys()));
             } else if (r instanceof StoreFrameCodec.MultiGet q) {
-                List<String> keys = q.keys();
-                Duration wait = waitOf(q.timeoutMs());
-                reply(id, "multiGet", store.await(keys, wait).then(Mono.defer(() -> store.multiGet(keys))),
-                        (a, v) -> StoreFrameCodec.values(a, id, v), true);
+                await(id, "multiGet", q.keys(), q.timeoutMs());
             } else if (r instanceof StoreFrameCodec.MultiSet q) {
-                reply(id, "multiSet", store.multiSet(q.entries()), (a, v) -> StoreFrameCodec.ok(a, id), false);
+                List<StoreState.Fired> fired = state.multiSet(q.entries());
+                write(StoreFrameCodec.ok(a, id));
+                fire(fired);
             } else if (r instanceof StoreFrameCodec.Append q) {
-                reply(id, "append", store.append(q.key(), q.value()), (a, v) -> StoreFrameCodec.longValue(a, id, v),
-                        false);
+                List<StoreState.Fired> fired = new ArrayList<>(0);
+                long v = state.append(q.key(), q.value(), fired);
+                write(StoreFrameCodec.longValue(a, id, v));
+                fire(fired);
             } else if (r instanceof StoreFrameCodec.Cancel) {
-                Reply<?> w = waits.remove(id);
-                if (w != null) {
-                    pendingWaits.decrementAndGet();
-                    w.dispose();
+                StoreState.Waiter w = waits.remove(id);
+                if (w != null && state.remove(w) != null) {
+                    cancelTimer(w);
                 }
             }
         }
 
-        private static Duration waitOf(long timeoutMs) {
+        /** A waiting request: answered now if every key exists, else registered with a timer on this event loop. */
+        private void await(int id, String op, List<String> keys, long timeoutMs) {
             if (timeoutMs <= 0) {
-                throw new IllegalArgumentException("timeout must be positive, was " + timeoutMs + " ms");
+                throw new IllegalArgumentException(op + ": timeout must be positive, was " + timeoutMs + " ms");
             }
-            return Duration.ofMillis(Math.min(timeoutMs, MAX_WAIT_MS));
+            if (waits.containsKey(id)) {
+                throw new StoreProtocolException("request id " + id + " is already waiting");
+            }
+            if (waits.size() >= MAX_PENDING_PER_CONNECTION) {
+                throw new StoreProtocolException("more than " + MAX_PENDING_PER_CONNECTION + " pending waits");
+            }
+            StoreState.Waiter w = new StoreState.Waiter(this, id, op, keys);
+            List<byte[]> now = state.awaitOrGet(w);
+            if (now != null) {
+                write(answer(w, now));
+                return;
+            }
+            waits.put(id, w);
+            long ms = Math.min(timeoutMs, MAX_WAIT_MS);
+            w.timer = channel.eventLoop().schedule(() -> onTimeout(w, ms), ms, TimeUnit.MILLISECONDS);
+        }
+
+        private ByteBuf answer(StoreState.Waiter w, List<byte[]> values) {
+            ByteBufAllocator a = channel.alloc();
+            return switch (w.op) {
+                case "get" -> StoreFrameCodec.value(a, w.id, values.get(0));
+                case "await" -> StoreFrameCodec.ok(a, w.id);
+                default -> StoreFrameCodec.values(a, w.id, values);
+            };
+        }
+
+        private void onTimeout(StoreState.Waiter w, long ms) {
+            List<String> missing = state.remove(w);
+            if (missing == null) {
+                return; // fired meanwhile: its answer is on the way
+            }
+            waits.remove(w.id);
+            StoreTimeoutException te = new StoreTimeoutException(w.op, missing, Duration.ofMillis(ms));
+            write(StoreFrameCodec.error(channel.alloc(), w.id, StoreFrameCodec.E_TIMEOUT, w.op, te.getMessage(),
+                    te.missingKeys(), ms));
+        }
+
+        private static void cancelTimer(StoreState.Waiter w) {
+            if (w.timer instanceof java.util.concurrent.Future<?> f) {
+                f.cancel(false);
+            }
+        }
+
+        /** Answers waiters completed by a write, each on its own connection's event loop. */
+        private static void fire(List<StoreState.Fired> fired) {
+            for (StoreState.Fired f : fired) {
+                Session s = (Session) f.waiter().owner;
+                s.onEventLoop(() -> {
+                    s.waits.remove(f.waiter().id);
+                    cancelTimer(f.waiter());
+                    if (s.channel.isActive()) {
+                        s.write(s.answer(f.waiter(), f.values()));
+                    }
+                });
+            }
+        }
+
+        /** Fails a waiter dropped by {@link TcpStoreServer#close()}. */
+        void closed(StoreState.Waiter w) {
+            onEventLoop(() -> {
+                waits.remove(w.id);
+                cancelTimer(w);
+                if (channel.isActive()) {
+                    write(StoreFrameCodec.error(channel.alloc(), w.id, StoreFrameCodec.E_CLOSED, w.op,
+                            w.op + ": store closed while waiting for " + w.keys, List.of(), 0));
+                }
+            });
+        }
+
+        private void onEventLoop(Runnable task) {
+            if (channel.eventLoop().inEventLoop()) {
+                task.run();
+            } else {
+                try {
+                    channel.eventLoop().execute(task);
+                } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+                    // the event loop is gone with the server: nobody is left to answer
+                }
+            }
         }
 
         private void authenticate(ByteBuf body) {
@@ -406,113 +516,18 @@ public final class TcpStoreServer implements AutoCloseable {
             }
             authenticated = true;
             channel.pipeline().get(StoreFrameDecoder.class).maxFrameSize(maxFrame);
-            channel.writeAndFlush(StoreFrameCodec.ready(channel.alloc(), StoreAuth.hmac(secret, auth.clientNonce())),
-                    channel.voidPromise());
-        }
-
-        private <T> void reply(int id, String op, Mono<T> result, Encoder<T> encoder, boolean waits) {
-            Reply<T> r = new Reply<>(this, id, op, encoder, waits);
-            if (waits) {
-                if (this.waits.containsKey(id)) {
-                    throw new StoreProtocolException("request id " + id + " is already waiting");
-                }
-                if (this.waits.size() >= MAX_PENDING_PER_CONNECTION) {
-                    throw new StoreProtocolException("more than " + MAX_PENDING_PER_CONNECTION + " pending waits");
-                }
-                this.waits.put(id, r);
-                pendingWaits.incrementAndGet();
-            }
-            result.subscribe(r);
-        }
-
-        /** Runs on the event loop: writes a reply unless its wait was dropped meanwhile. */
-        private void send(Reply<?> r, Function<ByteBufAllocator, ByteBuf> frame) {
-            if (r.waits) {
-                if (waits.get(r.id) != r) {
-                    return; // cancelled or connection closed
-                }
-                waits.remove(r.id);
-                pendingWaits.decrementAndGet();
-            }
-            if (channel.isActive()) {
-                channel.writeAndFlush(frame.apply(channel.alloc()), channel.voidPromise());
-            }
+            write(StoreFrameCodec.ready(channel.alloc(), StoreAuth.hmac(secret, auth.clientNonce())));
         }
 
         private void dropWaits() {
             if (waits.isEmpty()) {
                 return;
             }
-            List<Reply<?>> all = new ArrayList<>(waits.values());
+            List<StoreState.Waiter> all = new ArrayList<>(waits.values());
             waits.clear();
-            pendingWaits.addAndGet(-all.size());
-            all.forEach(Reply::dispose);
-        }
-    }
-
-    @FunctionalInterface
-    private interface Encoder<T> {
-        ByteBuf encode(ByteBufAllocator alloc, T value);
-    }
-
-    /** Subscribes to one store call and turns its outcome into one response frame. */
-    private static final class Reply<T> extends BaseSubscriber<T> {
-        private final Session session;
-        private final int id;
-        private final String op;
-        private final Encoder<T> encoder;
-        private final boolean waits;
-        private T value;
-
-        Reply(Session session, int id, String op, Encoder<T> encoder, boolean waits) {
-            this.session = session;
-            this.id = id;
-            this.op = op;
-            this.encoder = encoder;
-            this.waits = waits;
-        }
-
-        @Override
-        protected void hookOnSubscribe(Subscription subscription) {
-            subscription.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        protected void hookOnNext(T v) {
-            value = v;
-        }
-
-        @Override
-        protected void hookOnComplete() {
-            T v = value;
-            deliver(alloc -> encoder.encode(alloc, v));
-        }
-
-        @Override
-        protected void hookOnError(Throwable e) {
-            deliver(alloc -> errorFrame(alloc, e));
-        }
-
-        private ByteBuf errorFrame(ByteBufAllocator alloc, Throwable e) {
-            if (e instanceof StoreTimeoutException te) {
-                return StoreFrameCodec.error(alloc, id, StoreFrameCodec.E_TIMEOUT, op, te.getMessage(),
-                        te.missingKeys(), te.waited().toMillis());
-            }
-            int code = e instanceof IllegalArgumentException ? StoreFrameCodec.E_BAD_REQUEST
-                    : e instanceof IllegalStateException ? StoreFrameCodec.E_CLOSED : StoreFrameCodec.E_INTERNAL;
-            return StoreFrameCodec.error(alloc, id, code, op, String.valueOf(e.getMessage()), List.of(), 0);
-        }
-
-        private void deliver(Function<ByteBufAllocator, ByteBuf> frame) {
-            Channel ch = session.channel;
-            if (ch.eventLoop().inEventLoop()) {
-                session.send(this, frame);
-            } else {
-                try {
-                    ch.eventLoop().execute(() -> session.send(this, frame));
-                } catch (java.util.concurrent.RejectedExecutionException shutDown) {
-                    // the event loop is gone with the server: nobody is left to answer
-                }
+            for (StoreState.Waiter w : all) {
+                state.remove(w);
+                cancelTimer(w);
             }
         }
     }

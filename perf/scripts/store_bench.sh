@@ -1,0 +1,23 @@
+#!/bin/bash
+# TCP store benchmark (issue 3): Reactive Collectives' TcpStore vs PyTorch's TCPStore, same run.
+# Usage: perf/scripts/store_bench.sh [--clients 16] [--ops 2000] [--window 1]   (from the repository root)
+# Builds only reactive-core + reactive-transport (so other modules' state does not matter), compiles
+# StoreBenchmark against them, runs it, then PyTorch's peer bench with the same clients/ops.
+set -euo pipefail
+BUILD=${RC_BUILD_DIR:-target-storebench}
+CLIENTS=16; OPS=2000
+args=("$@"); for ((i=0; i<${#args[@]}; i++)); do
+  case "${args[$i]}" in --clients) CLIENTS=${args[$((i+1))]};; --ops) OPS=${args[$((i+1))]};; esac
+done
+CPFILE=$PWD/perf/$BUILD/store-bench.classpath
+mkdir -p perf/$BUILD/store-bench
+mvn -B -q -Drc.build.dir=$BUILD -pl reactive-transport -am test-compile dependency:build-classpath \
+    -DincludeScope=runtime -Dmdep.outputFile=$CPFILE -Dmaven.test.skip.exec=true >/dev/null
+CP=$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
+javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreBenchmark.java
+echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC') $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+java -Xmx1g -XX:+UseSerialGC -cp "perf/$BUILD/store-bench:$CP" io.reactivecollectives.perf.StoreBenchmark "$@"
+echo "# PyTorch TCPStore: /usr/bin/python3 ../shared/peers/tcpstore_bench.py --clients $CLIENTS --ops $OPS"
+PEER=$(cd "$(dirname "$0")/../../.." && pwd)/shared/peers/tcpstore_bench.py
+[ -f "$PEER" ] || PEER=/work/shared/peers/tcpstore_bench.py
+/usr/bin/python3 "$PEER" --clients "$CLIENTS" --ops "$OPS" --port $((20000 + RANDOM % 20000))
