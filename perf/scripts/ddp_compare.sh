@@ -5,7 +5,8 @@
 #
 #   perf/scripts/ddp_compare.sh                 # 2 ranks, 2000 steps, 3 rounds
 #   NPROC=2 STEPS=3000 ROUNDS=5 perf/scripts/ddp_compare.sh
-#   EXTRA="--streaming" perf/scripts/ddp_compare.sh     # Java side with streaming gradients
+# Each round runs: torch DDP, Java bucketed (DDP-style reducer, all-reduce hook), Java streaming
+# (allReduceStream per layer). EXTRA adds options to both Java runs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 NPROC="${NPROC:-2}"
@@ -16,6 +17,8 @@ echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) CPUs, load $(cut -d' ' -f1-3 /p
 "$ROOT/bin/collectives-run" --help >/dev/null  # build once, outside the timed runs
 for ((i = 1; i <= ROUNDS; i++)); do
   "$PY" "$ROOT/perf/scripts/torch_ddp_bench.py" --nproc "$NPROC" --steps "$STEPS" --json
-  "$ROOT/bin/collectives-run" --nproc-per-node "$NPROC" -- io.reactivecollectives.samples.train.DataParallelTraining \
-      --steps "$STEPS" --no-progress --json ${EXTRA:-} | sed -n 's/^\[rank 0\] \({.*\)/\1/p'
+  for mode in "" "--streaming"; do
+    "$ROOT/bin/collectives-run" --nproc-per-node "$NPROC" -- io.reactivecollectives.samples.train.DataParallelTraining \
+        --steps "$STEPS" --no-progress --json $mode ${EXTRA:-} | sed -n 's/^\[rank 0\] \({.*\)/\1/p'
+  done
 done

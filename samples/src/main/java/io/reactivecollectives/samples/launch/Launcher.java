@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The analogue of {@code torchrun}: starts {@code --nproc-per-node} JVMs running a main class, each
  * with {@code RANK}, {@code LOCAL_RANK}, {@code WORLD_SIZE}, {@code LOCAL_WORLD_SIZE},
- * {@code MASTER_ADDR} and {@code MASTER_PORT} in its environment, and copies their output with every
+ * {@code MASTER_ADDR} and {@code MASTER_PORT} in its environment (and {@code RC_TTY=1} when the
+ * launcher's own output is a terminal, so children can draw progress bars), and copies their output with every
  * line prefixed {@code [rank N] }. When a child exits non-zero, the others are stopped (SIGTERM, then
  * SIGKILL after the grace period) and the launcher exits with that child's exit code; otherwise it
  * exits 0 when all children have.
@@ -135,6 +136,8 @@ public final class Launcher implements Callable<Integer> {
                 env.put("GROUP_RANK", Integer.toString(nodeRank));
                 env.put("MASTER_ADDR", masterAddr);
                 env.put("MASTER_PORT", Integer.toString(port));
+                // children write to pipes; tell them whether their output ends up on a terminal
+                env.put("RC_TTY", System.console() != null ? "1" : "0");
                 Process p = pb.start();
                 children.add(p);
                 String prefix = "[rank " + rank + "] ";

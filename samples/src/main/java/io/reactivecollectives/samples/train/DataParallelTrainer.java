@@ -239,7 +239,13 @@ public final class DataParallelTrainer {
                 int timed = step + 1 - (cfg.steps() <= WARMUP_STEPS ? 0 : WARMUP_STEPS);
                 String speed = timed > 0 && step >= WARMUP_STEPS
                         ? String.format(Locale.ROOT, ", %.3f ms/step", elapsed / timed) : "";
-                String line = String.format(Locale.ROOT, "step %d/%d loss %.4f%s", step + 1, cfg.steps(), loss, speed);
+                double mean = 0;
+                for (int k = step + 1 - cfg.logEvery(); k <= step; k++) {
+                    mean += losses[k];
+                }
+                mean /= cfg.logEvery();
+                String line = String.format(Locale.ROOT, "step %5d/%d  loss %.4f  (mean of the last %d: %.4f)%s",
+                        step + 1, cfg.steps(), loss, cfg.logEvery(), mean, speed);
                 if (bar == null) {
                     out.println(line);
                 }

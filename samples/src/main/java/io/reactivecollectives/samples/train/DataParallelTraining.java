@@ -70,7 +70,8 @@ public final class DataParallelTraining implements Callable<Integer> {
             description = "all-reduces up to this size use recursive doubling (one exchange at 2 ranks), larger ones the ring (default ${DEFAULT-VALUE})")
     long smallAllReduceKb;
 
-    @Option(names = "--log-every", defaultValue = "0", description = "print a line every N steps instead of the progress bar (0: bar)")
+    @Option(names = "--log-every", defaultValue = "0",
+            description = "print a line every N steps instead of the progress bar (default: bar on a terminal, else every 5%%)")
     int logEvery;
 
     @Option(names = "--no-progress", description = "no progress bar")
@@ -90,8 +91,12 @@ public final class DataParallelTraining implements Callable<Integer> {
             dims[i] = hidden;
         }
         dims[layers + 1] = classes;
+        // a progress bar on a terminal; on a pipe or file, a line every 5% of the run instead
+        boolean tty = "1".equals(System.getenv("RC_TTY")) || (System.getenv("RC_TTY") == null && System.console() != null);
+        boolean bar = logEvery == 0 && !noProgress && tty;
+        int every = logEvery > 0 ? logEvery : (!noProgress && !tty ? Math.max(1, steps / 20) : 0);
         return new TrainConfig(dims, batch, steps, lr, momentum, seed, hook, streaming, bucketCapKb << 10,
-                firstBucketKb << 10, prefetch, logEvery, logEvery == 0 && !noProgress);
+                firstBucketKb << 10, prefetch, every, bar);
     }
 
     @Override
@@ -114,15 +119,15 @@ public final class DataParallelTraining implements Callable<Integer> {
     }
 
     private void report(ProcessGroup group, TrainConfig cfg, TrainResult r, boolean same) {
-        System.out.printf(Locale.ROOT, "final loss %.4f | %.3f ms/step | %.0f samples/s | communication %.1f%% of step time (%.1f%% not overlapped with compute)%n",
-                r.finalLoss(), r.msPerStep(), r.samplesPerSecond(), 100 * r.commShare(), 100 * r.exposedCommShare());
+        System.out.printf(Locale.ROOT, "loss (mean of the last 100 steps) %.4f | %.3f ms/step | %.0f samples/s | communication %.1f%% of step time (%.1f%% not overlapped with compute)%n",
+                r.meanLoss(100), r.msPerStep(), r.samplesPerSecond(), 100 * r.commShare(), 100 * r.exposedCommShare());
         System.out.println("parameters identical on all " + group.size() + " ranks: " + (same ? "yes" : "NO"));
         if (json) {
             System.out.printf(Locale.ROOT, "{\"framework\": \"reactive-collectives\", \"world\": %d, \"batch_per_rank\": %d, \"params\": %d,"
                             + " \"streaming\": %b, \"hook\": \"%s\", \"ms_per_step\": %.3f, \"comm_share\": %.3f, \"exposed_comm_share\": %.3f,"
-                            + " \"final_loss\": %.4f}%n",
+                            + " \"final_loss_mean100\": %.4f}%n",
                     group.size(), cfg.batch(), r.finalParameters().length, cfg.streaming(), cfg.hook(), r.msPerStep(),
-                    r.commShare(), r.exposedCommShare(), r.finalLoss());
+                    r.commShare(), r.exposedCommShare(), r.meanLoss(100));
         }
     }
 

@@ -19,4 +19,14 @@ public record TrainResult(int rank, int world, float[] finalParameters, double[]
     public double finalLoss() {
         return losses.length == 0 ? Double.NaN : losses[losses.length - 1];
     }
+
+    /** Mean loss of the last {@code n} steps (fewer if the run was shorter). */
+    public double meanLoss(int n) {
+        int k = Math.min(n, losses.length);
+        double sum = 0;
+        for (int i = losses.length - k; i < losses.length; i++) {
+            sum += losses[i];
+        }
+        return k == 0 ? Double.NaN : sum / k;
+    }
 }
