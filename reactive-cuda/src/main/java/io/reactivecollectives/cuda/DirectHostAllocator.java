@@ -1,13 +1,12 @@
 package io.reactivecollectives.cuda;
 
-import io.netty.util.internal.PlatformDependent;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** Plain direct host memory; frees eagerly through Netty's cleaner access. */
+/** Plain direct host memory; a freed buffer's memory goes back when the garbage collector clears it. */
 final class DirectHostAllocator implements HostAllocator {
 
     @Override
@@ -17,7 +16,7 @@ final class DirectHostAllocator implements HostAllocator {
 
     @Override
     public void free(ByteBuffer buffer) {
-        PlatformDependent.freeDirectBuffer(buffer);
+        // nothing to do: the pool drops its last reference, and the buffer's cleaner frees the memory
     }
 
     @Override

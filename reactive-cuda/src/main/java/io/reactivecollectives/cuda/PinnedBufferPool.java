@@ -321,6 +321,7 @@ public final class PinnedBufferPool implements AutoCloseable {
         }
 
         @Override
+        @SuppressWarnings("deprecation")
         protected void freeDirect(ByteBuffer buffer) {
             // the slab's memory belongs to the pool
         }

@@ -145,10 +145,11 @@ class PinnedBufferPoolTest {
         try (PinnedBufferPool pool = new PinnedBufferPool(a, 256, 1)) {
             ByteBuf held = take(pool);
             long address = held.memoryAddress();
-            Mono.delay(Duration.ofMillis(50)).subscribe(x -> held.release());
             StepVerifier.create(pool.acquire())
                     .expectSubscription()
+                    .then(() -> assertEquals(1, pool.waitingAcquirers(), "waits, and the test thread goes on"))
                     .expectNoEvent(Duration.ofMillis(20))
+                    .then(held::release)
                     .assertNext(b -> {
                         assertEquals(address, b.memoryAddress(), "the returned slab");
                         b.release();
