@@ -4,6 +4,7 @@
 #
 #   perf/scripts/cuda_bench.sh build        # where Maven reaches its registry: jars into perf/target-cuda/lib
 #   perf/scripts/cuda_bench.sh run [ARGS]   # on the GPU machine (Java 17, python3 with torch): both benchmarks
+#   perf/scripts/cuda_bench.sh gpu-tests    # on the GPU machine: CudaDeviceTest and HostStagedCudaTest, no Maven
 #   perf/scripts/cuda_bench.sh              # build, then run
 #
 # ARGS go to CudaBenchmark (--sizes, --iters, --allreduce-bytes, --chunk-bytes, --depth, ...).
@@ -12,9 +13,12 @@ cd "$(dirname "$0")/../.."
 LIB=perf/target-cuda/lib
 
 build() {
-  mvn -B -q -Drc.build.dir=target-cuda -pl perf -am -DskipTests package dependency:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$PWD/$LIB"
-  cp perf/target-cuda/perf-*.jar "$LIB/"
+  rm -rf "$LIB"
+  mvn -B -q -Drc.build.dir=target-cuda -pl perf,reactive-cuda -am -DskipTests package dependency:copy-dependencies \
+      -DincludeScope=test -DoutputDirectory="$PWD/$LIB"
+  cp $(ls perf/target-cuda/perf-*.jar | grep -v -- '-jmh') "$LIB/"
+  rm -rf perf/target-cuda/cuda-test-classes
+  cp -r reactive-cuda/target-cuda/test-classes perf/target-cuda/cuda-test-classes
   echo "built $(ls "$LIB" | wc -l) jars into $LIB ($(du -sh "$LIB" | cut -f1))"
 }
 
@@ -24,9 +28,16 @@ run() {
   python3 perf/scripts/torch_cuda_copy_bench.py
 }
 
+gpu_tests() {
+  java -XX:+AllowRedefinitionToAddDeleteMethods -XX:+EnableDynamicAgentLoading -Djdk.attach.allowAttachSelf=true \
+       -Dio.netty.leakDetection.level=paranoid -XX:MaxDirectMemorySize=8g -Xmx4g \
+       -cp "$LIB/*:perf/target-cuda/cuda-test-classes" io.reactivecollectives.cuda.GpuTests
+}
+
 case "${1:-all}" in
   build) build ;;
   run) shift; run "$@" ;;
+  gpu-tests) gpu_tests ;;
   all) build; run ;;
-  *) echo "usage: $0 [build|run [ARGS]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|run [ARGS]|gpu-tests]" >&2; exit 2 ;;
 esac
