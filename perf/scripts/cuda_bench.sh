@@ -31,7 +31,7 @@ run() {
 gpu_tests() {
   java -XX:+AllowRedefinitionToAddDeleteMethods -XX:+EnableDynamicAgentLoading -Djdk.attach.allowAttachSelf=true \
        -Dio.netty.leakDetection.level=paranoid -XX:MaxDirectMemorySize=8g -Xmx4g \
-       -cp "$LIB/*:perf/target-cuda/cuda-test-classes" io.reactivecollectives.cuda.GpuTests
+       -cp "$LIB/*:perf/target-cuda/cuda-test-classes" io.reactivecollectives.cuda.GpuTestLauncher
 }
 
 case "${1:-all}" in

@@ -15,9 +15,12 @@ mvn -B -q -Drc.build.dir=$BUILD -pl reactive-transport -am test-compile dependen
     -DincludeScope=runtime -Dmdep.outputFile=$CPFILE -Dmaven.test.skip.exec=true >/dev/null
 CP=$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
 javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreBenchmark.java
-echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC') $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-java -Xmx1g -XX:+UseSerialGC -cp "perf/$BUILD/store-bench:$CP" io.reactivecollectives.perf.StoreBenchmark "$@"
-echo "# PyTorch TCPStore: /usr/bin/python3 ../shared/peers/tcpstore_bench.py --clients $CLIENTS --ops $OPS"
 PEER=$(cd "$(dirname "$0")/../../.." && pwd)/shared/peers/tcpstore_bench.py
 [ -f "$PEER" ] || PEER=/work/shared/peers/tcpstore_bench.py
-/usr/bin/python3 "$PEER" --clients "$CLIENTS" --ops "$OPS" --port $((20000 + RANDOM % 20000))
+# alternate the two, ROUNDS times (the machine is shared and noisy: compare within a round)
+for round in $(seq 1 "${ROUNDS:-3}"); do
+  echo "## round $round: $(date -u '+%Y-%m-%d %H:%M:%S UTC') $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  java -Xmx1g -XX:+UseSerialGC -cp "perf/$BUILD/store-bench:$CP" io.reactivecollectives.perf.StoreBenchmark "$@" 2>&1 | grep -v '^SLF4J'
+  echo "# PyTorch TCPStore: /usr/bin/python3 $PEER --clients $CLIENTS --ops $OPS"
+  /usr/bin/python3 "$PEER" --clients "$CLIENTS" --ops "$OPS" --port $((20000 + RANDOM % 20000))
+done

@@ -48,7 +48,7 @@ public final class StoreBenchmark implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "1", description = "requests in flight per client (default ${DEFAULT-VALUE})")
     int window;
 
-    @Option(names = "--warmup", defaultValue = "3000", description = "untimed operations of each kind per client first")
+    @Option(names = "--warmup", defaultValue = "10000", description = "untimed operations of each kind per client first")
     int warmup;
 
     @Option(names = "--server-threads", defaultValue = "1",

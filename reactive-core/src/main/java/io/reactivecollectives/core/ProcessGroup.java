@@ -158,6 +158,16 @@ public interface ProcessGroup extends AutoCloseable {
         return Mono.error(new UnsupportedOperationException("newGroup"));
     }
 
+    /**
+     * Sums a sparse COO tensor across all ranks (c10d's sparse all-reduce): SUM only, as gloo; any
+     * other op is an {@link IllegalArgumentException}. Every rank's tensor must have the same dense
+     * shape, sparse dimensions and dtype. Emits a new coalesced tensor holding the sum, which the
+     * caller releases; {@code tensor} is only read.
+     */
+    default Mono<SparseTensor> allReduceSparse(SparseTensor tensor, ReduceOp op) {
+        return Mono.error(new UnsupportedOperationException("allReduceSparse"));
+    }
+
     // ------------------------------------------------------------------ lifecycle
 
     /**

@@ -13,15 +13,18 @@ import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.P2POp;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.SparseTensor;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.CollectiveObserver;
 import io.reactivecollectives.core.observe.FlightRecorder;
+import io.reactivecollectives.core.rendezvous.PrefixStore;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.algorithms.BinomialTreeBroadcast;
 import io.reactivecollectives.transport.algorithms.BinomialTreeReduce;
@@ -45,8 +48,11 @@ import reactor.core.publisher.Mono;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import java.util.function.LongFunction;
@@ -94,6 +100,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final CollectiveObserver observer;
     private volatile Mesh mesh;
     private volatile boolean closed;
+    private final AtomicInteger subgroups = new AtomicInteger();
+    private final List<TcpProcessGroup> children = new CopyOnWriteArrayList<>();
 
     private TcpProcessGroup(Store store, int rank, int size, GroupOptions options) {
         this.store = store;
@@ -473,6 +481,188 @@ public final class TcpProcessGroup implements ProcessGroup {
         });
     }
 
+    // ------------------------------------------------------------------ the full set (bodies in FullSetCollectives)
+
+    @Override
+    public Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input) {
+        String name = OpType.ALLGATHER.displayName();
+        return collective(name, CollectiveOptions.DEFAULT, () -> FullSetCollectives.checkAllGather(outputs, input, size),
+                seq -> CollectiveFingerprint.of(OpType.ALLGATHER, seq, input, -1, null),
+                ctx -> FullSetCollectives.allGather(ctx, outputs, input).thenReturn(outputs));
+    }
+
+    @Override
+    public Mono<Tensor> allGatherInto(Tensor output, Tensor input) {
+        String name = OpType._ALLGATHER_BASE.displayName();
+        return collective(name, CollectiveOptions.DEFAULT, () -> FullSetCollectives.checkAllGatherInto(output, input, size),
+                seq -> CollectiveFingerprint.of(OpType._ALLGATHER_BASE, seq, input, -1, null),
+                ctx -> FullSetCollectives.allGatherInto(ctx, output, input).thenReturn(output));
+    }
+
+    @Override
+    public Mono<List<List<Tensor>>> allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs) {
+        String name = OpType.ALLGATHER_COALESCED.displayName();
+        return collective(name, CollectiveOptions.DEFAULT,
+                () -> FullSetCollectives.checkAllGatherCoalesced(outputs, inputs, size),
+                seq -> CollectiveFingerprint.of(OpType.ALLGATHER_COALESCED, seq, inputs, -1, null),
+                ctx -> FullSetCollectives.allGatherCoalesced(ctx, outputs, inputs).thenReturn(outputs));
+    }
+
+    @Override
+    public Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root) {
+        return gather(outputs, input, root, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #gather(List, Tensor, int)} with per-call options: {@code BINOMIAL_TREE} or
+     * {@code DIRECT} forces the algorithm (by default the tree up to
+     * {@link GroupOptions#smallBroadcastBytes()} gathered in all, direct above). Emits the outputs
+     * on the root, an empty list elsewhere.
+     */
+    public Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root, CollectiveOptions options) {
+        String name = OpType.GATHER.displayName();
+        return collective(name, options,
+                () -> FullSetCollectives.checkGather(outputs, input, root, rank, size, options.algorithm()),
+                seq -> CollectiveFingerprint.of(OpType.GATHER, seq, input, root, null),
+                ctx -> FullSetCollectives.gather(ctx, outputs, input, root, FullSetCollectives.rootedAlgorithm(name,
+                                options.algorithm(), input.nbytes() * size, this.options.smallBroadcastBytes()))
+                        .thenReturn(rank == root ? outputs : List.<Tensor>of()));
+    }
+
+    @Override
+    public Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root) {
+        return scatter(output, inputs, root, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #scatter(Tensor, List, int)} with per-call options: {@code BINOMIAL_TREE} or
+     * {@code DIRECT} forces the algorithm (by default the tree up to
+     * {@link GroupOptions#smallBroadcastBytes()} scattered in all, direct above).
+     */
+    public Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root, CollectiveOptions options) {
+        String name = OpType.SCATTER.displayName();
+        return collective(name, options,
+                () -> FullSetCollectives.checkScatter(output, inputs, root, rank, size, options.algorithm()),
+                seq -> CollectiveFingerprint.of(OpType.SCATTER, seq, output, root, null),
+                ctx -> FullSetCollectives.scatter(ctx, output, inputs, root, FullSetCollectives.rootedAlgorithm(name,
+                                options.algorithm(), output.nbytes() * size, this.options.smallBroadcastBytes()))
+                        .thenReturn(output));
+    }
+
+    @Override
+    public Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op) {
+        String name = OpType.REDUCE_SCATTER.displayName();
+        return collective(name, CollectiveOptions.DEFAULT, () -> FullSetCollectives.checkReduceScatter(output, inputs, op, size),
+                seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER, seq, output, -1, op),
+                ctx -> FullSetCollectives.reduceScatter(ctx, output, inputs, op).thenReturn(output));
+    }
+
+    @Override
+    public Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op) {
+        String name = OpType._REDUCE_SCATTER_BASE.displayName();
+        return collective(name, CollectiveOptions.DEFAULT,
+                () -> FullSetCollectives.checkReduceScatterTensor(output, input, op, size),
+                seq -> CollectiveFingerprint.of(OpType._REDUCE_SCATTER_BASE, seq, input, -1, op),
+                ctx -> FullSetCollectives.reduceScatterTensor(ctx, output, input, op).thenReturn(output));
+    }
+
+    @Override
+    public Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op) {
+        String name = "reduceScatterTensorCoalesced";
+        return collective(name, CollectiveOptions.DEFAULT,
+                () -> FullSetCollectives.checkReduceScatterTensorCoalesced(outputs, inputs, op, size),
+                ctx -> FullSetCollectives.reduceScatterTensorCoalesced(ctx, outputs, inputs, op).thenReturn(outputs));
+    }
+
+    @Override
+    public Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs) {
+        String name = OpType.ALLTOALL.displayName();
+        return collective(name, CollectiveOptions.DEFAULT, () -> FullSetCollectives.checkAllToAll(outputs, inputs, rank, size),
+                seq -> new CollectiveFingerprint(OpType.ALLTOALL, seq, inputs.get(0).dtype(), List.of(), -1, null),
+                ctx -> FullSetCollectives.allToAll(ctx, outputs, inputs).thenReturn(outputs));
+    }
+
+    @Override
+    public Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits) {
+        String name = OpType.ALLTOALL_BASE.displayName();
+        return collective(name, CollectiveOptions.DEFAULT,
+                () -> FullSetCollectives.checkAllToAllSingle(output, input, outputSplits, inputSplits, rank, size),
+                seq -> new CollectiveFingerprint(OpType.ALLTOALL_BASE, seq, input.dtype(), List.of(), -1, null),
+                ctx -> FullSetCollectives.allToAllSingle(ctx, output, input, FullSetCollectives.checkAllToAllSingle(
+                        output, input, outputSplits, inputSplits, rank, size)).thenReturn(output));
+    }
+
+    /**
+     * c10d's batch_isend_irecv: every send and receive of {@code ops} issued at once (in list
+     * order, so ops to one peer with one tag match in order), completing when all have; all ops are
+     * checked before any is issued.
+     */
+    @Override
+    public Mono<Void> batchSendRecv(List<P2POp> ops) {
+        return Mono.defer(() -> {
+            CollectiveArguments.batchSendRecv(ops, rank, size);
+            for (int i = 0; i < ops.size(); i++) {
+                CollectiveArguments.requireCpu("batchSendRecv", ops.get(i).tensor(), "ops[" + i + "] tensor");
+            }
+            List<Mono<?>> all = new ArrayList<>(ops.size());
+            for (P2POp o : ops) {
+                all.add(o.type() == P2POp.Type.SEND ? send(o.tensor(), o.peer(), o.tag()) : recv(o.tensor(), o.peer(), o.tag()));
+            }
+            return Mono.when(all);
+        });
+    }
+
+    /**
+     * Rank 0 waits up to {@code timeout} for every rank (see {@code MonitoredBarrier}); the other
+     * ranks wait for rank 0's release, or its failure, up to twice that or the group's timeout.
+     */
+    @Override
+    public Mono<Void> monitoredBarrier(Duration timeout, boolean waitAllRanks) {
+        String name = "monitoredBarrier";
+        return Mono.defer(() -> {
+            CollectiveArguments.monitoredBarrier(timeout);
+            Duration twice = timeout.multipliedBy(2);
+            Duration limit = rank == 0 ? timeout.plusSeconds(5)
+                    : (twice.compareTo(options.timeout()) > 0 ? twice : options.timeout());
+            return collective(name, CollectiveOptions.timeout(limit), () -> { },
+                    ctx -> FullSetCollectives.monitoredBarrier(ctx, timeout, waitAllRanks));
+        });
+    }
+
+    /**
+     * A group of the given ranks (c10d's new_group), meeting through a {@link PrefixStore} of this
+     * group's store under {@code <groupId>/<k>} (the k-th newGroup call of this group: every rank
+     * must call it, in the same order, with the same ranks). Ranks are numbered in the new group by
+     * their order in the sorted list; a rank outside gets an empty {@code Mono}. The subgroup has
+     * its own connections, so its collectives run concurrently with this group's; closing this
+     * group closes its subgroups.
+     */
+    @Override
+    public Mono<ProcessGroup> newGroup(List<Integer> ranks) {
+        return Mono.defer(() -> {
+            int[] members = CollectiveArguments.newGroup(ranks, size);
+            CollectiveException refused = refusal("newGroup");
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            String id = options.groupId() + "/" + subgroups.getAndIncrement();
+            int index = Arrays.binarySearch(members, rank);
+            if (index < 0) {
+                return Mono.empty();
+            }
+            return TcpProcessGroup.connect(new PrefixStore(id, store), index, members.length, options.withGroupId(id))
+                    .doOnNext(children::add)
+                    .map(g -> (ProcessGroup) g);
+        });
+    }
+
+    @Override
+    public Mono<SparseTensor> allReduceSparse(SparseTensor tensor, ReduceOp op) {
+        String name = OpType._ALLREDUCE_SPARSE.displayName();
+        return collective(name, CollectiveOptions.DEFAULT, () -> CollectiveArguments.allReduceSparse(tensor, op),
+                ctx -> FullSetCollectives.allReduceSparse(ctx, tensor));
+    }
+
     // ------------------------------------------------------------------ lifecycle
 
     /** Closes the connections; in-flight collectives fail with {@link GroupAbortedException}. */
@@ -491,6 +681,7 @@ public final class TcpProcessGroup implements ProcessGroup {
             m.close();
         }
         mailbox.clear();
+        children.forEach(TcpProcessGroup::close);
     }
 
     /** Whether {@link #close()} was called. */

@@ -520,34 +520,25 @@ public final class ReduceKernels {
         private ArrayKernels() {
         }
 
-        /*
-         * Branch-free truth: for a byte x (sign-extended), (x | -x) has its sign bit set exactly when
-         * x != 0, so ((x | -x) >>> 31) is 1 for any non-zero byte and 0 for 0.
-         */
         static void bools(ReduceOp.Kind k, byte[] a, byte[] b, int m) {
             switch (k) {
                 case SUM:
                 case MAX:
                 case BOR:
                     for (int i = 0; i < m; i++) {
-                        int x = a[i] | b[i];
-                        a[i] = (byte) ((x | -x) >>> 31);
+                        a[i] = (byte) ((a[i] | b[i]) != 0 ? 1 : 0);
                     }
                     break;
                 case PRODUCT:
                 case MIN:
                 case BAND:
                     for (int i = 0; i < m; i++) {
-                        int x = a[i];
-                        int y = b[i];
-                        a[i] = (byte) (((x | -x) & (y | -y)) >>> 31);
+                        a[i] = (byte) (a[i] != 0 & b[i] != 0 ? 1 : 0);
                     }
                     break;
                 case BXOR:
                     for (int i = 0; i < m; i++) {
-                        int x = a[i];
-                        int y = b[i];
-                        a[i] = (byte) (((x | -x) ^ (y | -y)) >>> 31);
+                        a[i] = (byte) (a[i] != 0 ^ b[i] != 0 ? 1 : 0);
                     }
                     break;
                 default:
@@ -570,24 +561,32 @@ public final class ReduceKernels {
                     break;
                 case MIN:
                     if (unsigned) {
-                        // x ^ -128 maps unsigned byte order onto signed order (u - 128); ^ -128 maps back
+                        // branch-free: d = u - v; d >> 31 is all ones exactly when u < v
                         for (int i = 0; i < m; i++) {
-                            a[i] = (byte) (Math.min(a[i] ^ -128, b[i] ^ -128) ^ -128);
+                            int u = a[i] & 0xff;
+                            int d = u - (b[i] & 0xff);
+                            a[i] = (byte) (u - (d & ~(d >> 31)));
                         }
                     } else {
                         for (int i = 0; i < m; i++) {
-                            a[i] = (byte) Math.min(a[i], b[i]);
+                            int u = a[i];
+                            int d = u - b[i];
+                            a[i] = (byte) (u - (d & ~(d >> 31)));
                         }
                     }
                     break;
                 case MAX:
                     if (unsigned) {
                         for (int i = 0; i < m; i++) {
-                            a[i] = (byte) (Math.max(a[i] ^ -128, b[i] ^ -128) ^ -128);
+                            int u = a[i] & 0xff;
+                            int d = u - (b[i] & 0xff);
+                            a[i] = (byte) (u - (d & (d >> 31)));
                         }
                     } else {
                         for (int i = 0; i < m; i++) {
-                            a[i] = (byte) Math.max(a[i], b[i]);
+                            int u = a[i];
+                            int d = u - b[i];
+                            a[i] = (byte) (u - (d & (d >> 31)));
                         }
                     }
                     break;

@@ -10,7 +10,7 @@ import reactor.core.publisher.Mono;
 /**
  * Chunked, pipelined ring all-reduce (gloo's allreduce_ring_chunked): the tensor is cut into one
  * block per rank, each block into segments of {@link Peers#segmentBytes()}. Segment {@code j} of
- * every block forms lane {@code j} (segments are sized so that a block fills the pipeline, between 64 KiB
+ * every block forms lane {@code j} (segments are sized so that a block fills the pipeline, between 256 KiB
  * and the group's segment size); a lane runs reduce-scatter ({@code n - 1} steps: send block
  * {@code r - s} to the right, receive block {@code r - s - 1} from the left and reduce it in place)
  * then all-gather ({@code n - 1} steps: send block {@code r + 1 - s}, receive block {@code r - s}
@@ -79,12 +79,12 @@ public final class RingAllReduce {
 
     /**
      * The segment size for blocks of {@code blockBytes}: enough segments to fill the pipeline
-     * ({@code blockBytes / depth}), but not under 64 KiB (per-frame costs) nor over the group's
+     * ({@code blockBytes / depth}), but not under 256 KiB (per-frame costs measured high under 256 KiB) nor over the group's
      * segment size.
      */
     static int segmentBytes(Peers p, long blockBytes) {
         long fill = (blockBytes + p.pipelineDepth() - 1) / p.pipelineDepth();
-        return (int) Math.min(p.segmentBytes(), Math.max(64 * 1024, fill));
+        return (int) Math.min(p.segmentBytes(), Math.max(256 * 1024, fill));
     }
 
     private static Mono<Void> sendSegment(Peers p, int peer, int step, int lane, ByteBuf buf, int block, long base,

@@ -46,7 +46,7 @@ public final class AllReduceTiming {
                 int warm = Integer.getInteger("rc.warm", Math.max(2, iters / 2));
                 List<Tensor> ts = new ArrayList<>();
                 for (int r = 0; r < world; r++) {
-                    ts.add(Tensor.zeros(DType.FLOAT32, numel).fill(1));
+                    ts.add(Tensor.zeros(DType.FLOAT32, numel));
                 }
                 try {
                     run(cluster, ts, warm, op);
@@ -74,7 +74,7 @@ public final class AllReduceTiming {
         List<Mono<Void>> loops = new ArrayList<>();
         for (TcpProcessGroup g : cluster.groups()) {
             Tensor t = ts.get(g.rank());
-            Mono<?> one = op.equals("broadcast") ? g.broadcast(t, 0) : g.allReduce(t, ReduceOp.MAX);
+            Mono<?> one = op.equals("broadcast") ? g.broadcast(t, 0) : g.allReduce(t, ReduceOp.SUM);
             loops.add(Flux.range(0, iters).concatMap(i -> one, 0).then());
         }
         Mono.when(loops).block(Duration.ofMinutes(5));

@@ -13,13 +13,13 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 /**
  * Runs the GPU tests without Maven, for the device machine (which reaches no package registry):
- * {@code java -cp 'perf/target-cuda/lib/*:perf/target-cuda/cuda-test-classes' io.reactivecollectives.cuda.GpuTests}
+ * {@code java -cp 'perf/target-cuda/lib/*:perf/target-cuda/cuda-test-classes' io.reactivecollectives.cuda.GpuTestLauncher}
  * (see {@code perf/scripts/cuda_bench.sh gpu-tests}). Exits 0 when every test ran and passed, 1 on
  * a failure, 3 when tests were skipped (no usable GPU: the reason is printed).
  */
-public final class GpuTests {
+public final class GpuTestLauncher {
 
-    private GpuTests() {
+    private GpuTestLauncher() {
     }
 
     public static void main(String[] args) {

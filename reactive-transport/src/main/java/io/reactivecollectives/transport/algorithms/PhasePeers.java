@@ -1,0 +1,92 @@
+package io.reactivecollectives.transport.algorithms;
+
+import io.netty.buffer.ByteBuf;
+import io.reactivecollectives.core.CollectiveException;
+import reactor.core.publisher.Mono;
+
+/**
+ * A view of {@link Peers} for one phase of a collective made of several algorithm runs (a
+ * coalesced op running one algorithm per tensor, the sparse all-reduce's size exchange then data
+ * exchange): phase {@code k}'s step {@code s} travels as step {@code k * STRIDE + s}, so the phases
+ * never take each other's messages, whatever order they run in.
+ */
+public final class PhasePeers implements Peers {
+
+    /** Steps available to one phase. */
+    public static final int STRIDE = 1 << 20;
+
+    private final Peers p;
+    private final int base;
+
+    private PhasePeers(Peers p, int phase) {
+        this.p = p;
+        this.base = Math.multiplyExact(phase, STRIDE);
+    }
+
+    /** Phase {@code phase} (0 to 2047) of {@code p}. */
+    public static Peers of(Peers p, int phase) {
+        if (phase < 0 || phase >= Integer.MAX_VALUE / STRIDE) {
+            throw new IllegalArgumentException("phase " + phase + " out of range");
+        }
+        return phase == 0 ? p : new PhasePeers(p, phase);
+    }
+
+    private int step(int step) {
+        if (step < 0 || step >= STRIDE) {
+            throw new IllegalArgumentException("step " + step + " out of a phase's range [0, " + STRIDE + ")");
+        }
+        return base + step;
+    }
+
+    @Override
+    public int rank() {
+        return p.rank();
+    }
+
+    @Override
+    public int size() {
+        return p.size();
+    }
+
+    @Override
+    public String op() {
+        return p.op();
+    }
+
+    @Override
+    public long sequence() {
+        return p.sequence();
+    }
+
+    @Override
+    public int segmentBytes() {
+        return p.segmentBytes();
+    }
+
+    @Override
+    public int pipelineDepth() {
+        return p.pipelineDepth();
+    }
+
+    @Override
+    public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
+        int s;
+        try {
+            s = step(step);
+        } catch (IllegalArgumentException e) {
+            payload.release();
+            return Mono.error(e);
+        }
+        return p.send(peer, s, chunk, payload);
+    }
+
+    @Override
+    public Mono<ByteBuf> receive(int peer, int step, int chunk) {
+        return Mono.defer(() -> p.receive(peer, step(step), chunk));
+    }
+
+    @Override
+    public CollectiveException protocolError(int peer, String detail) {
+        return p.protocolError(peer, detail);
+    }
+}
