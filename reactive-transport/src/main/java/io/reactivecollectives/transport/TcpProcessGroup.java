@@ -36,6 +36,7 @@ import io.reactivecollectives.transport.algorithms.RecursiveDoublingAllReduce;
 import io.reactivecollectives.transport.algorithms.RingAllReduce;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.P2PMailbox;
 import io.reactivecollectives.transport.group.RemoteAbortException;
@@ -102,6 +103,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     private volatile boolean closed;
     private final AtomicInteger subgroups = new AtomicInteger();
     private final List<TcpProcessGroup> children = new CopyOnWriteArrayList<>();
+    /** Deadlines of in-flight collectives, checked every 10 ms (no timer per collective). */
+    private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
 
     private TcpProcessGroup(Store store, int rank, int size, GroupOptions options) {
         this.store = store;
@@ -355,10 +358,12 @@ public final class TcpProcessGroup implements ProcessGroup {
                     .flatMapSequential(chunk -> Mono.defer(() -> {
                         CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
                         CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
+                        CollectiveWatchdog.Alarm alarm = watchdog.arm(options.timeout());
                         return allReduceBody(ctx.withTag(chunk.index()), chunk.tensor(), op, Algorithm.AUTO)
-                                .thenReturn(chunk);
-                    }).timeout(options.timeout(), Mono.defer(() -> Mono.error(timeoutError(ctx, options.timeout())))),
-                            prefetch, 1)
+                                .thenReturn(chunk)
+                                .timeout(alarm.fired(), Mono.defer(() -> Mono.error(timeoutError(ctx, options.timeout()))))
+                                .doFinally(x -> alarm.disarm());
+                    }), prefetch, 1)
                     .onErrorMap(e -> !(e instanceof CollectiveException) && !(e instanceof IllegalArgumentException),
                             e -> new CollectiveException(name, rank, box.sequence(), CollectiveException.NO_PEER, e.toString(), e))
                     .doOnError(e -> abortOnPeers(ctx, e))
@@ -743,17 +748,21 @@ public final class TcpProcessGroup implements ProcessGroup {
             return observer.observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes, null, entry -> {
                 ctx.entry = entry;
                 Mono<T> run = Mono.defer(() -> body.apply(ctx));
+                CollectiveWatchdog.Alarm alarm = watchdog.arm(timeout);
                 if (options.diagnostics().checkCollectives()) {
                     run = FingerprintCheck.verify(ctx, fp).then(run);
                 }
                 return run
-                    .timeout(timeout, Mono.defer(() -> Mono.error(timeoutError(ctx, timeout))))
+                    .timeout(alarm.fired(), Mono.defer(() -> Mono.error(timeoutError(ctx, timeout))))
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> new CollectiveException(name, rank, box.sequence(), CollectiveException.NO_PEER,
                                     e.toString(), e))
                     .doOnError(e -> abortOnPeers(ctx, e))
                     .doOnCancel(() -> abortOnPeers(ctx, null))
-                    .doFinally(s -> mailbox.close(box));
+                    .doFinally(s -> {
+                        alarm.disarm();
+                        mailbox.close(box);
+                    });
             });
         });
     }
@@ -883,6 +892,23 @@ public final class TcpProcessGroup implements ProcessGroup {
     private static final String[] ALGORITHM_NAMES = java.util.Arrays.stream(Algorithm.values())
             .map(a -> a.name().toLowerCase(java.util.Locale.ROOT)).toArray(String[]::new);
 
+    /**
+     * {@code b} in one memory region: a payload the decoder left as the socket reads it came in
+     * (see {@code FrameDecoder}) is copied together, and {@code b} released.
+     */
+    private static ByteBuf contiguous(ByteBuf b) {
+        if (b.hasMemoryAddress() || !b.isDirect()) {
+            return b;
+        }
+        try {
+            ByteBuf flat = b.alloc().directBuffer(b.readableBytes(), b.readableBytes());
+            flat.writeBytes(b, b.readerIndex(), b.readableBytes());
+            return flat;
+        } finally {
+            b.release();
+        }
+    }
+
     /** One collective's view of the group, handed to the algorithms. */
     private final class Ctx implements Peers {
         final Mailbox.Box box;
@@ -968,6 +994,11 @@ public final class TcpProcessGroup implements ProcessGroup {
 
         @Override
         public Mono<ByteBuf> receive(int peer, int step, int chunk) {
+            return receiveScattered(peer, step, chunk).map(TcpProcessGroup::contiguous);
+        }
+
+        @Override
+        public Mono<ByteBuf> receiveScattered(int peer, int step, int chunk) {
             FlightRecorder.Entry e = entry;
             CollectiveMetrics m = observer.metrics();
             return mailbox.receive(box, tag, step, chunk, peer)

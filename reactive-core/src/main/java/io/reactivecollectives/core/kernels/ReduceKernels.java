@@ -88,6 +88,71 @@ public final class ReduceKernels {
     }
 
     /**
+     * {@link #reduceInto(ReduceOp, DType, ByteBuf, int, ByteBuf, int, int)} for a source that may be
+     * made of several memory regions (a {@code CompositeByteBuf} of socket reads, as the transport
+     * hands out large frames without copying them together): each region is reduced in place where
+     * it lies, and an element split between two regions is put together in a scratch of one
+     * element. A contiguous source takes the plain path.
+     *
+     * @throws IllegalArgumentException as {@code reduceInto}
+     */
+    public static void reduceIntoScattered(ReduceOp op, DType dtype, ByteBuf dst, int dstByteIndex,
+                                           ByteBuf src, int srcByteIndex, int count) {
+        if (src.hasMemoryAddress() || !src.isDirect() || !UnsafeMemory.AVAILABLE || !dst.hasMemoryAddress()) {
+            reduceInto(op, dtype, dst, dstByteIndex, src, srcByteIndex, count);
+            return;
+        }
+        op.validate("reduce", dtype);
+        if (count < 0) {
+            throw new IllegalArgumentException("reduce " + op + " on " + dtype + ": negative element count " + count);
+        }
+        checkRange(dst, dstByteIndex, count, dtype, "destination");
+        checkRange(src, srcByteIndex, count, dtype, "source");
+        if (count == 0) {
+            return;
+        }
+        int es = dtype.byteSize();
+        java.nio.ByteBuffer[] parts = src.nioBuffers(srcByteIndex, count * es);
+        for (java.nio.ByteBuffer part : parts) {
+            if (!part.isDirect()) {
+                reduceInto(op, dtype, dst, dstByteIndex, src, srcByteIndex, count);  // heap parts: element-wise path
+                return;
+            }
+        }
+        Scratch sc = SCRATCH.get();
+        long element = sc.elementAddress();
+        long d = dst.memoryAddress() + dstByteIndex;
+        int carried = 0;
+        for (java.nio.ByteBuffer part : parts) {
+            long a = io.netty.util.internal.PlatformDependent.directBufferAddress(part) + part.position();
+            int left = part.remaining();
+            if (carried > 0) {
+                int take = Math.min(es - carried, left);
+                io.netty.util.internal.PlatformDependent.copyMemory(a, element + carried, take);
+                carried += take;
+                a += take;
+                left -= take;
+                if (carried == es) {
+                    reduceBlocks(op.kind(), dtype, null, d, null, element, 1, sc);
+                    d += es;
+                    carried = 0;
+                }
+            }
+            int whole = left / es;
+            if (whole > 0) {
+                reduceBlocks(op.kind(), dtype, null, d, null, a, whole, sc);
+                d += (long) whole * es;
+                a += (long) whole * es;
+                left -= whole * es;
+            }
+            if (left > 0) {
+                io.netty.util.internal.PlatformDependent.copyMemory(a, element + carried, left);
+                carried += left;
+            }
+        }
+    }
+
+    /**
      * Whole-tensor form: {@code dst = op(dst, src)} element-wise; both CPU tensors with the same
      * dtype and number of elements (shapes may differ).
      *
@@ -310,6 +375,8 @@ public final class ReduceKernels {
 
     /** One thread's block buffers, made on first use of each element type. */
     private static final class Scratch {
+        private java.nio.ByteBuffer element;   // one element split between two source regions (JDK-freed)
+        private long elementAddress;
         private byte[] bytesA;
         private byte[] bytesB;
         private short[] shortsA;
@@ -322,6 +389,14 @@ public final class ReduceKernels {
         private float[] floatsB;
         private double[] doublesA;
         private double[] doublesB;
+
+        long elementAddress() {
+            if (element == null) {
+                element = java.nio.ByteBuffer.allocateDirect(8);
+                elementAddress = io.netty.util.internal.PlatformDependent.directBufferAddress(element);
+            }
+            return elementAddress;
+        }
 
         byte[] bytesA() {
             return bytesA != null ? bytesA : (bytesA = new byte[BLOCK_BYTES]);

@@ -52,6 +52,15 @@ public interface Peers {
      */
     Mono<ByteBuf> receive(int peer, int step, int chunk);
 
+    /**
+     * {@link #receive} for a consumer that reads the payload only through {@code ByteBuf} accessors
+     * and {@code ReduceKernels.reduceIntoScattered}: a large payload may then come as the socket
+     * reads it arrived in (a composite, not contiguous), which saves copying it together.
+     */
+    default Mono<ByteBuf> receiveScattered(int peer, int step, int chunk) {
+        return receive(peer, step, chunk);
+    }
+
     /** An error for something a peer sent that does not fit this collective (wrong size, ...). */
     CollectiveException protocolError(int peer, String detail);
 }

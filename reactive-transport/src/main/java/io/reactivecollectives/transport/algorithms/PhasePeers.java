@@ -86,6 +86,11 @@ public final class PhasePeers implements Peers {
     }
 
     @Override
+    public Mono<ByteBuf> receiveScattered(int peer, int step, int chunk) {
+        return Mono.defer(() -> p.receiveScattered(peer, step(step), chunk));
+    }
+
+    @Override
     public CollectiveException protocolError(int peer, String detail) {
         return p.protocolError(peer, detail);
     }

@@ -26,11 +26,11 @@ public final class Transfers {
     /** Receives a piece from {@code peer} and reduces its {@code count} elements into {@code dst} at {@code index}. */
     public static Mono<Void> receiveReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype,
                                            ByteBuf dst, int index, int count) {
-        return p.receive(peer, step, chunk).flatMap(b -> {
+        return p.receiveScattered(peer, step, chunk).flatMap(b -> {
             try {
                 checkLength(p, peer, step, chunk, b, count * dtype.byteSize());
                 if (count > 0) {
-                    ReduceKernels.reduceInto(op, dtype, dst, index, b, b.readerIndex(), count);
+                    ReduceKernels.reduceIntoScattered(op, dtype, dst, index, b, b.readerIndex(), count);
                 }
                 return Mono.<Void>empty();
             } catch (RuntimeException e) {
@@ -43,7 +43,7 @@ public final class Transfers {
 
     /** Receives a piece of {@code length} bytes from {@code peer} and copies it into {@code dst} at {@code index}. */
     public static Mono<Void> receiveCopy(Peers p, int peer, int step, int chunk, ByteBuf dst, int index, int length) {
-        return p.receive(peer, step, chunk).flatMap(b -> {
+        return p.receiveScattered(peer, step, chunk).flatMap(b -> {
             try {
                 checkLength(p, peer, step, chunk, b, length);
                 dst.setBytes(index, b, b.readerIndex(), length);
@@ -65,13 +65,13 @@ public final class Transfers {
                                             ByteBuf buf, int index, int count) {
         int length = count * dtype.byteSize();
         return Mono.zip(send(p, peer, step, chunk, buf, index, length).thenReturn(Boolean.TRUE),
-                        p.receive(peer, step, chunk))
+                        p.receiveScattered(peer, step, chunk))
                 .flatMap(t -> {
                     ByteBuf b = t.getT2();
                     try {
                         checkLength(p, peer, step, chunk, b, length);
                         if (count > 0) {
-                            ReduceKernels.reduceInto(op, dtype, buf, index, b, b.readerIndex(), count);
+                            ReduceKernels.reduceIntoScattered(op, dtype, buf, index, b, b.readerIndex(), count);
                         }
                         return Mono.<Void>empty();
                     } catch (RuntimeException e) {

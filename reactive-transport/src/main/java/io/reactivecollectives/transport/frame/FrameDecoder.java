@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.frame;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -11,8 +12,12 @@ import io.netty.util.ReferenceCountUtil;
  * <ul>
  *   <li>a frame that lies whole in one inbound read buffer is emitted as a retained slice of it
  *       (no copy);</li>
- *   <li>a frame that spans reads gets one buffer of exactly its size from the channel's allocator,
- *       allocated once its length has been checked, and each read's bytes are copied into it once.</li>
+ *   <li>a large frame ({@link #SCATTER_MIN_BYTES} or more) that spans reads is emitted as a
+ *       composite of retained slices of those reads (no copy: the consumer reduces or copies each
+ *       region where it lies, see {@code ReduceKernels.reduceIntoScattered});</li>
+ *   <li>a smaller frame that spans reads gets one buffer of exactly its size from the channel's
+ *       allocator, allocated once its length has been checked, and each read's bytes are copied
+ *       into it once.</li>
  * </ul>
  * (Netty's {@code LengthFieldBasedFrameDecoder} re-copies its whole cumulation whenever a frame
  * sliced from it is still held, which large pipelined frames always are.) A length under the
@@ -20,6 +25,9 @@ import io.netty.util.ReferenceCountUtil;
  * anything is allocated for it, and the rest of the stream is dropped.
  */
 public final class FrameDecoder extends ChannelInboundHandlerAdapter {
+
+    /** Frames from this length up that span reads are assembled without copying. */
+    public static final int SCATTER_MIN_BYTES = 32 * 1024;
 
     private final int maxFrameLength;
     private int lengthBytes;
@@ -64,11 +72,17 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                         ctx.fireChannelRead(frame);
                         continue;
                     }
-                    current = ctx.alloc().directBuffer(length, length);
+                    current = length >= SCATTER_MIN_BYTES ? ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE)
+                            : ctx.alloc().directBuffer(length, length);
                 }
-                int n = Math.min(current.writableBytes(), in.readableBytes());
-                current.writeBytes(in, n);
-                if (!current.isWritable()) {
+                int n = Math.min(length - current.writerIndex(), in.readableBytes());
+                if (current instanceof CompositeByteBuf) {
+                    ((CompositeByteBuf) current).addComponent(true, in.retainedSlice(in.readerIndex(), n));
+                    in.skipBytes(n);
+                } else {
+                    current.writeBytes(in, n);
+                }
+                if (current.writerIndex() == length) {
                     ByteBuf frame = current;
                     current = null;
                     lengthBytes = 0;

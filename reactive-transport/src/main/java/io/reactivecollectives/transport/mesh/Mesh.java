@@ -116,6 +116,7 @@ public final class Mesh implements AutoCloseable {
 
     private Mono<Void> bind() {
         TcpServer s = TcpServer.create()
+                .runOn(MeshEventLoops.get())
                 .host(options.host())
                 .port(0)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
@@ -154,6 +155,7 @@ public final class Mesh implements AutoCloseable {
                     int port = Integer.parseInt(addr.substring(colon + 1));
                     ConnectHandshake hs = new ConnectHandshake(peer);
                     TcpClient c = TcpClient.newConnection()
+                            .runOn(MeshEventLoops.get())
                             .host(host)
                             .port(port)
                             .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)

@@ -138,6 +138,33 @@ class FrameCodecTest {
     }
 
     @Test
+    void aLargeFrameThatSpansReadsIsAssembledWithoutCopying() {
+        Sink sink = new Sink();
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20), sink);
+        try {
+            int payload = FrameDecoder.SCATTER_MIN_BYTES * 3 + 5;
+            ByteBuf c = frame(9, payload);
+            ByteBuf[] reads = {c.readRetainedSlice(3), c.readRetainedSlice(40_000), c.readRetainedSlice(1),
+                c.readRetainedSlice(c.readableBytes())};
+            c.release();
+            for (ByteBuf r : reads) {
+                ch.writeInbound(r);
+            }
+            assertEquals(1, sink.frames.size());
+            ByteBuf f = sink.frames.get(0);
+            assertTrue(f instanceof io.netty.buffer.CompositeByteBuf, "assembled from the reads themselves: " + f);
+            assertEquals(9, FrameCodec.sequence(f));
+            assertEquals(payload, FrameCodec.payloadLength(f));
+            for (int i = 0; i < payload; i += 997) {
+                assertEquals((byte) i, f.getByte(f.readerIndex() + FrameCodec.HEADER + i), "payload byte " + i);
+            }
+        } finally {
+            sink.release();
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
     void oversizedOrUndersizedLengthFailsWithoutAllocating() {
         for (int len : new int[] {Integer.MAX_VALUE, (1 << 20) + FrameCodec.HEADER + 1, 3, -1}) {
             Sink sink = new Sink();

@@ -1,0 +1,53 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.netty.channel.DefaultSelectStrategyFactory;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.nio.channels.spi.SelectorProvider;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The event loops that carry the collectives' connections (the store keeps Reactor Netty's
+ * default ones): NIO loops that poll for {@link #SPIN_MICROS} microseconds after their last I/O
+ * before they block ({@link SpinThenSelectStrategy}), which takes a thread wake-up off the latency
+ * of every small collective in a chain.
+ *
+ * <p>Shared by every group of the JVM, created on first use, daemon threads named
+ * {@code rc-io-N} (Netty {@code FastThreadLocalThread}s, so BlockHound treats them as non-blocking).
+ * Settings, read once: system property {@code rc.transport.spinMicros} (default 50; 0 blocks in
+ * {@code select} at once, as plain Netty does) and {@code rc.transport.ioThreads} (default
+ * {@code max(4, available processors)}, as Reactor Netty's own default).
+ */
+public final class MeshEventLoops {
+
+    /** Microseconds an event loop keeps polling after its last activity. */
+    public static final long SPIN_MICROS = Math.max(0, Long.getLong("rc.transport.spinMicros", 50));
+
+    /** Threads of the shared group. */
+    public static final int THREADS = Math.max(1, Integer.getInteger("rc.transport.ioThreads",
+            Math.max(4, Runtime.getRuntime().availableProcessors())));
+
+    private MeshEventLoops() {
+    }
+
+    private static final class Holder {
+        static final EventLoopGroup GROUP = create();
+
+        private static EventLoopGroup create() {
+            long spinNanos = TimeUnit.MICROSECONDS.toNanos(SPIN_MICROS);
+            SelectStrategyFactory strategies = spinNanos == 0 ? DefaultSelectStrategyFactory.INSTANCE
+                    : () -> new SpinThenSelectStrategy(spinNanos);
+            return new MultiThreadIoEventLoopGroup(THREADS, new DefaultThreadFactory("rc-io", true),
+                    NioIoHandler.newFactory(SelectorProvider.provider(), strategies));
+        }
+    }
+
+    /** The shared group (created on first use; its threads are daemons and live as long as the JVM). */
+    public static EventLoopGroup get() {
+        return Holder.GROUP;
+    }
+}

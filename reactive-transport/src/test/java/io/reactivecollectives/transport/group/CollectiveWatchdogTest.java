@@ -1,0 +1,39 @@
+package io.reactivecollectives.transport.group;
+
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Deadlines fire within a tick after they pass, never before, and never once disarmed. */
+class CollectiveWatchdogTest {
+
+    @Test
+    void anAlarmFiresAfterItsDeadlineAndADisarmedOneNever() {
+        Scheduler s = Schedulers.newSingle("watchdog-test", true);
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(5), s)) {
+            long t0 = System.nanoTime();
+            CollectiveWatchdog.Alarm fires = w.arm(Duration.ofMillis(80));
+            CollectiveWatchdog.Alarm quiet = w.arm(Duration.ofMillis(40));
+            quiet.disarm();
+            StepVerifier.create(fires.fired()).expectNext(Boolean.TRUE).expectComplete().verify(Duration.ofSeconds(5));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms >= 80, "fired after " + ms + " ms, before its 80 ms deadline");
+            StepVerifier.create(quiet.fired()).expectSubscription().expectNoEvent(Duration.ofMillis(100)).thenCancel().verify();
+            assertEquals(0, w.armedCount());
+        } finally {
+            s.dispose();
+        }
+    }
+
+    @Test
+    void theSharedWatchdogIsOneInstance() {
+        assertTrue(CollectiveWatchdog.shared() == CollectiveWatchdog.shared());
+        assertEquals(Duration.ofMillis(10), CollectiveWatchdog.shared().tick());
+    }
+}
