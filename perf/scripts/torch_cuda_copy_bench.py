@@ -96,7 +96,7 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--sizes", default=f"{64 << 20},{1 << 30}")
     p.add_argument("--iters", type=int, default=20)
-    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--device", type=int, default=0)
     p.add_argument("--allreduce-bytes", type=int, default=256 << 20)
     p.add_argument("--allreduce-iters", type=int, default=5)

@@ -117,8 +117,12 @@ public final class CollectivesPerf implements Callable<Integer> {
             String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
             for (int r = 0; r < world; r++) {
                 List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
-                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled",
-                        "-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
+                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled"));
+                String extra = System.getenv("RC_RANK_JAVA_OPTS"); // e.g. a JFR recording per rank (see README)
+                if (extra != null && !extra.isBlank()) {
+                    cmd.addAll(List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+")));
+                }
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
                 cmd.addAll(List.of("--op", op, "--world", String.valueOf(world), "--min", min, "--max", max,
                         "--step", String.valueOf(step), "--dtype", dtype, "--iters", String.valueOf(iters),
                         "--warmup", String.valueOf(warmup), "--algorithm", algorithm.name(),
@@ -223,9 +227,25 @@ public final class CollectivesPerf implements Callable<Integer> {
         }
     }
 
+    /** Least time each size is warmed up for before it is timed. */
+    private static final long WARMUP_NANOS = 300_000_000L;
+
     /** Mean seconds per collective over {@code n} back-to-back runs, the slowest rank's. */
     private double timeOnce(ProcessGroup group, OpBench bench, int n) {
         Flux.range(0, warmup).concatMap(i -> bench.run()).then().block();
+        // and until the JIT has compiled the path: at least WARMUP_NANOS of runs (a JVM is measured
+        // in its steady state, as JMH does; every rank runs the same number of warm-up batches)
+        long warmStart = System.nanoTime();
+        Tensor more = Tensor.fromDoubles(new double[] {1});
+        try {
+            while (more.getDouble(0) > 0) {
+                Flux.range(0, Math.max(1, warmup)).concatMap(i -> bench.run()).then().block();
+                more.setDouble(0, System.nanoTime() - warmStart < WARMUP_NANOS ? 1 : 0);
+                group.allReduce(more, ReduceOp.MAX).block();
+            }
+        } finally {
+            more.release();
+        }
         group.barrier().block();
         long t0 = System.nanoTime();
         Flux.range(0, n).concatMap(i -> bench.run()).then().block();

@@ -3,9 +3,13 @@ package io.reactivecollectives.cuda;
 import io.reactivecollectives.core.Device;
 import io.reactivecollectives.core.Tensor;
 import jcuda.runtime.JCuda;
+import jcuda.runtime.cudaError;
 import jcuda.runtime.cudaEvent_t;
+import jcuda.runtime.cudaMemoryType;
+import jcuda.runtime.cudaPointerAttributes;
 import jcuda.runtime.cudaMemcpyKind;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import java.util.Objects;
 
@@ -27,6 +31,11 @@ import java.util.Objects;
  *
  * <p>Host memory may be pinned (a {@link PinnedBufferPool} slab: the copy is a DMA that overlaps
  * with everything else) or pageable (any direct buffer: CUDA stages it, and the copy takes longer).
+ * A copy between pinned and device memory is enqueued on the subscribing thread itself, since
+ * {@code cudaMemcpyAsync} then only queues the DMA and returns: the transfer starts at once instead
+ * of after a scheduler thread wakes (tens of microseconds on a virtual machine), and only the wait
+ * for its event goes to {@link CudaScheduler}. A copy that involves pageable memory, which CUDA may
+ * stage synchronously, is enqueued and waited for on {@link CudaScheduler}.
  * Both tensors are retained while the copy runs, so a copy that was cancelled after it started
  * still finishes before their memory can be reused.
  */
@@ -85,8 +94,89 @@ public final class CudaCopies implements CopyEngine {
             if (src.nbytes() == 0) {
                 return Mono.empty();
             }
+            if (isPinnedOrDevice(src) && isPinnedOrDevice(dst)) {
+                return enqueueHereWaitOnScheduler(src, dst);
+            }
             return Mono.<Void>fromRunnable(() -> copyAndWait(src, dst)).subscribeOn(CudaScheduler.get());
         });
+    }
+
+    /**
+     * True for device memory and for page-locked host memory (cudaHostAlloc, a {@link PinnedBufferPool}
+     * slab): a {@code cudaMemcpyAsync} between such memories only enqueues a DMA and returns.
+     */
+    private static boolean isPinnedOrDevice(Tensor t) {
+        if (!t.isCpu()) {
+            return true;
+        }
+        cudaPointerAttributes attributes = new cudaPointerAttributes();
+        int rc = JCuda.cudaPointerGetAttributes(attributes, new AddressPointer(t.address()));
+        if (rc != cudaError.cudaSuccess) {
+            JCuda.cudaGetLastError(); // older drivers report unregistered memory as an error: clear it
+            return false;
+        }
+        return attributes.type == cudaMemoryType.cudaMemoryTypeHost;
+    }
+
+    /**
+     * The copy of pinned (or device) memory: enqueued at once on the subscribing thread, which only
+     * queues a DMA, so the transfer starts without waiting for a scheduler thread to wake; the wait
+     * for its event is a task on {@link CudaScheduler} that runs whether or not the subscriber is
+     * still there, and only then are the tensors released, so a cancelled copy never frees memory
+     * a DMA is still using.
+     */
+    private Mono<Void> enqueueHereWaitOnScheduler(Tensor src, Tensor dst) {
+        src.retain();
+        dst.retain();
+        cudaEvent_t ev;
+        String what;
+        try {
+            Device device = src.isCpu() ? dst.device() : src.device();
+            boolean toDevice = src.isCpu();
+            what = describe(src, dst, device);
+            ev = enqueue(src, dst, device, toDevice, what);
+        } catch (RuntimeException e) {
+            dst.release();
+            src.release();
+            return Mono.error(e);
+        }
+        Sinks.One<Void> done = Sinks.one();
+        CudaScheduler.get().schedule(() -> {
+            try {
+                Cuda.check(JCuda.cudaEventSynchronize(ev), "cudaEventSynchronize(" + what + ")");
+                done.tryEmitEmpty();
+            } catch (RuntimeException e) {
+                done.tryEmitError(e);
+            } finally {
+                JCuda.cudaEventDestroy(ev);
+                dst.release();
+                src.release();
+            }
+        });
+        return done.asMono();
+    }
+
+    private static String describe(Tensor src, Tensor dst, Device device) {
+        return (src.isCpu() ? "H2D" : dst.isCpu() ? "D2H" : "D2D") + " copy of " + src.nbytes() + " bytes on " + device;
+    }
+
+    /** Enqueues the copy and an event after it on the copy stream; returns the event. */
+    private cudaEvent_t enqueue(Tensor src, Tensor dst, Device device, boolean toDevice, String what) {
+        Cuda.setDevice(device.index());
+        CudaStream stream = toDevice ? CudaStreams.hostToDevice(device) : CudaStreams.deviceToHost(device);
+        waitForProducer(device, stream);
+        // JCuda's wrapper rejects cudaMemcpyDefault ("Invalid cudaMemcpyKind given: 4"): name the direction.
+        int kind = toDevice ? cudaMemcpyKind.cudaMemcpyHostToDevice
+                : dst.isCpu() ? cudaMemcpyKind.cudaMemcpyDeviceToHost : cudaMemcpyKind.cudaMemcpyDeviceToDevice;
+        Cuda.check(JCuda.cudaMemcpyAsync(new AddressPointer(dst.address()), new AddressPointer(src.address()),
+                src.nbytes(), kind, stream.handle()), "cudaMemcpyAsync(" + what + ")");
+        cudaEvent_t ev = newEvent(WAIT_FLAGS);
+        int rc = JCuda.cudaEventRecord(ev, stream.handle());
+        if (rc != cudaError.cudaSuccess) {
+            JCuda.cudaEventDestroy(ev);
+            Cuda.check(rc, "cudaEventRecord(" + what + ")");
+        }
+        return ev;
     }
 
     /**
@@ -112,17 +202,9 @@ public final class CudaCopies implements CopyEngine {
             dst.retain();
             try {
                 Device device = src.isCpu() ? dst.device() : src.device();
-                boolean toDevice = src.isCpu();
-                Cuda.setDevice(device.index());
-                CudaStream stream = toDevice ? CudaStreams.hostToDevice(device) : CudaStreams.deviceToHost(device);
-                waitForProducer(device, stream);
-                long bytes = src.nbytes();
-                String what = (toDevice ? "H2D" : dst.isCpu() ? "D2H" : "D2D") + " copy of " + bytes + " bytes on " + device;
-                Cuda.check(JCuda.cudaMemcpyAsync(new AddressPointer(dst.address()), new AddressPointer(src.address()),
-                        bytes, cudaMemcpyKind.cudaMemcpyDefault, stream.handle()), "cudaMemcpyAsync(" + what + ")");
-                cudaEvent_t ev = newEvent(WAIT_FLAGS);
+                String what = describe(src, dst, device);
+                cudaEvent_t ev = enqueue(src, dst, device, src.isCpu(), what);
                 try {
-                    Cuda.check(JCuda.cudaEventRecord(ev, stream.handle()), "cudaEventRecord(" + what + ")");
                     Cuda.check(JCuda.cudaEventSynchronize(ev), "cudaEventSynchronize(" + what + ")");
                 } finally {
                     JCuda.cudaEventDestroy(ev);
