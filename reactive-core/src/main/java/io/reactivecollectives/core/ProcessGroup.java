@@ -171,11 +171,27 @@ public interface ProcessGroup extends AutoCloseable {
     // ------------------------------------------------------------------ lifecycle
 
     /**
-     * Aborts the group: in-flight collectives fail at once here and on the peers, and the group
-     * refuses new work.
+     * Aborts the group: every in-flight collective fails at once on this rank with a
+     * {@link GroupAbortedException}, the peers are told (their in-flight collectives fail too, with
+     * an error naming this rank), and the group refuses new work with a {@link GroupAbortedException}
+     * saying it was aborted. The {@code Mono} completes when the peers have been told (or could not
+     * be); it is cold and idempotent. Implementations without abort signal
+     * {@link UnsupportedOperationException}.
      */
     default Mono<Void> abort() {
         return Mono.error(new UnsupportedOperationException("abort"));
+    }
+
+    /**
+     * Recovery after a peer failure, without restarting the processes: every surviving rank calls
+     * it, and the survivors form a new group (the next generation, met through the same store under
+     * a new prefix, so that nothing of the old group is ever read by the new one), renumbered in
+     * their old order. This group is closed. Emits the new group; signals an error when this rank is
+     * not among the survivors or the survivors cannot agree in time. Implementations without
+     * recovery signal {@link UnsupportedOperationException}.
+     */
+    default Mono<ProcessGroup> shrink() {
+        return Mono.error(new UnsupportedOperationException("shrink"));
     }
 
     /** Closes connections and releases resources; in-flight collectives fail. */

@@ -23,14 +23,28 @@ import java.util.Objects;
  * @param socketBufferBytes   SO_SNDBUF / SO_RCVBUF, or 0 to leave the kernel's auto-tuning alone
  * @param diagnostics         flight recorder, meters and the optional collective (mismatch) check;
  *                            null means {@link Diagnostics#defaults()}
+ * @param heartbeatInterval   how often a rank sends a HEARTBEAT frame on every connection (and checks
+ *                            what it has heard from each peer)
+ * @param missedHeartbeats    a peer from which nothing (no heartbeat, no data) has arrived for this many
+ *                            intervals is declared dead: its connection is closed and every in-flight and
+ *                            later collective of the group fails with a {@code PeerFailureException}
+ * @param errorHandling       what a failed collective does beyond failing its {@code Mono}: nothing more
+ *                            ({@link ErrorHandling#failOperations()}, the default) or log and exit the
+ *                            process ({@link ErrorHandling#tearDown()}), as TORCH_NCCL_ASYNC_ERROR_HANDLING
  */
 public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
                            long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
                            int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes,
-                           Diagnostics diagnostics) {
+                           Diagnostics diagnostics, Duration heartbeatInterval, int missedHeartbeats,
+                           ErrorHandling errorHandling) {
 
     /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+
+    /** Default heartbeat interval. */
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(500);
+    /** Default number of silent heartbeat intervals after which a peer is declared dead. */
+    public static final int DEFAULT_MISSED_HEARTBEATS = 6;
 
     public GroupOptions {
         Objects.requireNonNull(groupId, "groupId");
@@ -50,6 +64,14 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         if (socketBufferBytes < 0) {
             throw new IllegalArgumentException("socketBufferBytes must be >= 0");
         }
+        Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
+        if (heartbeatInterval.toMillis() < 1 || missedHeartbeats < 2) {
+            throw new IllegalArgumentException("need heartbeatInterval >= 1 ms and missedHeartbeats >= 2, got "
+                    + heartbeatInterval + " and " + missedHeartbeats);
+        }
+        if (errorHandling == null) {
+            errorHandling = ErrorHandling.failOperations();
+        }
         if (diagnostics == null) {
             diagnostics = Diagnostics.defaults();
         }
@@ -59,72 +81,100 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public static GroupOptions defaults() {
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
                 64 * 1024, 64 * 1024, 2 * 1024 * 1024, 8, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
-                Diagnostics.defaults());
+                Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
+                ErrorHandling.failOperations());
     }
 
     public GroupOptions withGroupId(String v) {
         return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withTimeout(Duration v) {
         return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withConnectTimeout(Duration v) {
         return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withHost(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withSecret(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withSmallAllReduceBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withSmallBroadcastBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withSegmentBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withPipelineDepth(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withMaxFramePayload(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withMaxUnclaimedBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withSocketBufferBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling);
     }
 
     public GroupOptions withDiagnostics(Diagnostics v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v);
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v,
+                heartbeatInterval, missedHeartbeats, errorHandling);
+    }
+
+    /** Heartbeat interval and how many silent intervals make a peer dead. */
+    public GroupOptions withHeartbeat(Duration interval, int missed) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                interval, missed, errorHandling);
+    }
+
+    /** What a failed collective does beyond failing: see {@link ErrorHandling}. */
+    public GroupOptions withErrorHandling(ErrorHandling v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, v);
     }
 
     /** Turns the collective (mismatch) check on or off: see {@link Diagnostics#checkCollectives()}. */
@@ -148,6 +198,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 + (secret == null ? "none" : "set") + ", smallAllReduceBytes=" + smallAllReduceBytes
                 + ", smallBroadcastBytes=" + smallBroadcastBytes + ", segmentBytes=" + segmentBytes
                 + ", pipelineDepth=" + pipelineDepth + ", maxFramePayload=" + maxFramePayload
-                + ", checkCollectives=" + diagnostics.checkCollectives() + "]";
+                + ", checkCollectives=" + diagnostics.checkCollectives() + ", heartbeat=" + heartbeatInterval.toMillis()
+                + " ms x " + missedHeartbeats + ", errorHandling=" + errorHandling.mode() + "]";
     }
 }

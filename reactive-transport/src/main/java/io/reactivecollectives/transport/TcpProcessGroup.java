@@ -43,6 +43,7 @@ import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.PeerLink;
+import io.reactivecollectives.transport.mesh.PeerSilentException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -101,6 +102,13 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final CollectiveObserver observer;
     private volatile Mesh mesh;
     private volatile boolean closed;
+    /** Why {@link #abort()} was called here, or null. */
+    private volatile String abortedWhy;
+    /** The group's name without its generation, and the generation ({@link #shrink()} adds one). */
+    private volatile String baseId;
+    private volatile int generation;
+    private final java.util.concurrent.atomic.AtomicBoolean tornDown = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TcpProcessGroup.class);
     private final AtomicInteger subgroups = new AtomicInteger();
     private final List<TcpProcessGroup> children = new CopyOnWriteArrayList<>();
     /** Deadlines of in-flight collectives, checked every 10 ms (no timer per collective). */
@@ -112,6 +120,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         this.size = size;
         this.options = options;
         this.deadPeers = new AtomicReferenceArray<>(size);
+        this.baseId = options.groupId();
         this.observer = options.diagnostics().observer(options.groupId(), rank, size);
         this.mailbox = new Mailbox(options.maxUnclaimedBytes(), this::pauseReading, this::resumeReading);
         this.p2p = new P2PMailbox(rank, new P2PMailbox.FragmentReader() {
@@ -670,6 +679,126 @@ public final class TcpProcessGroup implements ProcessGroup {
 
     // ------------------------------------------------------------------ lifecycle
 
+    /**
+     * Aborts the group on this rank: every in-flight collective and receive fails at once with
+     * {@link GroupAbortedException}, a GROUP_ABORT frame tells every peer (whose in-flight collectives
+     * then fail with {@link RemoteAbortException} naming this rank, and whose later collectives are
+     * refused with a peer failure naming it), and the connections are closed. Later work on this
+     * group is refused with a {@link GroupAbortedException} saying that the group was aborted. The
+     * {@code Mono} completes once the abort frames were written (at most one second), and is idempotent.
+     */
+    @Override
+    public Mono<Void> abort() {
+        return Mono.defer(() -> {
+            if (closed) {
+                return Mono.empty();
+            }
+            String why = "abort() called on rank " + rank;
+            abortedWhy = why;
+            mailbox.failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(), CollectiveException.NO_PEER,
+                    "the group was aborted"));
+            p2p.close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER, "the group was aborted"));
+            Mesh m = mesh;
+            List<Mono<Void>> notices = new ArrayList<>();
+            byte[] text = why.getBytes(StandardCharsets.UTF_8);
+            for (int p = 0; m != null && p < size; p++) {
+                PeerLink l = p == rank ? null : m.link(p);
+                if (l != null && l.isActive()) {
+                    notices.add(l.send(FrameType.GROUP_ABORT, -1, 0, 0, 0, Unpooled.wrappedBuffer(text))
+                            .onErrorResume(e -> Mono.empty()));
+                }
+            }
+            return Mono.when(notices)
+                    .timeout(Duration.ofSeconds(1), Mono.empty())
+                    .doFinally(s -> close());
+        });
+    }
+
+    /**
+     * Recovery without a restart: forms a new group of the surviving ranks and closes this one.
+     * Every surviving rank calls it (after its collectives failed with a peer failure); each
+     * publishes in the store which peers it saw die, reads the views of the peers it believes alive
+     * (waiting up to {@link GroupOptions#connectTimeout()}), and the survivors are the ranks nobody saw
+     * die, renumbered in their old order (rank 0, 1, 3 of a world of 4 become 0, 1, 2). The new group
+     * is the next generation: its id is {@code <group>@gen<N>}, its keys live under a new store prefix
+     * and its handshakes and frames carry that id (frames: its hash), so no address, handshake or
+     * frame of an older generation is ever taken for one of the new group. Work continues in the same
+     * processes. Emits the new group; fails when this rank is not among the survivors (another rank saw
+     * it die), or when a rank believed alive publishes no view in time.
+     * <p>Survivors must agree on who died (as they do after a process dies: every connection to it
+     * closes); ranks that disagree do not form a group.
+     */
+    @Override
+    public Mono<ProcessGroup> shrink() {
+        return Mono.defer(() -> {
+            int gen = generation + 1;
+            String base = baseId;
+            String newId = base + "@gen" + gen;
+            String viewPrefix = "rc/" + options.groupId() + "/shrink/view/";
+            StringBuilder mine = new StringBuilder();
+            List<Integer> believedAlive = new ArrayList<>();
+            for (int p = 0; p < size; p++) {
+                if (p != rank && deadPeers.get(p) != null) {
+                    mine.append(mine.length() == 0 ? "" : ",").append(p);
+                } else if (p != rank) {
+                    believedAlive.add(p);
+                }
+            }
+            boolean[] dead = new boolean[size];
+            for (int p = 0; p < size; p++) {
+                dead[p] = p != rank && deadPeers.get(p) != null;
+            }
+            return store.set(viewPrefix + rank, mine.toString().getBytes(StandardCharsets.UTF_8))
+                    .thenMany(Flux.fromIterable(believedAlive)
+                            .flatMap(p -> store.get(viewPrefix + p, options.connectTimeout())
+                                    .onErrorMap(e -> new PeerFailureException("shrink", rank, -1, p,
+                                            "shrink: rank " + p + " published no view of the survivors within "
+                                                    + options.connectTimeout().toMillis() + " ms", e))))
+                    .doOnNext(bytes -> {
+                        String v = new String(bytes, StandardCharsets.UTF_8);
+                        for (String r : v.isEmpty() ? new String[0] : v.split(",")) {
+                            int d = Integer.parseInt(r.trim());
+                            if (d >= 0 && d < size) {
+                                dead[d] = true;
+                            }
+                        }
+                    })
+                    .then(Mono.defer(() -> {
+                        if (dead[rank]) {
+                            return Mono.error(new PeerFailureException("shrink", rank, -1, CollectiveException.NO_PEER,
+                                    "shrink: another rank saw rank " + rank + " die; it is not among the survivors", null));
+                        }
+                        int newSize = 0;
+                        int newRank = -1;
+                        for (int p = 0; p < size; p++) {
+                            if (!dead[p]) {
+                                if (p == rank) {
+                                    newRank = newSize;
+                                }
+                                newSize++;
+                            }
+                        }
+                        close();
+                        int nr = newRank;
+                        int ns = newSize;
+                        return TcpProcessGroup.connect(new PrefixStore("rc/" + newId + "/", store), nr, ns,
+                                        options.withGroupId(newId))
+                                .doOnNext(g -> {
+                                    g.baseId = base;
+                                    g.generation = gen;
+                                    log.info("group '{}' rank {}: shrank to '{}' rank {} of {}", options.groupId(), rank,
+                                            newId, nr, ns);
+                                });
+                    }))
+                    .map(g -> (ProcessGroup) g);
+        });
+    }
+
+    /** The generation: 0 for a group made by {@code connect}, one more for each {@link #shrink()}. */
+    public int generation() {
+        return generation;
+    }
+
     /** Closes the connections; in-flight collectives fail with {@link GroupAbortedException}. */
     @Override
     public void close() {
@@ -757,7 +886,10 @@ public final class TcpProcessGroup implements ProcessGroup {
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> new CollectiveException(name, rank, box.sequence(), CollectiveException.NO_PEER,
                                     e.toString(), e))
-                    .doOnError(e -> abortOnPeers(ctx, e))
+                    .doOnError(e -> {
+                        abortOnPeers(ctx, e);
+                        tearDownIfAsked(e);
+                    })
                     .doOnCancel(() -> abortOnPeers(ctx, null))
                     .doFinally(s -> {
                         alarm.disarm();
@@ -779,7 +911,7 @@ public final class TcpProcessGroup implements ProcessGroup {
 
     /** Tells every peer that this collective failed or was cancelled here, unless a peer told us. */
     private void abortOnPeers(Ctx ctx, Throwable cause) {
-        if (cause instanceof RemoteAbortException || FingerprintCheck.seenByAll(cause) || closed) {
+        if (cause instanceof RemoteAbortException || FingerprintCheck.seenByAll(cause) || closed || abortedWhy != null) {
             return;
         }
         String reason = cause == null ? "cancelled on rank " + rank : cause.getMessage();
@@ -796,7 +928,26 @@ public final class TcpProcessGroup implements ProcessGroup {
         }
     }
 
+    /** {@link ErrorHandling.Mode#TEAR_DOWN}: log, then exit through the hook on a fresh thread (once). */
+    private void tearDownIfAsked(Throwable e) {
+        ErrorHandling eh = options.errorHandling();
+        if (eh.mode() != ErrorHandling.Mode.TEAR_DOWN || !(e instanceof CollectiveException)
+                || !tornDown.compareAndSet(false, true)) {
+            return;
+        }
+        log.error("group '{}' rank {}: tearing the process down (error handling TEAR_DOWN) after: {}",
+                options.groupId(), rank, e.getMessage(), e);
+        Thread t = new Thread(() -> eh.exitHook().accept(ErrorHandling.EXIT_STATUS), "rc-teardown");
+        t.setDaemon(false);
+        t.start();
+    }
+
     private CollectiveException refusal(String name) {
+        String why = abortedWhy;
+        if (why != null) {
+            return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER,
+                    "the group was aborted (" + why + ") and takes no new work; shrink() or make a new group");
+        }
         if (closed) {
             return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER, "the group is closed");
         }
@@ -810,6 +961,12 @@ public final class TcpProcessGroup implements ProcessGroup {
     }
 
     private CollectiveException p2pRefusal(String name, int peer) {
+        if (abortedWhy != null || closed) {
+            CollectiveException r = refusal(name);
+            if (r != null && !(r instanceof PeerFailureException)) {
+                return r;
+            }
+        }
         if (closed) {
             return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER, "the group is closed");
         }
@@ -862,6 +1019,21 @@ public final class TcpProcessGroup implements ProcessGroup {
                 case P2P:
                     p2p.deliver(peer, FrameCodec.tag(frame), frame);
                     break;
+                case GROUP_ABORT: {
+                    String reason;
+                    try {
+                        int len = Math.min(FrameCodec.payloadLength(frame), 4096);
+                        reason = frame.toString(frame.readerIndex() + FrameCodec.HEADER, len, StandardCharsets.UTF_8);
+                    } finally {
+                        frame.release();
+                    }
+                    String why = "peer " + peer + " aborted the group (" + reason + ")";
+                    deadPeers.compareAndSet(peer, null, why);
+                    String dead = deadPeers.get(peer);
+                    mailbox.failAll(b -> new RemoteAbortException(b.opName(), rank, b.sequence(), peer, dead));
+                    p2p.failSource(peer, dead);
+                    break;
+                }
                 default:
                     ReferenceCountUtil.release(frame);
                     protocolViolation(peer, "unexpected " + type + " frame");
@@ -881,7 +1053,8 @@ public final class TcpProcessGroup implements ProcessGroup {
             if (closed) {
                 return;
             }
-            String detail = "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
+            String detail = cause instanceof PeerSilentException ? cause.getMessage()
+                    : "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
             deadPeers.compareAndSet(peer, null, detail);
             String why = deadPeers.get(peer);
             mailbox.failAll(b -> new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));

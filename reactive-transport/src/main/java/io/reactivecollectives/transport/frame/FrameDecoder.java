@@ -29,7 +29,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     /** Frames from this length up that span reads are assembled without copying. */
     public static final int SCATTER_MIN_BYTES = 32 * 1024;
 
-    private final int maxFrameLength;
+    private int maxFrameLength;
     private int lengthBytes;
     private int length;
     private ByteBuf current;
@@ -37,6 +37,16 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     /** @param maxPayload the largest payload a frame may carry */
     public FrameDecoder(int maxPayload) {
+        this.maxFrameLength = FrameCodec.HEADER + maxPayload;
+    }
+
+    /**
+     * Changes the largest payload accepted from the next frame on (call on the channel's event loop):
+     * a connection starts with the small {@link Handshake#MAX_PAYLOAD} limit and gets the group's
+     * limit once its handshake passed, so an unauthenticated peer can make a rank buffer no more than
+     * a handshake's worth of bytes.
+     */
+    public void limitPayload(int maxPayload) {
         this.maxFrameLength = FrameCodec.HEADER + maxPayload;
     }
 

@@ -11,7 +11,14 @@ public enum FrameType {
     /** The collective with this sequence number failed or was cancelled on the source rank; payload: UTF-8 reason. */
     ABORT(4),
     /** A fragment of a point-to-point message: tag, fragment index (chunk) and fragment count (step). */
-    P2P(5);
+    P2P(5),
+    /** Liveness: sent on every connection each heartbeat interval; no payload, never delivered to a collective. */
+    HEARTBEAT(6),
+    /**
+     * The source rank aborted the whole group ({@code ProcessGroup.abort()}); payload: UTF-8 reason.
+     * The receiver fails every in-flight and later collective that involves the source.
+     */
+    GROUP_ABORT(7);
 
     private final int code;
 

@@ -23,6 +23,9 @@ public final class Handshake {
 
     private static final int MAX_NAME = 1024;
 
+    /** Largest payload a handshake frame can have: the limit of a connection until its handshake passed. */
+    public static final int MAX_PAYLOAD = 4 + 4 + 2 + MAX_NAME + 1 + 255;
+
     private Handshake() {
     }
 

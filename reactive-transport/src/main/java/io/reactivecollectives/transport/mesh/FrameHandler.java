@@ -37,8 +37,9 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBuf frame = (ByteBuf) msg;
+        FrameType type;
         try {
-            FrameType type = FrameCodec.validate(frame);
+            type = FrameCodec.validate(frame);
             if (type == FrameType.HELLO || type == FrameType.HELLO_ACK) {
                 throw new MalformedFrameException("handshake frame on an established connection");
             }
@@ -53,7 +54,18 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             fail(ctx, e);
             return;
         }
+        if (type == FrameType.HEARTBEAT) {
+            frame.release();
+            return;
+        }
         listener.onFrame(peer, frame);
+    }
+
+    /** Records why the connection is about to be closed by this side (before {@code close()}). */
+    void declareDead(Throwable why) {
+        if (cause == null) {
+            cause = why;
+        }
     }
 
     @Override

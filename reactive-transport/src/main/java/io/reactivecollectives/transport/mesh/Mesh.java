@@ -124,9 +124,17 @@ public final class Mesh implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
                 .doOnConnection(conn -> {
-                    conn.addHandlerLast("rc-decoder", FrameDecoders.create(options.maxFramePayload()));
+                    conn.addHandlerLast("rc-decoder", FrameDecoders.create(Handshake.MAX_PAYLOAD));
                     conn.addHandlerLast("rc-accept", new AcceptHandshake());
-                    startReading(conn.channel());
+                    Channel ch = conn.channel();
+                    ch.eventLoop().schedule(() -> {
+                        if (ch.pipeline().get("rc-accept") != null) {
+                            log.warn("group '{}' rank {}: closing connection from {}: no handshake within {} ms",
+                                    options.groupId(), rank, ch.remoteAddress(), options.connectTimeout().toMillis());
+                            ch.close();
+                        }
+                    }, options.connectTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                    startReading(ch);
                 })
                 .handle((in, out) -> out.neverComplete());
         if (options.socketBufferBytes() > 0) {
@@ -162,7 +170,7 @@ public final class Mesh implements AutoCloseable {
                             .option(ChannelOption.TCP_NODELAY, true)
                             .option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
                             .doOnConnected(conn -> {
-                                conn.addHandlerLast("rc-decoder", FrameDecoders.create(options.maxFramePayload()));
+                                conn.addHandlerLast("rc-decoder", FrameDecoders.create(Handshake.MAX_PAYLOAD));
                                 conn.addHandlerLast("rc-connect", hs);
                                 startReading(conn.channel());
                                 conn.channel().writeAndFlush(Handshake.encode(conn.channel().alloc(), FrameType.HELLO,
@@ -192,6 +200,7 @@ public final class Mesh implements AutoCloseable {
             ch.close();
             return;
         }
+        Liveness.start(ch, peer, groupHash, rank, options.heartbeatInterval(), options.missedHeartbeats());
         if (missing.decrementAndGet() == 0) {
             connected.tryEmitEmpty();
         }
@@ -289,6 +298,7 @@ public final class Mesh implements AutoCloseable {
             }
             int peer = hello.rank();
             Channel ch = ctx.channel();
+            authenticated(ch);
             ch.pipeline().replace(this, "rc-frames", new FrameHandler(peer, groupHash, listener));
             ch.writeAndFlush(Handshake.encode(ch.alloc(), FrameType.HELLO_ACK, options.groupId(), rank, world, peer,
                     options.secret()));
@@ -341,6 +351,7 @@ public final class Mesh implements AutoCloseable {
                 return;
             }
             Channel ch = ctx.channel();
+            authenticated(ch);
             ch.pipeline().replace(this, "rc-frames", new FrameHandler(peer, groupHash, listener));
             register(peer, ch);
             done.tryEmitEmpty();
@@ -361,6 +372,14 @@ public final class Mesh implements AutoCloseable {
         private void fail(ChannelHandlerContext ctx, String why) {
             done.tryEmitError(new PeerProtocolException("group '" + options.groupId() + "' rank " + rank + ": " + why, null));
             ctx.close();
+        }
+    }
+
+    /** The handshake passed: frames up to the group's limit are accepted from now on. */
+    private void authenticated(Channel ch) {
+        io.netty.channel.ChannelHandler d = ch.pipeline().get("rc-decoder");
+        if (d instanceof io.reactivecollectives.transport.frame.FrameDecoder) {
+            ((io.reactivecollectives.transport.frame.FrameDecoder) d).limitPayload(options.maxFramePayload());
         }
     }
 
