@@ -43,7 +43,7 @@ def copies(args):
             d = host.to(dev, non_blocking=True)
             back.copy_(d, non_blocking=True)
         torch.cuda.synchronize()
-        best_h2d, best_d2h, sum_h2d, sum_d2h = 1e9, 1e9, 0.0, 0.0
+        h2d, d2h = [], []
         for _ in range(args.iters):
             t0 = time.perf_counter()
             d = host.to(dev, non_blocking=True)
@@ -52,13 +52,15 @@ def copies(args):
             back.copy_(d, non_blocking=True)
             torch.cuda.synchronize()
             t2 = time.perf_counter()
-            best_h2d, best_d2h = min(best_h2d, t1 - t0), min(best_d2h, t2 - t1)
-            sum_h2d, sum_d2h = sum_h2d + t1 - t0, sum_d2h + t2 - t1
+            h2d.append(t1 - t0)
+            d2h.append(t2 - t1)
         assert bool((back == 3).all()), "round trip lost bytes"
-        row("h2d_pinned_mean", n, sum_h2d / args.iters)
-        row("d2h_pinned_mean", n, sum_d2h / args.iters)
-        row("h2d_pinned_best", n, best_h2d)
-        row("d2h_pinned_best", n, best_d2h)
+        h2d.sort()
+        d2h.sort()
+        row("h2d_pinned_median", n, h2d[len(h2d) // 2])
+        row("d2h_pinned_median", n, d2h[len(d2h) // 2])
+        row("h2d_pinned_best", n, h2d[0])
+        row("d2h_pinned_best", n, d2h[0])
         del host, d, back
         torch.cuda.empty_cache()
 
@@ -84,10 +86,11 @@ def gloo_rank(rank, args, port):
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
     assert float(x[0].item()) == 2.0 and float(x[-1].item()) == 2.0, "wrong sum"
-    t = torch.tensor([sum(times) / len(times), min(times)])
+    times.sort()
+    t = torch.tensor([times[len(times) // 2], times[0]])
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
     if rank == 0:
-        row("gloo_allreduce_mean", args.allreduce_bytes, t[0].item())
+        row("gloo_allreduce_median", args.allreduce_bytes, t[0].item())
         row("gloo_allreduce_best", args.allreduce_bytes, t[1].item())
     dist.destroy_process_group()
 
@@ -95,11 +98,11 @@ def gloo_rank(rank, args, port):
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--sizes", default=f"{64 << 20},{1 << 30}")
-    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--iters", type=int, default=41)
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--device", type=int, default=0)
     p.add_argument("--allreduce-bytes", type=int, default=256 << 20)
-    p.add_argument("--allreduce-iters", type=int, default=5)
+    p.add_argument("--allreduce-iters", type=int, default=9)
     p.add_argument("--skip-copies", action="store_true")
     p.add_argument("--skip-allreduce", action="store_true")
     a = p.parse_args()

@@ -229,6 +229,9 @@ public final class CollectivesPerf implements Callable<Integer> {
 
     /** Least time each size is warmed up for before it is timed. */
     private static final long WARMUP_NANOS = 300_000_000L;
+    /** Least warm-up of the first size, while the JIT compiles the whole path. */
+    private static final long FIRST_WARMUP_NANOS = 2_000_000_000L;
+    private boolean jitCold = true;
 
     /** Mean seconds per collective over {@code n} back-to-back runs, the slowest rank's. */
     private double timeOnce(ProcessGroup group, OpBench bench, int n) {
@@ -236,11 +239,13 @@ public final class CollectivesPerf implements Callable<Integer> {
         // and until the JIT has compiled the path: at least WARMUP_NANOS of runs (a JVM is measured
         // in its steady state, as JMH does; every rank runs the same number of warm-up batches)
         long warmStart = System.nanoTime();
+        long warmFor = jitCold ? FIRST_WARMUP_NANOS : WARMUP_NANOS;
+        jitCold = false;
         Tensor more = Tensor.fromDoubles(new double[] {1});
         try {
             while (more.getDouble(0) > 0) {
                 Flux.range(0, Math.max(1, warmup)).concatMap(i -> bench.run()).then().block();
-                more.setDouble(0, System.nanoTime() - warmStart < WARMUP_NANOS ? 1 : 0);
+                more.setDouble(0, System.nanoTime() - warmStart < warmFor ? 1 : 0);
                 group.allReduce(more, ReduceOp.MAX).block();
             }
         } finally {

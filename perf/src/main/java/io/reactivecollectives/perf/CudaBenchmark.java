@@ -46,7 +46,7 @@ public final class CudaBenchmark implements Callable<Integer> {
     @Option(names = "--sizes", split = ",", defaultValue = "67108864,1073741824", description = "copy sizes in bytes")
     long[] sizes;
 
-    @Option(names = "--iters", defaultValue = "20", description = "timed copies per size and direction")
+    @Option(names = "--iters", defaultValue = "41", description = "timed copies per size and direction (the median is reported)")
     int iters;
 
     @Option(names = "--warmup", defaultValue = "50", description = "untimed copies per size first (the JIT compiles the path)")
@@ -58,10 +58,10 @@ public final class CudaBenchmark implements Callable<Integer> {
     @Option(names = "--allreduce-bytes", defaultValue = "268435456")
     long allReduceBytes;
 
-    @Option(names = "--allreduce-iters", defaultValue = "5")
+    @Option(names = "--allreduce-iters", defaultValue = "9")
     int allReduceIters;
 
-    @Option(names = "--chunk-bytes", defaultValue = "8388608", description = "chunk of the staged pipeline")
+    @Option(names = "--chunk-bytes", defaultValue = "33554432", description = "chunk of the staged pipeline (the library default)")
     int chunkBytes;
 
     @Option(names = "--depth", defaultValue = "2", description = "chunks copied in (and out) at once")
@@ -130,27 +130,23 @@ public final class CudaBenchmark implements Callable<Integer> {
                     for (int i = 0; i < warmup; i++) {
                         await(copies.copy(host, d).then(copies.copy(d, back)));
                     }
-                    long sumIn = 0;
-                    long sumOut = 0;
-                    long bestIn = Long.MAX_VALUE;
-                    long bestOut = Long.MAX_VALUE;
+                    long[] ins = new long[iters];
+                    long[] outs = new long[iters];
                     for (int i = 0; i < iters; i++) {
-                        long in = await(timed(copies.copy(host, d)));
-                        long out = await(timed(copies.copy(d, back)));
-                        sumIn += in;
-                        sumOut += out;
-                        bestIn = Math.min(bestIn, in);
-                        bestOut = Math.min(bestOut, out);
+                        ins[i] = await(timed(copies.copy(host, d)));
+                        outs[i] = await(timed(copies.copy(d, back)));
                     }
+                    java.util.Arrays.sort(ins);
+                    java.util.Arrays.sort(outs);
                     for (long i = 0; i < n; i += 4093) {
                         if (PlatformDependent.getByte(back.address() + i) != 3) {
                             throw new IllegalStateException("round trip lost byte " + i);
                         }
                     }
-                    row("h2d_pinned_mean", n, sumIn / 1e9 / iters);
-                    row("d2h_pinned_mean", n, sumOut / 1e9 / iters);
-                    row("h2d_pinned_best", n, bestIn / 1e9);
-                    row("d2h_pinned_best", n, bestOut / 1e9);
+                    row("h2d_pinned_median", n, ins[iters / 2] / 1e9);
+                    row("d2h_pinned_median", n, outs[iters / 2] / 1e9);
+                    row("h2d_pinned_best", n, ins[0] / 1e9);
+                    row("d2h_pinned_best", n, outs[0] / 1e9);
                 } finally {
                     host.release();
                     back.release();
@@ -201,11 +197,11 @@ public final class CudaBenchmark implements Callable<Integer> {
                         Tensor h = slabTensor(s.retain(), DType.FLOAT32, c.numel());
                         return copies.copy(c, h).doFinally(x -> h.release());
                     }), depth, 1).then()));
-            Mono<Void> network = Mono.when(stage(groups, r -> Flux.range(0, chunks).concatMap(k ->
+            Mono<Void> network = Mono.when(stage(groups, r -> Flux.range(0, chunks).flatMapSequential(k ->
                     groups.get(r).pool().withSlab(s -> {
                         Tensor h = slabTensor(s.retain(), DType.FLOAT32, chunkOf.apply(r, k).numel());
                         return cpu.get(r).allReduce(h, ReduceOp.SUM).doFinally(x -> h.release());
-                    }), 1).then()));
+                    }), depth, 1).then()));
             Mono<Void> copyOut = Mono.when(stage(groups, r -> Flux.range(0, chunks).flatMap(k ->
                     groups.get(r).pool().withSlab(s -> {
                         Tensor c = chunkOf.apply(r, k);
@@ -240,16 +236,17 @@ public final class CudaBenchmark implements Callable<Integer> {
         return out;
     }
 
-    /** Mean seconds of {@code work} over the all-reduce iterations, {@code reset} run untimed before each. */
+    /** Median seconds of {@code work} over the all-reduce iterations, {@code reset} run untimed before each. */
     private double measure(Mono<Void> reset, Mono<Void> work) {
         for (int i = 0; i < 3; i++) {
             await(reset.then(work));
         }
-        long sum = 0;
+        long[] times = new long[allReduceIters];
         for (int i = 0; i < allReduceIters; i++) {
             await(reset);
-            sum += await(timed(work));
+            times[i] = await(timed(work));
         }
-        return sum / 1e9 / allReduceIters;
+        java.util.Arrays.sort(times);
+        return times[allReduceIters / 2] / 1e9;
     }
 }

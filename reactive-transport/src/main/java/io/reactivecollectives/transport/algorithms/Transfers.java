@@ -6,6 +6,7 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The fused transfer stages algorithms are built from: send a byte range of a tensor's buffer
@@ -18,6 +19,23 @@ public final class Transfers {
     private Transfers() {
     }
 
+    /**
+     * Received pieces of at least this many bytes are reduced or copied into place on
+     * {@link Schedulers#parallel()} instead of the connection's event loop, so the loop goes on
+     * reading and writing while another core does the arithmetic (gloo likewise keeps its I/O
+     * thread apart from the reducing thread). System property {@code rc.transport.offloadBytes};
+     * the default is 1 MiB on hosts with 4 or more processors and off (0) below, where there is no
+     * spare core to hand the work to.
+     */
+    public static final long OFFLOAD_BYTES = Long.getLong("rc.transport.offloadBytes",
+            Runtime.getRuntime().availableProcessors() >= 4 ? 1L << 20 : 0L);
+
+    private static Mono<ByteBuf> offloaded(Mono<ByteBuf> received, long bytes) {
+        return OFFLOAD_BYTES > 0 && bytes >= OFFLOAD_BYTES
+                ? received.publishOn(Schedulers.parallel()).doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease)
+                : received;
+    }
+
     /** Sends bytes {@code [index, index + length)} of {@code buf} to {@code peer}, without copying them. */
     public static Mono<Void> send(Peers p, int peer, int step, int chunk, ByteBuf buf, int index, int length) {
         return Mono.defer(() -> p.send(peer, step, chunk, buf.retainedSlice(index, length)));
@@ -26,7 +44,7 @@ public final class Transfers {
     /** Receives a piece from {@code peer} and reduces its {@code count} elements into {@code dst} at {@code index}. */
     public static Mono<Void> receiveReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype,
                                            ByteBuf dst, int index, int count) {
-        return p.receiveScattered(peer, step, chunk).flatMap(b -> {
+        return offloaded(p.receiveScattered(peer, step, chunk), (long) count * dtype.byteSize()).flatMap(b -> {
             try {
                 checkLength(p, peer, step, chunk, b, count * dtype.byteSize());
                 if (count > 0) {
@@ -43,7 +61,7 @@ public final class Transfers {
 
     /** Receives a piece of {@code length} bytes from {@code peer} and copies it into {@code dst} at {@code index}. */
     public static Mono<Void> receiveCopy(Peers p, int peer, int step, int chunk, ByteBuf dst, int index, int length) {
-        return p.receiveScattered(peer, step, chunk).flatMap(b -> {
+        return offloaded(p.receiveScattered(peer, step, chunk), length).flatMap(b -> {
             try {
                 checkLength(p, peer, step, chunk, b, length);
                 dst.setBytes(index, b, b.readerIndex(), length);
@@ -65,7 +83,7 @@ public final class Transfers {
                                             ByteBuf buf, int index, int count) {
         int length = count * dtype.byteSize();
         return Mono.zip(send(p, peer, step, chunk, buf, index, length).thenReturn(Boolean.TRUE),
-                        p.receiveScattered(peer, step, chunk))
+                        offloaded(p.receiveScattered(peer, step, chunk), length))
                 .flatMap(t -> {
                     ByteBuf b = t.getT2();
                     try {
