@@ -748,18 +748,22 @@ public final class TcpProcessGroup implements ProcessGroup {
             for (int p = 0; p < size; p++) {
                 dead[p] = p != rank && deadPeers.get(p) != null;
             }
+            // a rank another survivor saw die is not waited for (this rank may not have noticed yet)
+            reactor.core.publisher.Sinks.Many<Integer> seenDead = reactor.core.publisher.Sinks.many().replay().all();
             return store.set(viewPrefix + rank, mine.toString().getBytes(StandardCharsets.UTF_8))
                     .thenMany(Flux.fromIterable(believedAlive)
-                            .flatMap(p -> store.get(viewPrefix + p, options.connectTimeout())
-                                    .onErrorMap(e -> new PeerFailureException("shrink", rank, -1, p,
-                                            "shrink: rank " + p + " published no view of the survivors within "
-                                                    + options.connectTimeout().toMillis() + " ms", e))))
+                            .flatMap(p -> Mono.firstWithSignal(store.get(viewPrefix + p, options.connectTimeout())
+                                            .onErrorMap(e -> new PeerFailureException("shrink", rank, -1, p,
+                                                    "shrink: rank " + p + " published no view of the survivors within "
+                                                            + options.connectTimeout().toMillis() + " ms", e)),
+                                    seenDead.asFlux().filter(d -> d == p).next().then(Mono.<byte[]>empty()))))
                     .doOnNext(bytes -> {
                         String v = new String(bytes, StandardCharsets.UTF_8);
                         for (String r : v.isEmpty() ? new String[0] : v.split(",")) {
                             int d = Integer.parseInt(r.trim());
-                            if (d >= 0 && d < size) {
+                            if (d >= 0 && d < size && !dead[d]) {
                                 dead[d] = true;
+                                seenDead.tryEmitNext(d);
                             }
                         }
                     })
@@ -1160,6 +1164,9 @@ public final class TcpProcessGroup implements ProcessGroup {
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> {
                                 String dead = deadPeers.get(peer);
+                                if (dead == null && (e instanceof java.io.IOException || !link.isActive())) {
+                                    dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
+                                }
                                 return new PeerFailureException(op, rank, box.sequence(), peer,
                                         dead != null ? dead : "cannot send to peer " + peer + ": " + e, e);
                             });
