@@ -191,7 +191,7 @@ public final class CollectivesPerf implements Callable<Integer> {
         try {
             CollectiveOptions options = CollectiveOptions.algorithm(algorithm);
             if (rank == 0) {
-                System.out.println("# reactive-collectives transport=" + Transport.describe() + " algorithm="
+                System.out.println("# reactive-collectives transport=" + Transport.describe(group) + " algorithm="
                         + algorithm.name().toLowerCase(Locale.ROOT) + " jvm=" + System.getProperty("java.vm.name") + " "
                         + System.getProperty("java.version") + " world=" + world + " op=" + op + " dtype=" + dt);
                 System.out.printf("%14s %12s %10s %10s %8s %8s%n", "op", "bytes", "count", "time_us", "algbw", "busbw");

@@ -216,6 +216,15 @@ public final class TcpProcessGroup implements ProcessGroup {
         return observer.metrics();
     }
 
+    /**
+     * How this rank reaches {@code peer}: {@code "unix"} for a Unix domain socket (peers on the same
+     * host, unless {@code rc.transport.unixSockets=false}), {@code "tcp"}, or {@code "none"}.
+     */
+    public String transportTo(int peer) {
+        Mesh m = mesh;
+        return m == null ? "none" : m.transportTo(peer);
+    }
+
     /** Sequence number the next collective will take. */
     public long nextSequence() {
         return mailbox.nextSequence();

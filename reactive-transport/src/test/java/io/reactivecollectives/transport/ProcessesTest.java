@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ProcessesTest {
 
-    @Test
-    void allReduceAndBroadcastAcrossThreeProcesses() throws Exception {
+    /** Once through Unix domain sockets (ranks on one host, the default), once through TCP. */
+    @ParameterizedTest(name = "unixSockets={0}")
+    @ValueSource(booleans = {true, false})
+    void allReduceAndBroadcastAcrossThreeProcesses(boolean unixSockets) throws Exception {
         int world = 3;
         Path dir = Files.createTempDirectory("rc-processes");
         Path storeFile = dir.resolve("store");
@@ -32,7 +35,7 @@ class ProcessesTest {
                 logs.add(log);
                 List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Drc.transport.unixSockets=" + unixSockets,
                         "-cp", System.getProperty("java.class.path"), RankMain.class.getName(),
                         storeFile.toString(), String.valueOf(r), String.valueOf(world));
                 procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
@@ -48,7 +51,8 @@ class ProcessesTest {
             for (int r = 0; r < world; r++) {
                 assertTrue(exited[r], "rank " + r + " did not finish:\n" + all);
                 assertEquals(0, procs.get(r).exitValue(), "rank " + r + " failed:\n" + all);
-                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK"), all.toString());
+                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK via " + (unixSockets ? "unix" : "tcp")),
+                        all.toString());
             }
         } finally {
             procs.forEach(Process::destroyForcibly);
