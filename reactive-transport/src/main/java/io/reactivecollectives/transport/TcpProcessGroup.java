@@ -40,6 +40,7 @@ import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.P2PMailbox;
 import io.reactivecollectives.transport.group.RemoteAbortException;
+import io.reactivecollectives.transport.group.RemotePeerFailureException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.PeerLink;
@@ -924,10 +925,17 @@ public final class TcpProcessGroup implements ProcessGroup {
 
     /** Tells every peer that this collective failed or was cancelled here, unless a peer told us. */
     private void abortOnPeers(Ctx ctx, Throwable cause) {
-        if (cause instanceof RemoteAbortException || FingerprintCheck.seenByAll(cause) || closed || abortedWhy != null) {
+        if (cause instanceof RemoteAbortException || cause instanceof RemotePeerFailureException
+                || FingerprintCheck.seenByAll(cause) || closed || abortedWhy != null) {
             return;
         }
         String reason = cause == null ? "cancelled on rank " + rank : cause.getMessage();
+        // a peer failure seen here: tag 1 and the failed peer in the step field, the detail as reason
+        int failedPeer = cause instanceof PeerFailureException pf && pf.peer() >= 0 && pf.peer() < size
+                && pf.peer() != rank ? pf.peer() : -1;
+        if (failedPeer >= 0 && reason != null && reason.indexOf(": ") > 0) {
+            reason = reason.substring(reason.indexOf(": ") + 2);
+        }
         Mesh m = mesh;
         if (m == null) {
             return;
@@ -936,7 +944,8 @@ public final class TcpProcessGroup implements ProcessGroup {
         for (int p = 0; p < size; p++) {
             PeerLink l = p == rank ? null : m.link(p);
             if (l != null && l.isActive()) {
-                l.sendAndForget(FrameType.ABORT, ctx.box.sequence(), 0, 0, 0, Unpooled.wrappedBuffer(text));
+                l.sendAndForget(FrameType.ABORT, ctx.box.sequence(), failedPeer >= 0 ? 1 : 0, Math.max(failedPeer, 0), 0,
+                        Unpooled.wrappedBuffer(text));
             }
         }
     }
@@ -1018,6 +1027,7 @@ public final class TcpProcessGroup implements ProcessGroup {
                 }
                 case ABORT: {
                     long seq = FrameCodec.sequence(frame);
+                    int failed = FrameCodec.tag(frame) == 1 ? FrameCodec.step(frame) : -1;
                     String reason;
                     try {
                         int len = Math.min(FrameCodec.payloadLength(frame), 4096);
@@ -1025,8 +1035,13 @@ public final class TcpProcessGroup implements ProcessGroup {
                     } finally {
                         frame.release();
                     }
-                    mailbox.abortFromPeer(seq, peer, reason, b -> new RemoteAbortException(b.opName(), rank, seq, peer,
-                            "aborted by rank " + peer + ": " + reason));
+                    if (failed >= 0 && failed < size && failed != rank && failed != peer) {
+                        mailbox.abortFromPeer(seq, peer, reason, b -> new RemotePeerFailureException(b.opName(), rank, seq,
+                                failed, reason + " (reported by rank " + peer + ")"));
+                    } else {
+                        mailbox.abortFromPeer(seq, peer, reason, b -> new RemoteAbortException(b.opName(), rank, seq, peer,
+                                "aborted by rank " + peer + ": " + reason));
+                    }
                     break;
                 }
                 case P2P:

@@ -151,7 +151,8 @@ class ReliabilityProcessesTest {
                 long ms = Long.parseLong(f[0]);
                 figures.append("rank ").append(r).append(": ").append(ms).append(" ms: ").append(f[1]).append('\n');
                 assertTrue(ms < 2000, "rank " + r + " got its error " + ms + " ms after kill -9\n" + ranks.all());
-                assertTrue(f[1].contains("peer 3") || f[1].contains("rank 3"), "the error names the dead peer: " + f[1]);
+                assertTrue(f[1].matches("allReduce\\[seq=\\d+] rank " + r + ": peer 3 closed the connection.*"),
+                        "a peer failure naming the dead peer: " + f[1]);
             }
             System.out.println("kill -9 to error:\n" + figures);
             for (int r = 0; r < victim; r++) {
