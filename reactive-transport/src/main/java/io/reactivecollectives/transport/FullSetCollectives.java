@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.core.CollectiveArguments;
 import io.reactivecollectives.core.DType;
@@ -159,7 +158,7 @@ final class FullSetCollectives {
     }
 
     private static Mono<Void> withBuffer(int bytes, java.util.function.Function<ByteBuf, Mono<Void>> body) {
-        return Mono.usingWhen(Mono.fromCallable(() -> ByteBufAllocator.DEFAULT.directBuffer(bytes, bytes)), body,
+        return Mono.usingWhen(Mono.fromCallable(() -> Region.allocate(bytes)), body,
                 b -> Mono.fromRunnable(b::release));
     }
 

@@ -15,6 +15,7 @@ import java.util.List;
 import static io.reactivecollectives.transport.FullSetTesting.describe;
 import static io.reactivecollectives.transport.FullSetTesting.random;
 import static io.reactivecollectives.transport.FullSetTesting.release;
+import static io.reactivecollectives.transport.FullSetTesting.same;
 import static io.reactivecollectives.transport.FullSetTesting.where;
 import static io.reactivecollectives.transport.FullSetTesting.zeros;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,7 +95,7 @@ class GatherScatterTest {
                                 Tensor got = outs.get(r).get(q);
                                 Tensor want = in.get(q);
                                 String w = where("allGather", dtype, shape, "world", world, "rank", r, "piece", q);
-                                assertTrue(got.contentEquals(want), () -> w + ": " + describe(got) + " vs " + describe(want));
+                                assertTrue(same(got, want), () -> w + ": " + describe(got) + " vs " + describe(want));
                             }
                         }
                     })
@@ -118,7 +119,7 @@ class GatherScatterTest {
                             for (int q = 0; q < world; q++) {
                                 Tensor piece = outs.get(r).narrow(q * n, n);
                                 String w = where("allGatherInto", dtype, n, "world", world, "rank", r, "piece", q);
-                                assertTrue(piece.contentEquals(in.get(q)), () -> w + ": " + describe(piece));
+                                assertTrue(same(piece, in.get(q)), () -> w + ": " + describe(piece));
                             }
                         }
                     })
@@ -154,7 +155,7 @@ class GatherScatterTest {
                                 for (int q = 0; q < world; q++) {
                                     Tensor got = outs.get(r).get(i).get(q);
                                     String w = where("allGatherCoalesced", dtype, "world", world, "rank", r, "tensor", i, "from", q);
-                                    assertTrue(got.contentEquals(in.get(q).get(i)), () -> w + ": " + describe(got));
+                                    assertTrue(same(got, in.get(q).get(i)), () -> w + ": " + describe(got));
                                 }
                             }
                         }
@@ -187,7 +188,7 @@ class GatherScatterTest {
                             Tensor got = outs.get(q);
                             Tensor want = in.get(q);
                             String w = where("gather", dtype, n, a, "world", world, "root", root, "piece", q);
-                            assertTrue(got.contentEquals(want), () -> w + ": " + describe(got) + " vs " + describe(want));
+                            assertTrue(same(got, want), () -> w + ": " + describe(got) + " vs " + describe(want));
                         }
                     })
                     .expectComplete()
@@ -212,7 +213,7 @@ class GatherScatterTest {
                             Tensor got = outs.get(r);
                             Tensor want = in.get(r);
                             String w = where("scatter", dtype, n, a, "world", world, "root", root, "rank", r);
-                            assertTrue(got.contentEquals(want), () -> w + ": " + describe(got) + " vs " + describe(want));
+                            assertTrue(same(got, want), () -> w + ": " + describe(got) + " vs " + describe(want));
                         }
                     })
                     .expectComplete()

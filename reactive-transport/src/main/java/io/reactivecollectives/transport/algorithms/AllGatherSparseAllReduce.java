@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.SparseTensor;
 import io.reactivecollectives.core.Tensor;
@@ -40,7 +39,7 @@ public final class AllGatherSparseAllReduce {
         long[] meta = meta(local);
         int metaBytes = meta.length * 8;
         return Mono.usingWhen(
-                Mono.fromCallable(() -> ByteBufAllocator.DEFAULT.directBuffer(n * metaBytes, n * metaBytes)),
+                Mono.fromCallable(() -> Region.allocate(n * metaBytes)),
                 metaBuf -> {
                     Region[] blocks = new Region[n];
                     for (int q = 0; q < n; q++) {
@@ -113,7 +112,7 @@ public final class AllGatherSparseAllReduce {
             offset[q + 1] = Math.addExact(offset[q], idxBytes[q] + valBytes[q]);
         }
         return Mono.usingWhen(
-                Mono.fromCallable(() -> ByteBufAllocator.DEFAULT.directBuffer(offset[n], offset[n])),
+                Mono.fromCallable(() -> Region.allocate(offset[n])),
                 buf -> {
                     Region[] blocks = new Region[n];
                     for (int q = 0; q < n; q++) {

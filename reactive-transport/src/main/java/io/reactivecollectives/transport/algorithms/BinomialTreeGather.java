@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport.algorithms;
 
-import io.netty.buffer.ByteBufAllocator;
 import reactor.core.publisher.Mono;
 
 import java.util.ArrayList;
@@ -39,7 +38,7 @@ public final class BinomialTreeGather {
             return Segments.send(p, parent(v, root, n), 0, local);
         }
         return Mono.usingWhen(
-                Mono.fromCallable(() -> ByteBufAllocator.DEFAULT.directBuffer(span * piece, span * piece)),
+                Mono.fromCallable(() -> Region.allocate(span * piece)),
                 staging -> {
                     Region all = new Region(staging, 0, span * piece);
                     all.sub(0, piece).copyFrom(local);

@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport.algorithms;
 
-import io.netty.buffer.ByteBufAllocator;
 import reactor.core.publisher.Mono;
 
 import java.util.ArrayList;
@@ -34,7 +33,7 @@ public final class BinomialTreeScatter {
             return Segments.receive(p, parent(v, root, n), 0, output);
         }
         return Mono.usingWhen(
-                Mono.fromCallable(() -> ByteBufAllocator.DEFAULT.directBuffer(span * piece, span * piece)),
+                Mono.fromCallable(() -> Region.allocate(span * piece)),
                 staging -> {
                     Region all = new Region(staging, 0, span * piece);
                     Mono<Void> filled;

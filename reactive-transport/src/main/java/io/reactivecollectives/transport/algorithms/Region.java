@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.reactivecollectives.core.Tensor;
 
 import java.util.Objects;
@@ -22,6 +23,19 @@ public record Region(ByteBuf buf, int index, int length) {
         if (index < 0 || length < 0) {
             throw new IllegalArgumentException("region [" + index + ", +" + length + ")");
         }
+    }
+
+    /**
+     * A staging buffer of exactly {@code bytes} bytes (reference count 1, the caller releases it)
+     * that several connections may fill at different offsets at the same time. It comes from the
+     * pooled allocator, as tensors do: its absolute writes copy straight to the memory address.
+     * Netty 4.2's default (adaptive) allocator is not safe for that: its {@code setBytes} goes
+     * through one cached internal NIO buffer per {@code ByteBuf}, and two event loops writing
+     * different ranges of the same buffer at once raced on its position and limit (pieces landed
+     * at the wrong offset, or {@code BufferOverflowException}).
+     */
+    public static ByteBuf allocate(int bytes) {
+        return PooledByteBufAllocator.DEFAULT.directBuffer(bytes, bytes);
     }
 
     /** All bytes of a CPU tensor. */

@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import reactor.core.publisher.Flux;
@@ -59,8 +58,8 @@ public final class RingReduceScatter {
                     int len = Math.min(segElems, count - from);
                     return Mono.usingWhen(
                             Mono.fromCallable(() -> new ByteBuf[] {
-                                    ByteBufAllocator.DEFAULT.directBuffer(len * es, len * es),
-                                    ByteBufAllocator.DEFAULT.directBuffer(len * es, len * es)}),
+                                    Region.allocate(len * es),
+                                    Region.allocate(len * es)}),
                             tmp -> lane(p, op, dtype, inputs, output, lane, from * es, len, tmp, right, left),
                             tmp -> Mono.fromRunnable(() -> {
                                 tmp[0].release();
