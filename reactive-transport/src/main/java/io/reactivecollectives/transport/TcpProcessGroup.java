@@ -40,6 +40,7 @@ import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.P2PMailbox;
 import io.reactivecollectives.transport.group.RemoteAbortException;
+import io.reactivecollectives.transport.group.RemoteTimeoutException;
 import io.reactivecollectives.transport.group.RemotePeerFailureException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
@@ -110,6 +111,13 @@ public final class TcpProcessGroup implements ProcessGroup {
     private volatile int generation;
     private final java.util.concurrent.atomic.AtomicBoolean tornDown = new java.util.concurrent.atomic.AtomicBoolean();
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TcpProcessGroup.class);
+
+    /** ABORT frame kinds (the frame's tag field): the collective failed or was cancelled on the sender. */
+    private static final int ABORT_PLAIN = 0;
+    /** ABORT kind: the sender saw a peer fail; the step field names that peer. */
+    private static final int ABORT_PEER_FAILED = 1;
+    /** ABORT kind: the collective timed out on the sender; the step field is the peer it waited for + 1 (0: none). */
+    private static final int ABORT_TIMED_OUT = 2;
     private final AtomicInteger subgroups = new AtomicInteger();
     private final List<TcpProcessGroup> children = new CopyOnWriteArrayList<>();
     /** Deadlines of in-flight collectives, checked every 10 ms (no timer per collective). */
@@ -877,12 +885,10 @@ public final class TcpProcessGroup implements ProcessGroup {
                 return Mono.error(refused);
             }
             Mailbox.Box box = mailbox.open(name);
-            String pending = mailbox.pendingAbort(box);
+            CollectiveException pending = mailbox.pendingAbort(box);
             if (pending != null) {
-                int peer = mailbox.pendingAbortPeer(box);
                 mailbox.close(box);
-                return Mono.error(new RemoteAbortException(name, rank, box.sequence(), peer,
-                        "aborted by rank " + peer + ": " + pending));
+                return Mono.error(pending);
             }
             Ctx ctx = new Ctx(box, name, 0);
             Duration timeout = opts.timeout() != null ? opts.timeout() : options.timeout();
@@ -926,14 +932,25 @@ public final class TcpProcessGroup implements ProcessGroup {
     /** Tells every peer that this collective failed or was cancelled here, unless a peer told us. */
     private void abortOnPeers(Ctx ctx, Throwable cause) {
         if (cause instanceof RemoteAbortException || cause instanceof RemotePeerFailureException
+                || cause instanceof RemoteTimeoutException
                 || FingerprintCheck.seenByAll(cause) || closed || abortedWhy != null) {
             return;
         }
         String reason = cause == null ? "cancelled on rank " + rank : cause.getMessage();
-        // a peer failure seen here: tag 1 and the failed peer in the step field, the detail as reason
+        // a peer failure seen here: ABORT_PEER_FAILED and the failed peer in the step field;
+        // a timeout here: ABORT_TIMED_OUT and (the peer waited for + 1) in the step field
         int failedPeer = cause instanceof PeerFailureException pf && pf.peer() >= 0 && pf.peer() < size
                 && pf.peer() != rank ? pf.peer() : -1;
-        if (failedPeer >= 0 && reason != null && reason.indexOf(": ") > 0) {
+        int kind = ABORT_PLAIN;
+        int step = 0;
+        if (failedPeer >= 0) {
+            kind = ABORT_PEER_FAILED;
+            step = failedPeer;
+        } else if (cause instanceof CollectiveTimeoutException te) {
+            kind = ABORT_TIMED_OUT;
+            step = te.peer() >= 0 && te.peer() < size ? te.peer() + 1 : 0;
+        }
+        if (kind != ABORT_PLAIN && reason != null && reason.indexOf(": ") > 0) {
             reason = reason.substring(reason.indexOf(": ") + 2);
         }
         Mesh m = mesh;
@@ -944,7 +961,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         for (int p = 0; p < size; p++) {
             PeerLink l = p == rank ? null : m.link(p);
             if (l != null && l.isActive()) {
-                l.sendAndForget(FrameType.ABORT, ctx.box.sequence(), failedPeer >= 0 ? 1 : 0, Math.max(failedPeer, 0), 0,
+                l.sendAndForget(FrameType.ABORT, ctx.box.sequence(), kind, step, 0,
                         Unpooled.wrappedBuffer(text));
             }
         }
@@ -1027,7 +1044,9 @@ public final class TcpProcessGroup implements ProcessGroup {
                 }
                 case ABORT: {
                     long seq = FrameCodec.sequence(frame);
-                    int failed = FrameCodec.tag(frame) == 1 ? FrameCodec.step(frame) : -1;
+                    int kind = FrameCodec.tag(frame);
+                    int failed = kind == ABORT_PEER_FAILED ? FrameCodec.step(frame) : -1;
+                    int waitedFor = kind == ABORT_TIMED_OUT ? FrameCodec.step(frame) - 1 : -1;
                     String reason;
                     try {
                         int len = Math.min(FrameCodec.payloadLength(frame), 4096);
@@ -1036,10 +1055,20 @@ public final class TcpProcessGroup implements ProcessGroup {
                         frame.release();
                     }
                     if (failed >= 0 && failed < size && failed != rank && failed != peer) {
-                        mailbox.abortFromPeer(seq, peer, reason, b -> new RemotePeerFailureException(b.opName(), rank, seq,
+                        mailbox.abortFromPeer(seq, b -> new RemotePeerFailureException(b.opName(), rank, seq,
                                 failed, reason + " (reported by rank " + peer + ")"));
+                    } else if (kind == ABORT_TIMED_OUT) {
+                        // blame the peer this rank waits for; else the one the sender waited for
+                        int theirs = waitedFor >= 0 && waitedFor < size && waitedFor != rank ? waitedFor
+                                : CollectiveException.NO_PEER;
+                        mailbox.abortFromPeer(seq, b -> {
+                            int mine = b.waitingOn();
+                            return new RemoteTimeoutException(b.opName(), rank, seq, mine >= 0 ? mine : theirs,
+                                    b.elapsed(), "timed out group-wide: rank " + peer + " " + reason
+                                    + (mine >= 0 ? "; this rank was waiting for rank " + mine : ""));
+                        });
                     } else {
-                        mailbox.abortFromPeer(seq, peer, reason, b -> new RemoteAbortException(b.opName(), rank, seq, peer,
+                        mailbox.abortFromPeer(seq, b -> new RemoteAbortException(b.opName(), rank, seq, peer,
                                 "aborted by rank " + peer + ": " + reason));
                     }
                     break;

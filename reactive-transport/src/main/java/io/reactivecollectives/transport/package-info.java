@@ -42,6 +42,12 @@
  *   byte counts as a sign of life, and silence while this rank has stopped reading (back-pressure)
  *   does not count. Measured with 4 rank processes and {@code kill -9} of one during a 64 MiB
  *   all-reduce: every survivor had its error 100-180 ms after the kill ({@code ReliabilityProcessesTest}).</li>
+ *   <li><b>Timeouts.</b> A collective past its timeout (the group's, or the call's
+ *   {@code CollectiveOptions}) fails here with {@code CollectiveTimeoutException} naming the peer it
+ *   was waiting for, and an ABORT frame tells the other ranks; one whose own timer has not fired yet
+ *   fails with a timeout too ({@code RemoteTimeoutException}: {@code allReduce[seq=2] rank 1: timed
+ *   out group-wide: rank 0 timed out after 1500 ms waiting for rank 2 ...}), so every rank's
+ *   {@code Work} reports {@code TIMEOUT} and dumps its flight recorder.</li>
  *   <li><b>{@code abort()}.</b> Fails every in-flight collective here at once
  *   ({@code GroupAbortedException}), sends a GROUP_ABORT frame to every peer (their in-flight
  *   collectives fail naming this rank, their later ones are refused as after a peer failure), closes

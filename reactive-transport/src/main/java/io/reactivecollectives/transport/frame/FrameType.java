@@ -8,7 +8,11 @@ public enum FrameType {
     HELLO_ACK(2),
     /** A piece of a collective's data: (sequence, tag, step, chunk) from the source rank. */
     DATA(3),
-    /** The collective with this sequence number failed or was cancelled on the source rank; payload: UTF-8 reason. */
+    /**
+     * The collective with this sequence number failed or was cancelled on the source rank; payload:
+     * UTF-8 reason. The tag says why: 0 failed or cancelled, 1 a peer failed (step: that peer),
+     * 2 timed out (step: the peer the source waited for + 1, or 0).
+     */
     ABORT(4),
     /** A fragment of a point-to-point message: tag, fragment index (chunk) and fragment count (step). */
     P2P(5),

@@ -6,6 +6,7 @@ import io.reactivecollectives.core.CollectiveException;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -37,8 +38,8 @@ public final class Mailbox {
         String op;                      // null while no local collective owns it
         final HashMap<Key, Object> slots = new HashMap<>(); // Key -> ByteBuf (arrived) | MonoSink (waiting)
         CollectiveException failure;    // once failed, every receive fails with it
-        String abortReason;             // set by a peer's ABORT before the local collective started
-        int abortPeer = -1;
+        Function<Box, CollectiveException> pendingAbort; // a peer's ABORT that came before the local collective started
+        long openedNanos;               // when the local collective opened the box
         volatile int waitingOn = -1;    // the peer of the latest receive, for timeout messages
         volatile long waitingKey;       // tag, step, chunk of that receive (packed; the text is made on demand)
 
@@ -48,6 +49,11 @@ public final class Mailbox {
 
         public long sequence() {
             return sequence;
+        }
+
+        /** How long the local collective has run (zero while none owns the box). */
+        public Duration elapsed() {
+            return op == null ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - openedNanos);
         }
 
         /** The local collective's name (null while none owns the box). */
@@ -101,6 +107,7 @@ public final class Mailbox {
         long seq = nextSequence++;
         Box box = boxes.computeIfAbsent(seq, Box::new);
         box.op = op;
+        box.openedNanos = System.nanoTime();
         return box;
     }
 
@@ -109,14 +116,16 @@ public final class Mailbox {
         return nextSequence;
     }
 
-    /** The reason a peer gave for aborting this box's collective before it started here, or null. */
-    public synchronized String pendingAbort(Box box) {
-        return box.abortReason;
-    }
-
-    /** The rank that sent {@link #pendingAbort}. */
-    public synchronized int pendingAbortPeer(Box box) {
-        return box.abortPeer;
+    /**
+     * The error for a peer's abort of this box's collective that arrived before the collective
+     * started here (call after {@link #open}), or null when no peer aborted it.
+     */
+    public CollectiveException pendingAbort(Box box) {
+        Function<Box, CollectiveException> f;
+        synchronized (this) {
+            f = box.pendingAbort;
+        }
+        return f == null ? null : f.apply(box);
     }
 
     /**
@@ -192,7 +201,7 @@ public final class Mailbox {
                 box = new Box(seq);
                 boxes.put(seq, box);
             }
-            if (box.failure != null || box.abortReason != null) {
+            if (box.failure != null || box.pendingAbort != null) {
                 payload.release();
                 return null;
             }
@@ -226,7 +235,7 @@ public final class Mailbox {
      * A peer aborted collective {@code seq}: fails it here if it runs (with the exception
      * {@code error} makes from the op name), or remembers the abort for when it starts.
      */
-    public void abortFromPeer(long seq, int source, String reason, Function<Box, CollectiveException> error) {
+    public void abortFromPeer(long seq, Function<Box, CollectiveException> error) {
         Box box;
         synchronized (this) {
             box = boxes.get(seq);
@@ -238,9 +247,8 @@ public final class Mailbox {
                 boxes.put(seq, box);
             }
             if (box.op == null) {
-                if (box.abortReason == null) {
-                    box.abortReason = reason;
-                    box.abortPeer = source;
+                if (box.pendingAbort == null) {
+                    box.pendingAbort = error;
                     releaseSlots(box);
                 }
                 return;
