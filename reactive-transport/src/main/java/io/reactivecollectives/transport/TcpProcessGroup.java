@@ -101,6 +101,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final Mailbox mailbox;
     private final P2PMailbox p2p;
     private final AtomicReferenceArray<String> deadPeers;
+    /** Peers whose death is a GROUP_ABORT they sent (set before their {@link #deadPeers} entry). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray abortedGroup;
     private final CollectiveObserver observer;
     private volatile Mesh mesh;
     private volatile boolean closed;
@@ -129,6 +131,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         this.size = size;
         this.options = options;
         this.deadPeers = new AtomicReferenceArray<>(size);
+        this.abortedGroup = new java.util.concurrent.atomic.AtomicIntegerArray(size);
         this.baseId = options.groupId();
         this.observer = options.diagnostics().observer(options.groupId(), rank, size);
         this.mailbox = new Mailbox(options.maxUnclaimedBytes(), this::pauseReading, this::resumeReading);
@@ -1085,6 +1088,9 @@ public final class TcpProcessGroup implements ProcessGroup {
                         frame.release();
                     }
                     String why = "peer " + peer + " aborted the group (" + reason + ")";
+                    if (deadPeers.get(peer) == null) {
+                        abortedGroup.set(peer, 1);
+                    }
                     deadPeers.compareAndSet(peer, null, why);
                     String dead = deadPeers.get(peer);
                     mailbox.failAll(b -> new RemoteAbortException(b.opName(), rank, b.sequence(), peer, dead));
@@ -1114,7 +1120,11 @@ public final class TcpProcessGroup implements ProcessGroup {
                     : "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
             deadPeers.compareAndSet(peer, null, detail);
             String why = deadPeers.get(peer);
-            mailbox.failAll(b -> new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
+            // the peer's GROUP_ABORT, handled on another connection's loop, may not have failed the
+            // in-flight collectives yet: they fail as that abort, whichever handler gets there first
+            mailbox.failAll(b -> abortedGroup.get(peer) == 1
+                    ? new RemoteAbortException(b.opName(), rank, b.sequence(), peer, why)
+                    : new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
             p2p.failSource(peer, why);
         }
     }

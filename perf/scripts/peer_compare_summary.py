@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Summarises a perf/scripts/peer_compare.sh run directory: medians over rounds of time_us and busbw
+per (implementation, op, bytes), ratios of medians against PyTorch gloo, and iperf3's loopback rate."""
+import glob, json, os, re, statistics, sys
+
+out = sys.argv[1]
+sizes = [int(s) for s in (sys.argv[2:] or ["4", "1048576", "67108864"])]
+rows = {}  # (impl, op, bytes) -> [(time_us, busbw)]
+for f in sorted(glob.glob(os.path.join(out, "*-*-*.txt"))):
+    impl, op, _ = os.path.basename(f)[:-4].rsplit("-", 2)
+    for line in open(f):
+        p = line.split()
+        if len(p) == 6 and p[1].isdigit():
+            rows.setdefault((impl, op, int(p[1])), []).append((float(p[3]), float(p[5])))
+iperf = []
+for f in sorted(glob.glob(os.path.join(out, "iperf3-*.json"))):
+    try:
+        iperf.append(json.load(open(f))["end"]["sum_received"]["bits_per_second"] / 8e9)
+    except Exception:
+        pass
+
+def med(impl, op, b, k):
+    v = rows.get((impl, op, b))
+    return statistics.median(x[k] for x in v) if v else None
+
+def near(op, impl, b):
+    """The size row an implementation printed closest to b (split ops round counts to the world)."""
+    cands = [s for (i, o, s) in rows if i == impl and o == op]
+    return min(cands, key=lambda s: abs(s - b)) if cands else None
+
+names = {"rc": "reactive-collectives", "gloo": "PyTorch gloo", "mpi_tcp": "Open MPI TCP", "mpi_shm": "Open MPI shm"}
+print(open(os.path.join(out, "machine.txt")).read().strip().replace("\n", "  \n"))
+print()
+n_rounds = max((len(v) for v in rows.values()), default=0)
+print(f"Medians of {n_rounds} rounds (time_us, busbw GB/s); ratios are of medians, reactive-collectives against gloo.")
+print()
+print("| op | bytes | impl | time_us | busbw | time vs gloo | busbw vs gloo |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for op in sorted({o for (_, o, _) in rows}):
+    for b in sizes:
+        g_b = near(op, "gloo", b)
+        g_t, g_bw = med("gloo", op, g_b, 0), med("gloo", op, g_b, 1)
+        for impl in ["rc", "gloo", "mpi_tcp", "mpi_shm"]:
+            s = near(op, impl, b)
+            if s is None:
+                continue
+            t, bw = med(impl, op, s, 0), med(impl, op, s, 1)
+            rt = f"{t / g_t:.2f}x" if impl != "gloo" and g_t else ""
+            rb = f"{bw / g_bw:.2f}x" if impl != "gloo" and g_bw else ""
+            print(f"| {op} | {s} | {names[impl]} | {t:.1f} | {bw:.3f} | {rt} | {rb} |")
+if iperf:
+    print()
+    print(f"iperf3 one stream on loopback: median {statistics.median(iperf):.2f} GB/s over {len(iperf)} runs "
+          f"({', '.join(f'{x:.2f}' for x in iperf)}).")
+    s = near("all_reduce", "rc", 67108864)
+    if s:
+        print(f"64 MiB all_reduce busbw / iperf3: {med('rc', 'all_reduce', s, 1) / statistics.median(iperf):.0%}")
