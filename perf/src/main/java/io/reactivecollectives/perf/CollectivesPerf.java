@@ -63,7 +63,7 @@ public final class CollectivesPerf implements Callable<Integer> {
     @Option(names = {"--dtype", "-d"}, defaultValue = "float32", description = "element type (default ${DEFAULT-VALUE})")
     String dtype;
 
-    @Option(names = {"--iters", "-i"}, defaultValue = "200", description = "timed iterations below 1 MiB; a tenth (>= 5) from 1 MiB (default ${DEFAULT-VALUE})")
+    @Option(names = {"--iters", "-i"}, defaultValue = "200", description = "collectives per timed batch below 1 MiB; a tenth (>= 5) from 1 MiB (default ${DEFAULT-VALUE})")
     int iters;
 
     @Option(names = {"--warmup", "-w"}, defaultValue = "5", description = "warm-up iterations per size (default ${DEFAULT-VALUE})")
@@ -74,6 +74,21 @@ public final class CollectivesPerf implements Callable<Integer> {
 
     @Option(names = "--repeat", defaultValue = "1", description = "time each size this many times and report the median (default ${DEFAULT-VALUE})")
     int repeat;
+
+    @Option(names = "--min-time-ms", defaultValue = "300",
+            description = "each timing runs batches of --iters collectives until at least this long (default ${DEFAULT-VALUE})")
+    long minTimeMs;
+
+    @Option(names = "--segment", defaultValue = "default",
+            description = "the group's pipelined segment size in bytes, K/M suffixes allowed (default: the group's own)")
+    String segment;
+
+    @Option(names = "--depth", defaultValue = "0", description = "the group's pipeline depth (default: the group's own)")
+    int depth;
+
+    @Option(names = "--socket-buffer", defaultValue = "default",
+            description = "SO_SNDBUF/SO_RCVBUF in bytes, K/M suffixes allowed (default: the kernel's)")
+    String socketBuffer;
 
     @Option(names = "--rank", hidden = true, defaultValue = "-1")
     int rank;
@@ -126,7 +141,8 @@ public final class CollectivesPerf implements Callable<Integer> {
                 cmd.addAll(List.of("--op", op, "--world", String.valueOf(world), "--min", min, "--max", max,
                         "--step", String.valueOf(step), "--dtype", dtype, "--iters", String.valueOf(iters),
                         "--warmup", String.valueOf(warmup), "--algorithm", algorithm.name(),
-                        "--repeat", String.valueOf(repeat),
+                        "--repeat", String.valueOf(repeat), "--min-time-ms", String.valueOf(minTimeMs),
+                        "--segment", segment, "--depth", String.valueOf(depth), "--socket-buffer", socketBuffer,
                         "--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
                 ranks.add(p);
@@ -186,23 +202,30 @@ public final class CollectivesPerf implements Callable<Integer> {
         DType dt = DType.parse(dtype);
         Store store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", storePort).withTimeout(Duration.ofSeconds(60)))
                 .block(Duration.ofSeconds(60));
-        ProcessGroup group = TcpProcessGroup.connect(store, rank, world, GroupOptions.defaults().withGroupId("perf"))
-                .block(Duration.ofSeconds(120));
+        GroupOptions go = GroupOptions.defaults().withGroupId("perf");
+        if (!"default".equals(segment)) {
+            go = go.withSegmentBytes((int) Sizes.parse(segment));
+        }
+        if (depth > 0) {
+            go = go.withPipelineDepth(depth);
+        }
+        if (!"default".equals(socketBuffer)) {
+            go = go.withSocketBufferBytes((int) Sizes.parse(socketBuffer));
+        }
+        ProcessGroup group = TcpProcessGroup.connect(store, rank, world, go).block(Duration.ofSeconds(120));
         try {
             CollectiveOptions options = CollectiveOptions.algorithm(algorithm);
             if (rank == 0) {
                 System.out.println("# reactive-collectives transport=" + Transport.describe(group) + " algorithm="
-                        + algorithm.name().toLowerCase(Locale.ROOT) + " jvm=" + System.getProperty("java.vm.name") + " "
+                        + describeAlgorithm(go) + " jvm=" + System.getProperty("java.vm.name") + " "
                         + System.getProperty("java.version") + " world=" + world + " op=" + op + " dtype=" + dt);
                 System.out.printf("%14s %12s %10s %10s %8s %8s%n", "op", "bytes", "count", "time_us", "algbw", "busbw");
                 System.out.flush();
             }
             long maxBytes = Sizes.parse(max);
+            warmUpEverySize(group, dt, maxBytes, options);
             for (long size = Sizes.parse(min); size <= maxBytes; size *= step) {
-                long count = Math.max(1, size / dt.byteSize());
-                if (BusFactor.splitsByWorld(op)) {
-                    count = Math.max(world, (count / world) * world);
-                }
+                long count = count(size, dt);
                 int n = size < (1 << 20) ? iters : Math.max(5, iters / 10);
                 try (OpBench bench = OpBench.create(op, group, dt, count, options)) {
                     double[] runs = new double[repeat];
@@ -227,34 +250,99 @@ public final class CollectivesPerf implements Callable<Integer> {
         }
     }
 
+    /** The algorithm flag, and for AUTO the group's choice for this op. */
+    private String describeAlgorithm(GroupOptions go) {
+        String a = algorithm.name().toLowerCase(Locale.ROOT);
+        if (algorithm != Algorithm.AUTO) {
+            return a;
+        }
+        switch (op) {
+            case "all_reduce":
+                return "auto(recursive_doubling<=" + go.smallAllReduceBytes() + "B,ring)";
+            case "broadcast":
+                return "auto(binomial_tree<=" + go.smallBroadcastBytes() + "B,pipelined_chain)";
+            case "all_gather":
+                return "auto(ring)";
+            case "reduce_scatter":
+                return "auto(ring)";
+            case "all_to_all":
+                return "auto(pairwise)";
+            default:
+                return "auto";
+        }
+    }
+
+    /** Elements of {@code dt} benchmarked for {@code size} bytes (split ops: a multiple of the world size). */
+    private long count(long size, DType dt) {
+        long count = Math.max(1, size / dt.byteSize());
+        if (BusFactor.splitsByWorld(op)) {
+            count = Math.max(world, (count / world) * world);
+        }
+        return count;
+    }
+
     /** Least time each size is warmed up for before it is timed. */
     private static final long WARMUP_NANOS = 300_000_000L;
-    /** Least warm-up of the first size, while the JIT compiles the whole path. */
-    private static final long FIRST_WARMUP_NANOS = 2_000_000_000L;
-    private boolean jitCold = true;
+    /** Least time of the first warm-up over every size of the sweep, while the JIT compiles each size's path. */
+    private static final long SWEEP_WARMUP_NANOS = 8_000_000_000L;
 
-    /** Mean seconds per collective over {@code n} back-to-back runs, the slowest rank's. */
-    private double timeOnce(ProcessGroup group, OpBench bench, int n) {
-        Flux.range(0, warmup).concatMap(i -> bench.run()).then().block();
-        // and until the JIT has compiled the path: at least WARMUP_NANOS of runs (a JVM is measured
-        // in its steady state, as JMH does; every rank runs the same number of warm-up batches)
-        long warmStart = System.nanoTime();
-        long warmFor = jitCold ? FIRST_WARMUP_NANOS : WARMUP_NANOS;
-        jitCold = false;
+    /**
+     * Before anything is timed, runs the op at every size of the sweep (up to 4 MiB, where each
+     * algorithm of the sweep has run) round after round for {@link #SWEEP_WARMUP_NANOS}: the JIT
+     * compiles every path then, instead of inside the timings of the first sizes (a JVM is measured
+     * in its steady state, as JMH does; every rank runs the same rounds).
+     */
+    private void warmUpEverySize(ProcessGroup group, DType dt, long maxBytes, CollectiveOptions options) {
+        List<OpBench> benches = new ArrayList<>();
+        try {
+            for (long size = Sizes.parse(min); size <= Math.min(maxBytes, 4L << 20); size *= step) {
+                benches.add(OpBench.create(op, group, dt, count(size, dt), options));
+            }
+            long start = System.nanoTime();
+            untilAllAgree(group, () -> {
+                for (OpBench b : benches) {
+                    Flux.range(0, Math.max(1, warmup)).concatMap(i -> b.run()).then().block();
+                }
+                return System.nanoTime() - start < SWEEP_WARMUP_NANOS;
+            });
+        } finally {
+            benches.forEach(OpBench::close);
+        }
+    }
+
+    /** Runs {@code round} until it returns false on every rank (the ranks agree through a MAX all-reduce). */
+    private static void untilAllAgree(ProcessGroup group, java.util.function.BooleanSupplier round) {
         Tensor more = Tensor.fromDoubles(new double[] {1});
         try {
             while (more.getDouble(0) > 0) {
-                Flux.range(0, Math.max(1, warmup)).concatMap(i -> bench.run()).then().block();
-                more.setDouble(0, System.nanoTime() - warmStart < warmFor ? 1 : 0);
+                more.setDouble(0, round.getAsBoolean() ? 1 : 0);
                 group.allReduce(more, ReduceOp.MAX).block();
             }
         } finally {
             more.release();
         }
+    }
+
+    /**
+     * Mean seconds per collective, the slowest rank's: batches of {@code n} back-to-back runs until
+     * they add up to at least {@code --min-time-ms} (the agreement between batches is not timed).
+     */
+    private double timeOnce(ProcessGroup group, OpBench bench, int n) {
+        long warmStart = System.nanoTime();
+        untilAllAgree(group, () -> {
+            Flux.range(0, Math.max(1, warmup)).concatMap(i -> bench.run()).then().block();
+            return System.nanoTime() - warmStart < WARMUP_NANOS;
+        });
         group.barrier().block();
-        long t0 = System.nanoTime();
-        Flux.range(0, n).concatMap(i -> bench.run()).then().block();
-        double mine = (System.nanoTime() - t0) / 1e9 / n;
+        long[] timed = new long[2];  // nanos, collectives
+        untilAllAgree(group, () -> {
+            long t0 = System.nanoTime();
+            Flux.range(0, n).concatMap(i -> bench.run()).then().block();
+            timed[0] += System.nanoTime() - t0;
+            timed[1] += n;
+            return timed[0] < TimeUnit.MILLISECONDS.toNanos(minTimeMs);
+        });
+        double mine = timed[0] / 1e9 / timed[1];
         Tensor t = Tensor.fromDoubles(new double[] {mine});
         try {
             group.allReduce(t, ReduceOp.MAX).block();

@@ -80,7 +80,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     /** Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds. */
     public static GroupOptions defaults() {
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
-                64 * 1024, 64 * 1024, 2 * 1024 * 1024, 8, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
+                64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
                 ErrorHandling.failOperations());
     }

@@ -69,12 +69,18 @@
  * </ul>
  *
  * <h2>Transport choices, as measured</h2>
- * Netty's native epoll transport is used when its jar is on the class path ({@code -Pepoll}); the
- * registry this build uses does not serve it, so the default build runs on NIO. Unix domain
- * sockets need epoll in Reactor Netty and were therefore not measured. Segment size and pipeline
- * depth (2 MiB x 8 by default, segments shrunk to fill the pipeline down to 64 KiB) were chosen
- * with {@code bench/AllReduceTiming} in the tests; socket buffers are left to the kernel's
- * auto-tuning ({@link io.reactivecollectives.transport.GroupOptions#socketBufferBytes()} sets
- * them), which measured no worse than 4 MiB buffers.
+ * Ranks on one host connect through Unix domain sockets (JDK 16+ NIO channels; 8.3-8.6 GB/s
+ * against 3.1-3.9 GB/s for loopback TCP with a plain socket pair), other peers through TCP with
+ * {@code TCP_NODELAY}; {@code -Drc.transport.unixSockets=false} forces TCP. The mesh's event loops
+ * are NIO: Netty's native epoll jar for the Netty version the Reactor BOM brings is not served by
+ * the registry this project builds from, and on one host the Unix domain sockets already avoid the
+ * TCP stack. Pipelined algorithms cut tensors into segments of 256 KiB with 4 in flight per
+ * collective by default ({@link io.reactivecollectives.transport.GroupOptions#segmentBytes()},
+ * {@link io.reactivecollectives.transport.GroupOptions#pipelineDepth()}): on the 2-core build
+ * machine (bin/collectives-perf, 2 ranks, float32, 2026-11-23) a 64 MiB all-reduce took 32-37 ms
+ * with 256 KiB x 4 against 58-60 ms with 2 MiB x 8, whose 16 MiB in flight per direction no longer
+ * fit the caches; broadcast, all-gather and all-to-all gained alike. Socket buffers are left to the
+ * kernel ({@link io.reactivecollectives.transport.GroupOptions#socketBufferBytes()} sets them);
+ * 2 MiB buffers measured no better.
  */
 package io.reactivecollectives.transport;

@@ -42,7 +42,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * from every higher one, so each pair of ranks shares exactly one connection. The connecting rank
  * opens with a HELLO frame (group, rank, world size, HMAC when a secret is set), the accepting rank
  * checks it and answers HELLO_ACK, which the connecting rank checks in turn; a connection failing
- * the handshake is closed. Sockets: native epoll when available, TCP_NODELAY, optional buffer sizes,
+ * the handshake is closed. Sockets: Unix domain sockets between ranks of one host (see
+ * {@link LocalSockets}), else TCP with TCP_NODELAY; NIO event loops ({@link MeshEventLoops}),
+ * optional buffer sizes,
  * and Netty's pooled allocator (the one tensors use) for inbound buffers: Netty 4.2's default
  * adaptive allocator takes a {@code StampedLock} that can park an event loop under contention.
  */
