@@ -75,7 +75,7 @@ public final class CollectivesPerf implements Callable<Integer> {
     @Option(names = "--repeat", defaultValue = "1", description = "time each size this many times and report the median (default ${DEFAULT-VALUE})")
     int repeat;
 
-    @Option(names = "--min-time-ms", defaultValue = "300",
+    @Option(names = "--min-time-ms", defaultValue = "500",
             description = "each timing runs batches of --iters collectives until at least this long (default ${DEFAULT-VALUE})")
     long minTimeMs;
 
@@ -283,12 +283,16 @@ public final class CollectivesPerf implements Callable<Integer> {
 
     /** Least time each size is warmed up for before it is timed. */
     private static final long WARMUP_NANOS = 300_000_000L;
+    /** Least warm-up of the first size timed, while the JIT's queue from the sweep warm-up drains. */
+    private static final long FIRST_WARMUP_NANOS = 2_000_000_000L;
+    private boolean firstTiming = true;
     /** Least time of the first warm-up over every size of the sweep, while the JIT compiles each size's path. */
     private static final long SWEEP_WARMUP_NANOS = 8_000_000_000L;
 
     /**
      * Before anything is timed, runs the op at every size of the sweep (up to 4 MiB, where each
-     * algorithm of the sweep has run) round after round for {@link #SWEEP_WARMUP_NANOS}: the JIT
+     * algorithm of the sweep has run; largest first, so that each round ends where the timings
+     * start) round after round for {@link #SWEEP_WARMUP_NANOS}: the JIT
      * compiles every path then, instead of inside the timings of the first sizes (a JVM is measured
      * in its steady state, as JMH does; every rank runs the same rounds).
      */
@@ -296,7 +300,7 @@ public final class CollectivesPerf implements Callable<Integer> {
         List<OpBench> benches = new ArrayList<>();
         try {
             for (long size = Sizes.parse(min); size <= Math.min(maxBytes, 4L << 20); size *= step) {
-                benches.add(OpBench.create(op, group, dt, count(size, dt), options));
+                benches.add(0, OpBench.create(op, group, dt, count(size, dt), options));
             }
             long start = System.nanoTime();
             untilAllAgree(group, () -> {
@@ -329,9 +333,11 @@ public final class CollectivesPerf implements Callable<Integer> {
      */
     private double timeOnce(ProcessGroup group, OpBench bench, int n) {
         long warmStart = System.nanoTime();
+        long warmFor = firstTiming ? FIRST_WARMUP_NANOS : WARMUP_NANOS;
+        firstTiming = false;
         untilAllAgree(group, () -> {
             Flux.range(0, Math.max(1, warmup)).concatMap(i -> bench.run()).then().block();
-            return System.nanoTime() - warmStart < WARMUP_NANOS;
+            return System.nanoTime() - warmStart < warmFor;
         });
         group.barrier().block();
         long[] timed = new long[2];  // nanos, collectives

@@ -378,6 +378,31 @@ public final class CollectiveArguments {
         return set.stream().mapToInt(Integer::intValue).toArray();
     }
 
+    /**
+     * {@code split(partition)}: non-empty, disjoint lists of ranks in range (each checked as
+     * {@link #newGroup}); a rank may be in no list.
+     */
+    public static void split(List<List<Integer>> partition, int worldSize) {
+        String op = "split";
+        if (partition == null || partition.isEmpty()) {
+            throw new IllegalArgumentException(op + ": requires a non-empty list of rank lists");
+        }
+        TreeSet<Integer> seen = new TreeSet<>();
+        for (List<Integer> ranks : partition) {
+            int[] members;
+            try {
+                members = newGroup(ranks, worldSize);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(op + e.getMessage().substring("newGroup".length()), e);
+            }
+            for (int r : members) {
+                if (!seen.add(r)) {
+                    throw new IllegalArgumentException(op + ": rank " + r + " is in more than one group of " + partition);
+                }
+            }
+        }
+    }
+
     /** {@code allReduceSparse(tensor, op)}: SUM only (as gloo), on a present, unreleased sparse tensor. */
     public static void allReduceSparse(SparseTensor tensor, ReduceOp reduceOp) {
         String op = "allReduceSparse";

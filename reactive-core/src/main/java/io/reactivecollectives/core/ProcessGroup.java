@@ -159,6 +159,24 @@ public interface ProcessGroup extends AutoCloseable {
     }
 
     /**
+     * Splits this group into disjoint subgroups (c10d's split_group): one {@link #newGroup} per list,
+     * in order, so every rank of this group must call it with the same lists. Emits the subgroup
+     * this rank belongs to, or completes empty for a rank in no list. Bad lists (empty, out of
+     * range, a rank twice) are an {@link IllegalArgumentException} naming {@code split}, before any
+     * subgroup is made.
+     */
+    default Mono<ProcessGroup> split(List<List<Integer>> partition) {
+        return Mono.defer(() -> {
+            CollectiveArguments.split(partition, size());
+            // every newGroup call runs on every rank (their order numbers the subgroups' store prefixes)
+            return reactor.core.publisher.Flux.fromIterable(partition)
+                    .concatMap(this::newGroup)
+                    .collectList()
+                    .flatMap(mine -> mine.isEmpty() ? Mono.empty() : Mono.just(mine.get(0)));
+        });
+    }
+
+    /**
      * Sums a sparse COO tensor across all ranks (c10d's sparse all-reduce): SUM only, as gloo; any
      * other op is an {@link IllegalArgumentException}. Every rank's tensor must have the same dense
      * shape, sparse dimensions and dtype. Emits a new coalesced tensor holding the sum, which the

@@ -27,6 +27,7 @@ import static io.reactivecollectives.transport.FullSetTesting.describe;
 import static io.reactivecollectives.transport.FullSetTesting.release;
 import static io.reactivecollectives.transport.FullSetTesting.same;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -85,6 +86,42 @@ class FullSetGroupTest {
     }
 
     // ------------------------------------------------------------------ subgroups
+
+    @Test
+    void splitGivesEveryRankItsSubgroupAndRejectsOverlaps() {
+        FullSetTesting.withCluster(5, FullSetTesting.OPTIONS.withGroupId("splitting"), cluster -> {
+            List<List<Integer>> partition = List.of(List.of(4, 0), List.of(1, 3));   // rank 2 in none
+            List<Optional<ProcessGroup>> subs = cluster.run(g -> g.split(partition).map(Optional::of)
+                    .defaultIfEmpty(Optional.empty())).block(WAIT);
+            assertFalse(subs.get(2).isPresent(), "rank 2 is in no list");
+            List<Tensor> ts = new ArrayList<>();
+            try {
+                for (int r = 0; r < 5; r++) {
+                    ts.add(Tensor.fromLongs(new long[] {1L << r}, 1));
+                }
+                StepVerifier.create(cluster.run(g -> subs.get(g.rank())
+                                .map(sub -> sub.allReduce(ts.get(g.rank()), ReduceOp.SUM).thenReturn(sub.size()))
+                                .orElse(Mono.just(0))))
+                        .expectNextCount(1).expectComplete().verify(WAIT);
+                assertEquals(1 + 16, ts.get(0).getLong(0));
+                assertEquals(1 + 16, ts.get(4).getLong(0));
+                assertEquals(2 + 8, ts.get(1).getLong(0));
+                assertEquals(2 + 8, ts.get(3).getLong(0));
+                assertEquals(4, ts.get(2).getLong(0), "rank 2 untouched");
+                assertEquals(0, subs.get(0).orElseThrow().rank(), "members numbered by sorted rank");
+                assertEquals(1, subs.get(4).orElseThrow().rank());
+            } finally {
+                ts.forEach(Tensor::release);
+            }
+            IllegalArgumentException overlap = assertThrows(IllegalArgumentException.class,
+                    () -> cluster.group(0).split(List.of(List.of(0, 1), List.of(1, 2))).block(WAIT));
+            assertEquals("split: rank 1 is in more than one group of [[0, 1], [1, 2]]", overlap.getMessage());
+            IllegalArgumentException range = assertThrows(IllegalArgumentException.class,
+                    () -> cluster.group(0).split(List.of(List.of(0, 7))).block(WAIT));
+            assertEquals("split: invalid rank 7 for world size 5", range.getMessage());
+            return null;
+        });
+    }
 
     @Test
     void newGroupOutsidersGetEmptyAndSubgroupRunsConcurrentlyWithParent() {
