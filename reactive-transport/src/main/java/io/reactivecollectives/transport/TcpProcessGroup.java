@@ -101,6 +101,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final Mailbox mailbox;
     private final P2PMailbox p2p;
     private final AtomicReferenceArray<String> deadPeers;
+    /** Per peer, the highest sequence number of a collective's DATA frame received from it (-1: none). */
+    private final java.util.concurrent.atomic.AtomicLongArray lastSeqFrom;
     /** Peers whose death is a GROUP_ABORT they sent (set before their {@link #deadPeers} entry). */
     private final java.util.concurrent.atomic.AtomicIntegerArray abortedGroup;
     private final CollectiveObserver observer;
@@ -131,6 +133,10 @@ public final class TcpProcessGroup implements ProcessGroup {
         this.size = size;
         this.options = options;
         this.deadPeers = new AtomicReferenceArray<>(size);
+        this.lastSeqFrom = new java.util.concurrent.atomic.AtomicLongArray(size);
+        for (int p = 0; p < size; p++) {
+            lastSeqFrom.set(p, -1);
+        }
         this.abortedGroup = new java.util.concurrent.atomic.AtomicIntegerArray(size);
         this.baseId = options.groupId();
         this.observer = options.diagnostics().observer(options.groupId(), rank, size);
@@ -927,9 +933,34 @@ public final class TcpProcessGroup implements ProcessGroup {
         String what = ctx.box.waitingWhat();
         CollectiveTimeoutException e = new CollectiveTimeoutException(ctx.op, rank, ctx.box.sequence(), peer, timeout,
                 "timed out after " + timeout.toMillis() + " ms" + (peer >= 0 ? " waiting for rank " + peer
-                        + (what != null ? " (" + what + ")" : "") : ""));
+                        + (what != null ? " (" + what + ")" : "") : "") + "; " + peersProgress());
         mailbox.fail(ctx.box, e);
         return e;
+    }
+
+    /**
+     * What this rank knows of the others' progress: the latest collective each peer sent data for,
+     * the furthest behind first (at most 8 peers named), e.g. {@code last data from rank 2: seq 1,
+     * rank 1: seq 2}. Peers an algorithm never receives from show their last exchange with this rank.
+     */
+    private String peersProgress() {
+        List<long[]> seen = new ArrayList<>();
+        for (int p = 0; p < size; p++) {
+            if (p != rank) {
+                seen.add(new long[] {lastSeqFrom.get(p), p});
+            }
+        }
+        seen.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        StringBuilder sb = new StringBuilder("last data from ");
+        for (int i = 0; i < Math.min(8, seen.size()); i++) {
+            long[] x = seen.get(i);
+            sb.append(i == 0 ? "" : ", ").append("rank ").append(x[1]).append(": ")
+                    .append(x[0] < 0 ? "none" : "seq " + x[0]);
+        }
+        if (seen.size() > 8) {
+            sb.append(", ... (").append(seen.size() - 8).append(" more)");
+        }
+        return sb.toString();
     }
 
     /** Tells every peer that this collective failed or was cancelled here, unless a peer told us. */
@@ -1038,7 +1069,11 @@ public final class TcpProcessGroup implements ProcessGroup {
             switch (type) {
                 case DATA: {
                     ByteBuf payload = frame.slice(frame.readerIndex() + FrameCodec.HEADER, FrameCodec.payloadLength(frame));
-                    String violation = mailbox.deliver(FrameCodec.sequence(frame), FrameCodec.tag(frame),
+                    long dataSeq = FrameCodec.sequence(frame);
+                    if (dataSeq > lastSeqFrom.get(peer)) {   // one connection per peer: one writer
+                        lastSeqFrom.lazySet(peer, dataSeq);
+                    }
+                    String violation = mailbox.deliver(dataSeq, FrameCodec.tag(frame),
                             FrameCodec.step(frame), FrameCodec.chunk(frame), peer, payload);
                     if (violation != null) {
                         protocolViolation(peer, violation);

@@ -109,6 +109,9 @@ class CollectiveDiagnosticsTest {
                 boolean relayed = m.startsWith("allReduce[seq=2] rank " + r + ": timed out group-wide: rank " + (1 - r)
                         + " timed out after 1500 ms waiting for rank ");
                 assertTrue(own || relayed, m);
+                // what this rank knows of the others: rank 2 sent data up to the barrier (seq 1) only
+                assertTrue(m.contains("; last data from rank "), m);
+                assertTrue(m.contains("rank 2: seq 1"), m);
                 assertTrue(e.peer() >= 0 && e.peer() != r, m);
                 ownTimeout |= own;
             }
