@@ -46,7 +46,6 @@ import java.util.Locale;
  */
 public final class DataParallelTrainer {
 
-    private static final int WARMUP_STEPS = 50;
 
     private final TrainConfig cfg;
     private final PrintStream out;
@@ -150,7 +149,7 @@ public final class DataParallelTrainer {
 
         /** One step: forward and backward on the trainer thread, gradients averaged, SGD step. */
         Mono<Double> step(int step) {
-            if (step == WARMUP_STEPS || (step == 0 && cfg.steps() <= WARMUP_STEPS)) {
+            if (step == cfg.warmupSteps() || (step == 0 && cfg.steps() <= cfg.warmupSteps())) {
                 timedStart = System.nanoTime();
                 commNanos = 0;
                 exposedNanos = 0;
@@ -236,8 +235,8 @@ public final class DataParallelTrainer {
             }
             if (cfg.logEvery() > 0 && (step + 1) % cfg.logEvery() == 0) {
                 double elapsed = (System.nanoTime() - timedStart) / 1e6;
-                int timed = step + 1 - (cfg.steps() <= WARMUP_STEPS ? 0 : WARMUP_STEPS);
-                String speed = timed > 0 && step >= WARMUP_STEPS
+                int timed = step + 1 - (cfg.steps() <= cfg.warmupSteps() ? 0 : cfg.warmupSteps());
+                String speed = timed > 0 && step >= cfg.warmupSteps()
                         ? String.format(Locale.ROOT, ", %.3f ms/step", elapsed / timed) : "";
                 double mean = 0;
                 for (int k = step + 1 - cfg.logEvery(); k <= step; k++) {
@@ -257,7 +256,7 @@ public final class DataParallelTrainer {
                 bar.close();
             }
             long elapsed = System.nanoTime() - timedStart;
-            int timed = cfg.steps() <= WARMUP_STEPS ? cfg.steps() : cfg.steps() - WARMUP_STEPS;
+            int timed = cfg.steps() <= cfg.warmupSteps() ? cfg.steps() : cfg.steps() - cfg.warmupSteps();
             double ms = timed == 0 ? 0 : elapsed / 1e6 / timed;
             long comm = reducer != null ? reducer.communicationNanos() - commAtWarmup : commNanos;
             double share = elapsed == 0 ? 0 : (double) comm / elapsed;

@@ -74,6 +74,10 @@ public final class DataParallelTraining implements Callable<Integer> {
             description = "print a line every N steps instead of the progress bar (default: bar on a terminal, else every 5%%)")
     int logEvery;
 
+    @Option(names = "--warmup-steps", defaultValue = "50",
+            description = "steps before the timing starts, while the JIT compiles the step (default ${DEFAULT-VALUE})")
+    int warmupSteps;
+
     @Option(names = "--no-progress", description = "no progress bar")
     boolean noProgress;
 
@@ -96,7 +100,7 @@ public final class DataParallelTraining implements Callable<Integer> {
         boolean bar = logEvery == 0 && !noProgress && tty;
         int every = logEvery > 0 ? logEvery : (!noProgress && !tty ? Math.max(1, steps / 20) : 0);
         return new TrainConfig(dims, batch, steps, lr, momentum, seed, hook, streaming, bucketCapKb << 10,
-                firstBucketKb << 10, prefetch, every, bar);
+                firstBucketKb << 10, prefetch, every, bar, warmupSteps);
     }
 
     @Override
