@@ -8,7 +8,7 @@ import io.reactivecollectives.core.Tensor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
+import io.reactivecollectives.core.BlockingScheduler;
 
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  *
  * <p>{@link #dump()} writes the buffer as JSON (see {@link FlightRecorderDump}) to
  * {@code flight-recorder-<group>-rank<r>.json} in the configured directory; the returned {@code Mono}
- * does the file I/O on {@link Schedulers#boundedElastic()} and emits the file's path.
+ * does the file I/O on {@link BlockingScheduler} and emits the file's path.
  * {@link #dumpOnFailure(String)} is what a group calls on a timeout or a peer failure: it starts the
  * dump at once (without a subscriber) unless it is disabled, and coalesces a burst of failures
  * into one or two writes. {@link FlightRecorderAnalyzer} reads the dumps of all ranks.
@@ -242,11 +242,11 @@ public final class FlightRecorder {
 
     /**
      * Writes the buffer as it is when subscribed to {@link #dumpFile()} (written to a temporary file
-     * first, then moved in place), on {@link Schedulers#boundedElastic()}. Emits the file's path, or
+     * first, then moved in place), on {@link BlockingScheduler}. Emits the file's path, or
      * an {@link IOException} as an error. Cold.
      */
     public Mono<Path> dump(String reason) {
-        return Mono.fromCallable(() -> write(snapshot(reason))).subscribeOn(Schedulers.boundedElastic());
+        return Mono.fromCallable(() -> write(snapshot(reason))).subscribeOn(BlockingScheduler.get());
     }
 
     /**
@@ -290,7 +290,7 @@ public final class FlightRecorder {
             this.result = after.then(Mono.fromCallable(() -> {
                 started = true;
                 return write(snapshot(reason));
-            }).subscribeOn(Schedulers.boundedElastic())).cache();
+            }).subscribeOn(BlockingScheduler.get())).cache();
         }
     }
 

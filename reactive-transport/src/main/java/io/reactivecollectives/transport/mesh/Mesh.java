@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
+import io.reactivecollectives.core.BlockingScheduler;
 import reactor.core.publisher.Sinks;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
@@ -152,7 +152,7 @@ public final class Mesh implements AutoCloseable {
             return Mono.empty();
         }
         // the node id reads a file once: on a thread that may block, never on an event loop
-        return Mono.fromCallable(() -> LocalSockets.NODE_ID).subscribeOn(Schedulers.boundedElastic())
+        return Mono.fromCallable(() -> LocalSockets.NODE_ID).subscribeOn(BlockingScheduler.get())
                 .flatMap(id -> bindLocal(LocalSockets.newPath(rank)));
     }
 
@@ -209,7 +209,7 @@ public final class Mesh implements AutoCloseable {
 
     private Mono<Void> connectTo(Store store, int peer) {
         return store.get(addressKey(options.groupId(), peer), options.connectTimeout())
-                .publishOn(Schedulers.boundedElastic())  // the local socket's file is looked at
+                .publishOn(BlockingScheduler.get())  // the local socket's file is looked at
                 .flatMap(bytes -> {
                     String[] parts = new String(bytes, StandardCharsets.UTF_8).split(";");
                     String addr = parts[0];

@@ -1,0 +1,31 @@
+package io.reactivecollectives.core;
+
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The library's own bounded scheduler for work that may block (reading a small file, writing a
+ * flight-recorder dump), used where such work is started from an event loop: daemon threads named
+ * {@code rc-blocking-N}, at most {@code 4 x processors} of them, with a bounded queue.
+ *
+ * <p>Why not {@link Schedulers#boundedElastic()}: its first use creates the shared instance, and two
+ * threads getting there at once make one of them dispose its spare copy, which takes a lock that
+ * may park; on an event loop that is a blocking call (BlockHound caught it when several groups
+ * started at once). This scheduler is created once, without that race, the first time any thread
+ * asks for it.
+ */
+public final class BlockingScheduler {
+
+    private BlockingScheduler() {
+    }
+
+    private static final class Holder {
+        static final Scheduler INSTANCE = Schedulers.newBoundedElastic(
+                4 * Runtime.getRuntime().availableProcessors(), 100_000, "rc-blocking", 60, true);
+    }
+
+    /** The shared instance (never disposed: its idle threads end after 60 s). */
+    public static Scheduler get() {
+        return Holder.INSTANCE;
+    }
+}
