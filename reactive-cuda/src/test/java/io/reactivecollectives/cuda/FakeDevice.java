@@ -2,7 +2,6 @@ package io.reactivecollectives.cuda;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.Device;
 import io.reactivecollectives.core.Tensor;
@@ -20,6 +19,41 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class FakeDevice {
 
+    /**
+     * Native memory access for the fake device's "device memory" (plain native addresses): through
+     * {@code sun.misc.Unsafe} directly, because Netty's own copy of it is off on JDK 24 and later.
+     */
+    @SuppressWarnings("removal")
+    static final class RawMemory {
+        private static final sun.misc.Unsafe U;
+
+        static {
+            try {
+                java.lang.reflect.Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+                f.setAccessible(true);
+                U = (sun.misc.Unsafe) f.get(null);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private RawMemory() {
+        }
+
+        static void putInt(long address, int v) {
+            U.putInt(address, v);
+        }
+
+        static int getInt(long address) {
+            return U.getInt(address);
+        }
+
+        static void copy(long from, long to, long bytes) {
+            U.copyMemory(from, to, bytes);
+        }
+    }
+
+
     private FakeDevice() {
     }
 
@@ -35,7 +69,7 @@ final class FakeDevice {
     static Tensor floats(float... values) {
         Tensor t = tensor(DType.FLOAT32, values.length);
         for (int i = 0; i < values.length; i++) {
-            PlatformDependent.putInt(t.address() + 4L * i, Float.floatToRawIntBits(values[i]));
+            RawMemory.putInt(t.address() + 4L * i, Float.floatToRawIntBits(values[i]));
         }
         return t;
     }
@@ -44,7 +78,7 @@ final class FakeDevice {
     static float[] read(Tensor t) {
         float[] out = new float[(int) t.numel()];
         for (int i = 0; i < out.length; i++) {
-            out[i] = Float.intBitsToFloat(PlatformDependent.getInt(t.address() + 4L * i));
+            out[i] = Float.intBitsToFloat(RawMemory.getInt(t.address() + 4L * i));
         }
         return out;
     }
@@ -71,7 +105,7 @@ final class FakeDevice {
                         Thread.currentThread().interrupt();
                     }
                 }
-                PlatformDependent.copyMemory(src.address(), dst.address(), src.nbytes());
+                RawMemory.copy(src.address(), dst.address(), src.nbytes());
                 threads.add(Thread.currentThread().getName());
             }).subscribeOn(CudaScheduler.get());
         }

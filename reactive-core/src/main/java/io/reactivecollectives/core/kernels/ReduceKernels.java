@@ -132,7 +132,7 @@ public final class ReduceKernels {
             int left = part.remaining();
             if (carried > 0) {
                 int take = Math.min(es - carried, left);
-                io.netty.util.internal.PlatformDependent.copyMemory(a, element + carried, take);
+                UnsafeMemory.copy(a, element + carried, take);
                 carried += take;
                 a += take;
                 left -= take;
@@ -150,7 +150,7 @@ public final class ReduceKernels {
                 left -= whole * es;
             }
             if (left > 0) {
-                io.netty.util.internal.PlatformDependent.copyMemory(a, element + carried, left);
+                UnsafeMemory.copy(a, element + carried, left);
                 carried += left;
             }
         }
@@ -474,7 +474,7 @@ public final class ReduceKernels {
             if (buf == null) {
                 UnsafeMemory.fromArray(a, UnsafeMemory.BYTE_BASE, pos, m);
             } else {
-                buf.setBytes((int) pos, a, 0, m);
+                ByteCopies.copy(a, 0, buf, (int) pos, m);
             }
         }
 

@@ -80,6 +80,11 @@ final class UnsafeMemory {
         U.copyMemory(null, address, array, base, bytes);
     }
 
+    /** {@code bytes} bytes from native {@code from} to native {@code to} (Netty's own Unsafe may be off, as on JDK 24+). */
+    static void copy(long from, long to, long bytes) {
+        U.copyMemory(from, to, bytes);
+    }
+
     /** {@code bytes} bytes from {@code array} (from {@code base}) to native {@code address}. */
     static void fromArray(Object array, long base, long address, long bytes) {
         U.copyMemory(array, base, null, address, bytes);

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.algorithms;
 
+import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.Tensor;
 import reactor.core.publisher.Flux;
@@ -43,7 +44,7 @@ public final class PipelinedChainBroadcast {
                                         + " bytes for segment " + l + ", expected " + length
                                         + " (do the tensors have the same size on every rank?)"));
                             }
-                            buf.setBytes(index, b, b.readerIndex(), length);
+                            ByteCopies.copy(b, b.readerIndex(), buf, index, length);
                             return next < 0 ? Mono.<Void>empty() : p.send(next, 0, l, b.retain());
                         } finally {
                             b.release();

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.algorithms;
 
+import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.reactivecollectives.core.Tensor;
@@ -57,7 +58,7 @@ public record Region(ByteBuf buf, int index, int length) {
             throw new IllegalArgumentException("copy of " + src.length + " bytes into a region of " + length);
         }
         if (length > 0) {
-            buf.setBytes(index, src.buf, src.index, length);
+            ByteCopies.copy(src.buf, src.index, buf, index, length);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.algorithms;
 
+import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
@@ -91,14 +92,14 @@ public final class RingReduceScatter {
             Mono<Void> receive;
             if (s == n - 2) {
                 receive = Mono.defer(() -> {
-                    output.buf().setBytes(output.index() + byteFrom, own.buf(), own.index() + byteFrom, bytes);
+                    ByteCopies.copy(own.buf(), own.index() + byteFrom, output.buf(), output.index() + byteFrom, bytes);
                     return Transfers.receiveReduce(p, left, step, lane, op, dtype, output.buf(),
                             output.index() + byteFrom, len);
                 });
             } else {
                 ByteBuf acc = tmp[s % 2];
                 receive = Mono.defer(() -> {
-                    acc.setBytes(0, own.buf(), own.index() + byteFrom, bytes);
+                    ByteCopies.copy(own.buf(), own.index() + byteFrom, acc, 0, bytes);
                     return Transfers.receiveReduce(p, left, step, lane, op, dtype, acc, 0, len);
                 });
             }

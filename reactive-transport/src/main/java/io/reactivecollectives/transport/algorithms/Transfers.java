@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.algorithms;
 
+import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.DType;
@@ -98,7 +99,7 @@ public final class Transfers {
     public static Mono<Void> receiveCopy(Peers p, int peer, int step, int chunk, ByteBuf dst, int index, int length) {
         return p.receiveScattered(peer, step, chunk).flatMap(b -> use(b, length, in -> {
             checkLength(p, peer, step, chunk, in, length);
-            dst.setBytes(index, in, in.readerIndex(), length);
+            ByteCopies.copy(in, in.readerIndex(), dst, index, length);
         }));
     }
 

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.group;
 
+import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.PeerFailureException;
@@ -246,7 +247,7 @@ public final class P2PMailbox {
                                 + nbytes + "-byte receive tensor";
                     } else {
                         try {
-                            r.tensor.buffer().setBytes((int) r.offset, payload, payload.readerIndex(), payload.readableBytes());
+                            ByteCopies.copy(payload, payload.readerIndex(), r.tensor.buffer(), (int) r.offset, payload.readableBytes());
                         } catch (RuntimeException e) {
                             r.error = "cannot write into the receive tensor: " + e;
                         }

@@ -1,0 +1,47 @@
+package io.reactivecollectives.core.kernels;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Copies into a tensor's buffer that are safe when several threads write disjoint ranges of the
+ * same buffer at once (pieces arriving on different event loops, or reduced on parallel workers).
+ *
+ * <p>Netty's {@code ByteBuf.setBytes} on a direct buffer without a memory address (Netty running
+ * without {@code sun.misc.Unsafe}, as on JDK 24 and later) goes through one cached NIO view per
+ * buffer, whose position and limit concurrent writers overwrite: pieces land at wrong offsets or
+ * fail with {@code newPosition > limit}. These copies use memory addresses when both sides have
+ * them and otherwise a fresh NIO view of the destination range per call.
+ */
+public final class ByteCopies {
+
+    private ByteCopies() {
+    }
+
+    /** Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex}; indexes are absolute. */
+    public static void copy(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
+        if (length == 0) {
+            return;
+        }
+        if (UnsafeMemory.AVAILABLE && src.hasMemoryAddress() && dst.hasMemoryAddress()) {
+            checkRange(src, srcIndex, length);
+            checkRange(dst, dstIndex, length);
+            UnsafeMemory.copy(src.memoryAddress() + srcIndex, dst.memoryAddress() + dstIndex, length);
+        } else {
+            src.getBytes(srcIndex, dst.nioBuffer(dstIndex, length));
+        }
+    }
+
+    /** Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex}. */
+    public static void copy(byte[] src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
+        if (length > 0) {
+            dst.nioBuffer(dstIndex, length).put(src, srcIndex, length);
+        }
+    }
+
+    private static void checkRange(ByteBuf b, int index, int length) {
+        if (index < 0 || length < 0 || index > b.capacity() - length) {
+            throw new IndexOutOfBoundsException("bytes [" + index + ", " + ((long) index + length)
+                    + ") outside a buffer of capacity " + b.capacity());
+        }
+    }
+}
