@@ -9,6 +9,7 @@ import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.algorithms.AlgorithmChoice;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
@@ -258,9 +259,11 @@ public final class CollectivesPerf implements Callable<Integer> {
         }
         switch (op) {
             case "all_reduce":
-                return "auto(recursive_doubling<=" + go.smallAllReduceBytes() + "B,ring)";
+                return "auto(recursive_doubling<="
+                        + AlgorithmChoice.recursiveDoublingLimit(go.smallAllReduceBytes(), world) + "B,ring)";
             case "broadcast":
-                return "auto(binomial_tree<=" + go.smallBroadcastBytes() + "B,pipelined_chain)";
+                return "auto(binomial_tree<="
+                        + AlgorithmChoice.binomialTreeLimit(go.smallBroadcastBytes(), world) + "B,pipelined_chain)";
             case "all_gather":
                 return "auto(ring)";
             case "reduce_scatter":

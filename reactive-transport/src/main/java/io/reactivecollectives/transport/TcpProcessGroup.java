@@ -26,6 +26,7 @@ import io.reactivecollectives.core.observe.CollectiveObserver;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.rendezvous.PrefixStore;
 import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.transport.algorithms.AlgorithmChoice;
 import io.reactivecollectives.transport.algorithms.BinomialTreeBroadcast;
 import io.reactivecollectives.transport.algorithms.BinomialTreeReduce;
 import io.reactivecollectives.transport.algorithms.DisseminationBarrier;
@@ -85,9 +86,11 @@ import java.util.function.LongFunction;
  * {@link #recvAnySource}) do not take sequence numbers; they match by (source, tag) in order.
  *
  * <h2>Algorithms</h2>
- * all-reduce: recursive doubling up to {@link GroupOptions#smallAllReduceBytes()}, chunked pipelined
- * ring above; broadcast: binomial tree up to {@link GroupOptions#smallBroadcastBytes()}, pipelined
- * chain above; reduce: segmented binomial tree; barrier: dissemination.
+ * all-reduce: recursive doubling for small tensors, chunked pipelined ring above; broadcast:
+ * binomial tree for small tensors, pipelined chain above; the switch points depend on the size and
+ * the world size ({@link AlgorithmChoice}: {@link GroupOptions#smallAllReduceBytes()} and
+ * {@link GroupOptions#smallBroadcastBytes()} are the switch points at 2 ranks); reduce: segmented
+ * binomial tree; barrier: dissemination.
  * {@link CollectiveOptions#algorithm()} forces one ({@code RING}/{@code RECURSIVE_DOUBLING} for
  * all-reduce, {@code BINOMIAL_TREE}/{@code PIPELINED_CHAIN} for broadcast, {@code BINOMIAL_TREE}
  * for reduce).
@@ -284,7 +287,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     private Algorithm allReduceAlgorithm(String name, Algorithm forced, Tensor t) {
         switch (forced) {
             case AUTO:
-                return t.nbytes() <= options.smallAllReduceBytes() ? Algorithm.RECURSIVE_DOUBLING : Algorithm.RING;
+                return t.nbytes() <= AlgorithmChoice.recursiveDoublingLimit(options.smallAllReduceBytes(), size)
+                        ? Algorithm.RECURSIVE_DOUBLING : Algorithm.RING;
             case RING:
             case RECURSIVE_DOUBLING:
                 return forced;
@@ -430,7 +434,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     private Algorithm broadcastAlgorithm(String name, Algorithm forced, Tensor t) {
         switch (forced) {
             case AUTO:
-                return t.nbytes() <= options.smallBroadcastBytes() ? Algorithm.BINOMIAL_TREE : Algorithm.PIPELINED_CHAIN;
+                return t.nbytes() <= AlgorithmChoice.binomialTreeLimit(options.smallBroadcastBytes(), size)
+                        ? Algorithm.BINOMIAL_TREE : Algorithm.PIPELINED_CHAIN;
             case BINOMIAL_TREE:
             case PIPELINED_CHAIN:
                 return forced;

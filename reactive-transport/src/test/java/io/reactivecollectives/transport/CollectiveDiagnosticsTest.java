@@ -17,6 +17,7 @@ import io.reactivecollectives.core.observe.FlightRecorderAnalyzer.Kind;
 import io.reactivecollectives.core.observe.FlightRecorderAnalyzer.Report;
 import io.reactivecollectives.core.observe.FlightRecorderDump;
 import io.reactivecollectives.core.observe.MetricNames;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
@@ -46,6 +47,23 @@ class CollectiveDiagnosticsTest {
 
     @TempDir
     Path dir;
+
+    private final List<LocalCluster> clusters = new ArrayList<>();
+
+    private LocalCluster track(LocalCluster c) {
+        clusters.add(c);
+        return c;
+    }
+
+    /** Automatic dumps are written asynchronously: let them land before the temporary directory goes. */
+    @AfterEach
+    void awaitDumps() {
+        for (LocalCluster c : clusters) {
+            for (TcpProcessGroup g : c.groups()) {
+                g.flightRecorder().awaitDumps().block(T);
+            }
+        }
+    }
 
     private GroupOptions options(String group) {
         return GroupOptions.defaults().withGroupId(group).withTimeout(Duration.ofSeconds(20))
@@ -87,7 +105,7 @@ class CollectiveDiagnosticsTest {
     @Test
     void aRankThatNeverCallsTheCollectiveTimesOutTheOthersWhoseDumpsNameIt() throws Exception {
         List<Tensor> ts = tensors(3, 16);
-        LocalCluster c = LocalCluster.start(3, options("missing")).block(T);
+        LocalCluster c = track(LocalCluster.start(3, options("missing")).block(T));
         try {
             c.run(g -> g.allReduce(ts.get(g.rank()), ReduceOp.SUM)).block(T);   // seq 0
             c.run(g -> g.barrier().thenReturn(g.rank())).block(T);              // seq 1
@@ -147,7 +165,7 @@ class CollectiveDiagnosticsTest {
     @Test
     void aPeerThatGoesAwayFailsTheOthersAndDumpsTheirRecorders() throws Exception {
         List<Tensor> ts = tensors(3, 1024);
-        LocalCluster c = LocalCluster.start(3, options("gone")).block(T);
+        LocalCluster c = track(LocalCluster.start(3, options("gone")).block(T));
         try {
             Mono<List<Signal<Tensor>>> waiting = Flux.mergeSequential(
                             c.group(0).allReduce(ts.get(0), ReduceOp.SUM).materialize(),
@@ -174,7 +192,7 @@ class CollectiveDiagnosticsTest {
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         List<Tensor> odd = tensors(3, 4, 8, 4);
         List<Tensor> even = tensors(3, 4);
-        LocalCluster c = LocalCluster.start(3, options("shapes").withCollectiveChecks(true).withMeterRegistry(reg)).block(T);
+        LocalCluster c = track(LocalCluster.start(3, options("shapes").withCollectiveChecks(true).withMeterRegistry(reg)).block(T));
         try {
             List<Signal<Tensor>> sig = signals(c, g -> g.allReduce(odd.get(g.rank()), ReduceOp.SUM));
             for (int r = 0; r < 3; r++) {
@@ -201,7 +219,7 @@ class CollectiveDiagnosticsTest {
     @Test
     void mismatchedShapesWithoutTheCheckStillFailEveryRankFromTheFrames() {
         List<Tensor> odd = tensors(3, 4, 8, 4);
-        LocalCluster c = LocalCluster.start(3, options("frames").withTimeout(Duration.ofSeconds(10))).block(T);
+        LocalCluster c = track(LocalCluster.start(3, options("frames").withTimeout(Duration.ofSeconds(10))).block(T));
         try {
             List<Signal<Tensor>> sig = signals(c, g -> g.allReduce(odd.get(g.rank()), ReduceOp.SUM));
             boolean sawSize = false;
@@ -220,7 +238,7 @@ class CollectiveDiagnosticsTest {
     @Test
     void mismatchedOpOrderFailsEveryRankWithTheCheckOn() {
         List<Tensor> ts = tensors(2, 16);
-        LocalCluster c = LocalCluster.start(2, options("order").withCollectiveChecks(true)).block(T);
+        LocalCluster c = track(LocalCluster.start(2, options("order").withCollectiveChecks(true)).block(T));
         try {
             List<List<Signal<Tensor>>> sig = signals(c, g -> {
                 Tensor t = ts.get(g.rank());
@@ -253,7 +271,7 @@ class CollectiveDiagnosticsTest {
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         List<Tensor> small = tensors(2, 1024);           // 4 KiB: recursive doubling
         List<Tensor> large = tensors(2, 64 * 1024);      // 256 KiB: pipelined chain broadcast
-        LocalCluster c = LocalCluster.start(2, options("meters").withMeterRegistry(reg)).block(T);
+        LocalCluster c = track(LocalCluster.start(2, options("meters").withMeterRegistry(reg)).block(T));
         try {
             for (int i = 0; i < 3; i++) {
                 c.run(g -> g.allReduce(small.get(g.rank()), ReduceOp.SUM)).block(T);
@@ -292,7 +310,7 @@ class CollectiveDiagnosticsTest {
     void aStreamedAllReduceIsRecordedAsOneCollective() {
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         List<Tensor> ts = tensors(2, 3 * 256);
-        LocalCluster c = LocalCluster.start(2, options("stream").withMeterRegistry(reg)).block(T);
+        LocalCluster c = track(LocalCluster.start(2, options("stream").withMeterRegistry(reg)).block(T));
         try {
             c.run(g -> g.allReduceStream(Flux.fromIterable(ts.get(g.rank()).chunks(3)), ReduceOp.SUM, 2)
                     .count()).block(T);

@@ -276,6 +276,15 @@ public final class FlightRecorder {
         }
     }
 
+    /**
+     * Completes when every automatic dump started so far has been written (or has failed): what to
+     * wait for before the dump directory is removed or the process exits.
+     */
+    public Mono<Void> awaitDumps() {
+        AutoDump last = lastAutoDump.get();
+        return last == null ? Mono.empty() : last.result.onErrorResume(e -> Mono.empty()).then();
+    }
+
     /** {@link #dumpOnFailure(String)} with the error's message as the reason. */
     public Mono<Path> dumpOnFailure(Throwable error) {
         return dumpOnFailure(String.valueOf(error.getMessage() != null ? error.getMessage() : error));
