@@ -38,16 +38,16 @@ public final class Transfers {
             Runtime.getRuntime().availableProcessors() >= 4 ? 64L << 10 : 0L);
 
     /**
-     * Runs {@code use} on a received piece and releases it: at once on the calling thread (the
+     * Runs {@code work} on a received piece and releases it: at once on the calling thread (the
      * event loop that delivered it), or for pieces of at least {@link #OFFLOAD_BYTES} as a task on
      * {@link Schedulers#parallel()}. The task always runs once scheduled and always releases the
-     * piece (a cancelled subscriber only makes it skip {@code use}), so no piece is dropped
+     * piece (a cancelled subscriber only makes it skip {@code work}), so no piece is dropped
      * unreleased between the event loop and the worker.
      */
-    private static Mono<Void> use(ByteBuf b, long bytes, Consumer<ByteBuf> use) {
+    private static Mono<Void> use(ByteBuf b, long bytes, Consumer<ByteBuf> work) {
         if (OFFLOAD_BYTES <= 0 || bytes < OFFLOAD_BYTES) {
             try {
-                use.accept(b);
+                work.accept(b);
                 return Mono.empty();
             } catch (RuntimeException e) {
                 return Mono.error(e);
@@ -62,7 +62,7 @@ public final class Transfers {
                 Schedulers.parallel().schedule(() -> {
                     try {
                         if (!cancelled.get()) {
-                            use.accept(b);
+                            work.accept(b);
                         }
                         sink.success();
                     } catch (RuntimeException e) {
