@@ -41,8 +41,8 @@ import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.P2PMailbox;
 import io.reactivecollectives.transport.group.RemoteAbortException;
-import io.reactivecollectives.transport.group.RemoteTimeoutException;
 import io.reactivecollectives.transport.group.RemotePeerFailureException;
+import io.reactivecollectives.transport.group.RemoteTimeoutException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.PeerLink;
@@ -103,11 +103,10 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final GroupOptions options;
     private final Mailbox mailbox;
     private final P2PMailbox p2p;
-    private final AtomicReferenceArray<String> deadPeers;
+    /** Per peer, why it is dead (the first cause wins), or null while it lives. */
+    private final AtomicReferenceArray<PeerDeath> deadPeers;
     /** Per peer, the highest sequence number of a collective's DATA frame received from it (-1: none). */
     private final java.util.concurrent.atomic.AtomicLongArray lastSeqFrom;
-    /** Peers whose death is a GROUP_ABORT they sent (set before their {@link #deadPeers} entry). */
-    private final java.util.concurrent.atomic.AtomicIntegerArray abortedGroup;
     private final CollectiveObserver observer;
     private volatile Mesh mesh;
     private volatile boolean closed;
@@ -140,7 +139,6 @@ public final class TcpProcessGroup implements ProcessGroup {
         for (int p = 0; p < size; p++) {
             lastSeqFrom.set(p, -1);
         }
-        this.abortedGroup = new java.util.concurrent.atomic.AtomicIntegerArray(size);
         this.baseId = options.groupId();
         this.observer = options.diagnostics().observer(options.groupId(), rank, size);
         this.mailbox = new Mailbox(options.maxUnclaimedBytes(), this::pauseReading, this::resumeReading);
@@ -943,6 +941,22 @@ public final class TcpProcessGroup implements ProcessGroup {
         return e;
     }
 
+    /** Why {@code peer} died (a GROUP_ABORT it sent, or a connection or protocol failure). */
+    private record PeerDeath(String why, boolean groupAbort) {
+    }
+
+    /** Records {@code peer}'s death unless one is recorded already; returns the recorded one. */
+    private PeerDeath markDead(int peer, String why, boolean groupAbort) {
+        PeerDeath mine = new PeerDeath(why, groupAbort);
+        return deadPeers.compareAndSet(peer, null, mine) ? mine : deadPeers.get(peer);
+    }
+
+    /** Why {@code peer} died, or null while it lives. */
+    private String deathOf(int peer) {
+        PeerDeath d = deadPeers.get(peer);
+        return d == null ? null : d.why();
+    }
+
     /**
      * What this rank knows of the others' progress: the latest collective each peer sent data for,
      * the furthest behind first (at most 8 peers named), e.g. {@code last data from rank 2: seq 1,
@@ -1030,7 +1044,7 @@ public final class TcpProcessGroup implements ProcessGroup {
             return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER, "the group is closed");
         }
         for (int p = 0; p < size; p++) {
-            String dead = deadPeers.get(p);
+            String dead = deathOf(p);
             if (dead != null) {
                 return new PeerFailureException(name, rank, -1, p, dead, null);
             }
@@ -1048,7 +1062,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         if (closed) {
             return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER, "the group is closed");
         }
-        String dead = deadPeers.get(peer);
+        String dead = deathOf(peer);
         return dead == null ? null : new PeerFailureException(name, rank, -1, peer, dead, null);
     }
 
@@ -1128,11 +1142,7 @@ public final class TcpProcessGroup implements ProcessGroup {
                         frame.release();
                     }
                     String why = "peer " + peer + " aborted the group (" + reason + ")";
-                    if (deadPeers.get(peer) == null) {
-                        abortedGroup.set(peer, 1);
-                    }
-                    deadPeers.compareAndSet(peer, null, why);
-                    String dead = deadPeers.get(peer);
+                    String dead = markDead(peer, why, true).why();
                     mailbox.failAll(b -> new RemoteAbortException(b.opName(), rank, b.sequence(), peer, dead));
                     p2p.failSource(peer, dead);
                     break;
@@ -1144,7 +1154,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         }
 
         private void protocolViolation(int peer, String what) {
-            deadPeers.compareAndSet(peer, null, "peer " + peer + " broke the protocol: " + what);
+            markDead(peer, "peer " + peer + " broke the protocol: " + what, false);
             Mesh m = mesh;
             if (m != null && m.link(peer) != null) {
                 m.link(peer).channel().close();
@@ -1158,11 +1168,11 @@ public final class TcpProcessGroup implements ProcessGroup {
             }
             String detail = cause instanceof PeerSilentException ? cause.getMessage()
                     : "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
-            deadPeers.compareAndSet(peer, null, detail);
-            String why = deadPeers.get(peer);
+            PeerDeath death = markDead(peer, detail, false);
+            String why = death.why();
             // the peer's GROUP_ABORT, handled on another connection's loop, may not have failed the
             // in-flight collectives yet: they fail as that abort, whichever handler gets there first
-            mailbox.failAll(b -> abortedGroup.get(peer) == 1
+            mailbox.failAll(b -> death.groupAbort()
                     ? new RemoteAbortException(b.opName(), rank, b.sequence(), peer, why)
                     : new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
             p2p.failSource(peer, why);
@@ -1266,7 +1276,7 @@ public final class TcpProcessGroup implements ProcessGroup {
             return link.send(FrameType.DATA, box.sequence(), tag, step, chunk, payload)
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> {
-                                String dead = deadPeers.get(peer);
+                                String dead = deathOf(peer);
                                 if (dead == null && (e instanceof java.io.IOException || !link.isActive())) {
                                     dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
                                 }
