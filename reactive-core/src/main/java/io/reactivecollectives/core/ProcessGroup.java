@@ -169,7 +169,7 @@ public interface ProcessGroup extends AutoCloseable {
         return Mono.defer(() -> {
             CollectiveArguments.split(partition, size());
             // every newGroup call runs on every rank (their order numbers the subgroups' store prefixes)
-            return reactor.core.publisher.Flux.fromIterable(partition)
+            return Flux.fromIterable(partition)
                     .concatMap(this::newGroup)
                     .collectList()
                     .flatMap(mine -> mine.isEmpty() ? Mono.empty() : Mono.just(mine.get(0)));

@@ -2,13 +2,13 @@ package io.reactivecollectives.core.observe;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.Tensor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
-import io.reactivecollectives.core.BlockingScheduler;
 
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;

@@ -1,8 +1,8 @@
 package io.reactivecollectives.transport.algorithms;
 
-import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.ByteCopies;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

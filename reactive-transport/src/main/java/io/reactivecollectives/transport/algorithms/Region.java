@@ -1,9 +1,9 @@
 package io.reactivecollectives.transport.algorithms;
 
-import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.ByteCopies;
 
 import java.util.Objects;
 

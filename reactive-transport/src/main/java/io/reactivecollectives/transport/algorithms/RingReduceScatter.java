@@ -1,9 +1,9 @@
 package io.reactivecollectives.transport.algorithms;
 
-import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.kernels.ByteCopies;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

@@ -1,10 +1,10 @@
 package io.reactivecollectives.transport.algorithms;
 
-import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.kernels.ByteCopies;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;

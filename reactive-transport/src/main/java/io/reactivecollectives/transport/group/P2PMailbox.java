@@ -1,10 +1,10 @@
 package io.reactivecollectives.transport.group;
 
-import io.reactivecollectives.core.kernels.ByteCopies;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.ByteCopies;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
