@@ -24,6 +24,7 @@ import java.util.Map;
  * AUTH     client -&gt; server  mac:bytes clientNonce:bytes      mac = HMAC-SHA256(secret, nonce)
  * READY    server -&gt; client  proof:bytes                      proof = HMAC-SHA256(secret, clientNonce)
  * SET      key:string value:bytes                       -&gt; OK
+ * SET_NO_REPLY key:string value:bytes                   -&gt; nothing (ERROR only if it fails)
  * GET      key:string timeoutMs:int64                   -&gt; VALUE | ERROR
  * ADD      key:string delta:int64                       -&gt; LONG
  * COMPARE_SET key:string expected:bytes desired:bytes   -&gt; VALUE
@@ -74,7 +75,8 @@ public final class StoreFrameCodec {
         int id();
     }
 
-    public record Set(int id, String key, byte[] value) implements Request { }
+    /** A set; {@code reply} false for {@link StoreOpcode#SET_NO_REPLY} (no response unless it fails). */
+    public record Set(int id, String key, byte[] value, boolean reply) implements Request { }
 
     public record Get(int id, String key, long timeoutMs) implements Request { }
 
@@ -234,6 +236,11 @@ public final class StoreFrameCodec {
         return keyBytes(alloc, StoreOpcode.SET, id, key, value);
     }
 
+    /** A set the server applies without answering (PyTorch TCPStore's {@code set}). */
+    public static ByteBuf setNoReply(ByteBufAllocator alloc, int id, String key, byte[] value) {
+        return keyBytes(alloc, StoreOpcode.SET_NO_REPLY, id, key, value);
+    }
+
     public static ByteBuf append(ByteBufAllocator alloc, int id, String key, byte[] value) {
         return keyBytes(alloc, StoreOpcode.APPEND, id, key, value);
     }
@@ -325,7 +332,8 @@ public final class StoreFrameCodec {
         body.skipBytes(1);
         int id = body.readInt();
         Request r = switch (op) {
-            case SET -> new Set(id, readString(body), readBytes(body));
+            case SET -> new Set(id, readString(body), readBytes(body), true);
+            case SET_NO_REPLY -> new Set(id, readString(body), readBytes(body), false);
             case GET -> new Get(id, readString(body), readLong(body));
             case ADD -> new Add(id, readString(body), readLong(body));
             case COMPARE_SET -> new CompareSet(id, readString(body), readBytes(body), readBytes(body));

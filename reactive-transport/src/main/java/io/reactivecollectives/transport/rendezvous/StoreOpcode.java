@@ -2,7 +2,8 @@ package io.reactivecollectives.transport.rendezvous;
 
 /**
  * The first byte of every TCP store frame body. Requests go client to server and carry a request
- * id the response repeats; {@link #CANCEL} has no response; the handshake frames
+ * id the response repeats; {@link #CANCEL} and {@link #SET_NO_REPLY} have no response (unless
+ * {@code SET_NO_REPLY} fails: then an {@code ERROR} with its id); the handshake frames
  * ({@link #HELLO}, {@link #AUTH}, {@link #READY}) use request id 0.
  */
 public enum StoreOpcode {
@@ -10,7 +11,7 @@ public enum StoreOpcode {
     HELLO(1), AUTH(2), READY(3),
     // requests
     SET(10), GET(11), ADD(12), COMPARE_SET(13), WAIT(14), CHECK(15), DELETE(16), NUM_KEYS(17),
-    MULTI_GET(18), MULTI_SET(19), APPEND(20), CANCEL(21),
+    MULTI_GET(18), MULTI_SET(19), APPEND(20), CANCEL(21), SET_NO_REPLY(22),
     // responses
     OK(40), VALUE(41), LONG(42), BOOL(43), VALUES(44), ERROR(45);
 

@@ -53,6 +53,11 @@ import java.util.function.Function;
  * every pending and later call fails with {@link IllegalStateException} naming the op and the
  * server. Each call is timed into the {@code rc.store.client.op} timer (tags {@code op},
  * {@code outcome}).
+ *
+ * <p>{@code set} waits for the server's answer unless the options turn that off
+ * ({@link TcpStoreOptions#withAcknowledgedSets(boolean)}, PyTorch TCPStore's behaviour): then it
+ * completes once the request is queued on the connection, and queued sets go out together in one
+ * write.
  */
 public final class TcpStore implements Store {
 
@@ -149,6 +154,9 @@ public final class TcpStore implements Store {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
         byte[] copy = value.clone();
+        if (!options.acknowledgedSets()) {
+            return handOver("set", (a, id) -> StoreFrameCodec.setNoReply(a, id, key, copy));
+        }
         return this.<Void>call("set", (a, id) -> StoreFrameCodec.set(a, id, key, copy), r -> null, null, null);
     }
 
@@ -275,14 +283,57 @@ public final class TcpStore implements Store {
         });
     }
 
-    private <T> void send(String op, RequestEncoder encoder, Function<StoreFrameCodec.Response, T> decoder,
-                          MonoSink<T> sink, List<String> waitKeys, Duration wait) {
-        boolean waits = waitKeys != null;
+    /**
+     * A request without a response: completes once the frame is queued on the connection, or, when
+     * the outbound buffer is above its high-water mark, once the frame is written (backpressure).
+     */
+    private Mono<Void> handOver(String op, RequestEncoder encoder) {
+        return Mono.create(sink -> {
+            if (channel.eventLoop().inEventLoop()) {
+                sendNoReply(op, encoder, sink);
+            } else {
+                try {
+                    channel.eventLoop().execute(() -> sendNoReply(op, encoder, sink));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    sink.error(new IllegalStateException(op + ": TCP store client for " + server + " is closed"));
+                }
+            }
+        });
+    }
+
+    private void sendNoReply(String op, RequestEncoder encoder, MonoSink<Void> sink) {
+        ByteBuf frame = frame(op, encoder, sink);
+        if (frame == null) {
+            return;
+        }
+        long start = System.nanoTime();
+        OpMeters meters = metrics.of(op);
+        if (channel.isWritable()) {
+            channel.writeAndFlush(frame, channel.voidPromise());
+            meters.ok.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            sink.success();
+            return;
+        }
+        channel.writeAndFlush(frame).addListener(f -> {
+            long nanos = System.nanoTime() - start;
+            if (f.isSuccess()) {
+                meters.ok.record(nanos, TimeUnit.NANOSECONDS);
+                sink.success();
+            } else {
+                meters.error.record(nanos, TimeUnit.NANOSECONDS);
+                sink.error(new IllegalStateException(op + ": TCP store connection to " + server + " lost: "
+                        + f.cause(), f.cause()));
+            }
+        });
+    }
+
+    /** The request frame with a fresh id, or null after failing {@code sink} (closed, too large). */
+    private ByteBuf frame(String op, RequestEncoder encoder, MonoSink<?> sink) {
         if (state != 2) {
             Throwable cause = closedBy;
             sink.error(new IllegalStateException(op + ": TCP store connection to " + server + " is closed"
                     + (cause == null ? "" : ": " + cause.getMessage()), cause));
-            return;
+            return null;
         }
         int id = ++nextId;
         if (id == 0) {
@@ -294,8 +345,19 @@ public final class TcpStore implements Store {
             frame.release();
             sink.error(new IllegalArgumentException(op + ": request of " + size + " bytes exceeds the frame limit of "
                     + options.maxFrameSize() + " bytes"));
+            return null;
+        }
+        return frame;
+    }
+
+    private <T> void send(String op, RequestEncoder encoder, Function<StoreFrameCodec.Response, T> decoder,
+                          MonoSink<T> sink, List<String> waitKeys, Duration wait) {
+        boolean waits = waitKeys != null;
+        ByteBuf frame = frame(op, encoder, sink);
+        if (frame == null) {
             return;
         }
+        int id = nextId;
         Pending<T> p = new Pending<>(op, sink, decoder, System.nanoTime(), metrics.of(op));
         pending.put(id, p);
         int requestId = id;
@@ -384,10 +446,19 @@ public final class TcpStore implements Store {
     }
 
     private void onResponse(StoreFrameCodec.Response r) {
+        if (r instanceof StoreFrameCodec.Error e && e.code() == StoreFrameCodec.E_CLOSED && state == 2) {
+            // the server's store is closed: it serves nothing more, so later calls fail here at once (an
+            // unacknowledged set would otherwise be queued on a connection about to close, and lost)
+            state = 3;
+            closedBy = new IllegalStateException("the TCP store at " + server + " is closed: " + e.message());
+        }
         Pending<?> p = pending.remove(r.id());
         if (p != null) {
             p.cancelTimer();
             p.complete(r, server);
+        } else if (r instanceof StoreFrameCodec.Error e && "set".equals(e.op())) {
+            // the failure of a request sent without waiting for an answer (an unacknowledged set)
+            LOG.warn("TCP store at {}: {} (request {}) failed: {}", server, e.op(), e.id(), e.message());
         }
     }
 

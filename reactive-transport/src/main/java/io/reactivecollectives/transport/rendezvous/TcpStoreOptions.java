@@ -25,9 +25,10 @@ public final class TcpStoreOptions {
     private final int maxFrameSize;
     private final LoopResources loops;
     private final MeterRegistry registry;
+    private final boolean acknowledgedSets;
 
     private TcpStoreOptions(String host, int port, Duration timeout, byte[] secret, SslContext ssl, int maxFrameSize,
-                            LoopResources loops, MeterRegistry registry) {
+                            LoopResources loops, MeterRegistry registry, boolean acknowledgedSets) {
         this.host = Objects.requireNonNull(host, "host");
         if (port <= 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 1..65535, was " + port);
@@ -49,40 +50,61 @@ public final class TcpStoreOptions {
         this.maxFrameSize = maxFrameSize;
         this.loops = loops;
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.acknowledgedSets = acknowledgedSets;
     }
 
     /** Options for the server at {@code host:port}: default wait, no secret, no TLS. */
     public static TcpStoreOptions of(String host, int port) {
         return new TcpStoreOptions(host, port, Store.DEFAULT_TIMEOUT, null, null, StoreFrameCodec.DEFAULT_MAX_FRAME,
-                null, Metrics.globalRegistry);
+                null, Metrics.globalRegistry, true);
     }
 
     public TcpStoreOptions withTimeout(Duration timeout) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
     }
 
     /** Authenticates with this shared secret (null: no authentication). */
     public TcpStoreOptions withSecret(byte[] secret) {
         return new TcpStoreOptions(host, port, timeout, secret == null ? null : secret.clone(), ssl, maxFrameSize, loops,
-                registry);
+                registry, acknowledgedSets);
     }
 
     /** Connects over TLS with this client context (null: plain TCP). */
     public TcpStoreOptions withSsl(SslContext ssl) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
     }
 
     public TcpStoreOptions withMaxFrameSize(int maxFrameSize) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
     }
 
     /** Runs the connection on these event loops (default: Reactor Netty's shared ones). */
     public TcpStoreOptions withLoops(LoopResources loops) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
     }
 
     public TcpStoreOptions withMeterRegistry(MeterRegistry registry) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
+    }
+
+    /**
+     * Whether {@link TcpStore#set} waits for the server (true, the default) or, as PyTorch's
+     * {@code TCPStore.set}, only hands the request to the connection (false). Unacknowledged, a
+     * set completes once its frame is queued on the connection (or, when the connection's outbound
+     * buffer is above its high-water mark, once the frame is written to the socket); the server
+     * applies it without answering. The server applies one connection's requests in order, so every
+     * later call of this client sees the value, and a {@code get} of another client waits for it as
+     * usual; but another client's {@code check} right after the set returned may not see it yet, and
+     * a set still queued when the connection is lost is lost with it (later calls fail). A set the
+     * server rejects is logged by this client as a warning.
+     */
+    public TcpStoreOptions withAcknowledgedSets(boolean acknowledged) {
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledged);
+    }
+
+    /** See {@link #withAcknowledgedSets(boolean)}. */
+    public boolean acknowledgedSets() {
+        return acknowledgedSets;
     }
 
     public String host() {
@@ -124,6 +146,6 @@ public final class TcpStoreOptions {
     @Override
     public String toString() {
         return "TcpStoreOptions[" + host + ":" + port + ", timeout " + timeout + ", auth " + (secret != null)
-                + ", tls " + (ssl != null) + "]";
+                + ", tls " + (ssl != null) + (acknowledgedSets ? "" : ", unacknowledged sets") + "]";
     }
 }

@@ -377,7 +377,9 @@ public final class TcpStoreServer implements AutoCloseable {
             ByteBufAllocator a = channel.alloc();
             if (r instanceof StoreFrameCodec.Set q) {
                 List<StoreState.Fired> fired = state.set(q.key(), q.value());
-                write(StoreFrameCodec.ok(a, id));
+                if (q.reply()) {
+                    write(StoreFrameCodec.ok(a, id));
+                }
                 fire(fired);
             } else if (r instanceof StoreFrameCodec.Get q) {
                 await(id, "get", List.of(q.key()), q.timeoutMs());

@@ -24,11 +24,15 @@ class TcpStoreContractTest extends StoreContractTest {
 
     private final Map<Store, TcpStoreServer> servers = new ConcurrentHashMap<>();
 
+    /** The client options every store of this suite is connected with (a subclass may change them). */
+    protected TcpStoreOptions options(int port, Duration timeout) {
+        return TcpStoreOptions.of("127.0.0.1", port).withTimeout(timeout);
+    }
+
     @Override
     protected Store newStore(Duration timeout) {
         TcpStoreServer server = TcpStoreServer.builder().start().block(Duration.ofSeconds(10));
-        TcpStore store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port()).withTimeout(timeout))
-                .block(Duration.ofSeconds(10));
+        TcpStore store = TcpStore.connect(options(server.port(), timeout)).block(Duration.ofSeconds(10));
         servers.put(store, server);
         return store;
     }
@@ -44,7 +48,12 @@ class TcpStoreContractTest extends StoreContractTest {
 
     @Override
     protected int pendingWaiters(Store store) {
-        return servers.get(store).pendingWaits();
+        return serverOf(store).pendingWaits();
+    }
+
+    /** The server behind a store made by {@link #newStore(Duration)}. */
+    protected TcpStoreServer serverOf(Store store) {
+        return servers.get(store);
     }
 
     @Test
@@ -61,8 +70,7 @@ class TcpStoreContractTest extends StoreContractTest {
     @Test
     void serverLossFailsPendingAndLaterCalls() {
         TcpStoreServer server = TcpStoreServer.builder().start().block(Duration.ofSeconds(10));
-        TcpStore store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port())
-                .withTimeout(Duration.ofSeconds(20))).block(Duration.ofSeconds(10));
+        TcpStore store = TcpStore.connect(options(server.port(), Duration.ofSeconds(20))).block(Duration.ofSeconds(10));
         try {
             StepVerifier.create(store.get("never"))
                     .expectSubscription()
@@ -83,8 +91,8 @@ class TcpStoreContractTest extends StoreContractTest {
     @Test
     void requestOverTheFrameLimitFailsAloneAndTheConnectionStays() {
         TcpStoreServer server = TcpStoreServer.builder().maxFrameSize(4096).start().block(Duration.ofSeconds(10));
-        TcpStore store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port()).withMaxFrameSize(4096)
-                .withTimeout(Duration.ofSeconds(20))).block(Duration.ofSeconds(10));
+        TcpStore store = TcpStore.connect(options(server.port(), Duration.ofSeconds(20)).withMaxFrameSize(4096))
+                .block(Duration.ofSeconds(10));
         try {
             StepVerifier.create(store.set("big", new byte[5000]))
                     .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalArgumentException
