@@ -24,40 +24,55 @@ import java.util.concurrent.TimeUnit;
  * {@code tcpstore_bench.py} ({@code op clients ops_total seconds ops_per_s}): one
  * {@link TcpStoreServer} in this process (as PyTorch's master store), C client processes (separate
  * JVMs, as PyTorch's bench uses processes), each doing {@code --ops} operations of one kind:
- * {@code set} of its own key to 64 bytes, {@code get} of its own key, {@code add} of 1 to one
- * shared counter. Every client waits for each reply before the next request ({@code --window 1},
- * the default: one request in flight per client, as PyTorch's {@code get}/{@code add} - its
- * {@code set} does not wait for any reply); {@code --window W} keeps W requests in flight per
- * client on its one connection (pipelining). Clients warm up (JIT) before the timed runs start
- * together; the time runs from the start signal until the last client reports done. The final
- * counter is checked to equal clients x ops.
+ * <ul>
+ *   <li>{@code set}: its own key to 64 bytes, unacknowledged
+ *       ({@link TcpStoreOptions#withAcknowledgedSets(boolean)}), as PyTorch's {@code set}, which
+ *       does not wait for an answer; the client's clock stops only after a round trip on the same
+ *       connection, so every set has been applied by the server (PyTorch's bench stops when the
+ *       requests are sent);</li>
+ *   <li>{@code set+ack}: the same with this store's default, acknowledged sets (PyTorch has no
+ *       such operation);</li>
+ *   <li>{@code get} of its own key and {@code add} of 1 to one shared counter.</li>
+ * </ul>
+ * Every client waits for each reply before the next request ({@code --window 1}, the default: one
+ * request in flight per client, as PyTorch's client); {@code --window W} keeps W requests in
+ * flight per client on its one connection (pipelining). Clients warm up (JIT) before the timed runs
+ * start together; the time runs from the start signal until the last client reports done. The
+ * final counter is checked to equal clients x ops.
  */
 @Command(name = "store-bench", mixinStandardHelpOptions = true,
         description = "TCP store set/get/add operations per second from concurrent client processes.")
 public final class StoreBenchmark implements Callable<Integer> {
 
     private static final Duration T = Duration.ofSeconds(300);
-    private static final List<String> OPS = List.of("set", "get", "add");
+    private static final List<String> OPS = List.of("set", "set+ack", "get", "add");
 
     @Option(names = "--clients", defaultValue = "16", description = "client processes (default ${DEFAULT-VALUE})")
     int clients;
 
-    @Option(names = "--ops", defaultValue = "2000", description = "operations per client per op (default ${DEFAULT-VALUE})")
+    @Option(names = "--ops", defaultValue = "100000", description = "operations per client per op (default ${DEFAULT-VALUE})")
     int ops;
 
     @Option(names = "--window", defaultValue = "1", description = "requests in flight per client (default ${DEFAULT-VALUE})")
     int window;
 
-    @Option(names = "--warmup", defaultValue = "10000", description = "untimed operations of each kind per client first")
+    @Option(names = "--warmup", defaultValue = "40000",
+            description = "untimed operations of each kind per client first (default ${DEFAULT-VALUE}: enough for C2)")
     int warmup;
 
-    @Option(names = "--server-threads", defaultValue = "1",
-            description = "event-loop threads of the server (default ${DEFAULT-VALUE}, as PyTorch's single-threaded one)")
+    @Option(names = "--server-threads", defaultValue = "0",
+            description = "event-loop threads of the server (default: one per core, as Reactor Netty's own loops)")
     int serverThreads;
 
-    @Option(names = "--child-jvm-args", defaultValue = "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss256k",
+    @Option(names = "--child-jvm-args", defaultValue = "-Xmx128m -XX:+UseSerialGC -Xss256k -Dio.netty.leakDetection.level=disabled",
             description = "JVM options of the client processes (default '${DEFAULT-VALUE}')")
     String childJvmArgs;
+
+    @Option(names = "--op", split = ",", description = "the operations to time, of set, set+ack, get, add (default: all)")
+    List<String> only = OPS;
+
+    @Option(names = "--tcp-only", description = "no Unix domain socket: clients on this host use loopback TCP, as PyTorch's")
+    boolean tcpOnly;
 
     // child mode (internal)
     @Option(names = "--child", hidden = true)
@@ -73,7 +88,11 @@ public final class StoreBenchmark implements Callable<Integer> {
     }
 
     private int runParent() throws Exception {
-        LoopResources serverLoops = LoopResources.create("store-server", 1, serverThreads, true);
+        if (tcpOnly) {
+            System.setProperty("rc.store.unixSockets", "false");
+        }
+        int threads = serverThreads > 0 ? serverThreads : Runtime.getRuntime().availableProcessors();
+        LoopResources serverLoops = LoopResources.create("store-server", 1, threads, true);
         TcpStoreServer server = TcpStoreServer.builder().loops(serverLoops).start().block(T);
         TcpStore master = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port()).withTimeout(T)).block(T);
         List<Process> children = new ArrayList<>();
@@ -83,16 +102,22 @@ public final class StoreBenchmark implements Callable<Integer> {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java);
                 cmd.addAll(Arrays.asList(childJvmArgs.trim().split("\\s+")));
+                if (tcpOnly) {
+                    cmd.add("-Drc.store.unixSockets=false");
+                }
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StoreBenchmark.class.getName(),
                         "--child", "--port", Integer.toString(server.port()), "--id", Integer.toString(c),
                         "--clients", Integer.toString(clients), "--ops", Integer.toString(ops),
-                        "--window", Integer.toString(window), "--warmup", Integer.toString(warmup)));
+                        "--window", Integer.toString(window), "--warmup", Integer.toString(warmup),
+                        "--op", String.join(",", only)));
                 children.add(new ProcessBuilder(cmd).inheritIO().start());
             }
             System.out.printf("# TcpStore, %d client processes (separate JVMs: %s), %d ops each, %d request(s) in flight"
-                    + " per client, server on %d event-loop thread(s)%n", clients, childJvmArgs, ops, window, serverThreads);
-            System.out.printf("%4s %8s %10s %8s %10s%n", "op", "clients", "ops_total", "seconds", "ops_per_s");
-            for (String op : OPS) {
+                    + " per client, server on %d event-loop thread(s), clients connected through %s%n", clients,
+                    childJvmArgs, ops, window, threads, server.localSocket() == null ? "loopback TCP"
+                            : "its Unix domain socket " + server.localSocket());
+            System.out.printf("%7s %8s %10s %8s %10s%n", "op", "clients", "ops_total", "seconds", "ops_per_s");
+            for (String op : only) {
                 // wait for every client to be warmed up and waiting for the start signal
                 master.get("ready/" + op + "/all", T).block(T);
                 long t0 = System.nanoTime();
@@ -100,9 +125,10 @@ public final class StoreBenchmark implements Callable<Integer> {
                 master.get("finished/" + op, T).block(T);
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 long total = (long) clients * ops;
-                System.out.printf("%4s %8d %10d %8.2f %10.0f%n", op, clients, total, seconds, total / seconds);
+                System.out.printf("%7s %8d %10d %8.2f %10.0f%n", op, clients, total, seconds, total / seconds);
             }
-            long counter = Long.parseLong(new String(master.get("counter").block(T), StandardCharsets.US_ASCII));
+            long counter = only.contains("add")
+                    ? Long.parseLong(new String(master.get("counter").block(T), StandardCharsets.US_ASCII)) : (long) clients * ops;
             if (counter != (long) clients * ops) {
                 throw new IllegalStateException("counter is " + counter + ", expected " + (long) clients * ops);
             }
@@ -121,41 +147,55 @@ public final class StoreBenchmark implements Callable<Integer> {
     }
 
     private int runChild() {
-        TcpStore store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", port).withTimeout(T)).block(T);
+        TcpStoreOptions options = TcpStoreOptions.of("127.0.0.1", port).withTimeout(T);
+        TcpStore store = TcpStore.connect(options).block(T);
+        TcpStore unacknowledged = TcpStore.connect(options.withAcknowledgedSets(false)).block(T);
         String key = "k" + id;
         byte[] x = "x".repeat(64).getBytes(StandardCharsets.US_ASCII);
         byte[] y = "y".repeat(64).getBytes(StandardCharsets.US_ASCII);
         store.set(key, x).block(T);
         // warm-up, untimed, on keys of its own
-        run(store, "set", warmup, "warm" + id, y);
-        run(store, "get", warmup, "warm" + id, y);
-        run(store, "add", warmup, "warm-counter", y);
-        for (String op : OPS) {
+        for (String op : OPS) { // every op warms up: get reads the key set warms
+            run(op.equals("set") ? unacknowledged : store, op, warmup, op.equals("add") ? "warm-counter" : "warm" + id, y);
+        }
+        for (String op : only) {
             long ready = store.add("ready/" + op, 1).block(T);
             if (ready == clients) {
                 store.set("ready/" + op + "/all", new byte[] {1}).block(T);
             }
             store.get("go/" + op, T).block(T);
-            run(store, op, ops, op.equals("add") ? "counter" : key, y);
+            long t0 = System.nanoTime();
+            run(op.equals("set") ? unacknowledged : store, op, ops, op.equals("add") ? "counter" : key, y);
+            if (Boolean.getBoolean("rc.bench.verbose")) {
+                System.out.printf("# client %d %s %.1f us/op%n", id, op, (System.nanoTime() - t0) / 1e3 / ops);
+            }
             long done = store.add("done/" + op, 1).block(T);
             if (done == clients) {
                 store.set("finished/" + op, new byte[] {1}).block(T);
             }
         }
+        unacknowledged.close();
         store.close();
         return 0;
     }
 
-    /** n operations, at most {@code window} in flight; each next one is issued from the reply's thread. */
+    /**
+     * n operations, at most {@code window} in flight; each next one is issued from the reply's
+     * thread. Unacknowledged sets end with a round trip on their connection, which the server
+     * answers after applying every set before it.
+     */
     private void run(TcpStore store, String op, int n, String key, byte[] value) {
         Flux<Integer> range = Flux.range(0, n);
         java.util.function.Function<Integer, Mono<?>> one = switch (op) {
-            case "set" -> i -> store.set(key, value);
+            case "set", "set+ack" -> i -> store.set(key, value);
             case "get" -> i -> store.get(key);
             default -> i -> store.add(key, 1);
         };
         Flux<?> all = window <= 1 ? range.concatMap(one::apply, 0) : range.flatMap(one::apply, window);
         all.blockLast(T);
+        if (!store.options().acknowledgedSets()) {
+            store.numKeys().block(T);
+        }
     }
 
     public static void main(String[] args) {

@@ -102,9 +102,6 @@ public final class TcpStore implements Store {
             Metrics metrics = Metrics.of(options.meterRegistry());
             AtomicReference<Throwable> last = new AtomicReference<>();
             TcpClient client = TcpClient.newConnection()
-                    .host(options.host())
-                    .port(options.port())
-                    .option(ChannelOption.TCP_NODELAY, true)
                     .doOnConnected(c -> {
                         c.addHandlerLast(StoreFrameDecoder.NAME, new StoreFrameDecoder(options.maxFrameSize()));
                         c.addHandlerLast("rc.store.flush", new FlushConsolidationHandler(256, true));
@@ -112,12 +109,20 @@ public final class TcpStore implements Store {
             if (options.loops() != null) {
                 client = client.runOn(options.loops());
             }
+            TcpClient tcp = client.host(options.host()).port(options.port()).option(ChannelOption.TCP_NODELAY, true);
             if (options.ssl() != null) {
-                client = client.secure(spec -> spec.sslContext(options.ssl()));
+                tcp = tcp.secure(spec -> spec.sslContext(options.ssl()));
             }
-            TcpClient c = client;
-            Mono<TcpStore> attempt = Mono.defer(() -> c.connect())
-                    .flatMap(conn -> new TcpStore(options, conn, metrics).start());
+            TcpClient viaTcp = tcp;
+            Mono<Connection> connection = Mono.defer(() -> viaTcp.connect().map(Connection.class::cast));
+            if (options.ssl() == null && StoreLocalSocket.enabled() && StoreLocalSocket.isLoopback(options.host())) {
+                // a server on this host also listens on a Unix domain socket: try it first, TCP if it is not there
+                TcpClient viaLocal = client.remoteAddress(() -> java.net.UnixDomainSocketAddress.of(
+                        StoreLocalSocket.path(options.port())));
+                Mono<Connection> tcpOnly = connection;
+                connection = Mono.defer(() -> viaLocal.connect().map(Connection.class::cast)).onErrorResume(e -> tcpOnly);
+            }
+            Mono<TcpStore> attempt = connection.flatMap(conn -> new TcpStore(options, conn, metrics).start());
             long timeoutMs = options.timeout().toMillis();
             return attempt
                     .doOnError(last::set)
@@ -239,6 +244,14 @@ public final class TcpStore implements Store {
         connection.dispose();
     }
 
+    /**
+     * Whether this client reached its server through the server's Unix domain socket (a server on
+     * this host, see {@link TcpStoreServer#localSocket()}) rather than TCP.
+     */
+    public boolean isLocalSocket() {
+        return channel.remoteAddress() instanceof java.net.UnixDomainSocketAddress;
+    }
+
     /** Completes when the connection has closed. */
     public Mono<Void> onClose() {
         return connection.onDispose();
@@ -246,7 +259,7 @@ public final class TcpStore implements Store {
 
     @Override
     public String toString() {
-        return "TcpStore[" + server + "]";
+        return "TcpStore[" + server + (isLocalSocket() ? " via its local socket" : "") + "]";
     }
 
     // --- plumbing -------------------------------------------------------------------------------

@@ -62,14 +62,16 @@ public final class TcpStoreServer implements AutoCloseable {
     static final int MAX_PENDING_PER_CONNECTION = 65_536;
 
     private final DisposableServer server;
+    private final LocalServer local;
     private final StoreState state;
     private final AtomicInteger connections;
     private final AtomicLong rejectedFrames;
     private final AtomicLong authFailures;
 
-    private TcpStoreServer(DisposableServer server, StoreState state,
+    private TcpStoreServer(DisposableServer server, LocalServer local, StoreState state,
                            AtomicInteger connections, AtomicLong rejectedFrames, AtomicLong authFailures) {
         this.server = server;
+        this.local = local;
         this.state = state;
         this.connections = connections;
         this.rejectedFrames = rejectedFrames;
@@ -123,6 +125,23 @@ public final class TcpStoreServer implements AutoCloseable {
             ((Session) w.owner).closed(w);
         }
         server.dispose();
+        if (local.uds() != null) {
+            local.uds().dispose();
+            java.nio.file.Path path = local.path();
+            if (reactor.core.scheduler.Schedulers.isInNonBlockingThread()) {
+                io.reactivecollectives.core.BlockingScheduler.get().schedule(() -> StoreLocalSocket.delete(path));
+            } else {
+                StoreLocalSocket.delete(path);
+            }
+        }
+    }
+
+    /**
+     * The Unix domain socket beside the TCP port that clients on this host connect through
+     * ({@link StoreLocalSocket}), or null when there is none (TLS, turned off, or it could not bind).
+     */
+    public java.nio.file.Path localSocket() {
+        return local.path();
     }
 
     @Override
@@ -139,8 +158,19 @@ public final class TcpStoreServer implements AutoCloseable {
         private int maxFrameSize = StoreFrameCodec.DEFAULT_MAX_FRAME;
         private LoopResources loops;
         private MeterRegistry registry = Metrics.globalRegistry;
+        private boolean unixSocket = true;
 
         private Builder() {
+        }
+
+        /**
+         * Whether to also listen on a Unix domain socket for clients on this host (default true;
+         * never with TLS; {@code -Drc.store.unixSockets=false} turns it off everywhere). See
+         * {@link TcpStoreServer#localSocket()}.
+         */
+        public Builder unixSocket(boolean on) {
+            this.unixSocket = on;
+            return this;
         }
 
         /** The address to bind ({@code 0.0.0.0} for every interface); default loopback. */
@@ -203,6 +233,7 @@ public final class TcpStoreServer implements AutoCloseable {
             MeterRegistry reg = registry;
             String h = host;
             int p = port;
+            boolean unixSocket = this.unixSocket;
             return Mono.defer(() -> {
                 if (key != null) {
                     StoreAuth.init();
@@ -211,11 +242,8 @@ public final class TcpStoreServer implements AutoCloseable {
                 AtomicInteger conns = new AtomicInteger();
                 AtomicLong rejected = new AtomicLong();
                 AtomicLong authFailed = new AtomicLong();
-                TcpServer server = TcpServer.create()
-                        .host(h)
-                        .port(p)
-                        .childOption(ChannelOption.TCP_NODELAY, true)
-                        .doOnConnection(c -> {
+                java.util.function.UnaryOperator<TcpServer> serving = base -> {
+                    TcpServer t = base.doOnConnection(c -> {
                             c.addHandlerLast(StoreFrameDecoder.NAME,
                                     new StoreFrameDecoder(key != null ? StoreFrameCodec.HANDSHAKE_MAX_FRAME : max));
                             c.addHandlerLast("rc.store.flush", new FlushConsolidationHandler(256, true));
@@ -227,14 +255,18 @@ public final class TcpStoreServer implements AutoCloseable {
                         // inbound bridge; subscribing the (then empty) inbound keeps reads flowing and ends the
                         // connection when the client closes it
                         .handle((in, out) -> in.receive().then());
-                if (lr != null) {
-                    server = server.runOn(lr);
-                }
+                    return lr != null ? t.runOn(lr) : t;
+                };
+                TcpServer server = serving.apply(TcpServer.create().host(h).port(p)
+                        .childOption(ChannelOption.TCP_NODELAY, true));
                 if (ssl != null) {
                     server = server.secure(spec -> spec.sslContext(ssl));
                 }
-                return server.bind().map(ds -> {
-                    TcpStoreServer s = new TcpStoreServer(ds, state, conns, rejected, authFailed);
+                boolean local = unixSocket && ssl == null && StoreLocalSocket.enabled();
+                return server.bind().flatMap(ds -> (local ? bindLocal(serving, ds) : Mono.just(new LocalServer(ds, null, null))))
+                        .map(bound -> {
+                    DisposableServer ds = bound.tcp();
+                    TcpStoreServer s = new TcpStoreServer(ds, bound, state, conns, rejected, authFailed);
                     String port = Integer.toString(s.port());
                     Gauge.builder("rc.store.server.pending.waits", state.pendingWaitsCounter(), AtomicInteger::get)
                             .tag("port", port).register(reg);
@@ -244,12 +276,36 @@ public final class TcpStoreServer implements AutoCloseable {
                             .tag("port", port).register(reg);
                     FunctionCounter.builder("rc.store.server.auth.failures", authFailed, AtomicLong::get)
                             .tag("port", port).register(reg);
-                    LOG.debug("TCP store listening on {} (auth {}, tls {})", ds.address(), key != null, ssl != null);
+                    LOG.debug("TCP store listening on {} (auth {}, tls {}, local socket {})", ds.address(), key != null,
+                            ssl != null, bound.path());
                     return s;
                 });
             });
         }
+
+        /**
+         * Binds the local socket of the TCP server {@code tcp} (its file replaced if a dead server left
+         * one), on a thread that may touch files; a failure only logs: clients then use TCP.
+         */
+        private static Mono<LocalServer> bindLocal(java.util.function.UnaryOperator<TcpServer> serving,
+                                                   DisposableServer tcp) {
+            java.nio.file.Path path = StoreLocalSocket.path(((InetSocketAddress) tcp.address()).getPort());
+            return Mono.fromRunnable(() -> StoreLocalSocket.delete(path))
+                    .subscribeOn(io.reactivecollectives.core.BlockingScheduler.get())
+                    .then(serving.apply(TcpServer.create().bindAddress(() -> java.net.UnixDomainSocketAddress.of(path)))
+                            .bind())
+                    .publishOn(io.reactivecollectives.core.BlockingScheduler.get())
+                    .map(uds -> new LocalServer(tcp, uds, path))
+                    .onErrorResume(e -> {
+                        LOG.debug("TCP store on port {}: no local socket at {} ({}); local clients use TCP",
+                                ((InetSocketAddress) tcp.address()).getPort(), path, e.toString());
+                        return Mono.just(new LocalServer(tcp, null, null));
+                    });
+        }
     }
+
+    /** The TCP server with its local socket server and file, when bound (else nulls). */
+    private record LocalServer(DisposableServer tcp, DisposableServer uds, java.nio.file.Path path) { }
 
     /** One client connection; its fields are touched on its event loop only. */
     private static final class Session {

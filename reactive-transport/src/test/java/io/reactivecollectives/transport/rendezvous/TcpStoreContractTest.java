@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The {@link StoreContractTest} suite against {@link TcpStore}: each store is a fresh
- * {@link TcpStoreServer} on an ephemeral loopback port and one client connected to it; waiters are
+ * {@link TcpStoreServer} on an ephemeral loopback port (TCP only: {@link TcpStoreLocalSocketContractTest}
+ * runs the suite through the server's Unix domain socket) and one client connected to it; waiters are
  * counted on the server. Plus client-specific behaviour: pipelining, server loss, frame limits.
  */
 class TcpStoreContractTest extends StoreContractTest {
@@ -29,9 +30,14 @@ class TcpStoreContractTest extends StoreContractTest {
         return TcpStoreOptions.of("127.0.0.1", port).withTimeout(timeout);
     }
 
+    /** How every server of this suite is built: TCP only here (subclasses add the local socket). */
+    protected TcpStoreServer.Builder server() {
+        return TcpStoreServer.builder().unixSocket(false);
+    }
+
     @Override
     protected Store newStore(Duration timeout) {
-        TcpStoreServer server = TcpStoreServer.builder().start().block(Duration.ofSeconds(10));
+        TcpStoreServer server = server().start().block(Duration.ofSeconds(10));
         TcpStore store = TcpStore.connect(options(server.port(), timeout)).block(Duration.ofSeconds(10));
         servers.put(store, server);
         return store;
@@ -69,7 +75,7 @@ class TcpStoreContractTest extends StoreContractTest {
 
     @Test
     void serverLossFailsPendingAndLaterCalls() {
-        TcpStoreServer server = TcpStoreServer.builder().start().block(Duration.ofSeconds(10));
+        TcpStoreServer server = server().start().block(Duration.ofSeconds(10));
         TcpStore store = TcpStore.connect(options(server.port(), Duration.ofSeconds(20))).block(Duration.ofSeconds(10));
         try {
             StepVerifier.create(store.get("never"))
@@ -90,7 +96,7 @@ class TcpStoreContractTest extends StoreContractTest {
 
     @Test
     void requestOverTheFrameLimitFailsAloneAndTheConnectionStays() {
-        TcpStoreServer server = TcpStoreServer.builder().maxFrameSize(4096).start().block(Duration.ofSeconds(10));
+        TcpStoreServer server = server().maxFrameSize(4096).start().block(Duration.ofSeconds(10));
         TcpStore store = TcpStore.connect(options(server.port(), Duration.ofSeconds(20)).withMaxFrameSize(4096))
                 .block(Duration.ofSeconds(10));
         try {
@@ -109,7 +115,7 @@ class TcpStoreContractTest extends StoreContractTest {
     @Test
     void connectRetriesUntilTheServerAppearsThenTimesOutNamingIt() {
         // nothing listens on a port we just released: connect fails after its timeout naming the address
-        TcpStoreServer probe = TcpStoreServer.builder().start().block(Duration.ofSeconds(10));
+        TcpStoreServer probe = server().start().block(Duration.ofSeconds(10));
         int port = probe.port();
         probe.close();
         probe.onClose().block(Duration.ofSeconds(10));

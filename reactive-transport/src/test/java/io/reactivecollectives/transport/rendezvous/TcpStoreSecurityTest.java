@@ -148,6 +148,9 @@ class TcpStoreSecurityTest {
 
         TcpStoreServer server = TcpStoreServer.builder().ssl(serverSsl).secret(SECRET).start().block(T);
         try (TcpStore store = TcpStore.connect(opts(server).withSsl(clientSsl).withSecret(SECRET)).block(T)) {
+            // TLS is never bypassed through the server's local socket: there is none, and the client went over TCP
+            assertNull(server.localSocket());
+            assertFalse(store.isLocalSocket(), store.toString());
             byte[] value = new byte[100_000];
             for (int i = 0; i < value.length; i++) {
                 value[i] = (byte) (i * 31);

@@ -13,12 +13,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * The whole {@link TcpStoreContractTest} suite again with clients whose sets are not acknowledged
  * ({@link TcpStoreOptions#withAcknowledgedSets(boolean) withAcknowledgedSets(false)}, PyTorch
- * TCPStore's {@code set}): one client's calls keep their order, so the contract holds as it is.
+ * TCPStore's {@code set}), through the server's local socket: one client's calls keep their order,
+ * so the contract holds as it is.
  * Plus what is particular to sets sent without an answer: many of them in a row all arrive, in
  * order, visible to the next call and to other clients, and large ones are held back by the
  * connection's high-water mark instead of piling up.
  */
 class TcpStoreUnacknowledgedSetsTest extends TcpStoreContractTest {
+
+    @Override
+    protected TcpStoreServer.Builder server() {
+        return TcpStoreServer.builder();
+    }
 
     @Override
     protected TcpStoreOptions options(int port, Duration timeout) {
@@ -27,7 +33,7 @@ class TcpStoreUnacknowledgedSetsTest extends TcpStoreContractTest {
 
     @Test
     void manySetsInARowArriveInOrderAndTheNextCallSeesTheLast() {
-        TcpStoreServer server = TcpStoreServer.builder().start().block(Duration.ofSeconds(10));
+        TcpStoreServer server = server().start().block(Duration.ofSeconds(10));
         TcpStore writer = TcpStore.connect(options(server.port(), Duration.ofSeconds(20))).block(Duration.ofSeconds(10));
         TcpStore reader = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port())).block(Duration.ofSeconds(10));
         try {
@@ -49,7 +55,7 @@ class TcpStoreUnacknowledgedSetsTest extends TcpStoreContractTest {
 
     @Test
     void largeSetsAreHeldBackByTheConnectionAndAllArrive() {
-        TcpStoreServer server = TcpStoreServer.builder().start().block(Duration.ofSeconds(10));
+        TcpStoreServer server = server().start().block(Duration.ofSeconds(10));
         TcpStore writer = TcpStore.connect(options(server.port(), Duration.ofSeconds(20))).block(Duration.ofSeconds(10));
         try {
             byte[] value = new byte[1 << 20];
