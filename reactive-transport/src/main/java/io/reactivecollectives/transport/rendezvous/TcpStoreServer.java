@@ -52,6 +52,10 @@ import java.util.concurrent.TimeUnit;
  * server sends a nonce and reads nothing but the client's HMAC-SHA256 of it (a frame of at most
  * {@link StoreFrameCodec#HANDSHAKE_MAX_FRAME} bytes) before serving any key; with an
  * {@link SslContext} the connection is TLS.
+ *
+ * <p>Without TLS the server also listens on a Unix domain socket beside its TCP port
+ * ({@link #localSocket()}: {@code rc-store-<port>.sock} in the temporary directory), which clients
+ * of a loopback address try first: the same protocol without the kernel's TCP path.
  */
 public final class TcpStoreServer implements AutoCloseable {
 
@@ -138,7 +142,8 @@ public final class TcpStoreServer implements AutoCloseable {
 
     /**
      * The Unix domain socket beside the TCP port that clients on this host connect through
-     * ({@link StoreLocalSocket}), or null when there is none (TLS, turned off, or it could not bind).
+     * ({@code rc-store-<port>.sock} in the temporary directory), or null when there is none (TLS,
+     * turned off, or it could not bind).
      */
     public java.nio.file.Path localSocket() {
         return local.path();

@@ -37,6 +37,9 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
     @Option(names = "--tls-key", description = "PEM PKCS#8 private key of --tls-cert")
     File tlsKey;
 
+    @Option(names = "--no-unix-socket", description = "serve TCP only: no Unix domain socket for clients on this host")
+    boolean noUnixSocket;
+
     @Override
     public Integer call() throws Exception {
         if ((tlsCert == null) != (tlsKey == null)) {
@@ -49,6 +52,7 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
                 .maxFrameSize(maxFrameSize)
                 .secret(StoreAuth.secretFrom(System.getenv()))
                 .ssl(ssl)
+                .unixSocket(!noUnixSocket)
                 .start()
                 .toFuture()
                 .get();
@@ -56,7 +60,8 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
         server.onClose().doFinally(s -> closed.countDown()).subscribe();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tcp-store-shutdown"));
         System.out.println("TCP store listening on " + server.address().getHostString() + ":" + server.port()
-                + (ssl != null ? " (TLS)" : "") + (StoreAuth.secretFrom(System.getenv()) != null ? " (HMAC)" : ""));
+                + (ssl != null ? " (TLS)" : "") + (StoreAuth.secretFrom(System.getenv()) != null ? " (HMAC)" : "")
+                + (server.localSocket() != null ? ", and for this host on " + server.localSocket() : ""));
         System.out.flush();
         closed.await();
         return 0;
