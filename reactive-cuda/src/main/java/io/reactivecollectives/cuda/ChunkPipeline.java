@@ -6,6 +6,10 @@ import io.reactivecollectives.core.Tensor;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -83,6 +87,93 @@ final class ChunkPipeline {
         });
     }
 
+    /**
+     * The pipeline for an operation over several tensors of {@code numel} elements each (an
+     * all-gather's input and outputs, a scatter's inputs and output, ...): chunk k of every tensor
+     * shares one host buffer (one slab, so a chunk never holds part of the pool while waiting for
+     * the rest), the device tensors of {@code ins} are copied into it, {@code network} runs with
+     * a map from each tensor to its host chunk (a CPU tensor maps to its own chunk, uncopied), and
+     * the device tensors of {@code outs} are copied back. Chunks hold {@code slabBytes / slots}
+     * bytes per tensor: {@code slots} is the most tensors any rank brings to the operation (1 +
+     * world size for a gather), the same on every rank, so every rank cuts the same number of chunks
+     * and issues the same collectives. Completes when every chunk went through.
+     */
+    Mono<Void> runMany(String op, long opId, DType dtype, long numel, int slots, List<Tensor> ins, List<Tensor> outs,
+                       Function<Map<Tensor, Tensor>, Mono<?>> network) {
+        return Mono.defer(() -> {
+            List<Tensor> all = distinct(ins, outs);
+            long per = Math.max(1, Math.min(chunkBytes, pool.slabBytes()) / ((long) Math.max(1, slots) * dtype.byteSize()));
+            int n = (int) Math.max(1, (numel + per - 1) / per);
+            return Flux.range(0, n)
+                    .flatMapSequential(k -> stageInMany(op, opId, k, k * per, Math.min(per, numel - k * per), dtype, all, ins),
+                            depth, 1)
+                    .flatMapSequential(g -> guard(g, timed(op, opId, g.index, StageEvent.Stage.NETWORK, g.bytes(),
+                            Mono.defer(() -> network.apply(g.hostOf)))), depth, 1)
+                    .flatMap(g -> stageOutMany(op, opId, g, outs), depth)
+                    .doOnDiscard(StagedMany.class, StagedMany::release)
+                    .then();
+        });
+    }
+
+    private Mono<StagedMany> stageInMany(String op, long opId, int k, long offset, long len, DType dtype, List<Tensor> all,
+                                         List<Tensor> ins) {
+        return hostBuffer(dtype, len * all.size()).flatMap(buffer -> {
+            StagedMany g;
+            try {
+                Map<Tensor, Tensor> hostOf = new IdentityHashMap<>();
+                Map<Tensor, Tensor> deviceOf = new IdentityHashMap<>();
+                for (int i = 0; i < all.size(); i++) {
+                    Tensor t = all.get(i);
+                    Tensor chunk = t.flatten().narrow(offset, len);
+                    deviceOf.put(t, chunk);
+                    hostOf.put(t, t.isCpu() ? chunk : buffer.narrow(i * len, len));
+                }
+                g = new StagedMany(k, buffer, hostOf, deviceOf);
+            } catch (RuntimeException e) {
+                buffer.release();
+                return Mono.error(e);
+            }
+            List<Tensor> copyIn = new ArrayList<>();
+            for (Tensor t : ins) {
+                if (!t.isCpu() && !copyIn.contains(t)) {
+                    copyIn.add(t);
+                }
+            }
+            if (copyIn.isEmpty()) {
+                return Mono.just(g);
+            }
+            return guard(g, timed(op, opId, k, StageEvent.Stage.COPY_IN, len * dtype.byteSize() * copyIn.size(),
+                    Flux.fromIterable(copyIn).flatMap(t -> copier.copy(g.deviceOf.get(t), g.hostOf.get(t))).then()));
+        });
+    }
+
+    private Mono<StagedMany> stageOutMany(String op, long opId, StagedMany g, List<Tensor> outs) {
+        List<Tensor> copyOut = new ArrayList<>();
+        for (Tensor t : outs) {
+            if (!t.isCpu() && !copyOut.contains(t)) {
+                copyOut.add(t);
+            }
+        }
+        Mono<Void> copy = copyOut.isEmpty() ? Mono.empty()
+                : timed(op, opId, g.index, StageEvent.Stage.COPY_OUT, g.bytes() / Math.max(1, g.hostOf.size()) * copyOut.size(),
+                        Flux.fromIterable(copyOut).flatMap(t -> copier.copy(g.hostOf.get(t), g.deviceOf.get(t))).then());
+        return copy.then(Mono.just(g)).doFinally(x -> g.release());
+    }
+
+    /** The tensors of both lists, each once (by identity), in order. */
+    private static List<Tensor> distinct(List<Tensor> a, List<Tensor> b) {
+        List<Tensor> out = new ArrayList<>();
+        java.util.Set<Tensor> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (List<Tensor> l : List.of(a, b)) {
+            for (Tensor t : l) {
+                if (seen.add(t)) {
+                    out.add(t);
+                }
+            }
+        }
+        return out;
+    }
+
     /** A slab-backed host tensor of {@code numel} elements, or a pooled direct tensor when the slab is too small. */
     Mono<Tensor> hostBuffer(DType dtype, long numel) {
         long bytes = numel * dtype.byteSize();
@@ -128,6 +219,10 @@ final class ChunkPipeline {
         return stage.then(Mono.just(s)).doOnError(e -> s.release()).doOnCancel(s::release);
     }
 
+    private static Mono<StagedMany> guard(StagedMany g, Mono<?> stage) {
+        return stage.then(Mono.just(g)).doOnError(e -> g.release()).doOnCancel(g::release);
+    }
+
     private Mono<Void> timed(String op, long opId, int chunk, StageEvent.Stage stage, long bytes, Mono<?> work) {
         if (listener == StageListener.NONE) {
             return work.then();
@@ -136,6 +231,32 @@ final class ChunkPipeline {
             long t0 = System.nanoTime();
             return work.then().doOnSuccess(v -> listener.onStage(new StageEvent(op, opId, chunk, stage, bytes, t0, System.nanoTime())));
         });
+    }
+
+    /** Chunk k of several tensors: their device chunks, their host chunks, and the buffer it owns. */
+    static final class StagedMany {
+        final int index;
+        final Tensor buffer;
+        final Map<Tensor, Tensor> hostOf;
+        final Map<Tensor, Tensor> deviceOf;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        StagedMany(int index, Tensor buffer, Map<Tensor, Tensor> hostOf, Map<Tensor, Tensor> deviceOf) {
+            this.index = index;
+            this.buffer = buffer;
+            this.hostOf = hostOf;
+            this.deviceOf = deviceOf;
+        }
+
+        long bytes() {
+            return buffer.nbytes();
+        }
+
+        void release() {
+            if (released.compareAndSet(false, true)) {
+                buffer.release();
+            }
+        }
     }
 
     /** A chunk and its host copy; owns one reference of the host copy when {@code owned}. */

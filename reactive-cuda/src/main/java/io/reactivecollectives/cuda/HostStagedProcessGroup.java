@@ -34,8 +34,11 @@ import java.util.function.Function;
  * {@link CudaScheduler}. Stages a rank does not need are skipped (the root of a broadcast copies
  * nothing back, the other ranks copy nothing in; only the root of a reduce copies back).
  * {@link #allReduceStream} stages each chunk of the stream the same way around the wrapped group's
- * stream. The other operations copy whole tensors in, run the wrapped group's operation on host
- * tensors, and copy the outputs back.
+ * stream. allGather, allGatherInto, gather, scatter, reduceScatter and reduceScatterTensor, whose
+ * tensors all have one size, run chunk k of every tensor through the same three stages, the chunk
+ * k of all of them sharing one slab. The other operations (all-to-all, whose tensors may differ in
+ * size per peer; the coalesced lists; batchSendRecv) copy whole tensors in, run the wrapped group's
+ * operation on host tensors, and copy the outputs back.
  *
  * <h2>Order and synchronisation (c10d's Work semantics)</h2>
  * A collective on this group issues one collective per chunk on the wrapped group over time; to
@@ -365,18 +368,27 @@ public final class HostStagedProcessGroup implements ProcessGroup {
         });
     }
 
-    // ------------------------------------------------------------------ the rest: whole tensors staged
+    // ------------------------------------------------------------------ several tensors, chunk by chunk
 
+    /** Chunk k of the input and of every output per all-gather on the wrapped group. */
     @Override
     public Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input) {
-        return lane.run(() -> whole(List.of(input), outputs, m -> cpu.allGather(map(outputs, m), m.get(input)))
-                .thenReturn(outputs));
+        return lane.run(() -> chunked("allGather", List.of(input), outputs,
+                m -> cpu.allGather(map(outputs, m), m.get(input))).thenReturn(outputs));
     }
 
+    /** As {@link #allGather} over the world slices of {@code output}. */
     @Override
     public Mono<Tensor> allGatherInto(Tensor output, Tensor input) {
-        return lane.run(() -> whole(List.of(input), List.of(output), m -> cpu.allGatherInto(m.get(output), m.get(input)))
-                .thenReturn(output));
+        return lane.run(() -> {
+            List<Tensor> slices = slices(output, input.numel());
+            if (slices == null) {
+                return whole(List.of(input), List.of(output), m -> cpu.allGatherInto(m.get(output), m.get(input)))
+                        .thenReturn(output);
+            }
+            return chunked("allGatherInto", List.of(input), slices, m -> cpu.allGather(map(slices, m), m.get(input)))
+                    .thenReturn(output);
+        });
     }
 
     @Override
@@ -394,29 +406,42 @@ public final class HostStagedProcessGroup implements ProcessGroup {
         });
     }
 
+    /** Chunk k of every rank's input per gather; the root copies chunk k of each output back. */
     @Override
     public Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root) {
-        return lane.run(() -> whole(List.of(input), outputs, m -> cpu.gather(map(outputs, m), m.get(input), root))
+        return lane.run(() -> chunked("gather", List.of(input), outputs, m -> cpu.gather(map(outputs, m), m.get(input), root))
                 .thenReturn(outputs));
     }
 
+    /** Chunk k of the root's inputs per scatter; every rank copies chunk k of its output back. */
     @Override
     public Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root) {
-        return lane.run(() -> whole(inputs, List.of(output), m -> cpu.scatter(m.get(output), map(inputs, m), root))
+        return lane.run(() -> chunked("scatter", inputs, List.of(output), m -> cpu.scatter(m.get(output), map(inputs, m), root))
                 .thenReturn(output));
     }
 
+    /** Chunk k of every input per reduce-scatter on the wrapped group; chunk k of the output comes back. */
     @Override
     public Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op) {
-        return lane.run(() -> whole(inputs, List.of(output), m -> cpu.reduceScatter(m.get(output), map(inputs, m), op))
-                .thenReturn(output));
+        return lane.run(() -> chunked("reduceScatter", inputs, List.of(output),
+                m -> cpu.reduceScatter(m.get(output), map(inputs, m), op)).thenReturn(output));
     }
 
+    /** As {@link #reduceScatter} over the world slices of {@code input}. */
     @Override
     public Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op) {
-        return lane.run(() -> whole(List.of(input), List.of(output), m -> cpu.reduceScatterTensor(m.get(output), m.get(input), op))
-                .thenReturn(output));
+        return lane.run(() -> {
+            List<Tensor> slices = slices(input, output.numel());
+            if (slices == null) {
+                return whole(List.of(input), List.of(output), m -> cpu.reduceScatterTensor(m.get(output), m.get(input), op))
+                        .thenReturn(output);
+            }
+            return chunked("reduceScatterTensor", slices, List.of(output),
+                    m -> cpu.reduceScatter(m.get(output), map(slices, m), op)).thenReturn(output);
+        });
     }
+
+    // ------------------------------------------------------------------ the rest: whole tensors staged
 
     @Override
     public Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op) {
@@ -524,6 +549,45 @@ public final class HostStagedProcessGroup implements ProcessGroup {
                     .switchIfEmpty(Mono.defer(() -> copyOut.then(Mono.empty())))
                     .doFinally(s -> temps.forEach(Tensor::release));
         });
+    }
+
+    /**
+     * {@link ChunkPipeline#runMany} when some tensor is on a device and all have one dtype and one
+     * size (which the operations chunked this way require of correct input), else {@link #whole}
+     * (CPU tensors only, or input the wrapped group will reject with its own message). A chunk
+     * holds 1 + world size tensors' worth of slots on every rank, so all ranks cut alike.
+     */
+    private Mono<Void> chunked(String op, List<Tensor> ins, List<Tensor> outs, Function<Map<Tensor, Tensor>, Mono<?>> call) {
+        return Mono.defer(() -> {
+            List<Tensor> all = new ArrayList<>(ins);
+            all.addAll(outs);
+            boolean device = false;
+            boolean uniform = !all.isEmpty();
+            for (Tensor t : all) {
+                checkTensor(op, t);
+                device |= !t.isCpu();
+                uniform &= t.dtype() == all.get(0).dtype() && t.numel() == all.get(0).numel();
+            }
+            if (!device || !uniform) {
+                return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
+            }
+            Tensor first = all.get(0);
+            return pipeline.runMany(op, opIds.incrementAndGet(), first.dtype(), first.numel(), 1 + size(), ins, outs, call);
+        });
+    }
+
+    /** The {@code size()} consecutive slices of {@code numel} elements of {@code t}, or null if it is not that big. */
+    private List<Tensor> slices(Tensor t, long numel) {
+        checkTensor("slices", t);
+        if (t.numel() != numel * size()) {
+            return null;
+        }
+        Tensor flat = t.flatten();
+        List<Tensor> out = new ArrayList<>(size());
+        for (int r = 0; r < size(); r++) {
+            out.add(flat.narrow(r * numel, numel));
+        }
+        return out;
     }
 
     private static List<Tensor> distinctDeviceTensors(List<Tensor> l) {

@@ -103,4 +103,31 @@ class HostStagedCudaTest {
         StepVerifier.create(Mono.when(staged.get(0).send(src, 1, 3), staged.get(1).recv(dst, 0, 3))).verifyComplete();
         assertTrue(back(dst).contentEquals(back(src)));
     }
+
+    @Test
+    void allGatherAndReduceScatterOfCudaTensors() {
+        long n = (3L << 20) + 11; // 12 MiB and a bit: several chunks of 3 tensors' worth
+        Tensor in0 = onDevice(ramp(n, 2));
+        Tensor in1 = onDevice(ramp(n, 7));
+        List<Tensor> out0 = List.of(onDevice(ramp(n, 0)), onDevice(ramp(n, 0)));
+        List<Tensor> out1 = List.of(onDevice(ramp(n, 0)), onDevice(ramp(n, 0)));
+        StepVerifier.create(Mono.when(staged.get(0).allGather(out0, in0), staged.get(1).allGather(out1, in1)))
+                .verifyComplete();
+        Tensor h0 = back(in0);
+        Tensor h1 = back(in1);
+        for (List<Tensor> outs : List.of(out0, out1)) {
+            assertTrue(back(outs.get(0)).contentEquals(h0), "slot 0 holds rank 0's input");
+            assertTrue(back(outs.get(1)).contentEquals(h1), "slot 1 holds rank 1's input");
+        }
+        Tensor r0 = onDevice(ramp(n, 0));
+        Tensor r1 = onDevice(ramp(n, 0));
+        StepVerifier.create(Mono.when(staged.get(0).reduceScatter(r0, out0, ReduceOp.SUM),
+                staged.get(1).reduceScatter(r1, out1, ReduceOp.SUM))).verifyComplete();
+        Tensor b0 = back(r0);
+        Tensor b1 = back(r1);
+        for (long i = 0; i < n; i += 997) {
+            assertEquals(2.0 * ((i % 1000) + 2), b0.getDouble(i), "element " + i);
+            assertEquals(2.0 * ((i % 1000) + 7), b1.getDouble(i), "element " + i);
+        }
+    }
 }

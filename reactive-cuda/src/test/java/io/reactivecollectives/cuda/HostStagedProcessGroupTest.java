@@ -210,6 +210,121 @@ class HostStagedProcessGroupTest {
         assertArrayEquals(values(3000, 1, 10), FakeDevice.read(b2));
     }
 
+    private long networkEvents(String op) {
+        return events.stream().filter(e -> e.stage() == StageEvent.Stage.NETWORK && e.op().equals(op)).count();
+    }
+
+    private static float[] concat(float[]... parts) {
+        int n = 0;
+        for (float[] p : parts) {
+            n += p.length;
+        }
+        float[] out = new float[n];
+        int at = 0;
+        for (float[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
+    }
+
+    // chunks of the multi-tensor ops hold 3 tensors' worth (1 + world size) of a 4 KiB slab: 341 floats
+    private static final int N = 1000; // 3 chunks
+
+    @Test
+    void allGatherOfDeviceTensorsGoesChunkByChunk() {
+        float[] x0 = values(N, 1, 0);
+        float[] x1 = values(N, 2, 5);
+        Tensor in0 = dev(x0), in1 = dev(x1);
+        List<Tensor> out0 = List.of(dev(new float[N]), dev(new float[N]));
+        List<Tensor> out1 = List.of(dev(new float[N]), cpuTensor(new float[N])); // a CPU output takes its chunk directly
+        StepVerifier.create(Mono.zip(staged.get(0).allGather(out0, in0), staged.get(1).allGather(out1, in1)))
+                .assertNext(t -> assertTrue(t.getT1() == out0 && t.getT2() == out1))
+                .verifyComplete();
+        for (List<Tensor> outs : List.of(out0, out1)) {
+            assertArrayEquals(x0, outs.get(0).isCpu() ? outs.get(0).toFloatArray() : FakeDevice.read(outs.get(0)));
+            assertArrayEquals(x1, outs.get(1).isCpu() ? outs.get(1).toFloatArray() : FakeDevice.read(outs.get(1)));
+        }
+        assertEquals(6, networkEvents("allGather"), "3 chunks on each of 2 ranks");
+        assertEquals(3 + 3 * 2, copiesOf(0), "rank 0: 3 chunks in, 3 chunks of 2 outputs back");
+        assertEquals(3 + 3, copiesOf(1), "rank 1: 3 chunks in, 3 chunks of its one device output back");
+    }
+
+    @Test
+    void allGatherIntoAndReduceScatterTensorCutTheBigTensorIntoWorldSlices() {
+        float[] x0 = values(N, 1, 0);
+        float[] x1 = values(N, 3, 2);
+        Tensor in0 = dev(x0), in1 = dev(x1);
+        Tensor big0 = dev(new float[2 * N]), big1 = dev(new float[2 * N]);
+        StepVerifier.create(Mono.when(staged.get(0).allGatherInto(big0, in0), staged.get(1).allGatherInto(big1, in1)))
+                .verifyComplete();
+        assertArrayEquals(concat(x0, x1), FakeDevice.read(big0));
+        assertArrayEquals(concat(x0, x1), FakeDevice.read(big1));
+        assertEquals(6, networkEvents("allGatherInto"));
+
+        // reduce-scatter of [x0 | x1] on both ranks: rank r gets 2 * slice r
+        Tensor o0 = dev(new float[N]), o1 = dev(new float[N]);
+        StepVerifier.create(Mono.when(staged.get(0).reduceScatterTensor(o0, big0, ReduceOp.SUM),
+                        staged.get(1).reduceScatterTensor(o1, big1, ReduceOp.SUM)))
+                .verifyComplete();
+        float[] twice0 = new float[N], twice1 = new float[N];
+        for (int i = 0; i < N; i++) {
+            twice0[i] = 2 * x0[i];
+            twice1[i] = 2 * x1[i];
+        }
+        assertArrayEquals(twice0, FakeDevice.read(o0));
+        assertArrayEquals(twice1, FakeDevice.read(o1));
+        assertEquals(6, networkEvents("reduceScatterTensor"));
+    }
+
+    @Test
+    void reduceScatterGatherAndScatterOfDeviceTensors() {
+        float[] a = values(N, 1, 1), b = values(N, 2, 0), c = values(N, 4, 3), d = values(N, 5, 7);
+        Tensor o0 = dev(new float[N]), o1 = dev(new float[N]);
+        StepVerifier.create(Mono.when(staged.get(0).reduceScatter(o0, List.of(dev(a), dev(b)), ReduceOp.MAX),
+                        staged.get(1).reduceScatter(o1, List.of(dev(c), dev(d)), ReduceOp.MAX)))
+                .verifyComplete();
+        float[] max0 = new float[N], max1 = new float[N];
+        for (int i = 0; i < N; i++) {
+            max0[i] = Math.max(a[i], c[i]);
+            max1[i] = Math.max(b[i], d[i]);
+        }
+        assertArrayEquals(max0, FakeDevice.read(o0));
+        assertArrayEquals(max1, FakeDevice.read(o1));
+        assertEquals(6, networkEvents("reduceScatter"));
+
+        // gather to rank 1: only the root has outputs, both ranks cut 3 chunks
+        List<Tensor> gathered = List.of(dev(new float[N]), dev(new float[N]));
+        StepVerifier.create(Mono.when(staged.get(0).gather(List.of(), dev(a), 1), staged.get(1).gather(gathered, dev(b), 1)))
+                .verifyComplete();
+        assertArrayEquals(a, FakeDevice.read(gathered.get(0)));
+        assertArrayEquals(b, FakeDevice.read(gathered.get(1)));
+        assertEquals(6, networkEvents("gather"));
+
+        // scatter from rank 0
+        Tensor s0 = dev(new float[N]), s1 = dev(new float[N]);
+        StepVerifier.create(Mono.when(staged.get(0).scatter(s0, List.of(dev(c), dev(d)), 0), staged.get(1).scatter(s1, List.of(), 0)))
+                .verifyComplete();
+        assertArrayEquals(c, FakeDevice.read(s0));
+        assertArrayEquals(d, FakeDevice.read(s1));
+        assertEquals(6, networkEvents("scatter"));
+    }
+
+    @Test
+    void multiTensorOpsOfEmptyAndOneElementTensors() {
+        for (int n : new int[] {0, 1}) {
+            float[] x0 = values(n, 1, 4), x1 = values(n, 1, 9);
+            List<Tensor> out0 = List.of(dev(new float[n]), dev(new float[n]));
+            List<Tensor> out1 = List.of(dev(new float[n]), dev(new float[n]));
+            StepVerifier.create(Mono.when(staged.get(0).allGather(out0, dev(x0)), staged.get(1).allGather(out1, dev(x1))))
+                    .verifyComplete();
+            for (List<Tensor> outs : List.of(out0, out1)) {
+                assertArrayEquals(x0, FakeDevice.read(outs.get(0)));
+                assertArrayEquals(x1, FakeDevice.read(outs.get(1)));
+            }
+        }
+    }
+
     @Test
     void badInputFailsBeforeAnythingIsSent() {
         Tensor a = dev(1, 2, 3);
