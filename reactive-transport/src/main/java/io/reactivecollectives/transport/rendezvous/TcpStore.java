@@ -283,17 +283,20 @@ public final class TcpStore implements Store {
      */
     private <T> Mono<T> call(String op, RequestEncoder encoder, Function<StoreFrameCodec.Response, T> decoder,
                              List<String> waitKeys, Duration wait) {
-        return Mono.create(sink -> {
-            if (channel.eventLoop().inEventLoop()) {
-                send(op, encoder, decoder, sink, waitKeys, wait);
-            } else {
-                try {
-                    channel.eventLoop().execute(() -> send(op, encoder, decoder, sink, waitKeys, wait));
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    sink.error(new IllegalStateException(op + ": TCP store client for " + server + " is closed"));
-                }
-            }
-        });
+        return Mono.create(sink -> onEventLoop(op, sink, () -> send(op, encoder, decoder, sink, waitKeys, wait)));
+    }
+
+    /** Runs {@code task} on the connection's event loop (now when already there); fails {@code sink} if the loop is gone. */
+    private void onEventLoop(String op, MonoSink<?> sink, Runnable task) {
+        if (channel.eventLoop().inEventLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            channel.eventLoop().execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            sink.error(new IllegalStateException(op + ": TCP store client for " + server + " is closed"));
+        }
     }
 
     /**
@@ -301,17 +304,7 @@ public final class TcpStore implements Store {
      * the outbound buffer is above its high-water mark, once the frame is written (backpressure).
      */
     private Mono<Void> handOver(String op, RequestEncoder encoder) {
-        return Mono.create(sink -> {
-            if (channel.eventLoop().inEventLoop()) {
-                sendNoReply(op, encoder, sink);
-            } else {
-                try {
-                    channel.eventLoop().execute(() -> sendNoReply(op, encoder, sink));
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    sink.error(new IllegalStateException(op + ": TCP store client for " + server + " is closed"));
-                }
-            }
-        });
+        return Mono.create(sink -> onEventLoop(op, sink, () -> sendNoReply(op, encoder, sink)));
     }
 
     private void sendNoReply(String op, RequestEncoder encoder, MonoSink<Void> sink) {

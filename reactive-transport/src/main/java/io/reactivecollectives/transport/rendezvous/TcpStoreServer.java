@@ -117,9 +117,13 @@ public final class TcpStoreServer implements AutoCloseable {
         return authFailures.get();
     }
 
-    /** Completes when the server has closed. */
+    /**
+     * Completes when the server has closed: its TCP port and its local socket. A new server on the
+     * same port should start after this (Netty removes the socket file when the old listening
+     * channel closes, which would otherwise take the new server's file with it).
+     */
     public Mono<Void> onClose() {
-        return server.onDispose();
+        return local.uds() == null ? server.onDispose() : Mono.when(server.onDispose(), local.uds().onDispose());
     }
 
     /** Stops accepting, closes every connection and fails pending waits; does not block. */
