@@ -71,6 +71,9 @@ public final class TcpStoreServer implements AutoCloseable {
     private final AtomicInteger connections;
     private final AtomicLong rejectedFrames;
     private final AtomicLong authFailures;
+    /** The server's meters, in {@link #registry}; removed on close. */
+    private final List<io.micrometer.core.instrument.Meter> meters = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile MeterRegistry registry;
 
     private TcpStoreServer(DisposableServer server, LocalServer local, StoreState state,
                            AtomicInteger connections, AtomicLong rejectedFrames, AtomicLong authFailures) {
@@ -133,6 +136,11 @@ public final class TcpStoreServer implements AutoCloseable {
             ((Session) w.owner).closed(w);
         }
         server.dispose();
+        MeterRegistry reg = registry;
+        if (reg != null) {
+            meters.forEach(reg::remove);
+            meters.clear();
+        }
         if (local.uds() != null) {
             local.uds().dispose();
             java.nio.file.Path path = local.path();
@@ -277,14 +285,16 @@ public final class TcpStoreServer implements AutoCloseable {
                     DisposableServer ds = bound.tcp();
                     TcpStoreServer s = new TcpStoreServer(ds, bound, state, conns, rejected, authFailed);
                     String port = Integer.toString(s.port());
-                    Gauge.builder("rc.store.server.pending.waits", state.pendingWaitsCounter(), AtomicInteger::get)
-                            .tag("port", port).register(reg);
-                    Gauge.builder("rc.store.server.connections", conns, AtomicInteger::get)
-                            .tag("port", port).register(reg);
-                    FunctionCounter.builder("rc.store.server.rejected.frames", rejected, AtomicLong::get)
-                            .tag("port", port).register(reg);
-                    FunctionCounter.builder("rc.store.server.auth.failures", authFailed, AtomicLong::get)
-                            .tag("port", port).register(reg);
+                    // removed again by close(), so that a later server on the same port gets meters of its own
+                    s.meters.add(Gauge.builder("rc.store.server.pending.waits", state.pendingWaitsCounter(), AtomicInteger::get)
+                            .tag("port", port).register(reg));
+                    s.meters.add(Gauge.builder("rc.store.server.connections", conns, AtomicInteger::get)
+                            .tag("port", port).register(reg));
+                    s.meters.add(FunctionCounter.builder("rc.store.server.rejected.frames", rejected, AtomicLong::get)
+                            .tag("port", port).register(reg));
+                    s.meters.add(FunctionCounter.builder("rc.store.server.auth.failures", authFailed, AtomicLong::get)
+                            .tag("port", port).register(reg));
+                    s.registry = reg;
                     LOG.debug("TCP store listening on {} (auth {}, tls {}, local socket {})", ds.address(), key != null,
                             ssl != null, bound.path());
                     return s;
