@@ -34,11 +34,12 @@ import java.util.function.Function;
  * {@link CudaScheduler}. Stages a rank does not need are skipped (the root of a broadcast copies
  * nothing back, the other ranks copy nothing in; only the root of a reduce copies back).
  * {@link #allReduceStream} stages each chunk of the stream the same way around the wrapped group's
- * stream. allGather, allGatherInto, gather, scatter, reduceScatter and reduceScatterTensor, whose
- * tensors all have one size, run chunk k of every tensor through the same three stages, the chunk
- * k of all of them sharing one slab. The other operations (all-to-all, whose tensors may differ in
- * size per peer; the coalesced lists; batchSendRecv) copy whole tensors in, run the wrapped group's
- * operation on host tensors, and copy the outputs back.
+ * stream. allGather, allGatherInto, gather, scatter, reduceScatter, reduceScatterTensor and
+ * allToAllSingle with equal splits, whose tensors (or slices) all have one size, run chunk k of
+ * every tensor through the same three stages, the chunk k of all of them sharing one slab. The
+ * other operations (allToAll and allToAllSingle with explicit splits, whose tensors may differ in
+ * size per peer; the coalesced lists; batchSendRecv) copy whole tensors in, run the wrapped
+ * group's operation on host tensors, and copy the outputs back.
  *
  * <h2>Order and synchronisation (c10d's Work semantics)</h2>
  * A collective on this group issues one collective per chunk on the wrapped group over time; to
@@ -455,10 +456,24 @@ public final class HostStagedProcessGroup implements ProcessGroup {
                 .thenReturn(outputs));
     }
 
+    /**
+     * With equal splits (empty split arrays; then every rank's slices have one size), chunk k of
+     * each of the world slices per all-to-all on the wrapped group; with explicit splits, whole
+     * tensors (slice sizes may differ from rank to rank, so the ranks could not agree on chunks).
+     */
     @Override
     public Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits) {
-        return lane.run(() -> whole(List.of(input), List.of(output),
-                m -> cpu.allToAllSingle(m.get(output), m.get(input), outputSplits, inputSplits)).thenReturn(output));
+        return lane.run(() -> {
+            boolean equal = (outputSplits == null || outputSplits.length == 0) && (inputSplits == null || inputSplits.length == 0);
+            List<Tensor> ins = equal && input.numel() % size() == 0 ? slices(input, input.numel() / size()) : null;
+            List<Tensor> outs = ins != null && output.numel() == input.numel() ? slices(output, output.numel() / size()) : null;
+            if (outs == null) {
+                return whole(List.of(input), List.of(output),
+                        m -> cpu.allToAllSingle(m.get(output), m.get(input), outputSplits, inputSplits)).thenReturn(output);
+            }
+            return chunked("allToAllSingle", ins, outs, 2 * size(), m -> cpu.allToAll(map(outs, m), map(ins, m)))
+                    .thenReturn(output);
+        });
     }
 
     @Override
@@ -558,6 +573,12 @@ public final class HostStagedProcessGroup implements ProcessGroup {
      * holds 1 + world size tensors' worth of slots on every rank, so all ranks cut alike.
      */
     private Mono<Void> chunked(String op, List<Tensor> ins, List<Tensor> outs, Function<Map<Tensor, Tensor>, Mono<?>> call) {
+        return chunked(op, ins, outs, 1 + size(), call);
+    }
+
+    /** {@link #chunked(String, List, List, Function)} with {@code slots} tensors per chunk on every rank. */
+    private Mono<Void> chunked(String op, List<Tensor> ins, List<Tensor> outs, int slots,
+                               Function<Map<Tensor, Tensor>, Mono<?>> call) {
         return Mono.defer(() -> {
             List<Tensor> all = new ArrayList<>(ins);
             all.addAll(outs);
@@ -572,7 +593,7 @@ public final class HostStagedProcessGroup implements ProcessGroup {
                 return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
             }
             Tensor first = all.get(0);
-            return pipeline.runMany(op, opIds.incrementAndGet(), first.dtype(), first.numel(), 1 + size(), ins, outs, call);
+            return pipeline.runMany(op, opIds.incrementAndGet(), first.dtype(), first.numel(), slots, ins, outs, call);
         });
     }
 

@@ -311,6 +311,19 @@ class HostStagedProcessGroupTest {
     }
 
     @Test
+    void allToAllSingleWithEqualSplitsGoesChunkByChunk() {
+        float[] a0 = values(N, 1, 0), a1 = values(N, 2, 1), b0 = values(N, 3, 2), b1 = values(N, 4, 3);
+        Tensor in0 = dev(concat(a0, a1)), in1 = dev(concat(b0, b1));
+        Tensor out0 = dev(new float[2 * N]), out1 = dev(new float[2 * N]);
+        StepVerifier.create(Mono.when(staged.get(0).allToAllSingle(out0, in0, new long[0], new long[0]),
+                        staged.get(1).allToAllSingle(out1, in1, null, null)))
+                .verifyComplete();
+        assertArrayEquals(concat(a0, b0), FakeDevice.read(out0));
+        assertArrayEquals(concat(a1, b1), FakeDevice.read(out1));
+        assertTrue(networkEvents("allToAllSingle") > 2, "several chunks per rank");
+    }
+
+    @Test
     void multiTensorOpsOfEmptyAndOneElementTensors() {
         for (int n : new int[] {0, 1}) {
             float[] x0 = values(n, 1, 4), x1 = values(n, 1, 9);
