@@ -102,21 +102,23 @@ final class ChunkPipeline {
                        Function<Map<Tensor, Tensor>, Mono<?>> network) {
         return Mono.defer(() -> {
             List<Tensor> all = distinct(ins, outs);
+            List<Tensor> copyIn = deviceTensors(ins);
+            List<Tensor> copyOut = deviceTensors(outs);
             long per = Math.max(1, Math.min(chunkBytes, pool.slabBytes()) / ((long) Math.max(1, slots) * dtype.byteSize()));
             int n = (int) Math.max(1, (numel + per - 1) / per);
             return Flux.range(0, n)
-                    .flatMapSequential(k -> stageInMany(op, opId, k, k * per, Math.min(per, numel - k * per), dtype, all, ins),
+                    .flatMapSequential(k -> stageInMany(op, opId, k, k * per, Math.min(per, numel - k * per), dtype, all, copyIn),
                             depth, 1)
                     .flatMapSequential(g -> guard(g, timed(op, opId, g.index, StageEvent.Stage.NETWORK, g.bytes(),
                             Mono.defer(() -> network.apply(g.hostOf)))), depth, 1)
-                    .flatMap(g -> stageOutMany(op, opId, g, outs), depth)
+                    .flatMap(g -> stageOutMany(op, opId, g, copyOut), depth)
                     .doOnDiscard(StagedMany.class, StagedMany::release)
                     .then();
         });
     }
 
     private Mono<StagedMany> stageInMany(String op, long opId, int k, long offset, long len, DType dtype, List<Tensor> all,
-                                         List<Tensor> ins) {
+                                         List<Tensor> copyIn) {
         return hostBuffer(dtype, len * all.size()).flatMap(buffer -> {
             StagedMany g;
             try {
@@ -133,12 +135,6 @@ final class ChunkPipeline {
                 buffer.release();
                 return Mono.error(e);
             }
-            List<Tensor> copyIn = new ArrayList<>();
-            for (Tensor t : ins) {
-                if (!t.isCpu() && !copyIn.contains(t)) {
-                    copyIn.add(t);
-                }
-            }
             if (copyIn.isEmpty()) {
                 return Mono.just(g);
             }
@@ -147,17 +143,22 @@ final class ChunkPipeline {
         });
     }
 
-    private Mono<StagedMany> stageOutMany(String op, long opId, StagedMany g, List<Tensor> outs) {
-        List<Tensor> copyOut = new ArrayList<>();
-        for (Tensor t : outs) {
-            if (!t.isCpu() && !copyOut.contains(t)) {
-                copyOut.add(t);
-            }
-        }
+    private Mono<StagedMany> stageOutMany(String op, long opId, StagedMany g, List<Tensor> copyOut) {
         Mono<Void> copy = copyOut.isEmpty() ? Mono.empty()
                 : timed(op, opId, g.index, StageEvent.Stage.COPY_OUT, g.bytes() / Math.max(1, g.hostOf.size()) * copyOut.size(),
                         Flux.fromIterable(copyOut).flatMap(t -> copier.copy(g.hostOf.get(t), g.deviceOf.get(t))).then());
         return copy.then(Mono.just(g)).doFinally(x -> g.release());
+    }
+
+    /** The device (non-CPU) tensors of {@code l}, each once (by identity), in order: those to copy. */
+    static List<Tensor> deviceTensors(List<Tensor> l) {
+        List<Tensor> out = new ArrayList<>();
+        for (Tensor t : distinct(l, List.of())) {
+            if (!t.isCpu()) {
+                out.add(t);
+            }
+        }
+        return out;
     }
 
     /** The tensors of both lists, each once (by identity), in order. */

@@ -557,8 +557,8 @@ public final class HostStagedProcessGroup implements ProcessGroup {
                 temps.forEach(Tensor::release);
                 throw e;
             }
-            Flux<Void> copyIn = Flux.fromIterable(distinctDeviceTensors(ins)).flatMap(t -> copier.copy(t, hostOf.get(t)));
-            Flux<Void> copyOut = Flux.fromIterable(distinctDeviceTensors(outs)).flatMap(t -> copier.copy(hostOf.get(t), t));
+            Flux<Void> copyIn = Flux.fromIterable(ChunkPipeline.deviceTensors(ins)).flatMap(t -> copier.copy(t, hostOf.get(t)));
+            Flux<Void> copyOut = Flux.fromIterable(ChunkPipeline.deviceTensors(outs)).flatMap(t -> copier.copy(hostOf.get(t), t));
             return copyIn.then(Mono.defer(() -> call.apply(hostOf)))
                     .flatMap(r -> copyOut.then(Mono.just(r)))
                     .switchIfEmpty(Mono.defer(() -> copyOut.then(Mono.empty())))
@@ -607,17 +607,6 @@ public final class HostStagedProcessGroup implements ProcessGroup {
         List<Tensor> out = new ArrayList<>(size());
         for (int r = 0; r < size(); r++) {
             out.add(flat.narrow(r * numel, numel));
-        }
-        return out;
-    }
-
-    private static List<Tensor> distinctDeviceTensors(List<Tensor> l) {
-        java.util.Set<Tensor> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        List<Tensor> out = new ArrayList<>();
-        for (Tensor t : l) {
-            if (!t.isCpu() && seen.add(t)) {
-                out.add(t);
-            }
         }
         return out;
     }
