@@ -30,13 +30,14 @@ import io.reactivecollectives.core.Tensor;
  * Elements are little-endian, as {@link Tensor} stores them.
  *
  * <h2>Speed</h2>
- * For buffers with a memory address (direct, off-heap: every CPU {@link Tensor}), the kernels move
- * blocks of 8 KiB into per-thread scratch arrays with {@code Unsafe.copyMemory}, reduce them with
- * plain array loops that HotSpot's C2 vectorises (SSE/AVX), and copy the result back: the kernels
- * run at memory bandwidth and allocate nothing per call (each thread's scratch arrays are made
- * once). Heap buffers, or a JVM without {@code sun.misc.Unsafe} memory access (or with
- * {@code -Dio.reactivecollectives.kernels.portable=true}), take a portable path through
- * {@link ByteBuf} accessors with the same results, slower.
+ * For buffers with a memory address (direct, off-heap: every CPU {@link Tensor}), every dtype but
+ * BOOL is reduced in place by the {@link NativeReduceKernels native kernels} (AVX-512/AVX2 C loops,
+ * through JNI) when the build made them and they load. Otherwise, and for BOOL, the Java kernels move blocks of 8 KiB into per-thread scratch
+ * arrays with {@code Unsafe.copyMemory}, reduce them with plain array loops that HotSpot's C2
+ * vectorises (SSE/AVX), and copy the result back. Neither allocates per call (each thread's
+ * scratch arrays are made once). Heap buffers, or a JVM without {@code sun.misc.Unsafe} memory
+ * access (or with {@code -Dio.reactivecollectives.kernels.portable=true}), take a portable path
+ * through {@link ByteBuf} accessors with the same results, slower.
  *
  * <p>All methods are thread-safe; concurrent calls on the same destination elements race.
  */
@@ -57,6 +58,15 @@ public final class ReduceKernels {
     /** True when the fast path (direct buffers through {@code sun.misc.Unsafe}) is in use on this JVM. */
     public static boolean fastPathAvailable() {
         return UnsafeMemory.AVAILABLE;
+    }
+
+    /**
+     * Which kernels reduce off-heap tensors on this JVM, in words: {@code "native (...)"} when the
+     * {@link NativeReduceKernels native kernels} are in use, else {@code "java"} and why (for logs
+     * and benchmark headers).
+     */
+    public static String implementation() {
+        return NativeReduceKernels.describe();
     }
 
     /**
@@ -229,11 +239,32 @@ public final class ReduceKernels {
     // ------------------------------------------------------------------ block drivers
 
     /**
-     * Moves blocks in, reduces, moves them out. With {@code d == null} (and {@code s == null}) the
-     * positions are memory addresses; otherwise byte indexes into the buffers.
+     * With {@code d == null} (and {@code s == null}) the positions are memory addresses, reduced by
+     * the native kernels where they take the pair; otherwise, or for the pairs they leave, by
+     * {@link #javaReduceBlocks}.
      */
     private static void reduceBlocks(ReduceOp.Kind k, DType dtype, ByteBuf d, long dp, ByteBuf s, long sp,
                                      int n, Scratch sc) {
+        if (d == null && s == null && NativeReduceKernels.reduce(k, dtype, dp, sp, n)) {
+            return;
+        }
+        javaReduceBlocks(k, dtype, d, dp, s, sp, n, sc);
+    }
+
+    /**
+     * The Java kernels alone, over memory addresses: {@code dst[i] = op(dst[i], src[i])} for
+     * {@code n} elements (tests compare the native kernels with these).
+     */
+    static void javaReduceInto(ReduceOp.Kind k, DType dtype, long dst, long src, int n) {
+        javaReduceBlocks(k, dtype, null, dst, null, src, n, SCRATCH.get());
+    }
+
+    /**
+     * Moves blocks in, reduces, moves them out. With {@code d == null} (and {@code s == null}) the
+     * positions are memory addresses; otherwise byte indexes into the buffers.
+     */
+    private static void javaReduceBlocks(ReduceOp.Kind k, DType dtype, ByteBuf d, long dp, ByteBuf s, long sp,
+                                         int n, Scratch sc) {
         int size = dtype.byteSize();
         int blk = BLOCK_BYTES / size;
         for (int off = 0; off < n; off += blk) {

@@ -1,5 +1,6 @@
 package io.reactivecollectives.samples.train;
 
+import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.Chunk;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ProcessGroup;
@@ -61,8 +62,12 @@ public final class DataParallelTrainer {
      */
     public Mono<TrainResult> train(ProcessGroup group) {
         return Mono.defer(() -> {
-            // one thread that may block (it prints), fed through Reactor's queues (no lock parks on event loops)
-            Scheduler trainer = Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, "trainer-rank" + group.rank(), 60, true);
+            // one thread that may block (it prints), fed through Reactor's queues (no lock parks on event
+            // loops): one worker of the shared blocking scheduler. Not a scheduler of its own: disposing
+            // that at the end shut its executor down while an event loop could still be inside submit()
+            // of the last step's hand-over (the task already run), whose clean-up then parks on the
+            // executor's lock (BlockHound caught it). Disposing a worker shuts nothing down.
+            Scheduler trainer = Schedulers.single(BlockingScheduler.get());
             Run run = new Run(group, trainer);
             return run.start().doFinally(s -> {
                 run.close();
