@@ -219,7 +219,8 @@ public final class CollectivesPerf implements Callable<Integer> {
             if (rank == 0) {
                 System.out.println("# reactive-collectives transport=" + Transport.describe(group) + " algorithm="
                         + describeAlgorithm(go) + " jvm=" + System.getProperty("java.vm.name") + " "
-                        + System.getProperty("java.version") + " world=" + world + " op=" + op + " dtype=" + dt);
+                        + System.getProperty("java.version") + " world=" + world + " op=" + op + " dtype=" + dt
+                        + " kernels=" + io.reactivecollectives.core.kernels.ReduceKernels.implementation());
                 System.out.printf("%14s %12s %10s %10s %8s %8s%n", "op", "bytes", "count", "time_us", "algbw", "busbw");
                 System.out.flush();
             }
