@@ -7,7 +7,9 @@
 # Without a C compiler (cc, gcc or $CC), or on an OS other than Linux, it says so and builds
 # nothing: the library then runs its Java kernels, which give the same results, slower.
 # -Drc.native.skip=true on the Maven command line skips it too. A compiler that is present but
-# fails stops the build: a broken kernel must not pass unnoticed.
+# fails stops the build: a broken kernel must not pass unnoticed. Warnings are shown, not fatal (a
+# newer compiler's new warnings should not break a user's build); a C definition that does not
+# match the JNI header is an error either way.
 set -euo pipefail
 classes="$1"
 headers="$2"
@@ -52,7 +54,7 @@ else
   echo "[rc-native] warning: $header missing, the JNI signatures are not checked in this build"
 fi
 mkdir -p "$out"
-"$cc" -O3 -fPIC -shared -std=c11 -Wall -Wextra -Werror -fno-strict-aliasing \
+"$cc" -O3 -fPIC -shared -std=c11 -Wall -Wextra -fno-strict-aliasing \
   -I"$java_home/include" -I"$java_home/include/$os" "${check_header[@]}" \
   -o "$lib" "$src"
 echo "[rc-native] built $out/librc_reduce_kernels.so with $("$cc" --version | head -1)"
