@@ -101,14 +101,32 @@ final class ChunkPipeline {
     Mono<Void> runMany(String op, long opId, DType dtype, long numel, int slots, List<Tensor> ins, List<Tensor> outs,
                        Function<Map<Tensor, Tensor>, Mono<?>> network) {
         return Mono.defer(() -> {
+            long per = elementsPerSlot(dtype, slots);
+            int n = (int) Math.max(1, (numel + per - 1) / per);
+            return runChunks(op, opId, dtype, per, n, ins, outs, network);
+        });
+    }
+
+    /** Elements of each tensor in one chunk when {@code slots} tensors share the chunk's slab. */
+    long elementsPerSlot(DType dtype, int slots) {
+        return Math.max(1, Math.min(chunkBytes, pool.slabBytes()) / ((long) Math.max(1, slots) * dtype.byteSize()));
+    }
+
+    /**
+     * {@link #runMany} for tensors that may differ in size (an all-to-all's slices with explicit
+     * splits): chunk k of a tensor is its elements {@code [k per, (k+1) per)}, fewer at its end and
+     * none past it, and exactly {@code chunks} chunks go through (the caller agrees the count with
+     * the other ranks, which issue one collective per chunk too). The chunk's host buffer holds
+     * only the elements its tensors have; empty pieces are not copied.
+     */
+    Mono<Void> runChunks(String op, long opId, DType dtype, long per, int chunks, List<Tensor> ins, List<Tensor> outs,
+                         Function<Map<Tensor, Tensor>, Mono<?>> network) {
+        return Mono.defer(() -> {
             List<Tensor> all = distinct(ins, outs);
             List<Tensor> copyIn = deviceTensors(ins);
             List<Tensor> copyOut = deviceTensors(outs);
-            long per = Math.max(1, Math.min(chunkBytes, pool.slabBytes()) / ((long) Math.max(1, slots) * dtype.byteSize()));
-            int n = (int) Math.max(1, (numel + per - 1) / per);
-            return Flux.range(0, n)
-                    .flatMapSequential(k -> stageInMany(op, opId, k, k * per, Math.min(per, numel - k * per), dtype, all, copyIn),
-                            depth, 1)
+            return Flux.range(0, chunks)
+                    .flatMapSequential(k -> stageInMany(op, opId, k, k * per, per, dtype, all, copyIn), depth, 1)
                     .flatMapSequential(g -> guard(g, timed(op, opId, g.index, StageEvent.Stage.NETWORK, g.bytes(),
                             Mono.defer(() -> network.apply(g.hostOf)))), depth, 1)
                     .flatMap(g -> stageOutMany(op, opId, g, copyOut), depth)
@@ -117,37 +135,59 @@ final class ChunkPipeline {
         });
     }
 
-    private Mono<StagedMany> stageInMany(String op, long opId, int k, long offset, long len, DType dtype, List<Tensor> all,
+    private Mono<StagedMany> stageInMany(String op, long opId, int k, long offset, long per, DType dtype, List<Tensor> all,
                                          List<Tensor> copyIn) {
-        return hostBuffer(dtype, len * all.size()).flatMap(buffer -> {
+        long[] lengths = new long[all.size()];
+        long total = 0;
+        for (int i = 0; i < all.size(); i++) {
+            lengths[i] = Math.max(0, Math.min(per, all.get(i).numel() - offset));
+            total += lengths[i];
+        }
+        Mono<Tensor> host = total == 0 ? Mono.fromSupplier(() -> Tensor.empty(dtype, 0)) : hostBuffer(dtype, total);
+        return host.flatMap(buffer -> {
             StagedMany g;
             try {
                 Map<Tensor, Tensor> hostOf = new IdentityHashMap<>();
                 Map<Tensor, Tensor> deviceOf = new IdentityHashMap<>();
+                long at = 0;
                 for (int i = 0; i < all.size(); i++) {
                     Tensor t = all.get(i);
-                    Tensor chunk = t.flatten().narrow(offset, len);
+                    Tensor chunk = t.flatten().narrow(Math.min(offset, t.numel()), lengths[i]);
                     deviceOf.put(t, chunk);
-                    hostOf.put(t, t.isCpu() ? chunk : buffer.narrow(i * len, len));
+                    hostOf.put(t, t.isCpu() ? chunk : buffer.narrow(at, lengths[i]));
+                    at += lengths[i];
                 }
                 g = new StagedMany(k, buffer, hostOf, deviceOf);
             } catch (RuntimeException e) {
                 buffer.release();
                 return Mono.error(e);
             }
-            if (copyIn.isEmpty()) {
+            List<Tensor> copies = nonEmpty(copyIn, g);
+            if (copies.isEmpty()) {
                 return Mono.just(g);
             }
-            return guard(g, timed(op, opId, k, StageEvent.Stage.COPY_IN, len * dtype.byteSize() * copyIn.size(),
-                    Flux.fromIterable(copyIn).flatMap(t -> copier.copy(g.deviceOf.get(t), g.hostOf.get(t))).then()));
+            return guard(g, timed(op, opId, k, StageEvent.Stage.COPY_IN, g.bytesOf(copies),
+                    Flux.fromIterable(copies).flatMap(t -> copier.copy(g.deviceOf.get(t), g.hostOf.get(t))).then()));
         });
     }
 
     private Mono<StagedMany> stageOutMany(String op, long opId, StagedMany g, List<Tensor> copyOut) {
-        Mono<Void> copy = copyOut.isEmpty() ? Mono.empty()
-                : timed(op, opId, g.index, StageEvent.Stage.COPY_OUT, g.bytes() / Math.max(1, g.hostOf.size()) * copyOut.size(),
-                        Flux.fromIterable(copyOut).flatMap(t -> copier.copy(g.hostOf.get(t), g.deviceOf.get(t))).then());
+        List<Tensor> copies = nonEmpty(copyOut, g);
+        Mono<Void> copy = copies.isEmpty() ? Mono.empty()
+                : timed(op, opId, g.index, StageEvent.Stage.COPY_OUT, g.bytesOf(copies),
+                        Flux.fromIterable(copies).flatMap(t -> copier.copy(g.hostOf.get(t), g.deviceOf.get(t))).then());
         return copy.then(Mono.just(g)).doFinally(x -> g.release());
+    }
+
+    /** The tensors of {@code l} whose piece in chunk {@code g} has elements. */
+    private static List<Tensor> nonEmpty(List<Tensor> l, StagedMany g) {
+        List<Tensor> out = new ArrayList<>(l.size());
+        for (Tensor t : l) {
+            if (g.deviceOf.get(t).numel() > 0) {
+                out.add(t);
+            }
+        }
+        return out;
     }
 
     /** The device (non-CPU) tensors of {@code l}, each once (by identity), in order: those to copy. */
@@ -251,6 +291,15 @@ final class ChunkPipeline {
 
         long bytes() {
             return buffer.nbytes();
+        }
+
+        /** Bytes of the pieces of {@code tensors} in this chunk. */
+        long bytesOf(List<Tensor> tensors) {
+            long b = 0;
+            for (Tensor t : tensors) {
+                b += hostOf.get(t).nbytes();
+            }
+            return b;
         }
 
         void release() {

@@ -1,7 +1,9 @@
 package io.reactivecollectives.cuda;
 
 import io.reactivecollectives.core.Chunk;
+import io.reactivecollectives.core.CollectiveArguments;
 import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.P2POp;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
@@ -36,10 +38,13 @@ import java.util.function.Function;
  * {@link #allReduceStream} stages each chunk of the stream the same way around the wrapped group's
  * stream. allGather, allGatherInto, gather, scatter, reduceScatter, reduceScatterTensor and
  * allToAllSingle with equal splits, whose tensors (or slices) all have one size, run chunk k of
- * every tensor through the same three stages, the chunk k of all of them sharing one slab. The
- * other operations (allToAll and allToAllSingle with explicit splits, whose tensors may differ in
- * size per peer; the coalesced lists; batchSendRecv) copy whole tensors in, run the wrapped
- * group's operation on host tensors, and copy the outputs back.
+ * every tensor through the same three stages, the chunk k of all of them sharing one slab.
+ * allToAll and allToAllSingle with explicit splits, whose slices may differ in size per peer, do
+ * the same with chunk k of each slice being its elements {@code [k c, (k+1) c)} (fewer or none
+ * past its end); the ranks first agree on the number of chunks (one all-reduce of one number, MAX,
+ * on the wrapped group), since each knows only its own slices. The rest (the coalesced lists;
+ * batchSendRecv) copy whole tensors in, run the wrapped group's operation on host tensors, and
+ * copy the outputs back.
  *
  * <h2>Order and synchronisation (c10d's Work semantics)</h2>
  * A collective on this group issues one collective per chunk on the wrapped group over time; to
@@ -450,16 +455,35 @@ public final class HostStagedProcessGroup implements ProcessGroup {
                 .thenReturn(outputs));
     }
 
+    /**
+     * Chunk k of every input and output (chunks of up to slab / (2 x world) elements of each; a
+     * tensor has none past its end) per all-to-all on the wrapped group, after the ranks agree on
+     * the number of chunks. Tensors that are all on the host, or of mixed dtypes (the wrapped
+     * group reports that), go whole.
+     */
     @Override
     public Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs) {
-        return lane.run(() -> whole(inputs, outputs, m -> cpu.allToAll(map(outputs, m), map(inputs, m)))
-                .thenReturn(outputs));
+        return lane.run(() -> {
+            try {
+                CollectiveArguments.allToAll(outputs, inputs, size());
+                if (inputs.get(rank()).numel() != outputs.get(rank()).numel()) {
+                    throw new IllegalArgumentException("allToAll: rank " + rank() + " sends itself " + inputs.get(rank()).numel()
+                            + " elements (inputs[" + rank() + "]) but expects " + outputs.get(rank()).numel()
+                            + " (outputs[" + rank() + "])");
+                }
+            } catch (RuntimeException e) {
+                return Mono.error(e);  // before anything is copied or sent
+            }
+            return chunkedUneven("allToAll", inputs, outputs, 2 * size(),
+                    m -> cpu.allToAll(map(outputs, m), map(inputs, m))).thenReturn(outputs);
+        });
     }
 
     /**
      * With equal splits (empty split arrays; then every rank's slices have one size), chunk k of
-     * each of the world slices per all-to-all on the wrapped group; with explicit splits, whole
-     * tensors (slice sizes may differ from rank to rank, so the ranks could not agree on chunks).
+     * each of the world slices per all-to-all on the wrapped group. With explicit splits the same,
+     * over slices that may differ in size, after the ranks agree on the number of chunks; splits
+     * that do not fit the tensors fail at once, before anything is copied or sent.
      */
     @Override
     public Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits) {
@@ -467,13 +491,39 @@ public final class HostStagedProcessGroup implements ProcessGroup {
             boolean equal = (outputSplits == null || outputSplits.length == 0) && (inputSplits == null || inputSplits.length == 0);
             List<Tensor> ins = equal && input.numel() % size() == 0 ? slices(input, input.numel() / size()) : null;
             List<Tensor> outs = ins != null && output.numel() == input.numel() ? slices(output, output.numel() / size()) : null;
-            if (outs == null) {
+            if (outs != null) {
+                return chunked("allToAllSingle", ins, outs, 2 * size(), m -> cpu.allToAll(map(outs, m), map(ins, m)))
+                        .thenReturn(output);
+            }
+            if (equal) {
                 return whole(List.of(input), List.of(output),
                         m -> cpu.allToAllSingle(m.get(output), m.get(input), outputSplits, inputSplits)).thenReturn(output);
             }
-            return chunked("allToAllSingle", ins, outs, 2 * size(), m -> cpu.allToAll(map(outs, m), map(ins, m)))
+            CollectiveArguments.AllToAllSplits splits;
+            try {
+                checkTensor("allToAllSingle", input);
+                checkTensor("allToAllSingle", output);
+                splits = CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, size());
+            } catch (RuntimeException e) {
+                return Mono.error(e);
+            }
+            List<Tensor> sends = splitSlices(input, splits.inputRows(), splits.rowElements());
+            List<Tensor> recvs = splitSlices(output, splits.outputRows(), splits.rowElements());
+            return chunkedUneven("allToAllSingle", sends, recvs, 2 * size(), m -> cpu.allToAll(map(recvs, m), map(sends, m)))
                     .thenReturn(output);
         });
+    }
+
+    /** The pieces of {@code t} (flattened) of {@code rows[p] x rowElements} elements, one per rank, in order. */
+    private static List<Tensor> splitSlices(Tensor t, long[] rows, long rowElements) {
+        Tensor flat = t.flatten();
+        List<Tensor> out = new ArrayList<>(rows.length);
+        long at = 0;
+        for (long r : rows) {
+            out.add(flat.narrow(at, r * rowElements));
+            at += r * rowElements;
+        }
+        return out;
     }
 
     @Override
@@ -594,6 +644,42 @@ public final class HostStagedProcessGroup implements ProcessGroup {
             }
             Tensor first = all.get(0);
             return pipeline.runMany(op, opIds.incrementAndGet(), first.dtype(), first.numel(), slots, ins, outs, call);
+        });
+    }
+
+    /**
+     * Chunked over tensors that may differ in size (an all-to-all's per-peer pieces): each rank
+     * knows only its own tensors, so the ranks first agree on the number of chunks, the largest
+     * any of them needs (an all-reduce of one number, MAX, on the wrapped group), and each then
+     * issues that many collectives. All-host tensors, or mixed dtypes, go whole.
+     */
+    private Mono<Void> chunkedUneven(String op, List<Tensor> ins, List<Tensor> outs, int slots,
+                                     Function<Map<Tensor, Tensor>, Mono<?>> call) {
+        return Mono.defer(() -> {
+            List<Tensor> all = new ArrayList<>(ins);
+            all.addAll(outs);
+            boolean device = false;
+            boolean oneDtype = !all.isEmpty();
+            for (Tensor t : all) {
+                checkTensor(op, t);
+                device |= !t.isCpu();
+                oneDtype &= t.dtype() == all.get(0).dtype();
+            }
+            if (!device || !oneDtype) {
+                return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
+            }
+            DType dtype = all.get(0).dtype();
+            long per = pipeline.elementsPerSlot(dtype, slots);
+            long needed = 1;
+            for (Tensor t : all) {
+                needed = Math.max(needed, (t.numel() + per - 1) / per);
+            }
+            long opId = opIds.incrementAndGet();
+            Tensor count = Tensor.fromLongs(new long[] {needed});
+            return cpu.allReduce(count, ReduceOp.MAX)
+                    .map(c -> c.getLong(0))
+                    .doFinally(sig -> count.release())
+                    .flatMap(chunks -> pipeline.runChunks(op, opId, dtype, per, Math.toIntExact(chunks), ins, outs, call));
         });
     }
 

@@ -130,4 +130,31 @@ class HostStagedCudaTest {
             assertEquals(2.0 * ((i % 1000) + 7), b1.getDouble(i), "element " + i);
         }
     }
+
+    @Test
+    void allToAllSingleWithExplicitSplitsOfCudaTensors() {
+        long big = (2L << 20) + 5;  // 8 MiB and a bit: rank 0 keeps it, several chunks
+        long small = 1001;
+        // rank 0 sends big to itself and small to rank 1; rank 1 sends small to rank 0 and 7 to itself
+        Tensor in0 = onDevice(ramp(big + small, 3));
+        Tensor in1 = onDevice(ramp(small + 7, 9));
+        Tensor out0 = onDevice(ramp(big + small, 0));
+        Tensor out1 = onDevice(ramp(small + 7, 0));
+        StepVerifier.create(Mono.when(
+                        staged.get(0).allToAllSingle(out0, in0, new long[] {big, small}, new long[] {big, small}),
+                        staged.get(1).allToAllSingle(out1, in1, new long[] {small, 7}, new long[] {small, 7})))
+                .verifyComplete();
+        Tensor h0 = back(out0);
+        Tensor h1 = back(out1);
+        for (long i = 0; i < big; i += 991) {
+            assertEquals((i % 1000) + 3, h0.getDouble(i), "rank 0 kept element " + i);
+        }
+        for (long i = 0; i < small; i++) {
+            assertEquals((i % 1000) + 9, h0.getDouble(big + i), "rank 0 got rank 1's element " + i);
+            assertEquals(((big + i) % 1000) + 3, h1.getDouble(i), "rank 1 got rank 0's element " + i);
+        }
+        for (long i = 0; i < 7; i++) {
+            assertEquals(((small + i) % 1000) + 9, h1.getDouble(small + i), "rank 1 kept element " + i);
+        }
+    }
 }

@@ -16,6 +16,7 @@ import reactor.test.StepVerifier;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -321,6 +322,71 @@ class HostStagedProcessGroupTest {
         assertArrayEquals(concat(a0, b0), FakeDevice.read(out0));
         assertArrayEquals(concat(a1, b1), FakeDevice.read(out1));
         assertTrue(networkEvents("allToAllSingle") > 2, "several chunks per rank");
+    }
+
+    @Test
+    void allToAllSingleWithExplicitSplitsGoesChunkByChunkAfterTheRanksAgreeHowMany() {
+        // rank 0 keeps 2000 elements and sends 300; rank 1 sends 700 and keeps 10. Chunks hold 256
+        // elements per piece (4 KiB slab / (2 x world) / 4 bytes): rank 0 needs 8, rank 1 alone 3.
+        float[] in0 = values(2300, 1, 0), in1 = values(710, 3, 5);
+        Tensor d0 = dev(in0), d1 = dev(in1);
+        Tensor o0 = dev(new float[2700]), o1 = dev(new float[310]);
+        StepVerifier.create(Mono.when(
+                        staged.get(0).allToAllSingle(o0, d0, new long[] {2000, 700}, new long[] {2000, 300}),
+                        staged.get(1).allToAllSingle(o1, d1, new long[] {300, 10}, new long[] {700, 10})))
+                .verifyComplete();
+        assertArrayEquals(concat(Arrays.copyOfRange(in0, 0, 2000), Arrays.copyOfRange(in1, 0, 700)), FakeDevice.read(o0));
+        assertArrayEquals(concat(Arrays.copyOfRange(in0, 2000, 2300), Arrays.copyOfRange(in1, 700, 710)), FakeDevice.read(o1));
+        assertEquals(2 * 8, networkEvents("allToAllSingle"), "8 chunks on each rank, the count rank 0 needs");
+
+        // splits in rows of a 2-D tensor (3 elements a row)
+        Tensor r0 = FakeDevice.floats(values(12, 1, 0));
+        Tensor r1 = FakeDevice.floats(values(6, 1, 50));
+        tensors.addAll(List.of(r0, r1));
+        Tensor m0 = FakeDevice.floats(new float[9]);
+        Tensor m1 = FakeDevice.floats(new float[9]);
+        tensors.addAll(List.of(m0, m1));
+        StepVerifier.create(Mono.when(
+                        staged.get(0).allToAllSingle(m0.reshape(3, 3), r0.reshape(4, 3), new long[] {1, 2}, new long[] {1, 3}),
+                        staged.get(1).allToAllSingle(m1.reshape(3, 3), r1.reshape(2, 3), new long[] {3, 0}, new long[] {2, 0})))
+                .verifyComplete();
+        float[] x0 = values(12, 1, 0), x1 = values(6, 1, 50);
+        assertArrayEquals(concat(Arrays.copyOfRange(x0, 0, 3), x1), FakeDevice.read(m0));
+        assertArrayEquals(Arrays.copyOfRange(x0, 3, 12), FakeDevice.read(m1));
+    }
+
+    @Test
+    void listAllToAllOfUnevenTensorsGoesChunkByChunk() {
+        float[] a = values(5, 1, 1), b = values(600, 2, 0), c = values(3, 1, 7);
+        List<Tensor> in0 = List.of(dev(a), dev(new float[0]));
+        List<Tensor> in1 = List.of(dev(b), cpuTensor(c));
+        List<Tensor> out0 = List.of(dev(new float[5]), dev(new float[600]));
+        List<Tensor> out1 = List.of(dev(new float[0]), dev(new float[3]));
+        StepVerifier.create(Mono.when(staged.get(0).allToAll(out0, in0), staged.get(1).allToAll(out1, in1)))
+                .verifyComplete();
+        assertArrayEquals(a, FakeDevice.read(out0.get(0)));
+        assertArrayEquals(b, FakeDevice.read(out0.get(1)));
+        assertEquals(0, out1.get(0).numel());
+        assertArrayEquals(c, FakeDevice.read(out1.get(1)));
+        assertEquals(2 * 3, networkEvents("allToAll"), "600 elements: 3 chunks of 256 on each rank");
+    }
+
+    @Test
+    void badAllToAllSplitsFailBeforeAnythingIsSent() {
+        Tensor in = dev(values(10, 1, 0));
+        Tensor out = dev(new float[10]);
+        StepVerifier.create(staged.get(0).allToAllSingle(out, in, new long[] {5, 5}, new long[] {4, 4}))
+                .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalArgumentException, e.toString()))
+                .verify(T);
+        StepVerifier.create(staged.get(0).allToAll(List.of(dev(1, 2), dev(3)), List.of(dev(1), dev(3))))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().startsWith("allToAll: rank 0 sends itself 1 elements"), e.getMessage()))
+                .verify(T);
+        assertEquals(0, copiesOf(0), "nothing staged");
+        // nothing was sent: the ranks still agree on the next collective
+        Tensor a = dev(1, 2), b = dev(3, 4);
+        StepVerifier.create(Mono.when(staged.get(0).allReduce(a, ReduceOp.SUM), staged.get(1).allReduce(b, ReduceOp.SUM)))
+                .verifyComplete();
+        assertArrayEquals(new float[] {4, 6}, FakeDevice.read(a));
     }
 
     @Test
