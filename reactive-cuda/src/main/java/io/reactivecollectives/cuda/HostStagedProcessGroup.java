@@ -630,17 +630,9 @@ public final class HostStagedProcessGroup implements ProcessGroup {
     private Mono<Void> chunked(String op, List<Tensor> ins, List<Tensor> outs, int slots,
                                Function<Map<Tensor, Tensor>, Mono<?>> call) {
         return Mono.defer(() -> {
-            List<Tensor> all = new ArrayList<>(ins);
-            all.addAll(outs);
-            boolean device = false;
-            boolean uniform = !all.isEmpty();
-            for (Tensor t : all) {
-                checkTensor(op, t);
-                device |= !t.isCpu();
-                uniform &= t.dtype() == all.get(0).dtype() && t.numel() == all.get(0).numel();
-            }
-            if (!device || !uniform) {
-                return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
+            List<Tensor> all = chunkable(op, ins, outs, true);
+            if (all == null) {
+                return wholeThen(ins, outs, call);
             }
             Tensor first = all.get(0);
             return pipeline.runMany(op, opIds.incrementAndGet(), first.dtype(), first.numel(), slots, ins, outs, call);
@@ -656,17 +648,9 @@ public final class HostStagedProcessGroup implements ProcessGroup {
     private Mono<Void> chunkedUneven(String op, List<Tensor> ins, List<Tensor> outs, int slots,
                                      Function<Map<Tensor, Tensor>, Mono<?>> call) {
         return Mono.defer(() -> {
-            List<Tensor> all = new ArrayList<>(ins);
-            all.addAll(outs);
-            boolean device = false;
-            boolean oneDtype = !all.isEmpty();
-            for (Tensor t : all) {
-                checkTensor(op, t);
-                device |= !t.isCpu();
-                oneDtype &= t.dtype() == all.get(0).dtype();
-            }
-            if (!device || !oneDtype) {
-                return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
+            List<Tensor> all = chunkable(op, ins, outs, false);
+            if (all == null) {
+                return wholeThen(ins, outs, call);
             }
             DType dtype = all.get(0).dtype();
             long per = pipeline.elementsPerSlot(dtype, slots);
@@ -681,6 +665,28 @@ public final class HostStagedProcessGroup implements ProcessGroup {
                     .doFinally(sig -> count.release())
                     .flatMap(chunks -> pipeline.runChunks(op, opId, dtype, per, Math.toIntExact(chunks), ins, outs, call));
         });
+    }
+
+    /**
+     * {@code ins} then {@code outs}, each checked; null when they go whole: no device tensor among
+     * them, mixed dtypes, or (with {@code sameSize}) sizes that differ.
+     */
+    private static List<Tensor> chunkable(String op, List<Tensor> ins, List<Tensor> outs, boolean sameSize) {
+        List<Tensor> all = new ArrayList<>(ins);
+        all.addAll(outs);
+        boolean device = false;
+        boolean alike = !all.isEmpty();
+        for (Tensor t : all) {
+            checkTensor(op, t);
+            device |= !t.isCpu();
+            alike &= t.dtype() == all.get(0).dtype() && (!sameSize || t.numel() == all.get(0).numel());
+        }
+        return device && alike ? all : null;
+    }
+
+    /** The whole-tensor path for a chunkable operation's call. */
+    private Mono<Void> wholeThen(List<Tensor> ins, List<Tensor> outs, Function<Map<Tensor, Tensor>, Mono<?>> call) {
+        return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
     }
 
     /** The {@code size()} consecutive slices of {@code numel} elements of {@code t}, or null if it is not that big. */
