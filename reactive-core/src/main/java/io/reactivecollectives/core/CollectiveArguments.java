@@ -273,6 +273,32 @@ public final class CollectiveArguments {
     }
 
     /**
+     * {@link #allToAll(List, List, int)} as rank {@code rank} calls it: also, what it sends itself
+     * ({@code inputs[rank]}) has the size it expects from itself ({@code outputs[rank]}).
+     */
+    public static void allToAll(List<Tensor> outputs, List<Tensor> inputs, int rank, int worldSize) {
+        allToAll(outputs, inputs, worldSize);
+        if (inputs.get(rank).nbytes() != outputs.get(rank).nbytes()) {
+            throw new IllegalArgumentException("allToAll: rank " + rank + " sends itself " + inputs.get(rank).numel()
+                    + " elements (inputs[" + rank + "]) but expects " + outputs.get(rank).numel() + " (outputs[" + rank + "])");
+        }
+    }
+
+    /**
+     * {@link #allToAllSingle(Tensor, Tensor, long[], long[], int)} as rank {@code rank} calls it:
+     * also, the rows it sends itself (input split {@code rank}) are the rows it expects from itself.
+     */
+    public static AllToAllSplits allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits,
+                                                int rank, int worldSize) {
+        AllToAllSplits s = allToAllSingle(output, input, outputSplits, inputSplits, worldSize);
+        if (s.inputRows()[rank] != s.outputRows()[rank]) {
+            throw new IllegalArgumentException("allToAllSingle: rank " + rank + " sends itself " + s.inputRows()[rank]
+                    + " rows (input split " + rank + ") but expects " + s.outputRows()[rank] + " (output split " + rank + ")");
+        }
+        return s;
+    }
+
+    /**
      * {@code allToAllSingle(output, input, outputSplits, inputSplits)}: same dtype, same dimensions
      * after the first, splits (rows; empty or null for equal splits) of length world size, non-negative,
      * summing to dimension 0.

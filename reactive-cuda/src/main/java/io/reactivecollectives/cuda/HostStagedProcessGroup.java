@@ -13,6 +13,7 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -465,16 +466,11 @@ public final class HostStagedProcessGroup implements ProcessGroup {
     public Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs) {
         return lane.run(() -> {
             try {
-                CollectiveArguments.allToAll(outputs, inputs, size());
-                if (inputs.get(rank()).numel() != outputs.get(rank()).numel()) {
-                    throw new IllegalArgumentException("allToAll: rank " + rank() + " sends itself " + inputs.get(rank()).numel()
-                            + " elements (inputs[" + rank() + "]) but expects " + outputs.get(rank()).numel()
-                            + " (outputs[" + rank() + "])");
-                }
+                CollectiveArguments.allToAll(outputs, inputs, rank(), size());
             } catch (RuntimeException e) {
                 return Mono.error(e);  // before anything is copied or sent
             }
-            return chunkedUneven("allToAll", inputs, outputs, 2 * size(),
+            return chunked("allToAll", inputs, outputs, 2 * size(), false,
                     m -> cpu.allToAll(map(outputs, m), map(inputs, m))).thenReturn(outputs);
         });
     }
@@ -492,7 +488,7 @@ public final class HostStagedProcessGroup implements ProcessGroup {
             List<Tensor> ins = equal && input.numel() % size() == 0 ? slices(input, input.numel() / size()) : null;
             List<Tensor> outs = ins != null && output.numel() == input.numel() ? slices(output, output.numel() / size()) : null;
             if (outs != null) {
-                return chunked("allToAllSingle", ins, outs, 2 * size(), m -> cpu.allToAll(map(outs, m), map(ins, m)))
+                return chunked("allToAllSingle", ins, outs, 2 * size(), true, m -> cpu.allToAll(map(outs, m), map(ins, m)))
                         .thenReturn(output);
             }
             if (equal) {
@@ -503,13 +499,13 @@ public final class HostStagedProcessGroup implements ProcessGroup {
             try {
                 checkTensor("allToAllSingle", input);
                 checkTensor("allToAllSingle", output);
-                splits = CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, size());
+                splits = CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank(), size());
             } catch (RuntimeException e) {
-                return Mono.error(e);
+                return Mono.error(e);  // before anything is copied or sent
             }
             List<Tensor> sends = splitSlices(input, splits.inputRows(), splits.rowElements());
             List<Tensor> recvs = splitSlices(output, splits.outputRows(), splits.rowElements());
-            return chunkedUneven("allToAllSingle", sends, recvs, 2 * size(), m -> cpu.allToAll(map(recvs, m), map(sends, m)))
+            return chunked("allToAllSingle", sends, recvs, 2 * size(), false, m -> cpu.allToAll(map(recvs, m), map(sends, m)))
                     .thenReturn(output);
         });
     }
@@ -623,42 +619,43 @@ public final class HostStagedProcessGroup implements ProcessGroup {
      * holds 1 + world size tensors' worth of slots on every rank, so all ranks cut alike.
      */
     private Mono<Void> chunked(String op, List<Tensor> ins, List<Tensor> outs, Function<Map<Tensor, Tensor>, Mono<?>> call) {
-        return chunked(op, ins, outs, 1 + size(), call);
-    }
-
-    /** {@link #chunked(String, List, List, Function)} with {@code slots} tensors per chunk on every rank. */
-    private Mono<Void> chunked(String op, List<Tensor> ins, List<Tensor> outs, int slots,
-                               Function<Map<Tensor, Tensor>, Mono<?>> call) {
-        return Mono.defer(() -> {
-            List<Tensor> all = chunkable(op, ins, outs, true);
-            if (all == null) {
-                return wholeThen(ins, outs, call);
-            }
-            Tensor first = all.get(0);
-            return pipeline.runMany(op, opIds.incrementAndGet(), first.dtype(), first.numel(), slots, ins, outs, call);
-        });
+        return chunked(op, ins, outs, 1 + size(), true, call);
     }
 
     /**
-     * Chunked over tensors that may differ in size (an all-to-all's per-peer pieces): each rank
-     * knows only its own tensors, so the ranks first agree on the number of chunks, the largest
-     * any of them needs (an all-reduce of one number, MAX, on the wrapped group), and each then
-     * issues that many collectives. All-host tensors, or mixed dtypes, go whole.
+     * Chunk by chunk with {@code slots} tensors per chunk on every rank. With {@code sameSize}, every
+     * tensor of the operation has one size on every rank, so every rank cuts the same chunks
+     * ({@link ChunkPipeline#runMany}). Without (an all-to-all's per-peer pieces), each rank knows
+     * only its own tensors: the ranks first agree on the number of chunks, the largest any of them
+     * needs (an all-reduce of one number, MAX, on the wrapped group), and each then issues that many
+     * collectives ({@link ChunkPipeline#runChunks}). All-host tensors, mixed dtypes, or (with
+     * {@code sameSize}) sizes that differ go {@link #whole}.
      */
-    private Mono<Void> chunkedUneven(String op, List<Tensor> ins, List<Tensor> outs, int slots,
-                                     Function<Map<Tensor, Tensor>, Mono<?>> call) {
+    private Mono<Void> chunked(String op, List<Tensor> ins, List<Tensor> outs, int slots, boolean sameSize,
+                               Function<Map<Tensor, Tensor>, Mono<?>> call) {
         return Mono.defer(() -> {
-            List<Tensor> all = chunkable(op, ins, outs, false);
-            if (all == null) {
-                return wholeThen(ins, outs, call);
+            List<Tensor> all = new ArrayList<>(ins);
+            all.addAll(outs);
+            boolean device = false;
+            boolean alike = !all.isEmpty();
+            for (Tensor t : all) {
+                checkTensor(op, t);
+                device |= !t.isCpu();
+                alike &= t.dtype() == all.get(0).dtype() && (!sameSize || t.numel() == all.get(0).numel());
+            }
+            if (!device || !alike) {
+                return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
             }
             DType dtype = all.get(0).dtype();
+            long opId = opIds.incrementAndGet();
+            if (sameSize) {
+                return pipeline.runMany(op, opId, dtype, all.get(0).numel(), slots, ins, outs, call);
+            }
             long per = pipeline.elementsPerSlot(dtype, slots);
             long needed = 1;
             for (Tensor t : all) {
                 needed = Math.max(needed, (t.numel() + per - 1) / per);
             }
-            long opId = opIds.incrementAndGet();
             Tensor count = Tensor.fromLongs(new long[] {needed});
             return cpu.allReduce(count, ReduceOp.MAX)
                     .map(c -> c.getLong(0))
@@ -667,40 +664,15 @@ public final class HostStagedProcessGroup implements ProcessGroup {
         });
     }
 
-    /**
-     * {@code ins} then {@code outs}, each checked; null when they go whole: no device tensor among
-     * them, mixed dtypes, or (with {@code sameSize}) sizes that differ.
-     */
-    private static List<Tensor> chunkable(String op, List<Tensor> ins, List<Tensor> outs, boolean sameSize) {
-        List<Tensor> all = new ArrayList<>(ins);
-        all.addAll(outs);
-        boolean device = false;
-        boolean alike = !all.isEmpty();
-        for (Tensor t : all) {
-            checkTensor(op, t);
-            device |= !t.isCpu();
-            alike &= t.dtype() == all.get(0).dtype() && (!sameSize || t.numel() == all.get(0).numel());
-        }
-        return device && alike ? all : null;
-    }
-
-    /** The whole-tensor path for a chunkable operation's call. */
-    private Mono<Void> wholeThen(List<Tensor> ins, List<Tensor> outs, Function<Map<Tensor, Tensor>, Mono<?>> call) {
-        return whole(ins, outs, m -> call.apply(m).then(Mono.just(Boolean.TRUE))).then();
-    }
-
     /** The {@code size()} consecutive slices of {@code numel} elements of {@code t}, or null if it is not that big. */
     private List<Tensor> slices(Tensor t, long numel) {
         checkTensor("slices", t);
         if (t.numel() != numel * size()) {
             return null;
         }
-        Tensor flat = t.flatten();
-        List<Tensor> out = new ArrayList<>(size());
-        for (int r = 0; r < size(); r++) {
-            out.add(flat.narrow(r * numel, numel));
-        }
-        return out;
+        long[] each = new long[size()];
+        Arrays.fill(each, numel);
+        return splitSlices(t, each, 1);
     }
 
     private static List<Tensor> map(List<Tensor> l, Map<Tensor, Tensor> m) {

@@ -378,6 +378,12 @@ class HostStagedProcessGroupTest {
         StepVerifier.create(staged.get(0).allToAllSingle(out, in, new long[] {5, 5}, new long[] {4, 4}))
                 .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalArgumentException, e.toString()))
                 .verify(T);
+        // splits that fit the tensors, but rank 0 sends itself 6 rows and expects 5: caught before the
+        // ranks agree on a chunk count (that all-reduce would already be a collective sent)
+        StepVerifier.create(staged.get(0).allToAllSingle(out, in, new long[] {5, 5}, new long[] {6, 4}))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().startsWith("allToAllSingle: rank 0 sends itself 6 rows"),
+                        e.getMessage()))
+                .verify(T);
         StepVerifier.create(staged.get(0).allToAll(List.of(dev(1, 2), dev(3)), List.of(dev(1), dev(3))))
                 .expectErrorSatisfies(e -> assertTrue(e.getMessage().startsWith("allToAll: rank 0 sends itself 1 elements"), e.getMessage()))
                 .verify(T);

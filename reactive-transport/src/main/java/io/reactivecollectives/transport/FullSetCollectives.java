@@ -101,24 +101,16 @@ final class FullSetCollectives {
     }
 
     static void checkAllToAll(List<Tensor> outputs, List<Tensor> inputs, int rank, int size) {
-        CollectiveArguments.allToAll(outputs, inputs, size);
+        CollectiveArguments.allToAll(outputs, inputs, rank, size);
         cpu("allToAll", outputs, "outputs");
         cpu("allToAll", inputs, "inputs");
-        if (inputs.get(rank).nbytes() != outputs.get(rank).nbytes()) {
-            throw new IllegalArgumentException("allToAll: rank " + rank + " sends itself " + inputs.get(rank).numel()
-                    + " elements (inputs[" + rank + "]) but expects " + outputs.get(rank).numel() + " (outputs[" + rank + "])");
-        }
     }
 
     static CollectiveArguments.AllToAllSplits checkAllToAllSingle(Tensor output, Tensor input, long[] outputSplits,
                                                                   long[] inputSplits, int rank, int size) {
-        CollectiveArguments.AllToAllSplits s = CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, size);
+        CollectiveArguments.AllToAllSplits s = CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank, size);
         CollectiveArguments.requireCpu("allToAllSingle", output, "output");
         CollectiveArguments.requireCpu("allToAllSingle", input, "input");
-        if (s.inputRows()[rank] != s.outputRows()[rank]) {
-            throw new IllegalArgumentException("allToAllSingle: rank " + rank + " sends itself " + s.inputRows()[rank]
-                    + " rows (input split " + rank + ") but expects " + s.outputRows()[rank] + " (output split " + rank + ")");
-        }
         return s;
     }
 
