@@ -38,39 +38,39 @@ enum { DT_BOOL = 0, DT_UINT8 = 1, DT_INT8 = 2, DT_INT32 = 3, DT_INT64 = 4, DT_FL
        DT_BFLOAT16 = 6, DT_FLOAT32 = 7, DT_FLOAT64 = 8 };
 
 /* Integer loops: T is the stored type, U its unsigned twin (wrapping add and multiply). */
-#define INT_KERNELS(NAME, T, U)                                                                    \
-    RC_CLONES static void NAME##_sum(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) d[i] = (T) ((U) d[i] + (U) s[i]);                          \
-    }                                                                                              \
-    RC_CLONES static void NAME##_prod(T *d, const T *s, int64_t n) {             \
-        for (int64_t i = 0; i < n; i++) d[i] = (T) ((U) d[i] * (U) s[i]);                          \
-    }                                                                                              \
-    RC_CLONES static void NAME##_min(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) d[i] = s[i] < d[i] ? s[i] : d[i];                          \
-    }                                                                                              \
-    RC_CLONES static void NAME##_max(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) d[i] = s[i] > d[i] ? s[i] : d[i];                          \
-    }                                                                                              \
-    RC_CLONES static void NAME##_and(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) d[i] &= s[i];                                              \
-    }                                                                                              \
-    RC_CLONES static void NAME##_or(T *d, const T *s, int64_t n) {               \
-        for (int64_t i = 0; i < n; i++) d[i] |= s[i];                                              \
-    }                                                                                              \
-    RC_CLONES static void NAME##_xor(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) d[i] ^= s[i];                                              \
-    }                                                                                              \
-    static int NAME##_reduce(int op, T *d, const T *s, int64_t n) {                                \
-        switch (op) {                                                                              \
-        case OP_SUM: case OP_AVG: NAME##_sum(d, s, n); return 1;                                   \
-        case OP_PRODUCT: NAME##_prod(d, s, n); return 1;                                           \
-        case OP_MIN: NAME##_min(d, s, n); return 1;                                                \
-        case OP_MAX: NAME##_max(d, s, n); return 1;                                                \
-        case OP_BAND: NAME##_and(d, s, n); return 1;                                               \
-        case OP_BOR: NAME##_or(d, s, n); return 1;                                                 \
-        case OP_BXOR: NAME##_xor(d, s, n); return 1;                                               \
-        default: return 0;                                                                         \
-        }                                                                                          \
+#define INT_KERNELS(NAME, T, U)                                                                     \
+    RC_CLONES static void NAME##_sum(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) d[i] = (T) ((U) d[i] + (U) s[i]);                           \
+    }                                                                                               \
+    RC_CLONES static void NAME##_prod(T *d, const T *s, int64_t n) {                                \
+        for (int64_t i = 0; i < n; i++) d[i] = (T) ((U) d[i] * (U) s[i]);                           \
+    }                                                                                               \
+    RC_CLONES static void NAME##_min(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) d[i] = s[i] < d[i] ? s[i] : d[i];                           \
+    }                                                                                               \
+    RC_CLONES static void NAME##_max(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) d[i] = s[i] > d[i] ? s[i] : d[i];                           \
+    }                                                                                               \
+    RC_CLONES static void NAME##_and(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) d[i] &= s[i];                                               \
+    }                                                                                               \
+    RC_CLONES static void NAME##_or(T *d, const T *s, int64_t n) {                                  \
+        for (int64_t i = 0; i < n; i++) d[i] |= s[i];                                               \
+    }                                                                                               \
+    RC_CLONES static void NAME##_xor(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) d[i] ^= s[i];                                               \
+    }                                                                                               \
+    static int NAME##_reduce(int op, T *d, const T *s, int64_t n) {                                 \
+        switch (op) {                                                                               \
+        case OP_SUM: case OP_AVG: NAME##_sum(d, s, n); return 1;                                    \
+        case OP_PRODUCT: NAME##_prod(d, s, n); return 1;                                            \
+        case OP_MIN: NAME##_min(d, s, n); return 1;                                                 \
+        case OP_MAX: NAME##_max(d, s, n); return 1;                                                 \
+        case OP_BAND: NAME##_and(d, s, n); return 1;                                                \
+        case OP_BOR: NAME##_or(d, s, n); return 1;                                                  \
+        case OP_BXOR: NAME##_xor(d, s, n); return 1;                                                \
+        default: return 0;                                                                          \
+        }                                                                                           \
     }
 
 INT_KERNELS(u8, uint8_t, uint8_t)
@@ -83,41 +83,41 @@ INT_KERNELS(i64, int64_t, uint64_t)
  * zeros and b is -0.0; otherwise a <= b ? a : b (which gives b, the NaN, when only b is NaN).
  * MAX likewise with a >= b, and b when both are zeros and a is -0.0.
  */
-#define FLOAT_KERNELS(NAME, T, BITS_T)                                                             \
-    RC_CLONES static void NAME##_sum(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) d[i] += s[i];                                              \
-    }                                                                                              \
-    RC_CLONES static void NAME##_prod(T *d, const T *s, int64_t n) {             \
-        for (int64_t i = 0; i < n; i++) d[i] *= s[i];                                              \
-    }                                                                                              \
-    RC_CLONES static void NAME##_min(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T a = d[i], b = s[i];                                                                  \
-            T r = a <= b ? a : b;                                                                  \
-            if (a == 0 && b == 0 && signbit(b)) r = b;                                             \
-            d[i] = a != a ? a : r;                                                                 \
-        }                                                                                          \
-    }                                                                                              \
-    RC_CLONES static void NAME##_max(T *d, const T *s, int64_t n) {              \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T a = d[i], b = s[i];                                                                  \
-            T r = a >= b ? a : b;                                                                  \
-            if (a == 0 && b == 0 && signbit(a)) r = b;                                             \
-            d[i] = a != a ? a : r;                                                                 \
-        }                                                                                          \
-    }                                                                                              \
-    static int NAME##_reduce(int op, T *d, const T *s, int64_t n) {                                \
-        switch (op) {                                                                              \
-        case OP_SUM: case OP_AVG: case OP_PREMUL_SUM: NAME##_sum(d, s, n); return 1;               \
-        case OP_PRODUCT: NAME##_prod(d, s, n); return 1;                                           \
-        case OP_MIN: NAME##_min(d, s, n); return 1;                                                \
-        case OP_MAX: NAME##_max(d, s, n); return 1;                                                \
-        default: return 0;                                                                         \
-        }                                                                                          \
+#define FLOAT_KERNELS(NAME, T)                                                                      \
+    RC_CLONES static void NAME##_sum(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) d[i] += s[i];                                               \
+    }                                                                                               \
+    RC_CLONES static void NAME##_prod(T *d, const T *s, int64_t n) {                                \
+        for (int64_t i = 0; i < n; i++) d[i] *= s[i];                                               \
+    }                                                                                               \
+    RC_CLONES static void NAME##_min(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) {                                                           \
+            T a = d[i], b = s[i];                                                                   \
+            T r = a <= b ? a : b;                                                                   \
+            if (a == 0 && b == 0 && signbit(b)) r = b;                                              \
+            d[i] = a != a ? a : r;                                                                  \
+        }                                                                                           \
+    }                                                                                               \
+    RC_CLONES static void NAME##_max(T *d, const T *s, int64_t n) {                                 \
+        for (int64_t i = 0; i < n; i++) {                                                           \
+            T a = d[i], b = s[i];                                                                   \
+            T r = a >= b ? a : b;                                                                   \
+            if (a == 0 && b == 0 && signbit(a)) r = b;                                              \
+            d[i] = a != a ? a : r;                                                                  \
+        }                                                                                           \
+    }                                                                                               \
+    static int NAME##_reduce(int op, T *d, const T *s, int64_t n) {                                 \
+        switch (op) {                                                                               \
+        case OP_SUM: case OP_AVG: case OP_PREMUL_SUM: NAME##_sum(d, s, n); return 1;                \
+        case OP_PRODUCT: NAME##_prod(d, s, n); return 1;                                            \
+        case OP_MIN: NAME##_min(d, s, n); return 1;                                                 \
+        case OP_MAX: NAME##_max(d, s, n); return 1;                                                 \
+        default: return 0;                                                                          \
+        }                                                                                           \
     }
 
-FLOAT_KERNELS(f32, float, uint32_t)
-FLOAT_KERNELS(f64, double, uint64_t)
+FLOAT_KERNELS(f32, float)
+FLOAT_KERNELS(f64, double)
 
 
 /*
@@ -284,22 +284,15 @@ static int half_reduce(int op, int bfloat, uint16_t *d, const uint16_t *s, int64
     if (op != OP_SUM && op != OP_AVG && op != OP_PREMUL_SUM && op != OP_PRODUCT && op != OP_MIN && op != OP_MAX) {
         return 0;
     }
+    halves_to_floats_fn widen = bfloat ? bf16s_to_floats : halves_to_floats;
+    floats_to_halves_fn narrow = bfloat ? floats_to_bf16s : floats_to_halves;
     float a[HALF_BLOCK], b[HALF_BLOCK];
     for (int64_t off = 0; off < n; off += HALF_BLOCK) {
         int64_t m = n - off < HALF_BLOCK ? n - off : HALF_BLOCK;
-        if (bfloat) {
-            bf16s_to_floats(d + off, a, m);
-            bf16s_to_floats(s + off, b, m);
-        } else {
-            halves_to_floats(d + off, a, m);
-            halves_to_floats(s + off, b, m);
-        }
+        widen(d + off, a, m);
+        widen(s + off, b, m);
         f32_reduce(op, a, b, m);
-        if (bfloat) {
-            floats_to_bf16s(a, d + off, m);
-        } else {
-            floats_to_halves(a, d + off, m);
-        }
+        narrow(a, d + off, m);
     }
     return 1;
 }

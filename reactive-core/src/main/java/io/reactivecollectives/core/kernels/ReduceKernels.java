@@ -32,10 +32,10 @@ import io.reactivecollectives.core.Tensor;
  * <h2>Speed</h2>
  * For buffers with a memory address (direct, off-heap: every CPU {@link Tensor}), every dtype but
  * BOOL is reduced in place by the {@link NativeReduceKernels native kernels} (AVX-512/AVX2 C loops,
- * through JNI) when the build made them and they load. Otherwise, and for BOOL, the Java kernels move blocks of 8 KiB into per-thread scratch
- * arrays with {@code Unsafe.copyMemory}, reduce them with plain array loops that HotSpot's C2
- * vectorises (SSE/AVX), and copy the result back. Neither allocates per call (each thread's
- * scratch arrays are made once). Heap buffers, or a JVM without {@code sun.misc.Unsafe} memory
+ * through JNI) when the build made them and they load. Otherwise, and for BOOL, the Java kernels
+ * move blocks of 8 KiB into per-thread scratch arrays with {@code Unsafe.copyMemory}, reduce them
+ * with plain array loops that HotSpot's C2 vectorises (SSE/AVX), and copy the result back. Neither
+ * allocates per call (each thread's scratch arrays are made once). Heap buffers, or a JVM without {@code sun.misc.Unsafe} memory
  * access (or with {@code -Dio.reactivecollectives.kernels.portable=true}), take a portable path
  * through {@link ByteBuf} accessors with the same results, slower.
  *
@@ -92,12 +92,11 @@ public final class ReduceKernels {
         if (count == 0) {
             return;
         }
-        Scratch sc = SCRATCH.get();
         if (UnsafeMemory.AVAILABLE && dst.hasMemoryAddress() && src.hasMemoryAddress()) {
             reduceBlocks(op.kind(), dtype, null, dst.memoryAddress() + dstByteIndex,
-                    null, src.memoryAddress() + srcByteIndex, count, sc);
+                    null, src.memoryAddress() + srcByteIndex, count);
         } else {
-            reduceBlocks(op.kind(), dtype, dst, dstByteIndex, src, srcByteIndex, count, sc);
+            reduceBlocks(op.kind(), dtype, dst, dstByteIndex, src, srcByteIndex, count);
         }
     }
 
@@ -133,8 +132,7 @@ public final class ReduceKernels {
                 return;
             }
         }
-        Scratch sc = SCRATCH.get();
-        long element = sc.elementAddress();
+        long element = SCRATCH.get().elementAddress();
         long d = dst.memoryAddress() + dstByteIndex;
         int carried = 0;
         for (java.nio.ByteBuffer part : parts) {
@@ -147,14 +145,14 @@ public final class ReduceKernels {
                 a += take;
                 left -= take;
                 if (carried == es) {
-                    reduceBlocks(op.kind(), dtype, null, d, null, element, 1, sc);
+                    reduceBlocks(op.kind(), dtype, null, d, null, element, 1);
                     d += es;
                     carried = 0;
                 }
             }
             int whole = left / es;
             if (whole > 0) {
-                reduceBlocks(op.kind(), dtype, null, d, null, a, whole, sc);
+                reduceBlocks(op.kind(), dtype, null, d, null, a, whole);
                 d += (long) whole * es;
                 a += (long) whole * es;
                 left -= whole * es;
@@ -241,14 +239,13 @@ public final class ReduceKernels {
     /**
      * With {@code d == null} (and {@code s == null}) the positions are memory addresses, reduced by
      * the native kernels where they take the pair; otherwise, or for the pairs they leave, by
-     * {@link #javaReduceBlocks}.
+     * {@link #javaReduceBlocks} (the only path that needs this thread's scratch arrays).
      */
-    private static void reduceBlocks(ReduceOp.Kind k, DType dtype, ByteBuf d, long dp, ByteBuf s, long sp,
-                                     int n, Scratch sc) {
+    private static void reduceBlocks(ReduceOp.Kind k, DType dtype, ByteBuf d, long dp, ByteBuf s, long sp, int n) {
         if (d == null && s == null && NativeReduceKernels.reduce(k, dtype, dp, sp, n)) {
             return;
         }
-        javaReduceBlocks(k, dtype, d, dp, s, sp, n, sc);
+        javaReduceBlocks(k, dtype, d, dp, s, sp, n, SCRATCH.get());
     }
 
     /**

@@ -151,19 +151,7 @@ class NativeReduceKernelsTest {
     }
 
     private static boolean supports(ReduceOp.Kind op, DType dtype) {
-        boolean floating = dtype.isFloatingPoint();
-        switch (op) {
-            case BAND:
-            case BOR:
-            case BXOR:
-                return !floating;
-            case PREMUL_SUM:
-                return floating;
-            case AVG:
-                return dtype != DType.BOOL;
-            default:
-                return true;
-        }
+        return ReduceOp.of(op).supports(dtype);
     }
 
     /**
