@@ -20,9 +20,11 @@ public class CollectiveException extends RuntimeException {
     private final int rank;
     private final long sequence;
     private final int peer;
+    private final String detail;
 
     public CollectiveException(String op, int rank, long sequence, int peer, String detail, Throwable cause) {
         super(format(op, rank, sequence, detail), cause);
+        this.detail = detail;
         this.op = op;
         this.rank = rank;
         this.sequence = sequence;
@@ -56,6 +58,11 @@ public class CollectiveException extends RuntimeException {
     /** The peer to blame, or {@link #NO_PEER}. */
     public int peer() {
         return peer;
+    }
+
+    /** What happened, without the {@code op[seq=N] rank R: } prefix of the message. */
+    public String detail() {
+        return detail;
     }
 
     /** The {@link WorkResult} a {@link Work} that failed with this exception reports. */

@@ -24,7 +24,9 @@ public enum OpType {
     _REDUCE_SCATTER_BASE("reduceScatterTensor"),
     COALESCED("coalesced"),
     _ALLREDUCE_SPARSE("allReduceSparse"),
-    UNKNOWN("unknown");
+    UNKNOWN("unknown"),
+    REDUCE_SCATTER_TENSOR_COALESCED("reduceScatterTensorCoalesced"),
+    MONITORED_BARRIER("monitoredBarrier");
 
     private final String displayName;
 

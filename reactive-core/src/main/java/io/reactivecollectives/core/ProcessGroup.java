@@ -76,56 +76,164 @@ public interface ProcessGroup extends AutoCloseable {
     /** Sends {@code tensor} to rank {@code dst}; matched by the receive with the same tag there. */
     Mono<Void> send(Tensor tensor, int dst, int tag);
 
+    /**
+     * {@link #send} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Void> send(Tensor tensor, int dst, int tag, CollectiveOptions options) {
+        if (options == null) {
+            return Mono.error(new IllegalArgumentException("send: options is null"));
+        }
+        return CollectiveOptions.DEFAULT.equals(options) ? send(tensor, dst, tag)
+                : Mono.error(new UnsupportedOperationException("send with options " + options));
+    }
+
     /** Receives into {@code tensor} from rank {@code src} the send with the same tag. */
     Mono<Tensor> recv(Tensor tensor, int src, int tag);
 
+    /**
+     * {@link #recv} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Tensor> recv(Tensor tensor, int src, int tag, CollectiveOptions options) {
+        if (options == null) {
+            return Mono.error(new IllegalArgumentException("recv: options is null"));
+        }
+        return CollectiveOptions.DEFAULT.equals(options) ? recv(tensor, src, tag)
+                : Mono.error(new UnsupportedOperationException("recv with options " + options));
+    }
+
     /** Receives into {@code tensor} from whichever rank sends with {@code tag} first; emits the source rank. */
     Mono<Integer> recvAnySource(Tensor tensor, int tag);
+
+    /**
+     * {@link #recvAnySource} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Integer> recvAnySource(Tensor tensor, int tag, CollectiveOptions options) {
+        if (options == null) {
+            return Mono.error(new IllegalArgumentException("recvAnySource: options is null"));
+        }
+        return CollectiveOptions.DEFAULT.equals(options) ? recvAnySource(tensor, tag)
+                : Mono.error(new UnsupportedOperationException("recvAnySource with options " + options));
+    }
 
     // ------------------------------------------------------------------ the full set (issue: full collective set)
 
     /** Gathers every rank's {@code input} into {@code outputs} (one per rank) on every rank. */
     default Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input) {
+        return allGather(outputs, input, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allGather} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allGather"));
     }
 
     /** Gathers every rank's {@code input} into the flat {@code output} (size x world) on every rank. */
     default Mono<Tensor> allGatherInto(Tensor output, Tensor input) {
+        return allGatherInto(output, input, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allGatherInto} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Tensor> allGatherInto(Tensor output, Tensor input, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allGatherInto"));
     }
 
     /** All-gathers several tensors as one collective: {@code outputs.get(i)} receives every rank's {@code inputs.get(i)}. */
     default Mono<List<List<Tensor>>> allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs) {
+        return allGatherCoalesced(outputs, inputs, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allGatherCoalesced} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<List<List<Tensor>>> allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allGatherCoalesced"));
     }
 
     /** Gathers every rank's {@code input} into {@code outputs} on {@code root} (other ranks pass an empty list). */
     default Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root) {
+        return gather(outputs, input, root, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #gather} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("gather"));
     }
 
     /** Scatters {@code root}'s {@code inputs} (one per rank) into every rank's {@code output}. */
     default Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root) {
+        return scatter(output, inputs, root, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #scatter} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("scatter"));
     }
 
     /** Reduces {@code inputs} (one per rank) across ranks; rank r receives the reduction of everyone's {@code inputs.get(r)}. */
     default Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op) {
+        return reduceScatter(output, inputs, op, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #reduceScatter} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("reduceScatter"));
     }
 
     /** Reduce-scatter of a flat {@code input} of size world x output size. */
     default Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op) {
+        return reduceScatterTensor(output, input, op, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #reduceScatterTensor} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("reduceScatterTensor"));
     }
 
     /** Several flat reduce-scatters as one collective. */
     default Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op) {
+        return reduceScatterTensorCoalesced(outputs, inputs, op, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #reduceScatterTensorCoalesced} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("reduceScatterTensorCoalesced"));
     }
 
     /** Rank r sends {@code inputs.get(p)} to rank p and receives rank p's into {@code outputs.get(p)}. */
     default Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs) {
+        return allToAll(outputs, inputs, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allToAll} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allToAll"));
     }
 
@@ -134,6 +242,14 @@ public interface ProcessGroup extends AutoCloseable {
      * empty split array means equal splits.
      */
     default Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits) {
+        return allToAllSingle(output, input, outputSplits, inputSplits, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allToAllSingle} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allToAllSingle"));
     }
 
@@ -183,6 +299,14 @@ public interface ProcessGroup extends AutoCloseable {
      * caller releases; {@code tensor} is only read.
      */
     default Mono<SparseTensor> allReduceSparse(SparseTensor tensor, ReduceOp op) {
+        return allReduceSparse(tensor, op, CollectiveOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allReduceSparse} with per-call options: a timeout, and a forced algorithm where the
+     * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     */
+    default Mono<SparseTensor> allReduceSparse(SparseTensor tensor, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allReduceSparse"));
     }
 

@@ -201,4 +201,17 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 + ", checkCollectives=" + diagnostics.checkCollectives() + ", heartbeat=" + heartbeatInterval.toMillis()
                 + " ms x " + missedHeartbeats + ", errorHandling=" + errorHandling.mode() + "]";
     }
+
+    /** What the collective runtime of rank {@code rank} reads of these options. */
+    io.reactivecollectives.transport.runtime.RuntimeSettings runtimeSettings(int rank) {
+        return new io.reactivecollectives.transport.runtime.RuntimeSettings(groupId, timeout, segmentBytes,
+                pipelineDepth, maxFramePayload, maxUnclaimedBytes, diagnostics.checkCollectives(), smallAllReduceBytes,
+                smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank));
+    }
+
+    /** What the mesh of connections reads of these options. */
+    public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
+        return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
+                socketBufferBytes, heartbeatInterval, missedHeartbeats, maxFramePayload);
+    }
 }

@@ -226,7 +226,9 @@ class CollectiveDiagnosticsTest {
             for (int r = 0; r < 3; r++) {
                 CollectiveException e = assertInstanceOf(CollectiveException.class, sig.get(r).getThrowable());
                 assertTrue(e.getMessage().startsWith("allReduce[seq=0] rank " + r + ": "), e.getMessage());
-                sawSize |= e instanceof CollectiveMismatchException && e.getMessage().contains("same size");
+                // the agreement every DATA frame carries names the element counts of both sides
+                sawSize |= e instanceof CollectiveMismatchException && e.getMessage().contains("collective mismatch: element count ")
+                        && e.getMessage().contains("8 on rank 1");
             }
             assertTrue(sawSize, "a rank names the size difference: " + sig);
         } finally {

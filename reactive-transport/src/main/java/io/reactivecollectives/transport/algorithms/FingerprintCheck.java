@@ -28,7 +28,7 @@ import java.util.List;
 public final class FingerprintCheck {
 
     /** The algorithm step the fingerprints travel under (algorithms use steps from 0). */
-    public static final int STEP = -1;
+    public static final int STEP = SubAddress.FINGERPRINT_STEP;
 
     private static final String MARKER = "collective mismatch: ";
 

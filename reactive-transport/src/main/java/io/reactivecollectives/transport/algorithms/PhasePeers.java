@@ -13,7 +13,7 @@ import reactor.core.publisher.Mono;
 public final class PhasePeers implements Peers {
 
     /** Steps available to one phase. */
-    public static final int STRIDE = 1 << 20;
+    public static final int STRIDE = SubAddress.PHASE_STRIDE;
 
     private final Peers p;
     private final int base;

@@ -18,7 +18,9 @@ import io.netty.buffer.ByteBufAllocator;
  * 24  int32  step of the algorithm (p2p: fragment count)
  * 28  int32  chunk index (p2p: fragment index)
  * 32  int32  source rank
- * 36  ...    payload (length = frame length - 32)
+ * 36  int64  agreement word (DATA: the collective's op, dtype, reduce op and root; else 0)
+ * 44  int64  agreement count (DATA: the collective's element count, or -1; else 0)
+ * 52  ...    payload (length = frame length - 48)
  * </pre>
  *
  * Integers are big-endian; payload bytes are the tensor's raw (little-endian) element bytes. The
@@ -30,11 +32,11 @@ public final class FrameCodec {
     /** Magic number at the start of every frame (after the length). */
     public static final int MAGIC = 0x5243;
     /** Protocol version. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Bytes of the length field. */
     public static final int LENGTH_FIELD = 4;
     /** Bytes of the header after the length field. */
-    public static final int HEADER = 32;
+    public static final int HEADER = 48;
     /** Bytes of the header including the length field. */
     public static final int PREFIXED_HEADER = LENGTH_FIELD + HEADER;
 
@@ -47,6 +49,8 @@ public final class FrameCodec {
     private static final int OFF_STEP = 20;
     private static final int OFF_CHUNK = 24;
     private static final int OFF_SOURCE = 28;
+    private static final int OFF_AGREE_WORD = 32;
+    private static final int OFF_AGREE_COUNT = 40;
 
     private FrameCodec() {
     }
@@ -58,6 +62,13 @@ public final class FrameCodec {
      */
     public static ByteBuf encodeHeader(ByteBufAllocator alloc, FrameType type, int group, long sequence, int tag,
                                        int step, int chunk, int source, int payloadLength, int extraCapacity) {
+        return encodeHeader(alloc, type, group, sequence, tag, step, chunk, source, 0L, 0L, payloadLength, extraCapacity);
+    }
+
+    /** {@link #encodeHeader(ByteBufAllocator, FrameType, int, long, int, int, int, int, int, int)} with an agreement. */
+    public static ByteBuf encodeHeader(ByteBufAllocator alloc, FrameType type, int group, long sequence, int tag,
+                                       int step, int chunk, int source, long agreementWord, long agreementCount,
+                                       int payloadLength, int extraCapacity) {
         ByteBuf b = alloc.directBuffer(PREFIXED_HEADER + extraCapacity);
         b.writeInt(HEADER + payloadLength);
         b.writeShort(MAGIC);
@@ -69,6 +80,8 @@ public final class FrameCodec {
         b.writeInt(step);
         b.writeInt(chunk);
         b.writeInt(source);
+        b.writeLong(agreementWord);
+        b.writeLong(agreementCount);
         return b;
     }
 
@@ -124,6 +137,16 @@ public final class FrameCodec {
 
     public static int source(ByteBuf frame) {
         return frame.getInt(frame.readerIndex() + OFF_SOURCE);
+    }
+
+    /** The agreement word (see the layout above). */
+    public static long agreementWord(ByteBuf frame) {
+        return frame.getLong(frame.readerIndex() + OFF_AGREE_WORD);
+    }
+
+    /** The agreement count (see the layout above). */
+    public static long agreementCount(ByteBuf frame) {
+        return frame.getLong(frame.readerIndex() + OFF_AGREE_COUNT);
     }
 
     /** Payload bytes of a frame (length already stripped). */

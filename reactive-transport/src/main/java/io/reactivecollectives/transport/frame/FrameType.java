@@ -22,7 +22,13 @@ public enum FrameType {
      * The source rank aborted the whole group ({@code ProcessGroup.abort()}); payload: UTF-8 reason.
      * The receiver fails every in-flight and later collective that involves the source.
      */
-    GROUP_ABORT(7);
+    GROUP_ABORT(7),
+    /**
+     * Receipt of a collective's data: the sender (a rank that only sends in this collective) waits
+     * for it, so that it learns of a disagreement the receiver found before it completes.
+     * Sequence: the collective's; no payload.
+     */
+    ACK(8);
 
     private final int code;
 
@@ -35,7 +41,7 @@ public enum FrameType {
         return code;
     }
 
-    private static final FrameType[] BY_CODE = new FrameType[8];
+    private static final FrameType[] BY_CODE = new FrameType[9];
 
     static {
         for (FrameType t : values()) {

@@ -32,57 +32,13 @@ public final class Mailbox {
     /** Bytes a frame counts for at least, so that empty frames are bounded too. */
     private static final int MIN_FRAME_COST = 64;
 
-    /** One collective's slots. */
-    public static final class Box {
-        final long sequence;
-        String op;                      // null while no local collective owns it
-        final HashMap<Key, Object> slots = new HashMap<>(); // Key -> ByteBuf (arrived) | MonoSink (waiting)
-        CollectiveException failure;    // once failed, every receive fails with it
-        Function<Box, CollectiveException> pendingAbort; // a peer's ABORT that came before the local collective started
-        long openedNanos;               // when the local collective opened the box
-        volatile int waitingOn = -1;    // the peer of the latest receive, for timeout messages
-        volatile long waitingKey;       // tag, step, chunk of that receive (packed; the text is made on demand)
-
-        Box(long sequence) {
-            this.sequence = sequence;
-        }
-
-        public long sequence() {
-            return sequence;
-        }
-
-        /** How long the local collective has run (zero while none owns the box). */
-        public Duration elapsed() {
-            return op == null ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - openedNanos);
-        }
-
-        /** The local collective's name (null while none owns the box). */
-        public String opName() {
-            return op;
-        }
-
-        /** The peer this collective last waited for, or -1. */
-        public int waitingOn() {
-            return waitingOn;
-        }
-
-        /** A description of what it last waited for. */
-        public String waitingWhat() {
-            if (waitingOn < 0) {
-                return null;
-            }
-            long k = waitingKey;
-            return "tag " + (int) (k >>> 40) + " step " + (int) ((k >>> 20) & 0xFFFFF) + " chunk " + (int) (k & 0xFFFFF);
-        }
-    }
-
     record Key(int tag, int step, int chunk, int source) {
     }
 
     private final long maxUnclaimed;
     private final Runnable onPressure;
     private final Runnable onRelief;
-    private final HashMap<Long, Box> boxes = new HashMap<>();
+    private final HashMap<Long, CollectiveBox> boxes = new HashMap<>();
     private long nextSequence;
     private long unclaimed;
     private boolean paused;
@@ -103,12 +59,104 @@ public final class Mailbox {
      * frames that arrived early). A collective a peer already aborted gets a box that fails at
      * once, with {@code abortError} making the error.
      */
-    public synchronized Box open(String op) {
+    public synchronized CollectiveBox open(String op) {
+        return open(op, 0L, 0L);
+    }
+
+    /**
+     * {@link #open(String)} for a collective whose DATA frames are checked against (word, count):
+     * see {@link #disagreement}.
+     */
+    public synchronized CollectiveBox open(String op, long word, long count) {
         long seq = nextSequence++;
-        Box box = boxes.computeIfAbsent(seq, Box::new);
+        CollectiveBox box = boxes.computeIfAbsent(seq, CollectiveBox::new);
         box.op = op;
         box.openedNanos = System.nanoTime();
+        box.word = word;
+        box.count = count;
         return box;
+    }
+
+    /** A frame that disagrees with the local collective: who sent it and what it said. */
+    public record Disagreement(int source, long word, long count) {
+    }
+
+    /**
+     * The first early frame (arrived before {@link #open}) whose agreement differs from the box's,
+     * or null; call after {@link #open}.
+     */
+    public synchronized Disagreement disagreement(CollectiveBox box) {
+        if (box.earlySource >= 0 && box.disagrees(box.earlyWord, box.earlyCount)) {
+            return new Disagreement(box.earlySource, box.earlyWord & ~CollectiveBox.ACK_REQUESTED, box.earlyCount);
+        }
+        if (box.oddSource >= 0 && box.disagrees(box.oddWord, box.oddCount)) {
+            return new Disagreement(box.oddSource, box.oddWord & ~CollectiveBox.ACK_REQUESTED, box.oddCount);
+        }
+        return null;
+    }
+
+    /** The sources whose early frames asked for a receipt (the caller sends them), cleared. */
+    public synchronized int[] takeOwedAcks(CollectiveBox box) {
+        if (box.acksOwed == null) {
+            return new int[0];
+        }
+        int[] owed = box.acksOwed.stream().toArray();
+        box.acksOwed = null;
+        return owed;
+    }
+
+    /** A receipt from {@code source} for collective {@code seq}. */
+    public void ack(long seq, int source) {
+        MonoSink<Void> done = null;
+        synchronized (this) {
+            CollectiveBox box = boxes.get(seq);
+            if (box == null || box.op == null) {
+                return;
+            }
+            if (box.acksReceived == null) {
+                box.acksReceived = new java.util.BitSet();
+            }
+            box.acksReceived.set(source);
+            if (box.ackWaiter != null && allAcked(box)) {
+                done = box.ackWaiter;
+                box.ackWaiter = null;
+            }
+        }
+        if (done != null) {
+            done.success();
+        }
+    }
+
+    /** Completes once every one of {@code peers} sent a receipt for {@code box}'s collective, or fails with the box. */
+    public Mono<Void> awaitAcks(CollectiveBox box, java.util.BitSet peers) {
+        return Mono.create(sink -> {
+            CollectiveException fail;
+            boolean done = false;
+            synchronized (this) {
+                fail = box.failure;
+                if (fail == null) {
+                    box.acksAwaited = peers;
+                    if (allAcked(box)) {
+                        done = true;
+                    } else {
+                        box.ackWaiter = sink;
+                    }
+                }
+            }
+            if (fail != null) {
+                sink.error(fail);
+            } else if (done) {
+                sink.success();
+            }
+        });
+    }
+
+    private static boolean allAcked(CollectiveBox box) {
+        java.util.BitSet missing = (java.util.BitSet) box.acksAwaited.clone();
+        if (box.acksReceived != null) {
+            missing.andNot(box.acksReceived);
+        }
+        return missing.isEmpty();
     }
 
     /** Sequence number the next collective will get. */
@@ -120,8 +168,8 @@ public final class Mailbox {
      * The error for a peer's abort of this box's collective that arrived before the collective
      * started here (call after {@link #open}), or null when no peer aborted it.
      */
-    public CollectiveException pendingAbort(Box box) {
-        Function<Box, CollectiveException> f;
+    public CollectiveException pendingAbort(CollectiveBox box) {
+        Function<CollectiveBox, CollectiveException> f;
         synchronized (this) {
             f = box.pendingAbort;
         }
@@ -132,7 +180,7 @@ public final class Mailbox {
      * A receive of (tag, step, chunk) from {@code source} in {@code box}'s collective: emits the
      * payload (the subscriber releases it) or the box's failure.
      */
-    public Mono<ByteBuf> receive(Box box, int tag, int step, int chunk, int source) {
+    public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source) {
         Key key = new Key(tag, step, chunk, source);
         return Mono.<ByteBuf>create(sink -> {
             ByteBuf ready = null;
@@ -154,7 +202,9 @@ public final class Mailbox {
                     } else if (slot == null) {
                         box.slots.put(key, sink);
                         box.waitingOn = source;
-                        box.waitingKey = ((long) tag << 40) | ((long) (step & 0xFFFFF) << 20) | (chunk & 0xFFFFF);
+                        box.waitingTag = tag;
+                        box.waitingStep = step;
+                        box.waitingChunk = chunk;
                     } else {
                         fail = new CollectiveException(box.op, -1, box.sequence, source,
                                 "internal error: two receives of step " + step + " chunk " + chunk + " from rank " + source, null);
@@ -188,22 +238,51 @@ public final class Mailbox {
      */
     @SuppressWarnings("unchecked")
     public String deliver(long seq, int tag, int step, int chunk, int source, ByteBuf payload) {
+        return deliver(seq, tag, step, chunk, source, 0L, 0L, payload).violation();
+    }
+
+    /** What became of a DATA frame. */
+    public record Delivery(String violation, boolean disagrees, boolean ackNow) {
+        static final Delivery OK = new Delivery(null, false, false);
+        static final Delivery ACK = new Delivery(null, false, true);
+        static final Delivery DISAGREES = new Delivery(null, true, false);
+    }
+
+    /**
+     * {@link #deliver(long, int, int, int, int, ByteBuf)} for a frame carrying an agreement (word,
+     * count): a frame that disagrees with the running local collective is released and reported
+     * ({@link Delivery#disagrees()}: the caller fails the collective); one that arrives before the
+     * collective opened is kept and checked at {@link #disagreement}. A frame whose word asks for a
+     * receipt ({@link CollectiveBox#ACK_REQUESTED}) is acknowledged by the caller now
+     * ({@link Delivery#ackNow()}) or, early, by the collective once it opened ({@link #takeOwedAcks}).
+     */
+    public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload) {
         MonoSink<ByteBuf> waiter = null;
         boolean pressure = false;
         String violation = null;
+        boolean ackNow = false;
         synchronized (this) {
-            Box box = boxes.get(seq);
+            CollectiveBox box = boxes.get(seq);
             if (box == null) {
                 if (seq < nextSequence || seq < 0) {
                     payload.release();  // stale: that collective ended here (aborted)
-                    return null;
+                    return Delivery.OK;
                 }
-                box = new Box(seq);
+                box = new CollectiveBox(seq);
                 boxes.put(seq, box);
             }
             if (box.failure != null || box.pendingAbort != null) {
                 payload.release();
-                return null;
+                return Delivery.OK;
+            }
+            if (box.op != null && box.disagrees(word, count)) {
+                payload.release();
+                return Delivery.DISAGREES;
+            }
+            if (box.op == null && word != 0) {
+                noteEarly(box, source, word, count);
+            } else if ((word & CollectiveBox.ACK_REQUESTED) != 0) {
+                ackNow = true;
             }
             Key key = new Key(tag, step, chunk, source);
             Object slot = box.slots.get(key);
@@ -228,22 +307,41 @@ public final class Mailbox {
         if (waiter != null) {
             waiter.success(payload);
         }
-        return violation;
+        return violation != null ? new Delivery(violation, false, false) : ackNow ? Delivery.ACK : Delivery.OK;
+    }
+
+    private static void noteEarly(CollectiveBox box, int source, long word, long count) {
+        if ((word & CollectiveBox.ACK_REQUESTED) != 0) {
+            if (box.acksOwed == null) {
+                box.acksOwed = new java.util.BitSet();
+            }
+            box.acksOwed.set(source);
+        }
+        long w = word & ~CollectiveBox.ACK_REQUESTED;
+        if (box.earlySource < 0) {
+            box.earlySource = source;
+            box.earlyWord = w;
+            box.earlyCount = count;
+        } else if (box.oddSource < 0 && (w != box.earlyWord || count != box.earlyCount)) {
+            box.oddSource = source;
+            box.oddWord = w;
+            box.oddCount = count;
+        }
     }
 
     /**
      * A peer aborted collective {@code seq}: fails it here if it runs (with the exception
      * {@code error} makes from the op name), or remembers the abort for when it starts.
      */
-    public void abortFromPeer(long seq, Function<Box, CollectiveException> error) {
-        Box box;
+    public void abortFromPeer(long seq, Function<CollectiveBox, CollectiveException> error) {
+        CollectiveBox box;
         synchronized (this) {
             box = boxes.get(seq);
             if (box == null) {
                 if (seq < nextSequence || seq < 0) {
                     return;
                 }
-                box = new Box(seq);
+                box = new CollectiveBox(seq);
                 boxes.put(seq, box);
             }
             if (box.op == null) {
@@ -258,8 +356,9 @@ public final class Mailbox {
     }
 
     /** Fails {@code box}'s collective: pending and later receives error with {@code e}; buffered frames are released. */
-    public void fail(Box box, CollectiveException e) {
+    public void fail(CollectiveBox box, CollectiveException e) {
         List<MonoSink<ByteBuf>> waiters;
+        MonoSink<Void> ackWaiter;
         boolean relief;
         synchronized (this) {
             if (box.failure != null) {
@@ -267,6 +366,8 @@ public final class Mailbox {
             }
             box.failure = e;
             waiters = releaseSlots(box);
+            ackWaiter = box.ackWaiter;
+            box.ackWaiter = null;
             relief = paused && unclaimed < maxUnclaimed / 2;
             if (relief) {
                 paused = false;
@@ -278,25 +379,28 @@ public final class Mailbox {
         for (MonoSink<ByteBuf> w : waiters) {
             w.error(e);
         }
+        if (ackWaiter != null) {
+            ackWaiter.error(e);
+        }
     }
 
     /** Fails every collective that runs locally, with the exception {@code error} makes for it. */
-    public void failAll(Function<Box, CollectiveException> error) {
-        List<Box> owned = new ArrayList<>();
+    public void failAll(Function<CollectiveBox, CollectiveException> error) {
+        List<CollectiveBox> owned = new ArrayList<>();
         synchronized (this) {
-            for (Box b : boxes.values()) {
+            for (CollectiveBox b : boxes.values()) {
                 if (b.op != null) {
                     owned.add(b);
                 }
             }
         }
-        for (Box b : owned) {
+        for (CollectiveBox b : owned) {
             fail(b, error.apply(b));
         }
     }
 
     /** The local collective of {@code box} ended: forget it and release what it left. */
-    public void close(Box box) {
+    public void close(CollectiveBox box) {
         boolean relief;
         synchronized (this) {
             boxes.remove(box.sequence);
@@ -313,7 +417,7 @@ public final class Mailbox {
 
     /** Releases everything (group closed). */
     public synchronized void clear() {
-        for (Box b : boxes.values()) {
+        for (CollectiveBox b : boxes.values()) {
             releaseSlots(b);
         }
         boxes.clear();
@@ -330,7 +434,7 @@ public final class Mailbox {
     }
 
     @SuppressWarnings("unchecked")
-    private List<MonoSink<ByteBuf>> releaseSlots(Box box) {
+    private List<MonoSink<ByteBuf>> releaseSlots(CollectiveBox box) {
         List<MonoSink<ByteBuf>> waiters = new ArrayList<>();
         for (Iterator<Map.Entry<Key, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
             Object v = it.next().getValue();

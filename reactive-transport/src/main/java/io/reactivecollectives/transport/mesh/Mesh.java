@@ -11,7 +11,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
-import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.frame.FrameDecoders;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.Handshake;
@@ -54,7 +53,7 @@ public final class Mesh implements AutoCloseable {
 
     private final int rank;
     private final int world;
-    private final GroupOptions options;
+    private final MeshOptions options;
     private final int groupHash;
     private final FrameListener listener;
     private final AtomicReferenceArray<PeerLink> links;
@@ -66,7 +65,7 @@ public final class Mesh implements AutoCloseable {
     private final List<Connection> connections = new ArrayList<>();
     private volatile boolean closed;
 
-    private Mesh(int rank, int world, GroupOptions options, FrameListener listener) {
+    private Mesh(int rank, int world, MeshOptions options, FrameListener listener) {
         this.rank = rank;
         this.world = world;
         this.options = options;
@@ -83,10 +82,10 @@ public final class Mesh implements AutoCloseable {
 
     /**
      * Connects this rank to all others. Emits the mesh once every peer is connected and has passed
-     * the handshake; fails after {@link GroupOptions#connectTimeout()} naming the ranks that never
+     * the handshake; fails after {@link MeshOptions#connectTimeout()} naming the ranks that never
      * appeared, closing whatever was opened.
      */
-    public static Mono<Mesh> start(Store store, int rank, int world, GroupOptions options, FrameListener listener) {
+    public static Mono<Mesh> start(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
         return Mono.defer(() -> {
             Mesh mesh = new Mesh(rank, world, options, listener);
             if (world == 1) {

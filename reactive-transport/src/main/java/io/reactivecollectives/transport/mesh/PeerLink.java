@@ -51,10 +51,16 @@ public final class PeerLink {
      * to the socket, errors when the write fails.
      */
     public Mono<Void> send(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
+        return send(type, seq, tag, step, chunk, 0L, 0L, payload);
+    }
+
+    /** {@link #send(FrameType, long, int, int, int, ByteBuf)} with the header's agreement fields. */
+    public Mono<Void> send(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
+                           long agreementCount, ByteBuf payload) {
         return Mono.create(sink -> {
             ChannelPromise promise;
             try {
-                promise = write(type, seq, tag, step, chunk, payload);
+                promise = write(type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
             } catch (Throwable t) {
                 sink.error(t);
                 return;
@@ -72,7 +78,7 @@ public final class PeerLink {
     /** Writes one frame without waiting for it (abort notices); ownership of {@code payload} taken. */
     public void sendAndForget(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
         try {
-            write(type, seq, tag, step, chunk, payload);
+            write(type, seq, tag, step, chunk, 0L, 0L, payload);
         } catch (Throwable ignored) {
             // the connection is gone; the peer learns of the failure from that
         }
@@ -122,12 +128,13 @@ public final class PeerLink {
         });
     }
 
-    private ChannelPromise write(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
+    private ChannelPromise write(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
+                                 long agreementCount, ByteBuf payload) {
         int len = payload.readableBytes();
         ByteBuf header;
         try {
-            header = FrameCodec.encodeHeader(channel.alloc(), type, group, seq, tag, step, chunk, self, len,
-                    len <= INLINE_BYTES ? len : 0);
+            header = FrameCodec.encodeHeader(channel.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
+                    agreementCount, len, len <= INLINE_BYTES ? len : 0);
         } catch (Throwable t) {
             payload.release();
             throw t;

@@ -1,0 +1,39 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.CollectiveException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/** {@link ErrorHandling}'s reaction to a collective's error for one rank of a group. */
+final class GroupErrors implements Consumer<Throwable> {
+
+    private static final Logger log = LoggerFactory.getLogger(TcpProcessGroup.class);
+
+    private final ErrorHandling handling;
+    private final String groupId;
+    private final int rank;
+    private final AtomicBoolean tornDown = new AtomicBoolean();
+
+    GroupErrors(ErrorHandling handling, String groupId, int rank) {
+        this.handling = handling;
+        this.groupId = groupId;
+        this.rank = rank;
+    }
+
+    /** {@link ErrorHandling.Mode#TEAR_DOWN}: log, then exit through the hook on a fresh thread (once). */
+    @Override
+    public void accept(Throwable e) {
+        if (handling.mode() != ErrorHandling.Mode.TEAR_DOWN || !(e instanceof CollectiveException)
+                || !tornDown.compareAndSet(false, true)) {
+            return;
+        }
+        log.error("group '{}' rank {}: tearing the process down (error handling TEAR_DOWN) after: {}",
+                groupId, rank, e.getMessage(), e);
+        Thread t = new Thread(() -> handling.exitHook().accept(ErrorHandling.EXIT_STATUS), "rc-teardown");
+        t.setDaemon(false);
+        t.start();
+    }
+}

@@ -1,0 +1,99 @@
+package io.reactivecollectives.transport.failure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * What one rank knows of its peers' health and progress: per peer, why it died (the first cause
+ * wins) and the latest collective it sent data for. Thread-safe; written by the inbound frame
+ * router, read by the collective runner and by shrink.
+ */
+public final class PeerFailures {
+
+    /** Why a peer is dead: its words ({@code groupAbort}: it sent a GROUP_ABORT) or what was observed. */
+    public record Death(String why, boolean groupAbort) {
+    }
+
+    private final int rank;
+    private final AtomicReferenceArray<Death> dead;
+    private final AtomicLongArray lastSeqFrom;
+
+    public PeerFailures(int rank, int size) {
+        this.rank = rank;
+        this.dead = new AtomicReferenceArray<>(size);
+        this.lastSeqFrom = new AtomicLongArray(size);
+        for (int p = 0; p < size; p++) {
+            lastSeqFrom.set(p, -1);
+        }
+    }
+
+    /** Records {@code peer}'s death unless one is recorded already; returns the recorded one. */
+    public Death markDead(int peer, String why, boolean groupAbort) {
+        Death mine = new Death(why, groupAbort);
+        return dead.compareAndSet(peer, null, mine) ? mine : dead.get(peer);
+    }
+
+    /** Why {@code peer} died, or null while it lives. */
+    public String deathOf(int peer) {
+        Death d = dead.get(peer);
+        return d == null ? null : d.why();
+    }
+
+    /** Whether {@code peer} is known dead. */
+    public boolean isDead(int peer) {
+        return dead.get(peer) != null;
+    }
+
+    /** The first dead peer, or -1. */
+    public int firstDead() {
+        for (int p = 0; p < dead.length(); p++) {
+            if (dead.get(p) != null) {
+                return p;
+            }
+        }
+        return -1;
+    }
+
+    /** Per rank, whether it is known dead here (this rank: false). */
+    public boolean[] deadView() {
+        boolean[] v = new boolean[dead.length()];
+        for (int p = 0; p < v.length; p++) {
+            v[p] = p != rank && dead.get(p) != null;
+        }
+        return v;
+    }
+
+    /** A collective's DATA frame with sequence {@code seq} came from {@code peer} (one writer per peer). */
+    public void dataFrom(int peer, long seq) {
+        if (seq > lastSeqFrom.get(peer)) {
+            lastSeqFrom.lazySet(peer, seq);
+        }
+    }
+
+    /**
+     * What this rank knows of the others' progress: the latest collective each peer sent data for,
+     * the furthest behind first (at most 8 peers named), e.g. {@code last data from rank 2: seq 1,
+     * rank 1: seq 2}.
+     */
+    public String progress() {
+        List<long[]> seen = new ArrayList<>();
+        for (int p = 0; p < lastSeqFrom.length(); p++) {
+            if (p != rank) {
+                seen.add(new long[] {lastSeqFrom.get(p), p});
+            }
+        }
+        seen.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        StringBuilder sb = new StringBuilder("last data from ");
+        for (int i = 0; i < Math.min(8, seen.size()); i++) {
+            long[] x = seen.get(i);
+            sb.append(i == 0 ? "" : ", ").append("rank ").append(x[1]).append(": ")
+                    .append(x[0] < 0 ? "none" : "seq " + x[0]);
+        }
+        if (seen.size() > 8) {
+            sb.append(", ... (").append(seen.size() - 8).append(" more)");
+        }
+        return sb.toString();
+    }
+}

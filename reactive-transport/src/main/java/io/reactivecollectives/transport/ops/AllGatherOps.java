@@ -1,0 +1,103 @@
+package io.reactivecollectives.transport.ops;
+
+import io.reactivecollectives.core.CollectiveArguments;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.observe.CollectiveFingerprint;
+import io.reactivecollectives.transport.algorithms.Region;
+import io.reactivecollectives.transport.algorithms.RingAllGather;
+import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner;
+import reactor.core.publisher.Mono;
+
+import java.util.List;
+
+/** All-gather into a list, into one tensor, and of several tensors at once (coalesced): a ring. */
+public final class AllGatherOps {
+
+    private final CollectiveRunner runner;
+
+    public AllGatherOps(CollectiveRunner runner) {
+        this.runner = runner;
+    }
+
+    private int size() {
+        return runner.runtime().size();
+    }
+
+    public Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input, CollectiveOptions options) {
+        String name = OpType.ALLGATHER.displayName();
+        return runner.run(new CollectiveCall<>(OpType.ALLGATHER, options, () -> {
+            CollectiveArguments.allGather(outputs, input, size());
+            CollectiveArguments.requireCpu(name, input, "input");
+            Layouts.requireCpu(name, outputs, "outputs");
+            runner.runtime().selector().select(OpType.ALLGATHER, options.algorithm(), input.nbytes());
+        }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER, seq, input, -1, null), ch -> Mono.defer(() -> {
+            ch.choose(options.algorithm(), input.nbytes());
+            Region[] blocks = Layouts.regions(outputs);
+            blocks[ch.rank()].copyFrom(Region.of(input));
+            return RingAllGather.run(ch, blocks);
+        }).thenReturn(outputs)));
+    }
+
+    public Mono<Tensor> allGatherInto(Tensor output, Tensor input, CollectiveOptions options) {
+        String name = OpType._ALLGATHER_BASE.displayName();
+        return runner.run(new CollectiveCall<>(OpType._ALLGATHER_BASE, options, () -> {
+            CollectiveArguments.allGatherInto(output, input, size());
+            CollectiveArguments.requireCpu(name, input, "input");
+            CollectiveArguments.requireCpu(name, output, "output");
+            runner.runtime().selector().select(OpType._ALLGATHER_BASE, options.algorithm(), input.nbytes());
+        }, seq -> CollectiveFingerprint.of(OpType._ALLGATHER_BASE, seq, input, -1, null), ch -> Mono.defer(() -> {
+            ch.choose(options.algorithm(), input.nbytes());
+            Region[] blocks = Layouts.split(output, ch.size());
+            blocks[ch.rank()].copyFrom(Region.of(input));
+            return RingAllGather.run(ch, blocks);
+        }).thenReturn(output)));
+    }
+
+    /** Flattens the inputs into one block per rank (as gloo's allgather_coalesced), one ring, then copies out. */
+    public Mono<List<List<Tensor>>> allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs,
+                                                       CollectiveOptions options) {
+        String name = OpType.ALLGATHER_COALESCED.displayName();
+        return runner.run(new CollectiveCall<>(OpType.ALLGATHER_COALESCED, options, () -> {
+            CollectiveArguments.allGatherCoalesced(outputs, inputs, size());
+            Layouts.requireCpu(name, inputs, "inputs");
+            for (int i = 0; i < outputs.size(); i++) {
+                Layouts.requireCpu(name, outputs.get(i), "outputs[" + i + "]");
+            }
+            runner.runtime().selector().select(OpType.ALLGATHER_COALESCED, options.algorithm(), 0);
+        }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER_COALESCED, seq, inputs, -1, null), ch -> {
+            ch.choose(options.algorithm(), 0);
+            int n = ch.size();
+            int total = 0;
+            for (Tensor t : inputs) {
+                total = Math.addExact(total, Math.toIntExact(t.nbytes()));
+            }
+            int block = total;
+            return Layouts.withBuffer(Math.multiplyExact(n, block), buf -> {
+                Region all = new Region(buf, 0, n * block);
+                Region[] blocks = new Region[n];
+                for (int q = 0; q < n; q++) {
+                    blocks[q] = all.sub(q * block, block);
+                }
+                int off = 0;
+                for (Tensor t : inputs) {
+                    int len = (int) t.nbytes();
+                    blocks[ch.rank()].sub(off, len).copyFrom(Region.of(t));
+                    off += len;
+                }
+                return RingAllGather.run(ch, blocks).then(Mono.fromRunnable(() -> {
+                    for (int q = 0; q < n; q++) {
+                        int o = 0;
+                        for (int i = 0; i < inputs.size(); i++) {
+                            int len = (int) inputs.get(i).nbytes();
+                            Region.of(outputs.get(i).get(q)).copyFrom(blocks[q].sub(o, len));
+                            o += len;
+                        }
+                    }
+                }));
+            }).thenReturn(outputs);
+        }));
+    }
+}

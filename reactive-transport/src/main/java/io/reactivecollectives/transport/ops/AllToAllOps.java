@@ -1,0 +1,71 @@
+package io.reactivecollectives.transport.ops;
+
+import io.reactivecollectives.core.CollectiveArguments;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.observe.CollectiveFingerprint;
+import io.reactivecollectives.transport.algorithms.PairwiseAllToAll;
+import io.reactivecollectives.transport.algorithms.Region;
+import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner;
+import reactor.core.publisher.Mono;
+
+import java.util.List;
+
+/** All-to-all of tensor lists and of one tensor with split sizes: pairwise exchange. */
+public final class AllToAllOps {
+
+    private final CollectiveRunner runner;
+
+    public AllToAllOps(CollectiveRunner runner) {
+        this.runner = runner;
+    }
+
+    public Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs, CollectiveOptions options) {
+        String name = OpType.ALLTOALL.displayName();
+        int rank = runner.runtime().rank();
+        int size = runner.runtime().size();
+        return runner.run(new CollectiveCall<>(OpType.ALLTOALL, options, () -> {
+            CollectiveArguments.allToAll(outputs, inputs, rank, size);
+            Layouts.requireCpu(name, outputs, "outputs");
+            Layouts.requireCpu(name, inputs, "inputs");
+            runner.runtime().selector().select(OpType.ALLTOALL, options.algorithm(), 0);
+        }, seq -> new CollectiveFingerprint(OpType.ALLTOALL, seq, inputs.get(0).dtype(), List.of(), -1, null), ch -> {
+            ch.choose(options.algorithm(), 0);
+            return Mono.defer(() -> PairwiseAllToAll.run(ch, Layouts.regions(inputs), Layouts.regions(outputs)))
+                    .thenReturn(outputs);
+        }));
+    }
+
+    public Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits,
+                                       CollectiveOptions options) {
+        String name = OpType.ALLTOALL_BASE.displayName();
+        int rank = runner.runtime().rank();
+        int size = runner.runtime().size();
+        return runner.run(new CollectiveCall<>(OpType.ALLTOALL_BASE, options, () -> {
+            CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank, size);
+            CollectiveArguments.requireCpu(name, output, "output");
+            CollectiveArguments.requireCpu(name, input, "input");
+            runner.runtime().selector().select(OpType.ALLTOALL_BASE, options.algorithm(), 0);
+        }, seq -> new CollectiveFingerprint(OpType.ALLTOALL_BASE, seq, input.dtype(), List.of(), -1, null), ch -> {
+            ch.choose(options.algorithm(), 0);
+            CollectiveArguments.AllToAllSplits s =
+                    CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank, size);
+            return Mono.defer(() -> {
+                int es = input.dtype().byteSize();
+                Region in = Region.of(input);
+                Region out = Region.of(output);
+                Region[] send = new Region[size];
+                Region[] recv = new Region[size];
+                for (int q = 0; q < size; q++) {
+                    send[q] = in.sub(Math.toIntExact(s.inputOffset(q) * es),
+                            Math.toIntExact(s.inputRows()[q] * s.rowElements() * es));
+                    recv[q] = out.sub(Math.toIntExact(s.outputOffset(q) * es),
+                            Math.toIntExact(s.outputRows()[q] * s.rowElements() * es));
+                }
+                return PairwiseAllToAll.run(ch, send, recv);
+            }).thenReturn(output);
+        }));
+    }
+}

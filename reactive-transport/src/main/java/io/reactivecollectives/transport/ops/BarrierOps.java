@@ -1,0 +1,53 @@
+package io.reactivecollectives.transport.ops;
+
+import io.reactivecollectives.core.CollectiveArguments;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.transport.algorithms.DisseminationBarrier;
+import io.reactivecollectives.transport.algorithms.MonitoredBarrier;
+import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+
+/** The barrier (dissemination) and the monitored barrier (rank 0 names the ranks that never came). */
+public final class BarrierOps {
+
+    private final CollectiveRunner runner;
+
+    public BarrierOps(CollectiveRunner runner) {
+        this.runner = runner;
+    }
+
+    public Mono<Void> barrier(CollectiveOptions options) {
+        return runner.run(CollectiveCall.<Void>of(OpType.BARRIER, options,
+                () -> runner.runtime().selector().select(OpType.BARRIER, options.algorithm(), 0),
+                ch -> {
+                    ch.choose(options.algorithm(), 0);
+                    return DisseminationBarrier.run(ch).then(Mono.empty());
+                }));
+    }
+
+    /**
+     * Rank 0 waits up to {@code timeout} for every rank; the other ranks wait for rank 0's release,
+     * or its failure, up to twice that or the group's timeout.
+     */
+    public Mono<Void> monitoredBarrier(Duration timeout, boolean waitAllRanks) {
+        return Mono.defer(() -> {
+            Duration group = runner.runtime().settings().timeout();
+            Duration limit = group;
+            if (timeout != null && !timeout.isNegative() && !timeout.isZero()) {
+                Duration twice = timeout.multipliedBy(2);
+                limit = runner.runtime().rank() == 0 ? timeout.plusSeconds(5)
+                        : (twice.compareTo(group) > 0 ? twice : group);
+            }
+            return runner.run(CollectiveCall.<Void>of(OpType.MONITORED_BARRIER, CollectiveOptions.timeout(limit),
+                    () -> CollectiveArguments.monitoredBarrier(timeout),
+                    ch -> {
+                        ch.choose(io.reactivecollectives.core.Algorithm.AUTO, 0);
+                        return MonitoredBarrier.run(ch, timeout, waitAllRanks);
+                    }));
+        });
+    }
+}

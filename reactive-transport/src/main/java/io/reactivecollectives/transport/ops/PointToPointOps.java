@@ -1,0 +1,137 @@
+package io.reactivecollectives.transport.ops;
+
+import io.netty.buffer.ByteBuf;
+import io.reactivecollectives.core.Algorithm;
+import io.reactivecollectives.core.CollectiveArguments;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.CollectiveTimeoutException;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.P2POp;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.runtime.GroupRuntime;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Send, receive, receive from any source, and batches of them. They take no sequence number: a
+ * message matches by (source, tag), the n-th send with the n-th receive.
+ */
+public final class PointToPointOps {
+
+    private final GroupRuntime runtime;
+
+    public PointToPointOps(GroupRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    public Mono<Void> send(Tensor tensor, int dst, int tag, CollectiveOptions options) {
+        String name = OpType.SEND.displayName();
+        int rank = runtime.rank();
+        return Mono.defer(() -> {
+            timeout(name, options);
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requirePeer(name, dst, runtime.size(), "destination");
+            if (dst == rank) {
+                throw new IllegalArgumentException(name + ": rank " + rank + " cannot send to itself");
+            }
+            CollectiveException refused = runtime.p2pRefusal(name, dst);
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            int nbytes = (int) tensor.nbytes();
+            int frag = runtime.settings().maxFramePayload();
+            int count = Math.max(1, (nbytes + frag - 1) / frag);
+            ByteBuf[] fragments = new ByteBuf[count];
+            ByteBuf buf = tensor.buffer();
+            for (int i = 0; i < count; i++) {
+                int from = i * frag;
+                fragments[i] = buf.retainedSlice(from, Math.min(frag, nbytes - from));
+            }
+            Duration timeout = timeout(name, options);
+            return runtime.mesh().link(dst).sendFragments(tag, fragments)
+                    .onErrorMap(e -> !(e instanceof CollectiveException),
+                            e -> new PeerFailureException(name, rank, -1, dst, "cannot send to peer " + dst + ": " + e, e))
+                    .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
+                            dst, timeout, "send to rank " + dst + " with tag " + tag + " timed out after "
+                            + timeout.toMillis() + " ms"))));
+        });
+    }
+
+    public Mono<Tensor> recv(Tensor tensor, int src, int tag, CollectiveOptions options) {
+        String name = OpType.RECV.displayName();
+        int rank = runtime.rank();
+        return Mono.defer(() -> {
+            timeout(name, options);
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requirePeer(name, src, runtime.size(), "source");
+            if (src == rank) {
+                throw new IllegalArgumentException(name + ": rank " + rank + " cannot receive from itself");
+            }
+            CollectiveException refused = runtime.p2pRefusal(name, src);
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            Duration timeout = timeout(name, options);
+            return runtime.p2p().receive(name, tensor, src, tag)
+                    .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
+                            src, timeout, "receive from rank " + src + " with tag " + tag + " timed out after "
+                            + timeout.toMillis() + " ms"))))
+                    .thenReturn(tensor);
+        });
+    }
+
+    public Mono<Integer> recvAnySource(Tensor tensor, int tag, CollectiveOptions options) {
+        String name = OpType.RECVANYSOURCE.displayName();
+        int rank = runtime.rank();
+        return Mono.defer(() -> {
+            timeout(name, options);
+            CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveException refused = runtime.refusal(name);
+            if (refused != null) {
+                return Mono.error(refused);
+            }
+            Duration timeout = timeout(name, options);
+            return runtime.p2p().receiveAny(name, tensor, tag)
+                    .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
+                            CollectiveException.NO_PEER, timeout, "receive from any rank with tag " + tag
+                            + " timed out after " + timeout.toMillis() + " ms"))));
+        });
+    }
+
+    /** The call's timeout (the group's by default); a forced algorithm is refused. */
+    private Duration timeout(String name, CollectiveOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException(name + ": options is null");
+        }
+        if (options.algorithm() != Algorithm.AUTO) {
+            throw new IllegalArgumentException(name + ": algorithm " + options.algorithm() + " does not implement "
+                    + name + " (use AUTO)");
+        }
+        return options.timeout() != null ? options.timeout() : runtime.settings().timeout();
+    }
+
+    /**
+     * c10d's batch_isend_irecv: every send and receive of {@code ops} issued at once (in list
+     * order, so ops to one peer with one tag match in order), completing when all have; all ops are
+     * checked before any is issued.
+     */
+    public Mono<Void> batchSendRecv(List<P2POp> ops) {
+        return Mono.defer(() -> {
+            CollectiveArguments.batchSendRecv(ops, runtime.rank(), runtime.size());
+            for (int i = 0; i < ops.size(); i++) {
+                CollectiveArguments.requireCpu("batchSendRecv", ops.get(i).tensor(), "ops[" + i + "] tensor");
+            }
+            List<Mono<?>> all = new ArrayList<>(ops.size());
+            for (P2POp o : ops) {
+                all.add(o.type() == P2POp.Type.SEND ? send(o.tensor(), o.peer(), o.tag(), CollectiveOptions.DEFAULT)
+                        : recv(o.tensor(), o.peer(), o.tag(), CollectiveOptions.DEFAULT));
+            }
+            return Mono.when(all);
+        });
+    }
+}

@@ -1,0 +1,113 @@
+package io.reactivecollectives.transport.ops;
+
+import io.reactivecollectives.core.CollectiveArguments;
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.ReduceKernels;
+import io.reactivecollectives.core.observe.CollectiveFingerprint;
+import io.reactivecollectives.transport.algorithms.Peers;
+import io.reactivecollectives.transport.algorithms.PhasePeers;
+import io.reactivecollectives.transport.algorithms.Region;
+import io.reactivecollectives.transport.algorithms.RingReduceScatter;
+import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reduce-scatter of a list, of one tensor, and of several pairs at once: a ring. */
+public final class ReduceScatterOps {
+
+    private final CollectiveRunner runner;
+
+    public ReduceScatterOps(CollectiveRunner runner) {
+        this.runner = runner;
+    }
+
+    private int size() {
+        return runner.runtime().size();
+    }
+
+    public Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op, CollectiveOptions options) {
+        String name = OpType.REDUCE_SCATTER.displayName();
+        return runner.run(new CollectiveCall<>(OpType.REDUCE_SCATTER, options, () -> {
+            CollectiveArguments.reduceScatter(output, inputs, op, size());
+            CollectiveArguments.requireCpu(name, output, "output");
+            Layouts.requireCpu(name, inputs, "inputs");
+            runner.runtime().selector().select(OpType.REDUCE_SCATTER, options.algorithm(), 0);
+        }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER, seq, output, -1, op), ch -> {
+            ch.choose(options.algorithm(), output.nbytes());
+            return ofList(ch, output, inputs, op).thenReturn(output);
+        }));
+    }
+
+    public Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op, CollectiveOptions options) {
+        String name = OpType._REDUCE_SCATTER_BASE.displayName();
+        return runner.run(new CollectiveCall<>(OpType._REDUCE_SCATTER_BASE, options, () -> {
+            CollectiveArguments.reduceScatterTensor(output, input, op, size());
+            CollectiveArguments.requireCpu(name, output, "output");
+            CollectiveArguments.requireCpu(name, input, "input");
+            runner.runtime().selector().select(OpType._REDUCE_SCATTER_BASE, options.algorithm(), 0);
+        }, seq -> CollectiveFingerprint.of(OpType._REDUCE_SCATTER_BASE, seq, input, -1, op), ch -> {
+            ch.choose(options.algorithm(), output.nbytes());
+            return ofTensor(ch, output, input, op).thenReturn(output);
+        }));
+    }
+
+    /** One ring reduce-scatter per pair, one after the other, each in its own phase of the collective. */
+    public Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op,
+                                                           CollectiveOptions options) {
+        String name = OpType.REDUCE_SCATTER_TENSOR_COALESCED.displayName();
+        return runner.run(new CollectiveCall<>(OpType.REDUCE_SCATTER_TENSOR_COALESCED, options, () -> {
+            CollectiveArguments.reduceScatterTensorCoalesced(outputs, inputs, op, size());
+            Layouts.requireCpu(name, outputs, "outputs");
+            Layouts.requireCpu(name, inputs, "inputs");
+            runner.runtime().selector().select(OpType.REDUCE_SCATTER_TENSOR_COALESCED, options.algorithm(), 0);
+        }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER_TENSOR_COALESCED, seq, inputs, -1, op), ch -> {
+            ch.choose(options.algorithm(), 0);
+            return Flux.range(0, inputs.size())
+                    .concatMap(i -> ofTensor(PhasePeers.of(ch, i), outputs.get(i), inputs.get(i), op))
+                    .then(Mono.just(outputs));
+        }));
+    }
+
+    private static Mono<Void> ofList(Peers p, Tensor output, List<Tensor> inputs, ReduceOp op) {
+        if (op.kind() != ReduceOp.Kind.PREMUL_SUM) {
+            return Mono.defer(() -> blocks(p, output, Layouts.regions(inputs), op));
+        }
+        // PREMUL_SUM scales each rank's input once: on copies, the caller's inputs stay as they are
+        return Mono.usingWhen(Mono.fromCallable(() -> {
+                    List<Tensor> copies = new ArrayList<>(inputs.size());
+                    for (Tensor t : inputs) {
+                        Tensor c = t.copy();
+                        copies.add(c);
+                        ReduceKernels.preprocess(op, c);
+                    }
+                    return copies;
+                }),
+                copies -> blocks(p, output, Layouts.regions(copies), op),
+                copies -> Mono.fromRunnable(() -> copies.forEach(Tensor::release)));
+    }
+
+    private static Mono<Void> ofTensor(Peers p, Tensor output, Tensor input, ReduceOp op) {
+        if (op.kind() != ReduceOp.Kind.PREMUL_SUM) {
+            return Mono.defer(() -> blocks(p, output, Layouts.split(input, p.size()), op));
+        }
+        return Mono.usingWhen(Mono.fromCallable(() -> {
+                    Tensor c = input.copy();
+                    ReduceKernels.preprocess(op, c);
+                    return c;
+                }),
+                c -> blocks(p, output, Layouts.split(c, p.size()), op),
+                c -> Mono.fromRunnable(c::release));
+    }
+
+    private static Mono<Void> blocks(Peers p, Tensor output, Region[] blocks, ReduceOp op) {
+        return RingReduceScatter.run(p, op, output.dtype(), blocks, Region.of(output))
+                .then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, output, p.size())));
+    }
+}

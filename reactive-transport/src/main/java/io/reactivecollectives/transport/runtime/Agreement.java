@@ -1,0 +1,113 @@
+package io.reactivecollectives.transport.runtime;
+
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.ReduceOp;
+
+/**
+ * What every rank must agree on for a collective, packed into two longs that travel in the header
+ * of every DATA frame (so checking it costs no message of its own): {@link #word} holds the op, the
+ * dtype, the reduce op and the root; {@link #count} the element count (per rank, as each op
+ * defines it; -1 where ranks may legitimately differ, as all-to-all's splits). A frame whose words
+ * differ from the local collective's is never combined: the collective fails on every rank with a
+ * message naming both sides ({@link #describe}).
+ */
+public final class Agreement {
+
+    /** No agreement (frames of groups that do not check, or of a stream's chunks). */
+    public static final long NONE = 0L;
+
+    private static final OpType[] OPS = OpType.values();
+    private static final DType[] DTYPES = DType.values();
+    private static final ReduceOp.Kind[] KINDS = ReduceOp.Kind.values();
+
+    private Agreement() {
+    }
+
+    /**
+     * The word for a collective: op, dtype (null: none), reduce op (null: none), root (-1: none).
+     * Never {@link #NONE}.
+     */
+    public static long word(OpType op, DType dtype, ReduceOp reduceOp, int root) {
+        long w = (long) (op.ordinal() + 1) << 56;
+        w |= (long) (dtype == null ? 0 : dtype.ordinal() + 1) << 48;
+        w |= (long) (reduceOp == null ? 0 : reduceOp.kind().ordinal() + 1) << 40;
+        w |= (root + 1L) & 0xFFFF_FFFFL;
+        return w;
+    }
+
+    /** The element count a fingerprint stands for (its shapes' elements in all). */
+    public static long count(io.reactivecollectives.core.observe.CollectiveFingerprint fp) {
+        long n = 0;
+        for (long[] shape : fp.shapes()) {
+            long e = 1;
+            for (long d : shape) {
+                e *= d;
+            }
+            n += e;
+        }
+        return n;
+    }
+
+    /**
+     * The error for a frame from {@code source} with ({@code word}, {@code count}) that disagrees
+     * with {@code box}'s collective on {@code rank}.
+     */
+    public static io.reactivecollectives.core.CollectiveMismatchException mismatch(
+            io.reactivecollectives.transport.group.CollectiveBox box, int rank, int source, long word, long count) {
+        long theirs = word & ~io.reactivecollectives.transport.group.CollectiveBox.ACK_REQUESTED;
+        String what = rank < source ? describe(box.word(), box.count(), rank, theirs, count, source)
+                : describe(theirs, count, source, box.word(), box.count(), rank);
+        return new io.reactivecollectives.core.CollectiveMismatchException(box.opName(), rank, box.sequence(), source,
+                "collective mismatch: " + what);
+    }
+
+    private static String op(long w) {
+        int i = (int) (w >>> 56 & 0xFF) - 1;
+        return i >= 0 && i < OPS.length ? OPS[i].displayName() : "?";
+    }
+
+    private static String dtype(long w) {
+        int i = (int) (w >>> 48 & 0xFF) - 1;
+        return i < 0 ? "none" : i < DTYPES.length ? DTYPES[i].toString().toLowerCase(java.util.Locale.ROOT) : "?";
+    }
+
+    private static String reduceOp(long w) {
+        int i = (int) (w >>> 40 & 0xFF) - 1;
+        return i < 0 ? "none" : i < KINDS.length ? KINDS[i].name() : "?";
+    }
+
+    private static long root(long w) {
+        return (w & 0xFFFF_FFFFL) - 1;
+    }
+
+    /**
+     * What differs between rank {@code a}'s (word, count) and rank {@code b}'s, e.g.
+     * {@code dtype float32 on rank 0, int32 on rank 1}; several differences are joined with "; ".
+     */
+    public static String describe(long wordA, long countA, int a, long wordB, long countB, int b) {
+        StringBuilder sb = new StringBuilder();
+        if (!op(wordA).equals(op(wordB))) {
+            diff(sb, "op", op(wordA), a, op(wordB), b);
+        } else {
+            if (!dtype(wordA).equals(dtype(wordB))) {
+                diff(sb, "dtype", dtype(wordA), a, dtype(wordB), b);
+            }
+            if (!reduceOp(wordA).equals(reduceOp(wordB))) {
+                diff(sb, "reduce op", reduceOp(wordA), a, reduceOp(wordB), b);
+            }
+            if (root(wordA) != root(wordB)) {
+                diff(sb, "root", String.valueOf(root(wordA)), a, String.valueOf(root(wordB)), b);
+            }
+        }
+        if (countA != countB) {
+            diff(sb, "element count", String.valueOf(countA), a, String.valueOf(countB), b);
+        }
+        return sb.length() == 0 ? "ranks " + a + " and " + b + " disagree" : sb.toString();
+    }
+
+    private static void diff(StringBuilder sb, String what, String x, int a, String y, int b) {
+        sb.append(sb.length() == 0 ? "" : "; ").append(what).append(' ').append(x).append(" on rank ").append(a)
+                .append(", ").append(y).append(" on rank ").append(b);
+    }
+}

@@ -1,0 +1,38 @@
+package io.reactivecollectives.transport.runtime;
+
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.observe.CollectiveFingerprint;
+import reactor.core.publisher.Mono;
+
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.LongFunction;
+
+/**
+ * One collective as the runner sees it: its type, per-call options, the argument check (run on
+ * subscription, before anything is sent), its fingerprint for a sequence number, and its body over
+ * a {@link CollectiveChannel}.
+ *
+ * @param op       the collective's type (its display name names it in messages)
+ * @param options  per-call options (timeout, forced algorithm)
+ * @param validate throws {@link IllegalArgumentException} for bad arguments
+ * @param describe the fingerprint (op, dtype, shapes, root, reduce op) for a sequence number
+ * @param body     the collective's work
+ */
+public record CollectiveCall<T>(OpType op, CollectiveOptions options, Runnable validate,
+                                LongFunction<CollectiveFingerprint> describe,
+                                Function<CollectiveChannel, Mono<T>> body) {
+
+    /** A call whose fingerprint is its op alone. */
+    public static <T> CollectiveCall<T> of(OpType op, CollectiveOptions options, Runnable validate,
+                                           Function<CollectiveChannel, Mono<T>> body) {
+        return new CollectiveCall<>(op, options, validate,
+                seq -> new CollectiveFingerprint(op, seq, null, List.of(), -1, null), body);
+    }
+
+    /** The name used in messages ({@code allReduce}). */
+    public String name() {
+        return op.displayName();
+    }
+}

@@ -1,0 +1,216 @@
+package io.reactivecollectives.transport.runtime;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCountUtil;
+import io.reactivecollectives.core.Algorithm;
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.CollectiveMismatchException;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.observe.CollectiveMetrics;
+import io.reactivecollectives.core.observe.FlightRecorder;
+import io.reactivecollectives.transport.algorithms.AlgorithmSelector;
+import io.reactivecollectives.transport.algorithms.Peers;
+import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.group.CollectiveBox;
+import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.PeerLink;
+import reactor.core.publisher.Mono;
+
+/**
+ * One collective's view of the group, handed to its algorithm (the {@link Peers} of gloo's
+ * algorithm context): sends go out as DATA frames under the collective's sequence number and tag,
+ * receives come from the collective's {@link CollectiveBox}. {@link #withTag} makes the view of one
+ * sub-operation (a coalesced op's tensor, a stream's chunk).
+ */
+public final class CollectiveChannel implements Peers {
+
+    private final GroupRuntime runtime;
+    private final CollectiveBox box;
+    private final OpType opType;
+    private final String op;
+    private final int tag;
+    private volatile FlightRecorder.Entry entry;  // set before the body runs; shared by withTag copies
+    private final Receipts receipts;                // shared by withTag copies
+
+    CollectiveChannel(GroupRuntime runtime, CollectiveBox box, OpType opType, String op, int tag) {
+        this(runtime, box, opType, op, tag, new Receipts());
+    }
+
+    private CollectiveChannel(GroupRuntime runtime, CollectiveBox box, OpType opType, String op, int tag,
+                              Receipts receipts) {
+        this.runtime = runtime;
+        this.box = box;
+        this.opType = opType;
+        this.op = op;
+        this.tag = tag;
+        this.receipts = receipts;
+    }
+
+    /** The view of sub-operation {@code t} of the same collective. */
+    public CollectiveChannel withTag(int t) {
+        CollectiveChannel c = new CollectiveChannel(runtime, box, opType, op, t, receipts);
+        c.entry = entry;
+        return c;
+    }
+
+    /**
+     * This rank only sends in this collective (a root that broadcasts or scatters, a rank that
+     * gathers or reduces to another): its frames ask the receivers for a receipt, and the collective
+     * completes here only once every rank it sent to has checked the frames' agreement and sent one,
+     * so a disagreement a receiver finds fails the collective here too.
+     */
+    public void requestReceipts() {
+        receipts.requested = true;
+    }
+
+    /** Completes when every peer sent to under {@link #requestReceipts} acknowledged (at once otherwise). */
+    Mono<Void> awaitReceipts() {
+        java.util.BitSet to;
+        synchronized (receipts) {
+            to = (java.util.BitSet) receipts.sentTo.clone();
+        }
+        if (!receipts.requested || to.isEmpty()) {
+            return Mono.empty();
+        }
+        return runtime.mailbox().awaitAcks(box, to);
+    }
+
+    /** Receipt bookkeeping of one collective (its sub-operations share it). */
+    private static final class Receipts {
+        volatile boolean requested;
+        final java.util.BitSet sentTo = new java.util.BitSet();
+    }
+
+    void entry(FlightRecorder.Entry e) {
+        this.entry = e;
+    }
+
+    CollectiveBox box() {
+        return box;
+    }
+
+    /** The collective's type. */
+    public OpType opType() {
+        return opType;
+    }
+
+    /** Chooses the algorithm for {@code nbytes} (see {@link AlgorithmSelector}) and records the choice. */
+    public Algorithm choose(Algorithm forced, long nbytes) {
+        Algorithm a = runtime.selector().select(opType, forced, nbytes);
+        record(AlgorithmSelector.recordedName(opType, a));
+        return a;
+    }
+
+    private void record(String algorithm) {
+        FlightRecorder.Entry e = entry;
+        if (e != null && algorithm != null) {
+            e.algorithm(algorithm);
+        }
+    }
+
+    @Override
+    public int rank() {
+        return runtime.rank();
+    }
+
+    @Override
+    public int size() {
+        return runtime.size();
+    }
+
+    @Override
+    public String op() {
+        return op;
+    }
+
+    @Override
+    public long sequence() {
+        return box.sequence();
+    }
+
+    @Override
+    public int segmentBytes() {
+        return runtime.settings().segmentBytes();
+    }
+
+    @Override
+    public int pipelineDepth() {
+        return runtime.settings().pipelineDepth();
+    }
+
+    @Override
+    public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
+        int rank = runtime.rank();
+        Mesh m = runtime.mesh();
+        PeerLink link = peer == rank || peer < 0 || peer >= runtime.size() || m == null ? null : m.link(peer);
+        if (link == null) {
+            ReferenceCountUtil.safeRelease(payload);
+            return Mono.error(new CollectiveException(op, rank, box.sequence(), peer, "no connection to rank " + peer, null));
+        }
+        int limit = runtime.settings().maxFramePayload();
+        if (payload.readableBytes() > limit) {
+            int n = payload.readableBytes();
+            ReferenceCountUtil.safeRelease(payload);
+            return Mono.error(new CollectiveException(op, rank, box.sequence(), peer, "payload of " + n
+                    + " bytes for rank " + peer + " is over the frame limit " + limit, null));
+        }
+        runtime.observer().metrics().bytesSent(payload.readableBytes());
+        long word = box.word();
+        if (receipts.requested) {
+            word |= CollectiveBox.ACK_REQUESTED;
+            synchronized (receipts) {
+                receipts.sentTo.set(peer);
+            }
+        }
+        return link.send(FrameType.DATA, box.sequence(), tag, step, chunk, word, box.count(), payload)
+                .onErrorMap(e -> !(e instanceof CollectiveException), e -> {
+                    String dead = runtime.peerFailures().deathOf(peer);
+                    if (dead == null && (e instanceof java.io.IOException || !link.isActive())) {
+                        dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
+                    }
+                    return new PeerFailureException(op, rank, box.sequence(), peer,
+                            dead != null ? dead : "cannot send to peer " + peer + ": " + e, e);
+                });
+    }
+
+    @Override
+    public Mono<ByteBuf> receive(int peer, int step, int chunk) {
+        return receiveScattered(peer, step, chunk).map(CollectiveChannel::contiguous);
+    }
+
+    @Override
+    public Mono<ByteBuf> receiveScattered(int peer, int step, int chunk) {
+        FlightRecorder.Entry e = entry;
+        CollectiveMetrics m = runtime.observer().metrics();
+        return runtime.mailbox().receive(box, tag, step, chunk, peer)
+                .doOnSubscribe(s -> {
+                    if (e != null) {
+                        e.waitingFor(peer);
+                    }
+                })
+                .doOnNext(b -> m.bytesReceived(b.readableBytes()));
+    }
+
+    @Override
+    public CollectiveException protocolError(int peer, String detail) {
+        return new CollectiveMismatchException(op, runtime.rank(), box.sequence(), peer, detail);
+    }
+
+    /**
+     * {@code b} in one memory region: a payload the decoder left as the socket reads it came in
+     * (see {@code FrameDecoder}) is copied together, and {@code b} released.
+     */
+    static ByteBuf contiguous(ByteBuf b) {
+        if (b.hasMemoryAddress() || !b.isDirect()) {
+            return b;
+        }
+        try {
+            ByteBuf flat = b.alloc().directBuffer(b.readableBytes(), b.readableBytes());
+            flat.writeBytes(b, b.readerIndex(), b.readableBytes());
+            return flat;
+        } finally {
+            b.release();
+        }
+    }
+}

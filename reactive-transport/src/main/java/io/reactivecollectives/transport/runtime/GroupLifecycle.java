@@ -1,0 +1,57 @@
+package io.reactivecollectives.transport.runtime;
+
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.GroupAbortedException;
+import io.reactivecollectives.transport.failure.AbortProtocol;
+import io.reactivecollectives.transport.mesh.Mesh;
+import reactor.core.publisher.Mono;
+
+/** How one rank's group ends: {@link #abort} (tell the peers, then close) and {@link #close}. */
+public final class GroupLifecycle {
+
+    private final GroupRuntime runtime;
+    private final AbortProtocol aborts;
+
+    public GroupLifecycle(GroupRuntime runtime, AbortProtocol aborts) {
+        this.runtime = runtime;
+        this.aborts = aborts;
+    }
+
+    /**
+     * Fails every in-flight operation here with {@link GroupAbortedException}, refuses new work,
+     * sends GROUP_ABORT to every peer, then runs {@code close} (at most one second later).
+     */
+    public Mono<Void> abort(Runnable close) {
+        return Mono.defer(() -> {
+            if (runtime.isClosed()) {
+                return Mono.empty();
+            }
+            int rank = runtime.rank();
+            String why = "abort() called on rank " + rank;
+            runtime.markAborted(why);
+            runtime.mailbox().failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(),
+                    CollectiveException.NO_PEER, "the group was aborted"));
+            runtime.p2p().close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER,
+                    "the group was aborted"));
+            return aborts.tellGroupAborted(why).doFinally(s -> close.run());
+        });
+    }
+
+    /** Fails in-flight operations with {@link GroupAbortedException} and closes the connections; false if already closed. */
+    public boolean close() {
+        if (!runtime.markClosed()) {
+            return false;
+        }
+        int rank = runtime.rank();
+        runtime.mailbox().failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(),
+                CollectiveException.NO_PEER, "the group was closed"));
+        runtime.p2p().close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER, "the group was closed"));
+        runtime.observer().metrics().close();
+        Mesh m = runtime.mesh();
+        if (m != null) {
+            m.close();
+        }
+        runtime.mailbox().clear();
+        return true;
+    }
+}

@@ -1,0 +1,179 @@
+package io.reactivecollectives.transport.runtime;
+
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.GroupAbortedException;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.observe.CollectiveObserver;
+import io.reactivecollectives.transport.algorithms.AlgorithmSelector;
+import io.reactivecollectives.transport.failure.PeerFailures;
+import io.reactivecollectives.transport.frame.P2PFrameCodec;
+import io.reactivecollectives.transport.group.CollectiveWatchdog;
+import io.reactivecollectives.transport.group.Mailbox;
+import io.reactivecollectives.transport.group.P2PMailbox;
+import io.reactivecollectives.transport.mesh.Mesh;
+
+/**
+ * The state one rank of a group shares among its collectives (the role of gloo's {@code Context}):
+ * rank, size, settings, the mesh of connections, the mailboxes inbound frames go to, what is known
+ * of the peers' health, the observer (flight recorder and meters), the watchdog of deadlines and
+ * the algorithm selector; and whether the group still takes work.
+ */
+public final class GroupRuntime {
+
+    private final int rank;
+    private final int size;
+    private final RuntimeSettings settings;
+    private final Mailbox mailbox;
+    private final P2PMailbox p2p;
+    private final PeerFailures peerFailures;
+    private final CollectiveObserver observer;
+    private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
+    private final AlgorithmSelector selector;
+    private volatile Mesh mesh;
+    private volatile boolean closed;
+    private volatile String abortedWhy;
+
+    public GroupRuntime(int rank, int size, RuntimeSettings settings, CollectiveObserver observer) {
+        this.rank = rank;
+        this.size = size;
+        this.settings = settings;
+        this.observer = observer;
+        this.peerFailures = new PeerFailures(rank, size);
+        this.selector = new AlgorithmSelector(size, settings.smallAllReduceBytes(), settings.smallBroadcastBytes());
+        this.mailbox = new Mailbox(settings.maxUnclaimedBytes(), this::pauseReading, this::resumeReading);
+        this.p2p = new P2PMailbox(rank, new P2PMailbox.FragmentReader() {
+            @Override
+            public int index(io.netty.buffer.ByteBuf frame) {
+                return P2PFrameCodec.index(frame);
+            }
+
+            @Override
+            public int count(io.netty.buffer.ByteBuf frame) {
+                return P2PFrameCodec.count(frame);
+            }
+
+            @Override
+            public io.netty.buffer.ByteBuf payload(io.netty.buffer.ByteBuf frame) {
+                return P2PFrameCodec.payload(frame);
+            }
+        });
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public RuntimeSettings settings() {
+        return settings;
+    }
+
+    public Mailbox mailbox() {
+        return mailbox;
+    }
+
+    public P2PMailbox p2p() {
+        return p2p;
+    }
+
+    public PeerFailures peerFailures() {
+        return peerFailures;
+    }
+
+    public CollectiveObserver observer() {
+        return observer;
+    }
+
+    public CollectiveWatchdog watchdog() {
+        return watchdog;
+    }
+
+    public AlgorithmSelector selector() {
+        return selector;
+    }
+
+    /** The connections (null until connected, and for a world of one). */
+    public Mesh mesh() {
+        return mesh;
+    }
+
+    public void mesh(Mesh m) {
+        this.mesh = m;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Marks the group closed; returns false when it already was. */
+    public boolean markClosed() {
+        if (closed) {
+            return false;
+        }
+        closed = true;
+        return true;
+    }
+
+    /** Why the group was aborted here, or null. */
+    public String abortedWhy() {
+        return abortedWhy;
+    }
+
+    public void markAborted(String why) {
+        this.abortedWhy = why;
+    }
+
+    /** Whether no new work is taken (closed or aborted here). */
+    public boolean isShut() {
+        return closed || abortedWhy != null;
+    }
+
+    /** The error a new collective gets at once (group aborted or closed, a peer dead), or null to run it. */
+    public CollectiveException refusal(String name) {
+        CollectiveException shut = shutRefusal(name);
+        if (shut != null) {
+            return shut;
+        }
+        int dead = peerFailures.firstDead();
+        return dead < 0 ? null : new PeerFailureException(name, rank, -1, dead, peerFailures.deathOf(dead), null);
+    }
+
+    /** The error a point-to-point operation with {@code peer} gets at once, or null to run it. */
+    public CollectiveException p2pRefusal(String name, int peer) {
+        CollectiveException shut = shutRefusal(name);
+        if (shut != null) {
+            return shut;
+        }
+        String dead = peerFailures.deathOf(peer);
+        return dead == null ? null : new PeerFailureException(name, rank, -1, peer, dead, null);
+    }
+
+    private CollectiveException shutRefusal(String name) {
+        String why = abortedWhy;
+        if (why != null) {
+            return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER,
+                    "the group was aborted (" + why + ") and takes no new work; shrink() or make a new group");
+        }
+        if (closed) {
+            return new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER, "the group is closed");
+        }
+        return null;
+    }
+
+    private void pauseReading() {
+        Mesh m = mesh;
+        if (m != null) {
+            m.pauseReading();
+        }
+    }
+
+    private void resumeReading() {
+        Mesh m = mesh;
+        if (m != null) {
+            m.resumeReading();
+        }
+    }
+}

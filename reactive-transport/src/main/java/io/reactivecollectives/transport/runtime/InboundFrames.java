@@ -1,0 +1,128 @@
+package io.reactivecollectives.transport.runtime;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCountUtil;
+import io.reactivecollectives.core.CollectiveMismatchException;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.transport.failure.AbortProtocol;
+import io.reactivecollectives.transport.failure.PeerFailures;
+import io.reactivecollectives.transport.frame.DataFrameCodec;
+import io.reactivecollectives.transport.frame.FrameCodec;
+import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.frame.GroupAbortFrameCodec;
+import io.reactivecollectives.transport.frame.P2PFrameCodec;
+import io.reactivecollectives.transport.group.Mailbox;
+import io.reactivecollectives.transport.group.RemoteAbortException;
+import io.reactivecollectives.transport.mesh.FrameListener;
+import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.PeerSilentException;
+
+/**
+ * The router of inbound frames (runs on the connections' event loops): DATA to the collective's
+ * mailbox, ABORT to the collective it names, P2P fragments to the point-to-point mailbox,
+ * GROUP_ABORT and closed connections to the peer-failure record and every in-flight operation.
+ */
+public final class InboundFrames implements FrameListener {
+
+    private final GroupRuntime runtime;
+    private final AbortProtocol aborts;
+
+    public InboundFrames(GroupRuntime runtime, AbortProtocol aborts) {
+        this.runtime = runtime;
+        this.aborts = aborts;
+    }
+
+    @Override
+    public void onFrame(int peer, ByteBuf frame) {
+        FrameType type = FrameCodec.type(frame);
+        switch (type) {
+            case DATA:
+                onData(peer, frame);
+                break;
+            case ABORT:
+                try {
+                    runtime.mailbox().abortFromPeer(DataFrameCodec.sequence(frame), aborts.errorOf(peer, frame));
+                } finally {
+                    frame.release();
+                }
+                break;
+            case P2P:
+                runtime.p2p().deliver(peer, P2PFrameCodec.tag(frame), frame);
+                break;
+            case GROUP_ABORT:
+                onGroupAbort(peer, frame);
+                break;
+            case ACK:
+                try {
+                    runtime.mailbox().ack(FrameCodec.sequence(frame), peer);
+                } finally {
+                    frame.release();
+                }
+                break;
+            default:
+                ReferenceCountUtil.release(frame);
+                protocolViolation(peer, "unexpected " + type + " frame");
+        }
+    }
+
+    private void onData(int peer, ByteBuf frame) {
+        long seq = DataFrameCodec.sequence(frame);
+        runtime.peerFailures().dataFrom(peer, seq);
+        long word = DataFrameCodec.agreementWord(frame);
+        long count = DataFrameCodec.agreementCount(frame);
+        Mailbox.Delivery d = runtime.mailbox().deliver(seq, DataFrameCodec.tag(frame), DataFrameCodec.step(frame),
+                DataFrameCodec.chunk(frame), peer, word, count, DataFrameCodec.payload(frame));
+        if (d.violation() != null) {
+            protocolViolation(peer, d.violation());
+        } else if (d.disagrees()) {
+            // fail the local collective naming both sides, and tell every peer (theirs fail as a mismatch too)
+            CollectiveMismatchException[] made = new CollectiveMismatchException[1];
+            runtime.mailbox().abortFromPeer(seq, b -> made[0] = Agreement.mismatch(b, runtime.rank(), peer, word, count));
+            if (made[0] != null) {
+                aborts.tellPeers(seq, made[0]);
+            }
+        } else if (d.ackNow()) {
+            aborts.acknowledge(peer, seq);
+        }
+    }
+
+    private void onGroupAbort(int peer, ByteBuf frame) {
+        String reason;
+        try {
+            reason = GroupAbortFrameCodec.reason(frame);
+        } finally {
+            frame.release();
+        }
+        int rank = runtime.rank();
+        String dead = runtime.peerFailures().markDead(peer, "peer " + peer + " aborted the group (" + reason + ")", true).why();
+        runtime.mailbox().failAll(b -> new RemoteAbortException(b.opName(), rank, b.sequence(), peer, dead));
+        runtime.p2p().failSource(peer, dead);
+    }
+
+    private void protocolViolation(int peer, String what) {
+        runtime.peerFailures().markDead(peer, "peer " + peer + " broke the protocol: " + what, false);
+        Mesh m = runtime.mesh();
+        if (m != null && m.link(peer) != null) {
+            m.link(peer).channel().close();
+        }
+    }
+
+    @Override
+    public void onClosed(int peer, Throwable cause) {
+        if (runtime.isClosed()) {
+            return;
+        }
+        int rank = runtime.rank();
+        String detail = cause instanceof PeerSilentException || (cause != null && cause.getMessage() != null
+                && cause.getMessage().startsWith("peer " + peer)) ? cause.getMessage()
+                : "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
+        PeerFailures.Death death = runtime.peerFailures().markDead(peer, detail, false);
+        String why = death.why();
+        // the peer's GROUP_ABORT, handled on another connection's loop, may not have failed the
+        // in-flight collectives yet: they fail as that abort, whichever handler gets there first
+        runtime.mailbox().failAll(b -> death.groupAbort()
+                ? new RemoteAbortException(b.opName(), rank, b.sequence(), peer, why)
+                : new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
+        runtime.p2p().failSource(peer, why);
+    }
+}

@@ -1,0 +1,181 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.CollectiveMismatchException;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every rank agrees on every collective (the issue "Never a wrong answer, never a split group"):
+ * a rank-local argument error takes its sequence number and fails that collective on every rank;
+ * ranks that disagree on op, dtype, reduce op, root or size fail on every rank within a second
+ * (with the group's default 5-minute timeout) naming both sides; and the group's next collective
+ * is correct again.
+ */
+class AgreementTest {
+
+    /** Well under the group's timeout: a mismatch must never wait it out. */
+    private static final Duration PROMPT = Duration.ofSeconds(3);
+
+    private static GroupOptions options(String id) {
+        return GroupOptions.defaults().withGroupId(id);
+    }
+
+    /** Runs {@code body} on every rank at once; returns each rank's outcome (a value, or the error). */
+    private static List<Object> outcomes(LocalCluster cluster, BiFunction<ProcessGroup, Integer, Mono<?>> body) {
+        List<Mono<Object>> all = new ArrayList<>();
+        for (int r = 0; r < cluster.size(); r++) {
+            int rank = r;
+            all.add(Mono.defer(() -> body.apply(cluster.group(rank), rank)).map(v -> (Object) v)
+                    .defaultIfEmpty("done").onErrorResume(e -> Mono.just(e)));
+        }
+        long t0 = System.nanoTime();
+        List<Object> res = Mono.zip(all, xs -> java.util.Arrays.asList(xs)).block(PROMPT.plusSeconds(2));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < PROMPT.toMillis(), "took " + ms + " ms: " + res);
+        return res;
+    }
+
+    private static void allReduceIsCorrect(LocalCluster cluster) {
+        List<Object> res = outcomes(cluster, (g, r) -> {
+            Tensor t = ClusterTesting.filled(DType.FLOAT32, 1000, r + 1);
+            return g.allReduce(t, ReduceOp.SUM).map(x -> x.getDouble(999)).doFinally(s -> t.release());
+        });
+        int n = cluster.size();
+        for (Object o : res) {
+            assertEquals((double) n * (n + 1) / 2, o, "the next collective is correct on every rank: " + res);
+        }
+    }
+
+    private static void everyRankFailsWithMismatch(List<Object> res, String detail) {
+        for (int r = 0; r < res.size(); r++) {
+            Object o = res.get(r);
+            assertInstanceOf(CollectiveMismatchException.class, o, "rank " + r + ": " + o);
+            assertTrue(((Throwable) o).getMessage().contains(detail), "rank " + r + ": '" + ((Throwable) o).getMessage()
+                    + "' should name '" + detail + "'");
+        }
+    }
+
+    @Test
+    void aRootOnlyArgumentErrorFailsTheGatherEverywhereAndTheNextCollectiveIsRight() {
+        ClusterTesting.withCluster(3, options("agree-gather"), cluster -> {
+            List<Object> res = outcomes(cluster, (g, r) -> {
+                Tensor in = ClusterTesting.filled(DType.FLOAT32, 4, 10 + r);
+                List<Tensor> outs = new ArrayList<>();
+                for (int i = 0; r == 0 && i < 4; i++) {   // 4 outputs on a world of 3: wrong, on rank 0 only
+                    outs.add(ClusterTesting.filled(DType.FLOAT32, 4, 0));
+                }
+                return g.gather(outs, in, 0).doFinally(s -> {
+                    in.release();
+                    outs.forEach(Tensor::release);
+                });
+            });
+            assertInstanceOf(IllegalArgumentException.class, res.get(0), String.valueOf(res.get(0)));
+            for (int r = 1; r < 3; r++) {
+                assertInstanceOf(CollectiveMismatchException.class, res.get(r), "rank " + r + ": " + res.get(r));
+                assertTrue(((Throwable) res.get(r)).getMessage().contains("gather"), res.get(r).toString());
+            }
+            // a valid scatter from root 1: rank 0 gets rank 1's input for it, not stale gather data
+            List<Object> scattered = outcomes(cluster, (g, r) -> {
+                Tensor out = ClusterTesting.filled(DType.FLOAT32, 4, -1);
+                List<Tensor> ins = new ArrayList<>();
+                for (int i = 0; r == 1 && i < 3; i++) {
+                    ins.add(ClusterTesting.filled(DType.FLOAT32, 4, 100 + i));
+                }
+                return g.scatter(out, ins, 1).map(t -> t.getDouble(0)).doFinally(s -> {
+                    out.release();
+                    ins.forEach(Tensor::release);
+                });
+            });
+            assertEquals(List.of(100.0, 101.0, 102.0), scattered);
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
+    @Test
+    void dtypesThatDisagreeFailOnEveryRankNamingBothSides() {
+        ClusterTesting.withCluster(3, options("agree-dtype"), cluster -> {
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(r == 0 ? DType.FLOAT32 : DType.INT32, 1024, 1);
+                return g.allReduce(t, ReduceOp.SUM).doFinally(s -> t.release());
+            }), "dtype float32 on rank 0, int32 on rank ");
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
+    @Test
+    void reduceOpsRootsSizesAndOpsThatDisagreeFailOnEveryRank() {
+        ClusterTesting.withCluster(4, options("agree-more"), cluster -> {
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 256, r);
+                return g.allReduce(t, r % 2 == 0 ? ReduceOp.MAX : ReduceOp.SUM).doFinally(s -> t.release());
+            }), "reduce op ");
+            allReduceIsCorrect(cluster);
+            // 16 MiB against 16 MiB + 1 KiB: the frame sizes alone would not tell
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, (16 << 20) / 4 + (r == 3 ? 256 : 0), 1);
+                return g.allReduce(t, ReduceOp.SUM).doFinally(s -> t.release());
+            }), "element count ");
+            allReduceIsCorrect(cluster);
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, (r < 2 ? 4 : 8) << 18, 1);
+                return g.allReduce(t, ReduceOp.SUM).doFinally(s -> t.release());
+            }), "element count ");
+            allReduceIsCorrect(cluster);
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 1024, 1);
+                return (r == 2 ? g.broadcast(t, 2) : g.allReduce(t, ReduceOp.SUM)).doFinally(s -> t.release());
+            }), "op ");
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
+    /**
+     * Roots that disagree: every rank that exchanges data with a rank of the other view fails (the
+     * roots only send, so they wait for receipts). With 3 ranks every rank does.
+     */
+    @Test
+    void rootsThatDisagreeFailOnEveryRank() {
+        ClusterTesting.withCluster(3, options("agree-root"), cluster -> {
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 256, r);
+                return g.broadcast(t, r == 0 ? 0 : 1).doFinally(s -> t.release());
+            }), "root 0 on rank 0, 1 on rank ");
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
+    @Test
+    void aMismatchMessageNamesTheOpTheRankAndTheSequence() {
+        ClusterTesting.withCluster(2, options("agree-msg"), cluster -> {
+            List<Object> res = outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 64 + r, 1);
+                return g.allReduce(t, ReduceOp.SUM).doFinally(s -> t.release());
+            });
+            for (int r = 0; r < 2; r++) {
+                String m = ((Throwable) res.get(r)).getMessage();
+                assertNotNull(m);
+                assertTrue(m.startsWith("allReduce[seq=0] rank " + r + ": collective mismatch: element count 64 on rank 0, "
+                        + "65 on rank 1"), m);
+            }
+            return null;
+        });
+    }
+}

@@ -1,0 +1,71 @@
+package io.reactivecollectives.transport.arch;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The package rules of the transport: each concern has one owner, and dependencies point one way
+ * (facade -> ops -> runtime -> failure/group/mesh -> frame; algorithms see only their SPI and core).
+ */
+class ArchitectureTest {
+
+    private static final String T = "io.reactivecollectives.transport";
+    private static JavaClasses main;
+
+    @BeforeAll
+    static void load() {
+        main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages(T, "io.reactivecollectives.core");
+    }
+
+    @Test
+    void algorithmsDependOnlyOnTheirSpiAndCore() {
+        noClasses().that().resideInAPackage(T + ".algorithms..")
+                .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
+                        T + ".group..", T + ".mesh..", T + ".frame..", T + ".rendezvous..", T + ".launch..")
+                .check(main);
+    }
+
+    @Test
+    void frameDependsOnNoOtherTransportPackage() {
+        noClasses().that().resideInAPackage(T + ".frame..")
+                .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
+                        T + ".group..", T + ".mesh..", T + ".algorithms..", T + ".rendezvous..", T + ".launch..")
+                .check(main);
+    }
+
+    @Test
+    void meshDependsOnlyOnFrame() {
+        noClasses().that().resideInAPackage(T + ".mesh..")
+                .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
+                        T + ".group..", T + ".algorithms..", T + ".launch..")
+                .check(main);
+    }
+
+    @Test
+    void nothingBelowTheFacadeDependsOnIt() {
+        noClasses().that().resideInAnyPackage(T + ".runtime..", T + ".ops..", T + ".failure..", T + ".group..",
+                        T + ".algorithms..", T + ".frame..")
+                .should().dependOnClassesThat().resideInAPackage(T)
+                .check(main);
+    }
+
+    @Test
+    void onlyTheFacadeItsHelpersAndLocalClusterTouchTcpProcessGroup() {
+        classes().that().haveFullyQualifiedName(T + ".TcpProcessGroup")
+                .should().onlyHaveDependentClassesThat().resideInAPackage(T)
+                .check(main);
+    }
+
+    @Test
+    void noPackageCycles() {
+        slices().matching(T + ".(*)..").should().beFreeOfCycles().check(main);
+    }
+}
