@@ -162,6 +162,46 @@ class AgreementTest {
         });
     }
 
+    /** {@code Mono.when(m, m)}: the second subscription finds the tensor in use and is refused on every rank. */
+    @Test
+    void aTensorInUseByAnInFlightCollectiveIsRefused() {
+        ClusterTesting.withCluster(2, options("agree-in-use"), cluster -> {
+            List<Object> res = outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 1 << 16, r + 1);
+                Mono<Tensor> m = g.allReduce(t, ReduceOp.SUM);
+                List<Object> each = new ArrayList<>();
+                return Mono.when(m.doOnNext(x -> each.add("ok")).onErrorResume(e -> {
+                            each.add(e);
+                            return Mono.empty();
+                        }), m.doOnNext(x -> each.add("ok")).onErrorResume(e -> {
+                            each.add(e);
+                            return Mono.empty();
+                        }))
+                        .then(Mono.fromCallable(() -> List.of(List.copyOf(each), t.getDouble(0), t.getDouble((1 << 16) - 1))))
+                        .doFinally(s -> t.release());
+            });
+            int refusedHere = 0;
+            for (int r = 0; r < 2; r++) {
+                List<?> out = (List<?>) res.get(r);
+                List<?> each = (List<?>) out.get(0);
+                assertEquals(2, each.size(), "rank " + r + ": " + each);
+                assertTrue(each.contains("ok"), "one of the two ran, rank " + r + ": " + each);
+                Throwable refused = (Throwable) each.get(each.get(0).equals("ok") ? 1 : 0);
+                // refused here, or (when this rank's first call had already ended) by the peer's notice
+                assertTrue(refused instanceof IllegalArgumentException || refused instanceof CollectiveMismatchException,
+                        "rank " + r + ": " + refused);
+                assertTrue(refused.getMessage().matches("allReduce.*: tensor .* is in use by allReduce\\[seq=0\\].*"),
+                        refused.getMessage());
+                refusedHere += refused instanceof IllegalArgumentException ? 1 : 0;
+                assertEquals(3.0, out.get(1), "the single all-reduce's result, rank " + r);
+                assertEquals(3.0, out.get(2), "the single all-reduce's result, rank " + r);
+            }
+            assertTrue(refusedHere >= 1, "at least one rank refused the second call itself");
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
     @Test
     void aMismatchMessageNamesTheOpTheRankAndTheSequence() {
         ClusterTesting.withCluster(2, options("agree-msg"), cluster -> {

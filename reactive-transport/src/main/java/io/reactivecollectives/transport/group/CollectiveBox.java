@@ -43,6 +43,7 @@ public final class CollectiveBox {
     BitSet acksReceived;
     BitSet acksAwaited;
     MonoSink<Void> ackWaiter;
+    CollectiveException receiptFailure;
 
     CollectiveBox(long sequence) {
         this.sequence = sequence;
@@ -88,5 +89,36 @@ public final class CollectiveBox {
     /** Whether a frame's agreement differs from this box's (neither unchecked). */
     boolean disagrees(long frameWord, long frameCount) {
         return word != 0 && frameWord != 0 && ((frameWord & ~ACK_REQUESTED) != word || frameCount != count);
+    }
+
+    /** A frame that came before the local collective opened: keep its agreement for {@link #earlyDisagreement}. */
+    void noteEarly(int source, long frameWord, long frameCount) {
+        if ((frameWord & ACK_REQUESTED) != 0) {
+            if (acksOwed == null) {
+                acksOwed = new BitSet();
+            }
+            acksOwed.set(source);
+        }
+        long w = frameWord & ~ACK_REQUESTED;
+        if (earlySource < 0) {
+            earlySource = source;
+            earlyWord = w;
+            earlyCount = frameCount;
+        } else if (oddSource < 0 && (w != earlyWord || frameCount != earlyCount)) {
+            oddSource = source;
+            oddWord = w;
+            oddCount = frameCount;
+        }
+    }
+
+    /** The first early frame whose agreement differs from the local collective's, or null. */
+    Mailbox.Disagreement earlyDisagreement() {
+        if (earlySource >= 0 && disagrees(earlyWord, earlyCount)) {
+            return new Mailbox.Disagreement(earlySource, earlyWord, earlyCount);
+        }
+        if (oddSource >= 0 && disagrees(oddWord, oddCount)) {
+            return new Mailbox.Disagreement(oddSource, oddWord, oddCount);
+        }
+        return null;
     }
 }

@@ -86,13 +86,7 @@ public final class Mailbox {
      * or null; call after {@link #open}.
      */
     public synchronized Disagreement disagreement(CollectiveBox box) {
-        if (box.earlySource >= 0 && box.disagrees(box.earlyWord, box.earlyCount)) {
-            return new Disagreement(box.earlySource, box.earlyWord & ~CollectiveBox.ACK_REQUESTED, box.earlyCount);
-        }
-        if (box.oddSource >= 0 && box.disagrees(box.oddWord, box.oddCount)) {
-            return new Disagreement(box.oddSource, box.oddWord & ~CollectiveBox.ACK_REQUESTED, box.oddCount);
-        }
-        return null;
+        return box.earlyDisagreement();
     }
 
     /** The sources whose early frames asked for a receipt (the caller sends them), cleared. */
@@ -105,58 +99,20 @@ public final class Mailbox {
         return owed;
     }
 
-    /** A receipt from {@code source} for collective {@code seq}. */
+    /** A receipt from {@code source} for collective {@code seq} (see {@link Receipts}). */
     public void ack(long seq, int source) {
-        MonoSink<Void> done = null;
+        CollectiveBox box;
         synchronized (this) {
-            CollectiveBox box = boxes.get(seq);
-            if (box == null || box.op == null) {
-                return;
-            }
-            if (box.acksReceived == null) {
-                box.acksReceived = new java.util.BitSet();
-            }
-            box.acksReceived.set(source);
-            if (box.ackWaiter != null && allAcked(box)) {
-                done = box.ackWaiter;
-                box.ackWaiter = null;
-            }
+            box = boxes.get(seq);
         }
-        if (done != null) {
-            done.success();
+        if (box != null && box.op != null) {
+            Receipts.received(box, source);
         }
     }
 
     /** Completes once every one of {@code peers} sent a receipt for {@code box}'s collective, or fails with the box. */
     public Mono<Void> awaitAcks(CollectiveBox box, java.util.BitSet peers) {
-        return Mono.create(sink -> {
-            CollectiveException fail;
-            boolean done = false;
-            synchronized (this) {
-                fail = box.failure;
-                if (fail == null) {
-                    box.acksAwaited = peers;
-                    if (allAcked(box)) {
-                        done = true;
-                    } else {
-                        box.ackWaiter = sink;
-                    }
-                }
-            }
-            if (fail != null) {
-                sink.error(fail);
-            } else if (done) {
-                sink.success();
-            }
-        });
-    }
-
-    private static boolean allAcked(CollectiveBox box) {
-        java.util.BitSet missing = (java.util.BitSet) box.acksAwaited.clone();
-        if (box.acksReceived != null) {
-            missing.andNot(box.acksReceived);
-        }
-        return missing.isEmpty();
+        return Receipts.await(box, peers);
     }
 
     /** Sequence number the next collective will get. */
@@ -280,7 +236,7 @@ public final class Mailbox {
                 return Delivery.DISAGREES;
             }
             if (box.op == null && word != 0) {
-                noteEarly(box, source, word, count);
+                box.noteEarly(source, word, count);
             } else if ((word & CollectiveBox.ACK_REQUESTED) != 0) {
                 ackNow = true;
             }
@@ -308,25 +264,6 @@ public final class Mailbox {
             waiter.success(payload);
         }
         return violation != null ? new Delivery(violation, false, false) : ackNow ? Delivery.ACK : Delivery.OK;
-    }
-
-    private static void noteEarly(CollectiveBox box, int source, long word, long count) {
-        if ((word & CollectiveBox.ACK_REQUESTED) != 0) {
-            if (box.acksOwed == null) {
-                box.acksOwed = new java.util.BitSet();
-            }
-            box.acksOwed.set(source);
-        }
-        long w = word & ~CollectiveBox.ACK_REQUESTED;
-        if (box.earlySource < 0) {
-            box.earlySource = source;
-            box.earlyWord = w;
-            box.earlyCount = count;
-        } else if (box.oddSource < 0 && (w != box.earlyWord || count != box.earlyCount)) {
-            box.oddSource = source;
-            box.oddWord = w;
-            box.oddCount = count;
-        }
     }
 
     /**
@@ -358,7 +295,6 @@ public final class Mailbox {
     /** Fails {@code box}'s collective: pending and later receives error with {@code e}; buffered frames are released. */
     public void fail(CollectiveBox box, CollectiveException e) {
         List<MonoSink<ByteBuf>> waiters;
-        MonoSink<Void> ackWaiter;
         boolean relief;
         synchronized (this) {
             if (box.failure != null) {
@@ -366,8 +302,7 @@ public final class Mailbox {
             }
             box.failure = e;
             waiters = releaseSlots(box);
-            ackWaiter = box.ackWaiter;
-            box.ackWaiter = null;
+
             relief = paused && unclaimed < maxUnclaimed / 2;
             if (relief) {
                 paused = false;
@@ -379,9 +314,7 @@ public final class Mailbox {
         for (MonoSink<ByteBuf> w : waiters) {
             w.error(e);
         }
-        if (ackWaiter != null) {
-            ackWaiter.error(e);
-        }
+        Receipts.fail(box, e);
     }
 
     /** Fails every collective that runs locally, with the exception {@code error} makes for it. */

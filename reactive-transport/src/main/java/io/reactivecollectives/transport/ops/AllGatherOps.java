@@ -38,7 +38,7 @@ public final class AllGatherOps {
             Region[] blocks = Layouts.regions(outputs);
             blocks[ch.rank()].copyFrom(Region.of(input));
             return RingAllGather.run(ch, blocks);
-        }).thenReturn(outputs)));
+        }).thenReturn(outputs)).using(outputs, input));
     }
 
     public Mono<Tensor> allGatherInto(Tensor output, Tensor input, CollectiveOptions options) {
@@ -53,7 +53,7 @@ public final class AllGatherOps {
             Region[] blocks = Layouts.split(output, ch.size());
             blocks[ch.rank()].copyFrom(Region.of(input));
             return RingAllGather.run(ch, blocks);
-        }).thenReturn(output)));
+        }).thenReturn(output)).using(output, input));
     }
 
     /** Flattens the inputs into one block per rank (as gloo's allgather_coalesced), one ring, then copies out. */
@@ -98,6 +98,6 @@ public final class AllGatherOps {
                     }
                 }));
             }).thenReturn(outputs);
-        }));
+        }).using(outputs, inputs));
     }
 }

@@ -40,7 +40,7 @@ public final class AllReduceOps {
             CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
             runner.runtime().selector().select(OpType.ALLREDUCE, options.algorithm(), tensor.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType.ALLREDUCE, seq, tensor, -1, op),
-                ch -> body(ch, tensor, op, options.algorithm()).thenReturn(tensor)));
+                ch -> body(ch, tensor, op, options.algorithm()).thenReturn(tensor)).using(tensor));
     }
 
     /** One tensor's all-reduce inside a collective: pre-scale, the algorithm, post-scale. */
@@ -76,7 +76,7 @@ public final class AllReduceOps {
             return Flux.range(0, tensors.size())
                     .flatMap(i -> body(ch.withTag(i), tensors.get(i), op, options.algorithm()), 4)
                     .then(Mono.just(tensors));
-        }));
+        }).using(tensors));
     }
 
     /** Small tensors: one flat buffer, one exchange. */

@@ -35,7 +35,7 @@ public final class AllToAllOps {
             ch.choose(options.algorithm(), 0);
             return Mono.defer(() -> PairwiseAllToAll.run(ch, Layouts.regions(inputs), Layouts.regions(outputs)))
                     .thenReturn(outputs);
-        }));
+        }).using(outputs, inputs));
     }
 
     public Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits,
@@ -66,6 +66,6 @@ public final class AllToAllOps {
                 }
                 return PairwiseAllToAll.run(ch, send, recv);
             }).thenReturn(output);
-        }));
+        }).using(output, input));
     }
 }

@@ -35,6 +35,6 @@ public final class BroadcastOps {
             Mono<Void> run = a == Algorithm.PIPELINED_CHAIN ? PipelinedChainBroadcast.run(ch, tensor, root)
                     : BinomialTreeBroadcast.run(ch, tensor, root);
             return run.thenReturn(tensor);
-        }));
+        }).using(tensor));
     }
 }

@@ -42,6 +42,6 @@ public final class ReduceOps {
                         }
                     }))
                     .thenReturn(tensor);
-        })));
+        })).using(tensor));
     }
 }

@@ -42,7 +42,7 @@ public final class ReduceScatterOps {
         }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER, seq, output, -1, op), ch -> {
             ch.choose(options.algorithm(), output.nbytes());
             return ofList(ch, output, inputs, op).thenReturn(output);
-        }));
+        }).using(output, inputs));
     }
 
     public Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op, CollectiveOptions options) {
@@ -55,7 +55,7 @@ public final class ReduceScatterOps {
         }, seq -> CollectiveFingerprint.of(OpType._REDUCE_SCATTER_BASE, seq, input, -1, op), ch -> {
             ch.choose(options.algorithm(), output.nbytes());
             return ofTensor(ch, output, input, op).thenReturn(output);
-        }));
+        }).using(output, input));
     }
 
     /** One ring reduce-scatter per pair, one after the other, each in its own phase of the collective. */
@@ -72,7 +72,7 @@ public final class ReduceScatterOps {
             return Flux.range(0, inputs.size())
                     .concatMap(i -> ofTensor(PhasePeers.of(ch, i), outputs.get(i), inputs.get(i), op))
                     .then(Mono.just(outputs));
-        }));
+        }).using(outputs, inputs));
     }
 
     private static Mono<Void> ofList(Peers p, Tensor output, List<Tensor> inputs, ReduceOp op) {

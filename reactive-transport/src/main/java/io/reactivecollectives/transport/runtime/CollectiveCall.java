@@ -2,9 +2,11 @@ package io.reactivecollectives.transport.runtime;
 
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import reactor.core.publisher.Mono;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.LongFunction;
@@ -19,10 +21,40 @@ import java.util.function.LongFunction;
  * @param validate throws {@link IllegalArgumentException} for bad arguments
  * @param describe the fingerprint (op, dtype, shapes, root, reduce op) for a sequence number
  * @param body     the collective's work
+ * @param tensors  the tensors it reads and writes (no other in-flight collective of the group may
+ *                 use their memory)
  */
 public record CollectiveCall<T>(OpType op, CollectiveOptions options, Runnable validate,
                                 LongFunction<CollectiveFingerprint> describe,
-                                Function<CollectiveChannel, Mono<T>> body) {
+                                Function<CollectiveChannel, Mono<T>> body, List<Tensor> tensors) {
+
+    public CollectiveCall(OpType op, CollectiveOptions options, Runnable validate,
+                          LongFunction<CollectiveFingerprint> describe, Function<CollectiveChannel, Mono<T>> body) {
+        this(op, options, validate, describe, body, List.of());
+    }
+
+    /** This call, using the memory of {@code ts} (tensors or lists of tensors; nulls skipped). */
+    public CollectiveCall<T> using(Object... ts) {
+        List<Tensor> all = new ArrayList<>();
+        for (Object o : ts) {
+            if (o instanceof Tensor t) {
+                all.add(t);
+            } else if (o instanceof List<?> l) {
+                for (Object x : l) {
+                    if (x instanceof Tensor t) {
+                        all.add(t);
+                    } else if (x instanceof List<?> inner) {
+                        for (Object y : inner) {
+                            if (y instanceof Tensor t) {
+                                all.add(t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return new CollectiveCall<>(op, options, validate, describe, body, all);
+    }
 
     /** A call whose fingerprint is its op alone. */
     public static <T> CollectiveCall<T> of(OpType op, CollectiveOptions options, Runnable validate,

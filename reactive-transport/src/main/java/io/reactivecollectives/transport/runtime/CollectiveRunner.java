@@ -63,8 +63,14 @@ public final class CollectiveRunner {
             boolean detail = runtime.settings().checkCollectives();
             CollectiveBox box = mailbox.open(name, detail ? Agreement.NONE
                     : Agreement.word(fp.op(), fp.dtype(), fp.reduceOp(), fp.root()), detail ? 0 : Agreement.count(fp));
+            Object owner = box;
+            String inUse = runtime.claims().claim(call.tensors(), owner, name + "[seq=" + box.sequence() + "]");
+            if (inUse != null) {
+                return Mono.error(refuseHere(box, new IllegalArgumentException(name + ": " + inUse)));
+            }
             CollectiveException pending = mailbox.pendingAbort(box);
             if (pending != null) {
+                runtime.claims().release(owner);
                 mailbox.close(box);
                 return Mono.error(pending);
             }
@@ -92,7 +98,13 @@ public final class CollectiveRunner {
                             tellPeers(box, e);
                             runtime.settings().onCollectiveError().accept(e);
                         })
-                        .doOnCancel(() -> tellPeers(box, null))
+                        // the tensors are free again before the result goes downstream (a .then() on the same
+                        // tensor must find them free)
+                        .doOnTerminate(() -> runtime.claims().release(owner))
+                        .doOnCancel(() -> {
+                            runtime.claims().release(owner);
+                            tellPeers(box, null);
+                        })
                         .doFinally(s -> {
                             alarm.disarm();
                             mailbox.close(box);

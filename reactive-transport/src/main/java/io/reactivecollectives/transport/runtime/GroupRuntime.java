@@ -29,6 +29,7 @@ public final class GroupRuntime {
     private final CollectiveObserver observer;
     private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
     private final AlgorithmSelector selector;
+    private final TensorClaims claims = new TensorClaims();
     private volatile Mesh mesh;
     private volatile boolean closed;
     private volatile String abortedWhy;
@@ -89,6 +90,11 @@ public final class GroupRuntime {
 
     public CollectiveWatchdog watchdog() {
         return watchdog;
+    }
+
+    /** The memory in-flight collectives use. */
+    TensorClaims claims() {
+        return claims;
     }
 
     public AlgorithmSelector selector() {

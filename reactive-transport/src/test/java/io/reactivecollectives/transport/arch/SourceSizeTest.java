@@ -35,7 +35,6 @@ class SourceSizeTest {
             Map.entry("GradientReducer.java", "DDP bucketing, hooks and overlap"),
             Map.entry("CollectivesPerf.java", "the benchmark CLI"),
             Map.entry("Mesh.java", "connection set-up, handshake and local sockets to split"),
-            Map.entry("Mailbox.java", "demultiplexing, agreement and receipts: receipts to move out"),
             Map.entry("TcpProcessGroup.java", "the facade: 30 one-line delegations and their Javadoc"));
 
     @Test
