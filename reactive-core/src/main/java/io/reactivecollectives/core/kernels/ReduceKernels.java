@@ -6,6 +6,7 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.HalfFloats;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Mono;
 
 /**
  * Element-wise reduction kernels over tensor memory, in place: {@code dst[i] = op(dst[i], src[i])}.
@@ -39,6 +40,15 @@ import io.reactivecollectives.core.Tensor;
  * access (or with {@code -Dio.reactivecollectives.kernels.portable=true}), take a portable path
  * through {@link ByteBuf} accessors with the same results, slower.
  *
+ * <h2>Loading the native kernels</h2>
+ * {@link #load()} loads the native library (it may copy it out of the jar into a temporary file:
+ * blocking), {@link #loadAsync()} does the same on the library's {@link
+ * io.reactivecollectives.core.BlockingScheduler}; a process group calls {@code loadAsync()} when it
+ * connects. A reduction that finds them not loaded yet loads them on its own thread if that thread
+ * may block; on a thread that may not (a Reactor non-blocking thread such as
+ * {@code Schedulers.parallel()}, a Netty event loop) it reduces with the Java kernels, which give
+ * the same results, and starts {@code loadAsync()}, so an event loop never waits for the file.
+ *
  * <p>All methods are thread-safe; concurrent calls on the same destination elements race.
  */
 public final class ReduceKernels {
@@ -55,10 +65,32 @@ public final class ReduceKernels {
     /**
      * Which kernels reduce off-heap tensors on this JVM, in words: {@code "native (...)"} when the
      * {@link NativeReduceKernels native kernels} are in use, else {@code "java"} and why (for logs
-     * and benchmark headers).
+     * and benchmark headers). Not loaded yet, they are loaded first as a reduction on this thread
+     * would: on a thread that may not block the answer is {@code "java (... not loaded yet ...)"}
+     * while they load in the background.
      */
     public static String implementation() {
         return NativeReduceKernels.describe();
+    }
+
+    /**
+     * Loads the {@link NativeReduceKernels native kernels} now, on this thread: blocking (the
+     * library may be copied out of the jar into a temporary file before {@code System.load}), so not
+     * for an event loop (use {@link #loadAsync()} there). Idempotent and thread-safe: the first call
+     * loads, concurrent calls wait for it, later calls return at once. A library that cannot be
+     * loaded is not an error: the Java kernels then do the work and {@link #implementation()} says why.
+     */
+    public static void load() {
+        NativeReduceKernels.load();
+    }
+
+    /**
+     * {@link #load()} on the library's bounded {@link io.reactivecollectives.core.BlockingScheduler}:
+     * completes when the native kernels are loaded (or found unusable); at once, without changing
+     * threads, when that was settled already. Cold: nothing happens until it is subscribed.
+     */
+    public static Mono<Void> loadAsync() {
+        return NativeReduceKernels.loadAsync();
     }
 
     /**
@@ -85,6 +117,7 @@ public final class ReduceKernels {
             return;
         }
         if (UnsafeMemory.AVAILABLE && dst.hasMemoryAddress() && src.hasMemoryAddress()) {
+            NativeReduceKernels.ensureLoaded();
             BlockDrivers.reduceBlocks(op.kind(), dtype, null, dst.memoryAddress() + dstByteIndex,
                     null, src.memoryAddress() + srcByteIndex, count);
         } else {
@@ -123,6 +156,7 @@ public final class ReduceKernels {
                 return;
             }
         }
+        NativeReduceKernels.ensureLoaded();
         BlockDrivers.reduceScattered(op.kind(), dtype, dst.memoryAddress() + dstByteIndex, parts);
     }
 
