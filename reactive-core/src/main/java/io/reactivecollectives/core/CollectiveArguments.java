@@ -56,6 +56,36 @@ public final class CollectiveArguments {
         }
     }
 
+    /** {@code r} is a rank of the group, worded for its role ({@code broadcast: root 2 is not a rank of a group of 2}). */
+    public static void requireRank(String op, String what, int r, int worldSize) {
+        if (r < 0 || r >= worldSize) {
+            throw new IllegalArgumentException(op + ": " + what + " " + r + " is not a rank of a group of " + worldSize);
+        }
+    }
+
+    /** {@code peer} is a rank of the group other than this {@code rank} ({@code send: rank 0 cannot send to itself}). */
+    public static void requireOtherRank(String op, String what, int peer, int rank, int worldSize) {
+        requireRank(op, what, peer, worldSize);
+        if (peer == rank) {
+            throw new IllegalArgumentException(op + ": rank " + rank + " cannot " + op + " to itself");
+        }
+    }
+
+    /** {@code t} is on the CPU exactly when {@code like} is (a list of tensors not split between host and device). */
+    public static void requireSamePlacement(String op, Tensor t, Tensor like, String what) {
+        if (t.isCpu() != like.isCpu()) {
+            throw new IllegalArgumentException(op + ": " + what + " must all be on the CPU or all on devices, got "
+                    + like.device() + " and " + t.device());
+        }
+    }
+
+    /** A stream's prefetch (chunks in flight) is at least one. */
+    public static void requirePrefetch(String op, int prefetch) {
+        if (prefetch < 1) {
+            throw new IllegalArgumentException(op + ": prefetch must be >= 1, got " + prefetch);
+        }
+    }
+
     /** A list is present and holds exactly {@code expected} non-null, unreleased tensors. */
     public static void requireList(String op, List<Tensor> list, int expected, String what) {
         if (list == null) {
