@@ -3,7 +3,6 @@ package io.reactivecollectives.core;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeSet;
 
 /**
  * The argument checks ProcessGroupGloo makes before a collective, shared by every
@@ -53,6 +52,36 @@ public final class CollectiveArguments {
     public static void requirePeer(String op, int peer, int worldSize, String what) {
         if (peer < 0 || peer >= worldSize) {
             throw new IllegalArgumentException(op + ": invalid " + what + " rank " + peer + " for world size " + worldSize);
+        }
+    }
+
+    /** {@code r} is a rank of the group, worded for its role ({@code broadcast: root 2 is not a rank of a group of 2}). */
+    public static void requireRank(String op, String what, int r, int worldSize) {
+        if (r < 0 || r >= worldSize) {
+            throw new IllegalArgumentException(op + ": " + what + " " + r + " is not a rank of a group of " + worldSize);
+        }
+    }
+
+    /** {@code peer} is a rank of the group other than this {@code rank} ({@code send: rank 0 cannot send to itself}). */
+    public static void requireOtherRank(String op, String what, int peer, int rank, int worldSize) {
+        requireRank(op, what, peer, worldSize);
+        if (peer == rank) {
+            throw new IllegalArgumentException(op + ": rank " + rank + " cannot " + op + " to itself");
+        }
+    }
+
+    /** {@code t} is on the CPU exactly when {@code like} is (a list of tensors not split between host and device). */
+    public static void requireSamePlacement(String op, Tensor t, Tensor like, String what) {
+        if (t.isCpu() != like.isCpu()) {
+            throw new IllegalArgumentException(op + ": " + what + " must all be on the CPU or all on devices, got "
+                    + like.device() + " and " + t.device());
+        }
+    }
+
+    /** A stream's prefetch (chunks in flight) is at least one. */
+    public static void requirePrefetch(String op, int prefetch) {
+        if (prefetch < 1) {
+            throw new IllegalArgumentException(op + ": prefetch must be >= 1, got " + prefetch);
         }
     }
 
@@ -233,14 +262,7 @@ public final class CollectiveArguments {
 
     /** {@code allToAll(outputs, inputs)}: one input and one output per rank, all of one dtype (sizes may differ). */
     public static void allToAll(List<Tensor> outputs, List<Tensor> inputs, int worldSize) {
-        String op = "allToAll";
-        requireList(op, inputs, worldSize, "inputs");
-        requireList(op, outputs, worldSize, "outputs");
-        DType dtype = inputs.get(0).dtype();
-        for (int i = 0; i < worldSize; i++) {
-            requireSameDtype(op, inputs.get(i), dtype, "inputs[" + i + "]");
-            requireSameDtype(op, outputs.get(i), dtype, "outputs[" + i + "]");
-        }
+        AllToAllArguments.allToAll(outputs, inputs, worldSize);
     }
 
     /**
@@ -277,11 +299,7 @@ public final class CollectiveArguments {
      * ({@code inputs[rank]}) has the size it expects from itself ({@code outputs[rank]}).
      */
     public static void allToAll(List<Tensor> outputs, List<Tensor> inputs, int rank, int worldSize) {
-        allToAll(outputs, inputs, worldSize);
-        if (inputs.get(rank).nbytes() != outputs.get(rank).nbytes()) {
-            throw new IllegalArgumentException("allToAll: rank " + rank + " sends itself " + inputs.get(rank).numel()
-                    + " elements (inputs[" + rank + "]) but expects " + outputs.get(rank).numel() + " (outputs[" + rank + "])");
-        }
+        AllToAllArguments.allToAll(outputs, inputs, rank, worldSize);
     }
 
     /**
@@ -290,12 +308,7 @@ public final class CollectiveArguments {
      */
     public static AllToAllSplits allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits,
                                                 int rank, int worldSize) {
-        AllToAllSplits s = allToAllSingle(output, input, outputSplits, inputSplits, worldSize);
-        if (s.inputRows()[rank] != s.outputRows()[rank]) {
-            throw new IllegalArgumentException("allToAllSingle: rank " + rank + " sends itself " + s.inputRows()[rank]
-                    + " rows (input split " + rank + ") but expects " + s.outputRows()[rank] + " (output split " + rank + ")");
-        }
-        return s;
+        return AllToAllArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank, worldSize);
     }
 
     /**
@@ -305,54 +318,7 @@ public final class CollectiveArguments {
      */
     public static AllToAllSplits allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits,
                                                 int worldSize) {
-        String op = "allToAllSingle";
-        requireTensor(op, input, "input");
-        requireTensor(op, output, "output");
-        requireSameDtype(op, output, input.dtype(), "output");
-        if (input.dim() == 0 || output.dim() == 0) {
-            throw new IllegalArgumentException(op + ": input and output need at least one dimension, got shapes "
-                    + Arrays.toString(input.shape()) + " and " + Arrays.toString(output.shape()));
-        }
-        long[] is = input.shape();
-        long[] os = output.shape();
-        if (!Arrays.equals(Arrays.copyOfRange(is, 1, is.length), Arrays.copyOfRange(os, 1, os.length))) {
-            throw new IllegalArgumentException(op + ": input and output must have the same dimensions after the first,"
-                    + " got shapes " + Arrays.toString(is) + " and " + Arrays.toString(os));
-        }
-        long row = 1;
-        for (int d = 1; d < is.length; d++) {
-            row *= is[d];
-        }
-        return new AllToAllSplits(splits(op, "input", inputSplits, is[0], worldSize),
-                splits(op, "output", outputSplits, os[0], worldSize), row);
-    }
-
-    private static long[] splits(String op, String what, long[] splits, long dim0, int worldSize) {
-        if (splits == null || splits.length == 0) {
-            if (dim0 % worldSize != 0) {
-                throw new IllegalArgumentException(op + ": " + what + " dimension 0 (" + dim0
-                        + ") does not divide equally across world size " + worldSize + "; give split sizes");
-            }
-            long[] out = new long[worldSize];
-            Arrays.fill(out, dim0 / worldSize);
-            return out;
-        }
-        if (splits.length != worldSize) {
-            throw new IllegalArgumentException(op + ": number of " + what + " splits (" + splits.length
-                    + ") is not equal to the world size " + worldSize);
-        }
-        long sum = 0;
-        for (int i = 0; i < splits.length; i++) {
-            if (splits[i] < 0) {
-                throw new IllegalArgumentException(op + ": negative " + what + " split size " + splits[i] + " at index " + i);
-            }
-            sum += splits[i];
-        }
-        if (sum != dim0) {
-            throw new IllegalArgumentException(op + ": " + what + " split sizes " + Arrays.toString(splits) + " sum to "
-                    + sum + ", not to the " + what + "'s dimension 0 size " + dim0);
-        }
-        return splits.clone();
+        return AllToAllArguments.allToAllSingle(output, input, outputSplits, inputSplits, worldSize);
     }
 
     /** {@code batchSendRecv(ops)}: non-empty, every peer another rank of the group, tensors present. */
@@ -388,20 +354,7 @@ public final class CollectiveArguments {
      * (a rank's index in the sorted list is its rank in the new group, as c10d's new_group).
      */
     public static int[] newGroup(List<Integer> ranks, int worldSize) {
-        String op = "newGroup";
-        if (ranks == null || ranks.isEmpty()) {
-            throw new IllegalArgumentException(op + ": requires a non-empty list of ranks");
-        }
-        TreeSet<Integer> set = new TreeSet<>();
-        for (Integer r : ranks) {
-            if (r == null || r < 0 || r >= worldSize) {
-                throw new IllegalArgumentException(op + ": invalid rank " + r + " for world size " + worldSize);
-            }
-            if (!set.add(r)) {
-                throw new IllegalArgumentException(op + ": rank " + r + " appears more than once in " + ranks);
-            }
-        }
-        return set.stream().mapToInt(Integer::intValue).toArray();
+        return GroupArguments.newGroup(ranks, worldSize);
     }
 
     /**
@@ -409,24 +362,7 @@ public final class CollectiveArguments {
      * {@link #newGroup}); a rank may be in no list.
      */
     public static void split(List<List<Integer>> partition, int worldSize) {
-        String op = "split";
-        if (partition == null || partition.isEmpty()) {
-            throw new IllegalArgumentException(op + ": requires a non-empty list of rank lists");
-        }
-        TreeSet<Integer> seen = new TreeSet<>();
-        for (List<Integer> ranks : partition) {
-            int[] members;
-            try {
-                members = newGroup(ranks, worldSize);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(op + e.getMessage().substring("newGroup".length()), e);
-            }
-            for (int r : members) {
-                if (!seen.add(r)) {
-                    throw new IllegalArgumentException(op + ": rank " + r + " is in more than one group of " + partition);
-                }
-            }
-        }
+        GroupArguments.split(partition, worldSize);
     }
 
     /** {@code allReduceSparse(tensor, op)}: SUM only (as gloo), on a present, unreleased sparse tensor. */

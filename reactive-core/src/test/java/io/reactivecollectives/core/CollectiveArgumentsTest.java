@@ -187,4 +187,17 @@ class CollectiveArgumentsTest {
             s.release();
         }
     }
+
+    @Test
+    void ranksPeersAndPrefetch() {
+        assertDoesNotThrow(() -> CollectiveArguments.requireRank("broadcast", "root", 1, 2));
+        rejects(() -> CollectiveArguments.requireRank("broadcast", "root", 2, 2), "broadcast: root 2 is not a rank of a group of 2");
+        rejects(() -> CollectiveArguments.requireRank("reduce", "root", -1, 2), "reduce: root -1 is not a rank of a group of 2");
+        assertDoesNotThrow(() -> CollectiveArguments.requireOtherRank("send", "peer", 1, 0, 2));
+        rejects(() -> CollectiveArguments.requireOtherRank("send", "peer", 0, 0, 2), "send: rank 0 cannot send to itself");
+        rejects(() -> CollectiveArguments.requireOtherRank("recv", "peer", 3, 0, 2), "recv: peer 3 is not a rank of a group of 2");
+        assertDoesNotThrow(() -> CollectiveArguments.requirePrefetch("allReduceStream", 1));
+        rejects(() -> CollectiveArguments.requirePrefetch("allReduceStream", 0), "allReduceStream: prefetch must be >= 1, got 0");
+        assertDoesNotThrow(() -> CollectiveArguments.requireSamePlacement("allReduceCoalesced", f(2), f(3), "tensors"));
+    }
 }

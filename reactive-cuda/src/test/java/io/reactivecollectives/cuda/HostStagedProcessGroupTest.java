@@ -433,4 +433,39 @@ class HostStagedProcessGroupTest {
                 .verifyComplete();
         assertArrayEquals(new float[] {5, 7, 9}, FakeDevice.read(a));
     }
+
+    @Test
+    void moreBadInputFailsBeforeAnythingIsSentWithCollectiveArgumentsMessages() {
+        Tensor a = dev(1, 2, 3);
+        Tensor b = dev(4, 5, 6);
+        StepVerifier.create(staged.get(0).allReduceCoalesced(List.of(a, cpuTensor(1, 2, 3)), ReduceOp.SUM, CollectiveOptions.DEFAULT))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().startsWith(
+                        "allReduceCoalesced: tensors must all be on the CPU or all on devices"), e.getMessage()))
+                .verify(T);
+        StepVerifier.create(staged.get(0).allReduceCoalesced(List.of(), ReduceOp.SUM, CollectiveOptions.DEFAULT))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().startsWith("allReduceCoalesced: requires a non-empty list"),
+                        e.getMessage()))
+                .verify(T);
+        StepVerifier.create(staged.get(0).reduce(a, -1, ReduceOp.SUM, CollectiveOptions.DEFAULT))
+                .expectErrorSatisfies(e -> assertEquals("reduce: root -1 is not a rank of a group of 2", e.getMessage()))
+                .verify(T);
+        StepVerifier.create(staged.get(0).recv(a, 0, 1))
+                .expectErrorSatisfies(e -> assertEquals("recv: rank 0 cannot recv to itself", e.getMessage()))
+                .verify(T);
+        StepVerifier.create(staged.get(1).send(a, 2, 1))
+                .expectErrorSatisfies(e -> assertEquals("send: peer 2 is not a rank of a group of 2", e.getMessage()))
+                .verify(T);
+        StepVerifier.create(staged.get(0).allReduceStream(Flux.empty(), ReduceOp.SUM, 0))
+                .expectErrorSatisfies(e -> assertEquals("allReduceStream: prefetch must be >= 1, got 0", e.getMessage()))
+                .verify(T);
+        Tensor released = FakeDevice.floats(1, 2);
+        released.release();
+        StepVerifier.create(staged.get(0).allReduce(released, ReduceOp.SUM))
+                .expectErrorSatisfies(e -> assertEquals("allReduce: tensor was already released", e.getMessage()))
+                .verify(T);
+        assertEquals(0, copiesOf(0), "nothing staged");
+        StepVerifier.create(Mono.when(staged.get(0).allReduce(a, ReduceOp.SUM), staged.get(1).allReduce(b, ReduceOp.SUM)))
+                .verifyComplete();
+        assertArrayEquals(new float[] {5, 7, 9}, FakeDevice.read(a));
+    }
 }

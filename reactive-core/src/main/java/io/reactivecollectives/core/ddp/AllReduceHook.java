@@ -3,19 +3,28 @@ package io.reactivecollectives.core.ddp;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.ReduceKernels;
 import reactor.core.publisher.Mono;
 
 import java.util.Objects;
 
 /**
- * DDP's default hook ({@code allreduce_hook}): divides the bucket by the world size and all-reduces
- * it with SUM, in place, so every rank ends with the average gradient. A sparse bucket is made dense
- * first.
+ * DDP's default hook ({@code allreduce_hook}): multiplies the bucket by {@code 1 / worldSize} and
+ * all-reduces it with SUM, in place, so every rank ends with the average gradient. A sparse bucket
+ * is made dense first.
+ *
+ * <p>The scaling is {@link ReduceKernels#preprocess PREMUL_SUM's pre-multiply}, in place and in the
+ * bucket's own precision: float64 for FLOAT64, float32 for FLOAT32, FLOAT16 and BFLOAT16 (rounded
+ * back to nearest-even); nothing is allocated per step.
  */
 public final class AllReduceHook implements CommHook {
 
     private final ProcessGroup group;
 
+    /** PREMUL_SUM by {@code 1 / size} for the last world size seen (ReduceOp is immutable, so a race only remakes it). */
+    private ReduceOp scale;
+
+    /** The hook for {@code group}. */
     public AllReduceHook(ProcessGroup group) {
         this.group = Objects.requireNonNull(group, "group");
     }
@@ -25,15 +34,35 @@ public final class AllReduceHook implements CommHook {
         return Mono.defer(() -> {
             if (bucket.isSparse()) {
                 Tensor dense = bucket.toDense();
-                FloatOps.scale(dense, 1.0 / group.size());
+                try {
+                    divideByWorldSize(dense);
+                } catch (RuntimeException e) {
+                    dense.release();
+                    throw e;
+                }
                 return group.allReduce(dense, ReduceOp.SUM)
                         .doOnError(e -> dense.release())
                         .doOnCancel(dense::release);
             }
             Tensor buffer = bucket.buffer();
-            FloatOps.scale(buffer, 1.0 / group.size());
+            divideByWorldSize(buffer);
             return group.allReduce(buffer, ReduceOp.SUM);
         });
+    }
+
+    /** {@code t *= 1 / worldSize}, in place; nothing for a world of one. */
+    private void divideByWorldSize(Tensor t) {
+        int size = group.size();
+        if (size == 1) {
+            return;
+        }
+        ReduceOp op = scale;
+        double factor = 1.0 / size;
+        if (op == null || op.factor() != factor) {
+            op = ReduceOp.premulSum(factor);
+            scale = op;
+        }
+        ReduceKernels.preprocess(op, t);
     }
 
     @Override

@@ -44,19 +44,6 @@ final class FloatOps {
         }
     }
 
-    /** {@code t *= factor}, in place. */
-    static void scale(Tensor t, double factor) {
-        if (factor == 1.0) {
-            return;
-        }
-        float[] v = read(t);
-        float f = (float) factor;
-        for (int i = 0; i < v.length; i++) {
-            v[i] *= f;
-        }
-        write(t, v);
-    }
-
     /** {@code dst += src}, in place. */
     static void add(Tensor dst, Tensor src) {
         float[] a = read(dst);

@@ -2,18 +2,15 @@ package io.reactivecollectives.core.kernels;
 
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import io.reactivecollectives.core.BlockingScheduler;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The native reduction kernels: C loops compiled for AVX-512, AVX2 and baseline x86-64 (the CPU's
@@ -31,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Where the library comes from</h2>
  * The build compiles {@code reactive-core/src/main/c/rc_reduce_kernels.c} with the machine's C
  * compiler into the jar, under {@code io/reactivecollectives/core/kernels/native/<os>-<arch>/}.
- * At first use it is loaded from there (from a jar, through a temporary file that is deleted once
- * loaded). When it cannot be (no compiler at build time, another OS, {@code -Drc.kernels.native=false},
+ * {@link ReduceKernels#load()} (or {@link ReduceKernels#loadAsync()}) loads it from there (from a
+ * jar, through a temporary file that is deleted once loaded); a reduction before that loads it on
+ * its own thread if that thread may block, else runs the Java kernels and starts
+ * {@code loadAsync()} (see {@link ReduceKernels}). When it cannot be (no compiler at build time, another OS, {@code -Drc.kernels.native=false},
  * a load error), {@link #isAvailable()} is false, {@link #unavailableReason()} says why, and the Java
  * kernels do the work. {@code -Drc.kernels.native.library=/path/to/librc_reduce_kernels.so} loads
  * a library built elsewhere. On JDK 24 and later the JVM warns once about the native load unless it
@@ -48,30 +47,113 @@ public final class NativeReduceKernels {
 
     private static final Logger LOG = LoggerFactory.getLogger(NativeReduceKernels.class);
 
-    private static final String UNAVAILABLE_REASON = load();
+    private static final String NOT_LOADED_YET = "not loaded yet (ReduceKernels.load() or loadAsync() loads them;"
+            + " a thread that may not block starts loadAsync() and reduces in Java meanwhile)";
+
+    private static final Object LOCK = new Object();
+
+    private static final AtomicBoolean LOADING_ASYNC = new AtomicBoolean();
+
+    /** Null until a load was tried; then "" when the library is in use, else why not. */
+    private static volatile String outcome;
+
+    /** Whether the library is loaded and in use (read on every reduction). */
+    private static volatile boolean available;
 
     private NativeReduceKernels() {
     }
 
-    /** True when the native kernels are loaded and in use. */
+    /**
+     * True when the native kernels are loaded and in use. Not loaded yet, it loads them first as
+     * a reduction would ({@link #ensureLoaded()}): on a thread that may not block it answers false
+     * and they load in the background.
+     */
     public static boolean isAvailable() {
-        return UNAVAILABLE_REASON == null;
+        ensureLoaded();
+        return available;
     }
 
     /**
      * The native kernels in words, for logs and benchmark headers: {@code "native (FLOAT16
      * conversions: avx512f)"} (or {@code f16c}, {@code portable}); when they are not in use,
-     * {@code "java"} and why.
+     * {@code "java"} and why. Loads them first as {@link #isAvailable()} does.
      */
     public static String describe() {
-        return UNAVAILABLE_REASON == null
+        ensureLoaded();
+        return available
                 ? "native (FLOAT16 conversions: " + halfConversions0() + ")"
-                : "java (native kernels not in use: " + UNAVAILABLE_REASON + ")";
+                : "java (native kernels not in use: " + reason() + ")";
     }
 
-    /** Why the native kernels are not in use; empty when they are. */
+    /** Why the native kernels are not in use; empty when they are. Loads them first as {@link #isAvailable()} does. */
     public static Optional<String> unavailableReason() {
-        return Optional.ofNullable(UNAVAILABLE_REASON);
+        ensureLoaded();
+        return available ? Optional.empty() : Optional.of(reason());
+    }
+
+    private static String reason() {
+        String o = outcome;
+        return o == null ? NOT_LOADED_YET : o;
+    }
+
+    /**
+     * Loads the library unless a load was tried already (then returns at once); blocking (it may
+     * copy the library out of the jar), idempotent and thread-safe: concurrent callers wait for one
+     * load. Never throws for a library that cannot be loaded: {@link #unavailableReason()} says why.
+     */
+    static void load() {
+        if (outcome != null) {
+            return;
+        }
+        synchronized (LOCK) {
+            if (outcome == null) {
+                String reason = loadAndCheck();
+                available = reason == null;
+                outcome = reason == null ? "" : reason;
+            }
+        }
+    }
+
+    /** Whether a load was tried (tests: the state before any reduction). */
+    static boolean loadTried() {
+        return outcome != null;
+    }
+
+    /** {@link #load()} on {@link BlockingScheduler}; completes at once when a load was tried already. */
+    static Mono<Void> loadAsync() {
+        return Mono.defer(() -> outcome != null
+                ? Mono.<Void>empty()
+                : Mono.<Void>fromRunnable(NativeReduceKernels::load).subscribeOn(BlockingScheduler.get()));
+    }
+
+    /**
+     * Before a reduction: returns at once when a load was tried; else loads on this thread if it
+     * may block, or, on a thread that may not (a Reactor non-blocking thread, a Netty event loop),
+     * starts {@link #loadAsync()} once and returns, so the caller reduces in Java this time.
+     */
+    static void ensureLoaded() {
+        if (outcome != null) {
+            return;
+        }
+        if (!onNonBlockingThread()) {
+            load();
+        } else if (LOADING_ASYNC.compareAndSet(false, true)) {
+            loadAsync().subscribe(null, e -> {
+                LOADING_ASYNC.set(false);  // a later reduction tries again
+                LOG.warn("loading the native reduction kernels in the background failed", e);
+            });
+        }
+    }
+
+    /**
+     * Whether this thread may not block: a Reactor {@link Schedulers#isInNonBlockingThread()
+     * non-blocking thread}, or a Netty thread that does not permit blocking calls (an event loop; the
+     * test that BlockHound's Netty integration makes).
+     */
+    static boolean onNonBlockingThread() {
+        Thread t = Thread.currentThread();
+        return Schedulers.isInNonBlockingThread()
+                || t instanceof FastThreadLocalThread && !((FastThreadLocalThread) t).permitBlockingCalls();
     }
 
     /**
@@ -98,10 +180,11 @@ public final class NativeReduceKernels {
 
     /**
      * {@code dst[i] = op(dst[i], src[i])} for {@code count} elements at the two addresses; false
-     * (and nothing done) for a pair the native kernels leave to Java, or when they are not loaded.
+     * (and nothing done) for a pair the native kernels leave to Java, or when they are not loaded
+     * (this does not load them: {@link #ensureLoaded()} does).
      */
     static boolean reduce(ReduceOp.Kind op, DType dtype, long dst, long src, long count) {
-        return UNAVAILABLE_REASON == null && reduce0(op.ordinal(), dtype.ordinal(), dst, src, count) != 0;
+        return available && reduce0(op.ordinal(), dtype.ordinal(), dst, src, count) != 0;
     }
 
     private static native int reduce0(int op, int dtype, long dst, long src, long count);
@@ -125,9 +208,9 @@ public final class NativeReduceKernels {
 
     private static native boolean useHalfConversions0(String name);
 
-    /** Loads the library; returns null when it is in use, else why not. */
-    private static String load() {
-        String reason = loadLibrary();
+    /** Loads the library and checks its ABI; returns null when it is in use, else why not. */
+    private static String loadAndCheck() {
+        String reason = NativeLibraryFile.load();
         if (reason == null) {
             try {
                 int abi = abiVersion0();
@@ -144,43 +227,5 @@ public final class NativeReduceKernels {
             LOG.debug("native reduction kernels not in use: {}", reason);
         }
         return reason;
-    }
-
-    private static String loadLibrary() {
-        if ("false".equalsIgnoreCase(System.getProperty("rc.kernels.native"))) {
-            return "turned off with -Drc.kernels.native=false";
-        }
-        String explicit = System.getProperty("rc.kernels.native.library");
-        try {
-            if (explicit != null) {
-                System.load(Paths.get(explicit).toAbsolutePath().toString());
-                return null;
-            }
-            Optional<String> platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
-            if (platform.isEmpty()) {
-                return "no native kernels are built for " + System.getProperty("os.name") + " on "
-                        + System.getProperty("os.arch");
-            }
-            String resource = "native/" + platform.get() + "/" + LIBRARY_FILE;
-            URL url = NativeReduceKernels.class.getResource(resource);
-            if (url == null) {
-                return "this build has no " + platform.get() + " library (it was built without a C compiler, "
-                        + "or with -Drc.native.skip=true)";
-            }
-            if ("file".equals(url.getProtocol())) {
-                System.load(Paths.get(url.toURI()).toString());
-                return null;
-            }
-            Path tmp = Files.createTempFile("rc_reduce_kernels", ".so");
-            try (InputStream in = url.openStream()) {
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-                System.load(tmp.toString());
-            } finally {
-                Files.deleteIfExists(tmp);  // the loaded library stays mapped
-            }
-            return null;
-        } catch (IOException | URISyntaxException | RuntimeException | UnsatisfiedLinkError e) {
-            return "the library could not be loaded: " + e;
-        }
     }
 }

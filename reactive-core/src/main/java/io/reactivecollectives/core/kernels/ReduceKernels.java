@@ -6,6 +6,7 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.HalfFloats;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Mono;
 
 /**
  * Element-wise reduction kernels over tensor memory, in place: {@code dst[i] = op(dst[i], src[i])}.
@@ -39,21 +40,22 @@ import io.reactivecollectives.core.Tensor;
  * access (or with {@code -Dio.reactivecollectives.kernels.portable=true}), take a portable path
  * through {@link ByteBuf} accessors with the same results, slower.
  *
+ * <h2>Loading the native kernels</h2>
+ * {@link #load()} loads the native library (it may copy it out of the jar into a temporary file:
+ * blocking), {@link #loadAsync()} does the same on the library's {@link
+ * io.reactivecollectives.core.BlockingScheduler}; a process group calls {@code loadAsync()} when it
+ * connects. A reduction that finds them not loaded yet loads them on its own thread if that thread
+ * may block; on a thread that may not (a Reactor non-blocking thread such as
+ * {@code Schedulers.parallel()}, a Netty event loop) it reduces with the Java kernels, which give
+ * the same results, and starts {@code loadAsync()}, so an event loop never waits for the file.
+ *
  * <p>All methods are thread-safe; concurrent calls on the same destination elements race.
  */
 public final class ReduceKernels {
 
-    /**
-     * Bytes per block moved into scratch arrays: small enough for L1, large enough to amortise the
-     * copies (system property {@code rc.kernels.blockBytes}; 8 KiB measured 5.9 GB/s for FLOAT32 SUM
-     * of 64 MiB against 4.9 GB/s with 2 KiB, 5.1 with 16 KiB, 4.3 with 64 KiB on the 2-core build machine).
-     */
-    static final int BLOCK_BYTES = Math.max(64, Integer.getInteger("rc.kernels.blockBytes", 8192) & ~7);
-
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
-
     private ReduceKernels() {
     }
+
 
     /** True when the fast path (direct buffers through {@code sun.misc.Unsafe}) is in use on this JVM. */
     public static boolean fastPathAvailable() {
@@ -63,10 +65,32 @@ public final class ReduceKernels {
     /**
      * Which kernels reduce off-heap tensors on this JVM, in words: {@code "native (...)"} when the
      * {@link NativeReduceKernels native kernels} are in use, else {@code "java"} and why (for logs
-     * and benchmark headers).
+     * and benchmark headers). Not loaded yet, they are loaded first as a reduction on this thread
+     * would: on a thread that may not block the answer is {@code "java (... not loaded yet ...)"}
+     * while they load in the background.
      */
     public static String implementation() {
         return NativeReduceKernels.describe();
+    }
+
+    /**
+     * Loads the {@link NativeReduceKernels native kernels} now, on this thread: blocking (the
+     * library may be copied out of the jar into a temporary file before {@code System.load}), so not
+     * for an event loop (use {@link #loadAsync()} there). Idempotent and thread-safe: the first call
+     * loads, concurrent calls wait for it, later calls return at once. A library that cannot be
+     * loaded is not an error: the Java kernels then do the work and {@link #implementation()} says why.
+     */
+    public static void load() {
+        NativeReduceKernels.load();
+    }
+
+    /**
+     * {@link #load()} on the library's bounded {@link io.reactivecollectives.core.BlockingScheduler}:
+     * completes when the native kernels are loaded (or found unusable); at once, without changing
+     * threads, when that was settled already. Cold: nothing happens until it is subscribed.
+     */
+    public static Mono<Void> loadAsync() {
+        return NativeReduceKernels.loadAsync();
     }
 
     /**
@@ -93,10 +117,11 @@ public final class ReduceKernels {
             return;
         }
         if (UnsafeMemory.AVAILABLE && dst.hasMemoryAddress() && src.hasMemoryAddress()) {
-            reduceBlocks(op.kind(), dtype, null, dst.memoryAddress() + dstByteIndex,
+            NativeReduceKernels.ensureLoaded();
+            BlockDrivers.reduceBlocks(op.kind(), dtype, null, dst.memoryAddress() + dstByteIndex,
                     null, src.memoryAddress() + srcByteIndex, count);
         } else {
-            reduceBlocks(op.kind(), dtype, dst, dstByteIndex, src, srcByteIndex, count);
+            BlockDrivers.reduceBlocks(op.kind(), dtype, dst, dstByteIndex, src, srcByteIndex, count);
         }
     }
 
@@ -124,44 +149,15 @@ public final class ReduceKernels {
         if (count == 0) {
             return;
         }
-        int es = dtype.byteSize();
-        java.nio.ByteBuffer[] parts = src.nioBuffers(srcByteIndex, count * es);
+        java.nio.ByteBuffer[] parts = src.nioBuffers(srcByteIndex, count * dtype.byteSize());
         for (java.nio.ByteBuffer part : parts) {
             if (!part.isDirect()) {
                 reduceInto(op, dtype, dst, dstByteIndex, src, srcByteIndex, count);  // heap parts: element-wise path
                 return;
             }
         }
-        long element = SCRATCH.get().elementAddress();
-        long d = dst.memoryAddress() + dstByteIndex;
-        int carried = 0;
-        for (java.nio.ByteBuffer part : parts) {
-            long a = io.netty.util.internal.PlatformDependent.directBufferAddress(part) + part.position();
-            int left = part.remaining();
-            if (carried > 0) {
-                int take = Math.min(es - carried, left);
-                UnsafeMemory.copy(a, element + carried, take);
-                carried += take;
-                a += take;
-                left -= take;
-                if (carried == es) {
-                    reduceBlocks(op.kind(), dtype, null, d, null, element, 1);
-                    d += es;
-                    carried = 0;
-                }
-            }
-            int whole = left / es;
-            if (whole > 0) {
-                reduceBlocks(op.kind(), dtype, null, d, null, a, whole);
-                d += (long) whole * es;
-                a += (long) whole * es;
-                left -= whole * es;
-            }
-            if (left > 0) {
-                UnsafeMemory.copy(a, element + carried, left);
-                carried += left;
-            }
-        }
+        NativeReduceKernels.ensureLoaded();
+        BlockDrivers.reduceScattered(op.kind(), dtype, dst.memoryAddress() + dstByteIndex, parts);
     }
 
     /**
@@ -215,11 +211,10 @@ public final class ReduceKernels {
         ByteBuf b = t.buffer();
         int n = Math.toIntExact(t.numel());
         checkRange(b, 0, n, t.dtype(), "tensor");
-        Scratch sc = SCRATCH.get();
         if (UnsafeMemory.AVAILABLE && b.hasMemoryAddress()) {
-            scaleBlocks(t.dtype(), null, b.memoryAddress(), n, x, divide, sc);
+            BlockDrivers.scaleBlocks(t.dtype(), null, b.memoryAddress(), n, x, divide);
         } else {
-            scaleBlocks(t.dtype(), b, 0, n, x, divide, sc);
+            BlockDrivers.scaleBlocks(t.dtype(), b, 0, n, x, divide);
         }
     }
 
@@ -234,750 +229,11 @@ public final class ReduceKernels {
         }
     }
 
-    // ------------------------------------------------------------------ block drivers
-
-    /**
-     * With {@code d == null} (and {@code s == null}) the positions are memory addresses, reduced by
-     * the native kernels where they take the pair; otherwise, or for the pairs they leave, by
-     * {@link #javaReduceBlocks} (the only path that needs this thread's scratch arrays).
-     */
-    private static void reduceBlocks(ReduceOp.Kind k, DType dtype, ByteBuf d, long dp, ByteBuf s, long sp, int n) {
-        if (d == null && s == null && NativeReduceKernels.reduce(k, dtype, dp, sp, n)) {
-            return;
-        }
-        javaReduceBlocks(k, dtype, d, dp, s, sp, n, SCRATCH.get());
-    }
-
     /**
      * The Java kernels alone, over memory addresses: {@code dst[i] = op(dst[i], src[i])} for
      * {@code n} elements (tests compare the native kernels with these).
      */
     static void javaReduceInto(ReduceOp.Kind k, DType dtype, long dst, long src, int n) {
-        javaReduceBlocks(k, dtype, null, dst, null, src, n, SCRATCH.get());
-    }
-
-    /**
-     * Moves blocks in, reduces, moves them out. With {@code d == null} (and {@code s == null}) the
-     * positions are memory addresses; otherwise byte indexes into the buffers.
-     */
-    private static void javaReduceBlocks(ReduceOp.Kind k, DType dtype, ByteBuf d, long dp, ByteBuf s, long sp,
-                                         int n, Scratch sc) {
-        int size = dtype.byteSize();
-        int blk = BLOCK_BYTES / size;
-        for (int off = 0; off < n; off += blk) {
-            int m = Math.min(blk, n - off);
-            long dpos = dp + (long) off * size;
-            long spos = sp + (long) off * size;
-            switch (dtype) {
-                case BOOL: {
-                    byte[] a = sc.bytesA(), b = sc.bytesB();
-                    Transfer.in(d, dpos, a, m);
-                    Transfer.in(s, spos, b, m);
-                    ArrayKernels.bools(k, a, b, m);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case UINT8:
-                case INT8: {
-                    byte[] a = sc.bytesA(), b = sc.bytesB();
-                    Transfer.in(d, dpos, a, m);
-                    Transfer.in(s, spos, b, m);
-                    ArrayKernels.bytes(k, dtype == DType.UINT8, a, b, m);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case INT32: {
-                    int[] a = sc.intsA(), b = sc.intsB();
-                    Transfer.in(d, dpos, a, m);
-                    Transfer.in(s, spos, b, m);
-                    ArrayKernels.ints(k, a, b, m);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case INT64: {
-                    long[] a = sc.longsA(), b = sc.longsB();
-                    Transfer.in(d, dpos, a, m);
-                    Transfer.in(s, spos, b, m);
-                    ArrayKernels.longs(k, a, b, m);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case FLOAT16:
-                case BFLOAT16: {
-                    short[] a = sc.shortsA(), b = sc.shortsB();
-                    Transfer.in(d, dpos, a, m);
-                    Transfer.in(s, spos, b, m);
-                    if (dtype == DType.BFLOAT16) {
-                        ArrayKernels.bfloat16s(k, a, b, m);
-                    } else {
-                        ArrayKernels.float16s(k, a, b, m);
-                    }
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case FLOAT32: {
-                    float[] a = sc.floatsA(), b = sc.floatsB();
-                    Transfer.in(d, dpos, a, m);
-                    Transfer.in(s, spos, b, m);
-                    ArrayKernels.floats(k, a, b, m);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case FLOAT64: {
-                    double[] a = sc.doublesA(), b = sc.doublesB();
-                    Transfer.in(d, dpos, a, m);
-                    Transfer.in(s, spos, b, m);
-                    ArrayKernels.doubles(k, a, b, m);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                default:
-                    throw new AssertionError(dtype);
-            }
-        }
-    }
-
-    private static void scaleBlocks(DType dtype, ByteBuf d, long dp, int n, double x, boolean divide, Scratch sc) {
-        int size = dtype.byteSize();
-        int blk = BLOCK_BYTES / size;
-        for (int off = 0; off < n; off += blk) {
-            int m = Math.min(blk, n - off);
-            long dpos = dp + (long) off * size;
-            switch (dtype) {
-                case UINT8:
-                case INT8: {
-                    byte[] a = sc.bytesA();
-                    Transfer.in(d, dpos, a, m);
-                    ArrayKernels.divideBytes(a, m, (int) x, dtype == DType.UINT8);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case INT32: {
-                    int[] a = sc.intsA();
-                    Transfer.in(d, dpos, a, m);
-                    ArrayKernels.divideInts(a, m, (int) x);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case INT64: {
-                    long[] a = sc.longsA();
-                    Transfer.in(d, dpos, a, m);
-                    ArrayKernels.divideLongs(a, m, (long) x);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case FLOAT16:
-                case BFLOAT16: {
-                    short[] a = sc.shortsA();
-                    Transfer.in(d, dpos, a, m);
-                    ArrayKernels.scaleHalves(a, m, (float) x, divide, dtype == DType.BFLOAT16);
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case FLOAT32: {
-                    float[] a = sc.floatsA();
-                    Transfer.in(d, dpos, a, m);
-                    if (divide) {
-                        ArrayKernels.divideFloats(a, m, (float) x);
-                    } else {
-                        ArrayKernels.multiplyFloats(a, m, (float) x);
-                    }
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                case FLOAT64: {
-                    double[] a = sc.doublesA();
-                    Transfer.in(d, dpos, a, m);
-                    if (divide) {
-                        ArrayKernels.divideDoubles(a, m, x);
-                    } else {
-                        ArrayKernels.multiplyDoubles(a, m, x);
-                    }
-                    Transfer.out(a, d, dpos, m);
-                    break;
-                }
-                default:
-                    // BOOL: AVG and PREMUL_SUM are rejected by validate before we get here
-                    throw new AssertionError(dtype);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ per-thread scratch
-
-    /** One thread's block buffers, made on first use of each element type. */
-    private static final class Scratch {
-        private java.nio.ByteBuffer element;   // one element split between two source regions (JDK-freed)
-        private long elementAddress;
-        private byte[] bytesA;
-        private byte[] bytesB;
-        private short[] shortsA;
-        private short[] shortsB;
-        private int[] intsA;
-        private int[] intsB;
-        private long[] longsA;
-        private long[] longsB;
-        private float[] floatsA;
-        private float[] floatsB;
-        private double[] doublesA;
-        private double[] doublesB;
-
-        long elementAddress() {
-            if (element == null) {
-                element = java.nio.ByteBuffer.allocateDirect(8);
-                elementAddress = io.netty.util.internal.PlatformDependent.directBufferAddress(element);
-            }
-            return elementAddress;
-        }
-
-        byte[] bytesA() {
-            return bytesA != null ? bytesA : (bytesA = new byte[BLOCK_BYTES]);
-        }
-
-        byte[] bytesB() {
-            return bytesB != null ? bytesB : (bytesB = new byte[BLOCK_BYTES]);
-        }
-
-        short[] shortsA() {
-            return shortsA != null ? shortsA : (shortsA = new short[BLOCK_BYTES / 2]);
-        }
-
-        short[] shortsB() {
-            return shortsB != null ? shortsB : (shortsB = new short[BLOCK_BYTES / 2]);
-        }
-
-        int[] intsA() {
-            return intsA != null ? intsA : (intsA = new int[BLOCK_BYTES / 4]);
-        }
-
-        int[] intsB() {
-            return intsB != null ? intsB : (intsB = new int[BLOCK_BYTES / 4]);
-        }
-
-        long[] longsA() {
-            return longsA != null ? longsA : (longsA = new long[BLOCK_BYTES / 8]);
-        }
-
-        long[] longsB() {
-            return longsB != null ? longsB : (longsB = new long[BLOCK_BYTES / 8]);
-        }
-
-        float[] floatsA() {
-            return floatsA != null ? floatsA : (floatsA = new float[BLOCK_BYTES / 4]);
-        }
-
-        float[] floatsB() {
-            return floatsB != null ? floatsB : (floatsB = new float[BLOCK_BYTES / 4]);
-        }
-
-        double[] doublesA() {
-            return doublesA != null ? doublesA : (doublesA = new double[BLOCK_BYTES / 8]);
-        }
-
-        double[] doublesB() {
-            return doublesB != null ? doublesB : (doublesB = new double[BLOCK_BYTES / 8]);
-        }
-    }
-
-    // ------------------------------------------------------------------ moving blocks
-
-    /**
-     * Copies {@code m} elements between memory and an array: through {@code Unsafe.copyMemory}
-     * when {@code buf} is null ({@code pos} is an address), else through the buffer's
-     * little-endian accessors ({@code pos} is a byte index).
-     */
-    private static final class Transfer {
-        private Transfer() {
-        }
-
-        static void in(ByteBuf buf, long pos, byte[] a, int m) {
-            if (buf == null) {
-                UnsafeMemory.toArray(pos, a, UnsafeMemory.BYTE_BASE, m);
-            } else {
-                buf.getBytes((int) pos, a, 0, m);
-            }
-        }
-
-        static void out(byte[] a, ByteBuf buf, long pos, int m) {
-            if (buf == null) {
-                UnsafeMemory.fromArray(a, UnsafeMemory.BYTE_BASE, pos, m);
-            } else {
-                ByteCopies.copy(a, 0, buf, (int) pos, m);
-            }
-        }
-
-        static void in(ByteBuf buf, long pos, short[] a, int m) {
-            if (buf == null) {
-                UnsafeMemory.toArray(pos, a, UnsafeMemory.SHORT_BASE, 2L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    a[i] = buf.getShortLE(p + 2 * i);
-                }
-            }
-        }
-
-        static void out(short[] a, ByteBuf buf, long pos, int m) {
-            if (buf == null) {
-                UnsafeMemory.fromArray(a, UnsafeMemory.SHORT_BASE, pos, 2L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    buf.setShortLE(p + 2 * i, a[i]);
-                }
-            }
-        }
-
-        static void in(ByteBuf buf, long pos, int[] a, int m) {
-            if (buf == null) {
-                UnsafeMemory.toArray(pos, a, UnsafeMemory.INT_BASE, 4L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    a[i] = buf.getIntLE(p + 4 * i);
-                }
-            }
-        }
-
-        static void out(int[] a, ByteBuf buf, long pos, int m) {
-            if (buf == null) {
-                UnsafeMemory.fromArray(a, UnsafeMemory.INT_BASE, pos, 4L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    buf.setIntLE(p + 4 * i, a[i]);
-                }
-            }
-        }
-
-        static void in(ByteBuf buf, long pos, long[] a, int m) {
-            if (buf == null) {
-                UnsafeMemory.toArray(pos, a, UnsafeMemory.LONG_BASE, 8L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    a[i] = buf.getLongLE(p + 8 * i);
-                }
-            }
-        }
-
-        static void out(long[] a, ByteBuf buf, long pos, int m) {
-            if (buf == null) {
-                UnsafeMemory.fromArray(a, UnsafeMemory.LONG_BASE, pos, 8L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    buf.setLongLE(p + 8 * i, a[i]);
-                }
-            }
-        }
-
-        static void in(ByteBuf buf, long pos, float[] a, int m) {
-            if (buf == null) {
-                UnsafeMemory.toArray(pos, a, UnsafeMemory.FLOAT_BASE, 4L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    a[i] = Float.intBitsToFloat(buf.getIntLE(p + 4 * i));
-                }
-            }
-        }
-
-        static void out(float[] a, ByteBuf buf, long pos, int m) {
-            if (buf == null) {
-                UnsafeMemory.fromArray(a, UnsafeMemory.FLOAT_BASE, pos, 4L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    buf.setIntLE(p + 4 * i, Float.floatToRawIntBits(a[i]));
-                }
-            }
-        }
-
-        static void in(ByteBuf buf, long pos, double[] a, int m) {
-            if (buf == null) {
-                UnsafeMemory.toArray(pos, a, UnsafeMemory.DOUBLE_BASE, 8L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    a[i] = Double.longBitsToDouble(buf.getLongLE(p + 8 * i));
-                }
-            }
-        }
-
-        static void out(double[] a, ByteBuf buf, long pos, int m) {
-            if (buf == null) {
-                UnsafeMemory.fromArray(a, UnsafeMemory.DOUBLE_BASE, pos, 8L * m);
-            } else {
-                int p = (int) pos;
-                for (int i = 0; i < m; i++) {
-                    buf.setLongLE(p + 8 * i, Double.doubleToRawLongBits(a[i]));
-                }
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ array kernels
-
-    /**
-     * The arithmetic, on blocks in Java arrays: {@code a[i] = op(a[i], b[i])} for {@code i < m}.
-     * One small loop per (op, type), so that C2 compiles (and vectorises) each on its own.
-     */
-    static final class ArrayKernels {
-        private ArrayKernels() {
-        }
-
-        static void bools(ReduceOp.Kind k, byte[] a, byte[] b, int m) {
-            switch (k) {
-                case SUM:
-                case MAX:
-                case BOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = (byte) ((a[i] | b[i]) != 0 ? 1 : 0);
-                    }
-                    break;
-                case PRODUCT:
-                case MIN:
-                case BAND:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = (byte) (a[i] != 0 & b[i] != 0 ? 1 : 0);
-                    }
-                    break;
-                case BXOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = (byte) (a[i] != 0 ^ b[i] != 0 ? 1 : 0);
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        static void bytes(ReduceOp.Kind k, boolean unsigned, byte[] a, byte[] b, int m) {
-            switch (k) {
-                case SUM:
-                case AVG:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = (byte) (a[i] + b[i]);
-                    }
-                    break;
-                case PRODUCT:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = (byte) (a[i] * b[i]);
-                    }
-                    break;
-                case MIN:
-                    if (unsigned) {
-                        // branch-free: d = u - v; d >> 31 is all ones exactly when u < v
-                        for (int i = 0; i < m; i++) {
-                            int u = a[i] & 0xff;
-                            int d = u - (b[i] & 0xff);
-                            a[i] = (byte) (u - (d & ~(d >> 31)));
-                        }
-                    } else {
-                        for (int i = 0; i < m; i++) {
-                            int u = a[i];
-                            int d = u - b[i];
-                            a[i] = (byte) (u - (d & ~(d >> 31)));
-                        }
-                    }
-                    break;
-                case MAX:
-                    if (unsigned) {
-                        for (int i = 0; i < m; i++) {
-                            int u = a[i] & 0xff;
-                            int d = u - (b[i] & 0xff);
-                            a[i] = (byte) (u - (d & (d >> 31)));
-                        }
-                    } else {
-                        for (int i = 0; i < m; i++) {
-                            int u = a[i];
-                            int d = u - b[i];
-                            a[i] = (byte) (u - (d & (d >> 31)));
-                        }
-                    }
-                    break;
-                case BAND:
-                    for (int i = 0; i < m; i++) {
-                        a[i] &= b[i];
-                    }
-                    break;
-                case BOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] |= b[i];
-                    }
-                    break;
-                case BXOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] ^= b[i];
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        static void ints(ReduceOp.Kind k, int[] a, int[] b, int m) {
-            switch (k) {
-                case SUM:
-                case AVG:
-                    for (int i = 0; i < m; i++) {
-                        a[i] += b[i];
-                    }
-                    break;
-                case PRODUCT:
-                    for (int i = 0; i < m; i++) {
-                        a[i] *= b[i];
-                    }
-                    break;
-                case MIN:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.min(a[i], b[i]);
-                    }
-                    break;
-                case MAX:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.max(a[i], b[i]);
-                    }
-                    break;
-                case BAND:
-                    for (int i = 0; i < m; i++) {
-                        a[i] &= b[i];
-                    }
-                    break;
-                case BOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] |= b[i];
-                    }
-                    break;
-                case BXOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] ^= b[i];
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        static void longs(ReduceOp.Kind k, long[] a, long[] b, int m) {
-            switch (k) {
-                case SUM:
-                case AVG:
-                    for (int i = 0; i < m; i++) {
-                        a[i] += b[i];
-                    }
-                    break;
-                case PRODUCT:
-                    for (int i = 0; i < m; i++) {
-                        a[i] *= b[i];
-                    }
-                    break;
-                case MIN:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.min(a[i], b[i]);
-                    }
-                    break;
-                case MAX:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.max(a[i], b[i]);
-                    }
-                    break;
-                case BAND:
-                    for (int i = 0; i < m; i++) {
-                        a[i] &= b[i];
-                    }
-                    break;
-                case BOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] |= b[i];
-                    }
-                    break;
-                case BXOR:
-                    for (int i = 0; i < m; i++) {
-                        a[i] ^= b[i];
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        static void floats(ReduceOp.Kind k, float[] a, float[] b, int m) {
-            switch (k) {
-                case SUM:
-                case AVG:
-                case PREMUL_SUM:
-                    for (int i = 0; i < m; i++) {
-                        a[i] += b[i];
-                    }
-                    break;
-                case PRODUCT:
-                    for (int i = 0; i < m; i++) {
-                        a[i] *= b[i];
-                    }
-                    break;
-                case MIN:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.min(a[i], b[i]);
-                    }
-                    break;
-                case MAX:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.max(a[i], b[i]);
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        static void doubles(ReduceOp.Kind k, double[] a, double[] b, int m) {
-            switch (k) {
-                case SUM:
-                case AVG:
-                case PREMUL_SUM:
-                    for (int i = 0; i < m; i++) {
-                        a[i] += b[i];
-                    }
-                    break;
-                case PRODUCT:
-                    for (int i = 0; i < m; i++) {
-                        a[i] *= b[i];
-                    }
-                    break;
-                case MIN:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.min(a[i], b[i]);
-                    }
-                    break;
-                case MAX:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = Math.max(a[i], b[i]);
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        static void float16s(ReduceOp.Kind k, short[] a, short[] b, int m) {
-            switch (k) {
-                case SUM:
-                case AVG:
-                case PREMUL_SUM:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToHalf(HalfFloats.halfToFloat(a[i]) + HalfFloats.halfToFloat(b[i]));
-                    }
-                    break;
-                case PRODUCT:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToHalf(HalfFloats.halfToFloat(a[i]) * HalfFloats.halfToFloat(b[i]));
-                    }
-                    break;
-                case MIN:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToHalf(Math.min(HalfFloats.halfToFloat(a[i]), HalfFloats.halfToFloat(b[i])));
-                    }
-                    break;
-                case MAX:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToHalf(Math.max(HalfFloats.halfToFloat(a[i]), HalfFloats.halfToFloat(b[i])));
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        /** bfloat16 to float32: the upper half of the bits. */
-        private static float bf(short h) {
-            return Float.intBitsToFloat(h << 16);
-        }
-
-        static void bfloat16s(ReduceOp.Kind k, short[] a, short[] b, int m) {
-            switch (k) {
-                case SUM:
-                case AVG:
-                case PREMUL_SUM:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToBfloat16(bf(a[i]) + bf(b[i]));
-                    }
-                    break;
-                case PRODUCT:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToBfloat16(bf(a[i]) * bf(b[i]));
-                    }
-                    break;
-                case MIN:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToBfloat16(Math.min(bf(a[i]), bf(b[i])));
-                    }
-                    break;
-                case MAX:
-                    for (int i = 0; i < m; i++) {
-                        a[i] = HalfFloats.floatToBfloat16(Math.max(bf(a[i]), bf(b[i])));
-                    }
-                    break;
-                default:
-                    throw new AssertionError(k);
-            }
-        }
-
-        static void divideBytes(byte[] a, int m, int n, boolean unsigned) {
-            if (unsigned) {
-                for (int i = 0; i < m; i++) {
-                    a[i] = (byte) ((a[i] & 0xff) / n);
-                }
-            } else {
-                for (int i = 0; i < m; i++) {
-                    a[i] = (byte) (a[i] / n);
-                }
-            }
-        }
-
-        static void divideInts(int[] a, int m, int n) {
-            for (int i = 0; i < m; i++) {
-                a[i] /= n;
-            }
-        }
-
-        static void divideLongs(long[] a, int m, long n) {
-            for (int i = 0; i < m; i++) {
-                a[i] /= n;
-            }
-        }
-
-        static void scaleHalves(short[] a, int m, float x, boolean divide, boolean bf16) {
-            for (int i = 0; i < m; i++) {
-                float v = bf16 ? HalfFloats.bfloat16ToFloat(a[i]) : HalfFloats.halfToFloat(a[i]);
-                v = divide ? v / x : v * x;
-                a[i] = bf16 ? HalfFloats.floatToBfloat16(v) : HalfFloats.floatToHalf(v);
-            }
-        }
-
-        static void divideFloats(float[] a, int m, float x) {
-            for (int i = 0; i < m; i++) {
-                a[i] /= x;
-            }
-        }
-
-        static void multiplyFloats(float[] a, int m, float x) {
-            for (int i = 0; i < m; i++) {
-                a[i] *= x;
-            }
-        }
-
-        static void divideDoubles(double[] a, int m, double x) {
-            for (int i = 0; i < m; i++) {
-                a[i] /= x;
-            }
-        }
-
-        static void multiplyDoubles(double[] a, int m, double x) {
-            for (int i = 0; i < m; i++) {
-                a[i] *= x;
-            }
-        }
+        BlockDrivers.javaReduceBlocks(k, dtype, dst, src, n);
     }
 }
