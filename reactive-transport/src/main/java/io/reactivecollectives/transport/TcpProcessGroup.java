@@ -12,6 +12,7 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.SparseTensor;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.ReduceKernels;
 import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.rendezvous.Store;
@@ -108,7 +109,9 @@ public final class TcpProcessGroup implements ProcessGroup {
                 throw new IllegalArgumentException("connect: invalid rank " + rank + " for world size " + worldSize);
             }
             TcpProcessGroup g = new TcpProcessGroup(store, rank, worldSize, options);
-            return Mesh.start(store, rank, worldSize, options.mesh(), new InboundFrames(g.runtime, g.aborts))
+            // the native reduction kernels load here, off the event loops, before the first collective
+            return ReduceKernels.loadAsync()
+                    .then(Mesh.start(store, rank, worldSize, options.mesh(), new InboundFrames(g.runtime, g.aborts)))
                     .map(m -> {
                         g.runtime.mesh(m);
                         return g;

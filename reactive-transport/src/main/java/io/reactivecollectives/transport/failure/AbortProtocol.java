@@ -87,6 +87,14 @@ public final class AbortProtocol {
         }
     }
 
+    /**
+     * Tells {@code link}'s peer that this rank leaves the group in order, having finished every
+     * collective below {@code finishedBelow}; completes once written (after every earlier write).
+     */
+    public Mono<Void> goodbye(PeerLink link, long finishedBelow) {
+        return link.send(FrameType.GOODBYE, finishedBelow, 0, 0, 0, io.netty.buffer.Unpooled.EMPTY_BUFFER);
+    }
+
     /** Sends GROUP_ABORT to every peer; completes once written, or after one second. */
     public Mono<Void> tellGroupAborted(String why) {
         Mesh m = mesh.get();

@@ -12,8 +12,21 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class PeerFailures {
 
-    /** Why a peer is dead: its words ({@code groupAbort}: it sent a GROUP_ABORT) or what was observed. */
-    public record Death(String why, boolean groupAbort) {
+    /**
+     * Why a peer is dead: its words ({@code groupAbort}: it sent a GROUP_ABORT) or what was observed;
+     * {@code finishedBelow}: a peer that left in order (GOODBYE) finished every collective below this
+     * sequence number (-1: it did not leave in order).
+     */
+    public record Death(String why, boolean groupAbort, long finishedBelow) {
+
+        Death(String why, boolean groupAbort) {
+            this(why, groupAbort, -1);
+        }
+
+        /** Whether this death stops collective {@code seq} (a departure does not stop those it finished). */
+        public boolean blocks(long seq) {
+            return finishedBelow < 0 || seq >= finishedBelow;
+        }
     }
 
     private final int rank;
@@ -35,6 +48,22 @@ public final class PeerFailures {
         return dead.compareAndSet(peer, null, mine) ? mine : dead.get(peer);
     }
 
+    /**
+     * {@code peer} left the group in order, having finished every collective below
+     * {@code finishedBelow}; returns the recorded death (an earlier one wins).
+     */
+    public Death markDeparted(int peer, long finishedBelow) {
+        Death mine = new Death("peer " + peer + " left the group (it closed it after finishing "
+                + (finishedBelow == 0 ? "no collective" : "the collectives before seq " + finishedBelow) + ")",
+                false, finishedBelow);
+        return dead.compareAndSet(peer, null, mine) ? mine : dead.get(peer);
+    }
+
+    /** The recorded death of {@code peer}, or null. */
+    public Death death(int peer) {
+        return dead.get(peer);
+    }
+
     /** Why {@code peer} died, or null while it lives. */
     public String deathOf(int peer) {
         Death d = dead.get(peer);
@@ -46,10 +75,11 @@ public final class PeerFailures {
         return dead.get(peer) != null;
     }
 
-    /** The first dead peer, or -1. */
-    public int firstDead() {
+    /** The first peer whose death stops collective {@code seq}, or -1. */
+    public int firstBlocking(long seq) {
         for (int p = 0; p < dead.length(); p++) {
-            if (dead.get(p) != null) {
+            Death d = dead.get(p);
+            if (d != null && d.blocks(seq)) {
                 return p;
             }
         }

@@ -28,7 +28,13 @@ public enum FrameType {
      * for it, so that it learns of a disagreement the receiver found before it completes.
      * Sequence: the collective's; no payload.
      */
-    ACK(8);
+    ACK(8),
+    /**
+     * The sender leaves the group in order ({@code close()}): it finished every collective below
+     * the frame's sequence number, so peers still running one of those are not failed by its
+     * departure. No payload.
+     */
+    GOODBYE(9);
 
     private final int code;
 
@@ -41,7 +47,7 @@ public enum FrameType {
         return code;
     }
 
-    private static final FrameType[] BY_CODE = new FrameType[9];
+    private static final FrameType[] BY_CODE = new FrameType[10];
 
     static {
         for (FrameType t : values()) {

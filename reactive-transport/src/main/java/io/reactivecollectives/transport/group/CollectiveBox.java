@@ -44,6 +44,7 @@ public final class CollectiveBox {
     BitSet acksAwaited;
     MonoSink<Void> ackWaiter;
     CollectiveException receiptFailure;
+    boolean ended;                  // the local collective signalled its result (its box may still be open)
 
     CollectiveBox(long sequence) {
         this.sequence = sequence;

@@ -319,10 +319,15 @@ public final class Mailbox {
 
     /** Fails every collective that runs locally, with the exception {@code error} makes for it. */
     public void failAll(Function<CollectiveBox, CollectiveException> error) {
+        failFrom(Long.MIN_VALUE, error);
+    }
+
+    /** Fails every collective with sequence {@code from} or later that runs locally. */
+    public void failFrom(long from, Function<CollectiveBox, CollectiveException> error) {
         List<CollectiveBox> owned = new ArrayList<>();
         synchronized (this) {
             for (CollectiveBox b : boxes.values()) {
-                if (b.op != null) {
+                if (b.op != null && b.sequence >= from) {
                     owned.add(b);
                 }
             }
@@ -354,6 +359,22 @@ public final class Mailbox {
             releaseSlots(b);
         }
         boxes.clear();
+    }
+
+    /** The local collective of {@code box} ended here (before its result goes downstream). */
+    public synchronized void ended(CollectiveBox box) {
+        box.ended = true;
+    }
+
+    /** The lowest sequence number of a collective running here, or the next one when none runs. */
+    public synchronized long lowestRunning() {
+        long low = nextSequence;
+        for (CollectiveBox b : boxes.values()) {
+            if (b.op != null && !b.ended && b.sequence < low) {
+                low = b.sequence;
+            }
+        }
+        return low;
     }
 
     /** Bytes of frames waiting unclaimed. */

@@ -323,9 +323,43 @@ public final class Mesh implements AutoCloseable {
                 l.channel().close();
             }
         }
+        release();
+    }
+
+    /**
+     * Closes in order: on every connection {@code lastWords} writes a last frame, and the connection
+     * closes once that write (and so every write queued before it) reached the socket, or after
+     * {@code grace}; Netty's {@code close()} would drop writes still queued. Returns at once.
+     */
+    public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
+        closed = true;
+        java.util.List<Mono<Void>> all = new java.util.ArrayList<>();
+        for (int p = 0; p < world; p++) {
+            PeerLink l = links.get(p);
+            if (l != null) {
+                all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l) : Mono.<Void>empty())
+                        .timeout(grace, Mono.empty())
+                        .onErrorResume(e -> Mono.empty())
+                        .doFinally(s -> l.channel().close()));
+            }
+        }
+        releaseServers();   // no new connections; the socket file goes now, on the caller's thread
+        Mono.when(all).doFinally(s -> releaseConnections()).subscribe();
+    }
+
+    private void release() {
+        releaseConnections();
+        releaseServers();
+    }
+
+    private void releaseConnections() {
         synchronized (connections) {
             connections.forEach(Connection::dispose);
         }
+    }
+
+    /** The servers and the local socket file. */
+    private void releaseServers() {
         DisposableServer s = server;
         if (s != null) {
             s.dispose();

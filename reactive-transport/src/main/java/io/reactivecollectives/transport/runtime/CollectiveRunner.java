@@ -100,9 +100,13 @@ public final class CollectiveRunner {
                         })
                         // the tensors are free again before the result goes downstream (a .then() on the same
                         // tensor must find them free)
-                        .doOnTerminate(() -> runtime.claims().release(owner))
+                        .doOnTerminate(() -> {
+                            runtime.claims().release(owner);
+                            mailbox.ended(box);
+                        })
                         .doOnCancel(() -> {
                             runtime.claims().release(owner);
+                            mailbox.ended(box);
                             tellPeers(box, null);
                         })
                         .doFinally(s -> {

@@ -9,6 +9,9 @@ import reactor.core.publisher.Mono;
 /** How one rank's group ends: {@link #abort} (tell the peers, then close) and {@link #close}. */
 public final class GroupLifecycle {
 
+    /** Longest a closing rank waits for its queued writes and GOODBYE to go out on a connection. */
+    private static final java.time.Duration GOODBYE_GRACE = java.time.Duration.ofSeconds(2);
+
     private final GroupRuntime runtime;
     private final AbortProtocol aborts;
 
@@ -43,12 +46,17 @@ public final class GroupLifecycle {
             return false;
         }
         int rank = runtime.rank();
+        long finishedBelow = runtime.mailbox().lowestRunning();
         runtime.mailbox().failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(),
                 CollectiveException.NO_PEER, "the group was closed"));
         runtime.p2p().close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER, "the group was closed"));
         runtime.observer().metrics().close();
         Mesh m = runtime.mesh();
-        if (m != null) {
+        if (m != null && runtime.abortedWhy() == null) {
+            // peers still running a collective this rank finished are not failed by its leaving: GOODBYE
+            // says which it finished, and each connection closes once it and every write before it went out
+            m.closeGracefully(link -> aborts.goodbye(link, finishedBelow), GOODBYE_GRACE);
+        } else if (m != null) {
             m.close();
         }
         runtime.mailbox().clear();

@@ -143,7 +143,7 @@ public final class GroupRuntime {
         if (shut != null) {
             return shut;
         }
-        int dead = peerFailures.firstDead();
+        int dead = peerFailures.firstBlocking(mailbox.nextSequence());
         return dead < 0 ? null : new PeerFailureException(name, rank, -1, dead, peerFailures.deathOf(dead), null);
     }
 

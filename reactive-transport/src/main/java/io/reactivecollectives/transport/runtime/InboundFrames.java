@@ -9,6 +9,7 @@ import io.reactivecollectives.transport.failure.PeerFailures;
 import io.reactivecollectives.transport.frame.DataFrameCodec;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.frame.GoodbyeFrameCodec;
 import io.reactivecollectives.transport.frame.GroupAbortFrameCodec;
 import io.reactivecollectives.transport.frame.P2PFrameCodec;
 import io.reactivecollectives.transport.group.Mailbox;
@@ -51,6 +52,13 @@ public final class InboundFrames implements FrameListener {
                 break;
             case GROUP_ABORT:
                 onGroupAbort(peer, frame);
+                break;
+            case GOODBYE:
+                try {
+                    onGoodbye(peer, GoodbyeFrameCodec.finishedBelow(frame));
+                } finally {
+                    frame.release();
+                }
                 break;
             case ACK:
                 try {
@@ -99,6 +107,12 @@ public final class InboundFrames implements FrameListener {
         runtime.p2p().failSource(peer, dead);
     }
 
+    /** {@code peer} leaves in order: what it finished is left alone, what it did not fails now. */
+    private void onGoodbye(int peer, long finishedBelow) {
+        PeerFailures.Death death = runtime.peerFailures().markDeparted(peer, finishedBelow);
+        failFor(peer, death, null);
+    }
+
     private void protocolViolation(int peer, String what) {
         runtime.peerFailures().markDead(peer, "peer " + peer + " broke the protocol: " + what, false);
         Mesh m = runtime.mesh();
@@ -112,17 +126,22 @@ public final class InboundFrames implements FrameListener {
         if (runtime.isClosed()) {
             return;
         }
-        int rank = runtime.rank();
         String detail = cause instanceof PeerSilentException || (cause != null && cause.getMessage() != null
                 && cause.getMessage().startsWith("peer " + peer)) ? cause.getMessage()
                 : "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
-        PeerFailures.Death death = runtime.peerFailures().markDead(peer, detail, false);
+        failFor(peer, runtime.peerFailures().markDead(peer, detail, false), cause);
+    }
+
+    /** Fails what {@code peer}'s recorded death stops: every running collective, or those it did not finish. */
+    private void failFor(int peer, PeerFailures.Death death, Throwable cause) {
+        int rank = runtime.rank();
         String why = death.why();
         // the peer's GROUP_ABORT, handled on another connection's loop, may not have failed the
         // in-flight collectives yet: they fail as that abort, whichever handler gets there first
-        runtime.mailbox().failAll(b -> death.groupAbort()
-                ? new RemoteAbortException(b.opName(), rank, b.sequence(), peer, why)
-                : new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
+        runtime.mailbox().failFrom(death.finishedBelow() < 0 ? Long.MIN_VALUE : death.finishedBelow(),
+                b -> death.groupAbort()
+                        ? new RemoteAbortException(b.opName(), rank, b.sequence(), peer, why)
+                        : new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
         runtime.p2p().failSource(peer, why);
     }
 }
