@@ -35,6 +35,7 @@ import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.PipelinedChainBroadcast;
 import io.reactivecollectives.transport.algorithms.RecursiveDoublingAllReduce;
 import io.reactivecollectives.transport.algorithms.RingAllReduce;
+import io.reactivecollectives.transport.failure.ShrinkPlanner;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.group.CollectiveWatchdog;
@@ -746,84 +747,44 @@ public final class TcpProcessGroup implements ProcessGroup {
 
     /**
      * Recovery without a restart: forms a new group of the surviving ranks and closes this one.
-     * Every surviving rank calls it (after its collectives failed with a peer failure); each
-     * publishes in the store which peers it saw die, reads the views of the peers it believes alive
-     * (waiting up to {@link GroupOptions#connectTimeout()}), and the survivors are the ranks nobody saw
-     * die, renumbered in their old order (rank 0, 1, 3 of a world of 4 become 0, 1, 2). The new group
-     * is the next generation: its id is {@code <group>@gen<N>}, its keys live under a new store prefix
-     * and its handshakes and frames carry that id (frames: its hash), so no address, handshake or
-     * frame of an older generation is ever taken for one of the new group. Work continues in the same
-     * processes. Emits the new group; fails when this rank is not among the survivors (another rank saw
-     * it die), or when a rank believed alive publishes no view in time.
-     * <p>Survivors must agree on who died (as they do after a process dies: every connection to it
-     * closes); ranks that disagree do not form a group.
+     * Every surviving rank calls it (after its collectives failed with a peer failure). The
+     * membership of the next generation is decided once, through the store, by
+     * {@link ShrinkPlanner}: each rank publishes which peers it saw die and waits (up to
+     * {@link GroupOptions#connectTimeout()}) for the views of the peers it believes alive, skipping
+     * those another view reports dead and leaving out those that publish none; the first rank done
+     * writes the member list with the store's compare-and-set, and every rank adopts the list the
+     * store holds, so all members agree. The members are renumbered in their old order (rank 0, 1, 3
+     * of a world of 4 become 0, 1, 2). The new group is the next generation: its id is
+     * {@code <group>@gen<N>}, its keys live under a new store prefix and its handshakes and frames
+     * carry that id (frames: its hash), so no address, handshake or frame of an older generation is
+     * ever taken for one of the new group. Work continues in the same processes. Emits the new group.
+     * <p>A rank left out of the decision (others saw it die, or it arrives after the decision, for
+     * instance because it was stopped) fails with a {@link PeerFailureException}
+     * ({@code shrink rank 3: rank 3 was excluded from generation 1 by ranks 0-2 ...}) and forms no
+     * group; this group stays as it was. Every store call is bounded: a store that does not answer
+     * fails the shrink with an error naming the store.
      */
     @Override
     public Mono<ProcessGroup> shrink() {
         return Mono.defer(() -> {
-            int gen = generation + 1;
+            boolean[] seenDead = new boolean[size];
+            for (int p = 0; p < size; p++) {
+                seenDead[p] = p != rank && deadPeers.get(p) != null;
+            }
             String base = baseId;
-            String newId = base + "@gen" + gen;
-            String viewPrefix = "rc/" + options.groupId() + "/shrink/view/";
-            StringBuilder mine = new StringBuilder();
-            List<Integer> believedAlive = new ArrayList<>();
-            for (int p = 0; p < size; p++) {
-                if (p != rank && deadPeers.get(p) != null) {
-                    mine.append(mine.length() == 0 ? "" : ",").append(p);
-                } else if (p != rank) {
-                    believedAlive.add(p);
-                }
-            }
-            boolean[] dead = new boolean[size];
-            for (int p = 0; p < size; p++) {
-                dead[p] = p != rank && deadPeers.get(p) != null;
-            }
-            // a rank another survivor saw die is not waited for (this rank may not have noticed yet)
-            reactor.core.publisher.Sinks.Many<Integer> seenDead = reactor.core.publisher.Sinks.many().replay().all();
-            return store.set(viewPrefix + rank, mine.toString().getBytes(StandardCharsets.UTF_8))
-                    .thenMany(Flux.fromIterable(believedAlive)
-                            .flatMap(p -> Mono.firstWithSignal(store.get(viewPrefix + p, options.connectTimeout())
-                                            .onErrorMap(e -> new PeerFailureException("shrink", rank, -1, p,
-                                                    "shrink: rank " + p + " published no view of the survivors within "
-                                                            + options.connectTimeout().toMillis() + " ms", e)),
-                                    seenDead.asFlux().filter(d -> d == p).next().then(Mono.<byte[]>empty()))))
-                    .doOnNext(bytes -> {
-                        String v = new String(bytes, StandardCharsets.UTF_8);
-                        for (String r : v.isEmpty() ? new String[0] : v.split(",")) {
-                            int d = Integer.parseInt(r.trim());
-                            if (d >= 0 && d < size && !dead[d]) {
-                                dead[d] = true;
-                                seenDead.tryEmitNext(d);
-                            }
-                        }
-                    })
-                    .then(Mono.defer(() -> {
-                        if (dead[rank]) {
-                            return Mono.error(new PeerFailureException("shrink", rank, -1, CollectiveException.NO_PEER,
-                                    "shrink: another rank saw rank " + rank + " die; it is not among the survivors", null));
-                        }
-                        int newSize = 0;
-                        int newRank = -1;
-                        for (int p = 0; p < size; p++) {
-                            if (!dead[p]) {
-                                if (p == rank) {
-                                    newRank = newSize;
-                                }
-                                newSize++;
-                            }
-                        }
+            return ShrinkPlanner.plan(store, base, generation, rank, size, seenDead, options.connectTimeout())
+                    .flatMap(plan -> {
                         close();
-                        int nr = newRank;
-                        int ns = newSize;
-                        return TcpProcessGroup.connect(new PrefixStore("rc/" + newId + "/", store), nr, ns,
-                                        options.withGroupId(newId))
+                        String newId = plan.groupId();
+                        return TcpProcessGroup.connect(new PrefixStore("rc/" + newId + "/", store), plan.newRank(),
+                                        plan.size(), options.withGroupId(newId))
                                 .doOnNext(g -> {
                                     g.baseId = base;
-                                    g.generation = gen;
+                                    g.generation = plan.generation();
                                     log.info("group '{}' rank {}: shrank to '{}' rank {} of {}", options.groupId(), rank,
-                                            newId, nr, ns);
+                                            newId, plan.newRank(), plan.size());
                                 });
-                    }))
+                    })
                     .map(g -> (ProcessGroup) g);
         });
     }
