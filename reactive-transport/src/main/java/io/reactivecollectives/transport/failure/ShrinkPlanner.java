@@ -25,12 +25,12 @@ import java.util.Objects;
  * <h2>Protocol</h2>
  * For the move from generation {@code g} to {@code g+1} of the group {@code base}:
  * <ol>
- *   <li>If {@link #membersKey(String, int) rc/<base>/shrink/gen<g+1>/members} already exists, the
- *   decision was made (this rank arrives late, for instance it was stopped): the rank adopts it
- *   without publishing anything.</li>
- *   <li>Otherwise the rank publishes its view (the peers it saw die) under
- *   {@link #viewKey(String, int, int) .../gen<g+1>/view/<rank>} and waits, up to the timeout, for
- *   the views of the peers it believes alive. A peer that some view reports dead is no longer
+ *   <li>If the {@link #membersKey(String, int) members key}
+ *   ({@code rc/<base>/shrink/gen<g+1>/members}) exists, the decision was made (this rank arrives
+ *   late, for instance it was stopped): the rank adopts it without publishing anything.</li>
+ *   <li>Otherwise the rank publishes its view (the peers it saw die) under its
+ *   {@link #viewKey(String, int, int) view key} ({@code .../gen<g+1>/view/<rank>}) and waits, up to
+ *   the timeout, for the views of the peers it believes alive. A peer that some view reports dead is no longer
  *   waited for and its own view, if not yet read, is not counted; a peer whose view does not arrive
  *   within the timeout is left out. The wait ends early when a decision appears in the store.</li>
  *   <li>The rank proposes the members (itself and every peer whose view it read, less every rank any
@@ -44,7 +44,7 @@ import java.util.Objects;
  *
  * <h2>Deadlines</h2>
  * Every store call is bounded: a call that does not wait answers within {@code timeout}, a wait for
- * a key within its wait plus {@value #GRACE_MILLIS} ms; otherwise the plan fails with a
+ * a key within its wait plus one second; otherwise the plan fails with a
  * {@link CollectiveTimeoutException} naming the store (its {@code toString()}: the TCP store's
  * address), the call and the key. A store that fails a call fails the plan with a
  * {@link CollectiveException} naming the same. So a plan ends, one way or the other, within about

@@ -176,8 +176,8 @@ class ShrinkPlannerTest {
             assertNotNull(o);
             assertTrue(o.error() instanceof CollectiveTimeoutException, frozenOp + ": " + o.error());
             String msg = o.error().getMessage();
-            assertTrue(msg.startsWith("shrink rank 0: store FrozenStore[10.9.8.7:29500] did not answer " + frozenOp + " rc/frozen-"
-                    + frozenOp + "/shrink/gen1/"), msg);
+            assertTrue(msg.startsWith("shrink rank 0: store FrozenStore[10.9.8.7:29500] did not answer " + frozenOp
+                    + " rc/frozen-" + frozenOp + "/shrink/gen1/"), msg);
             assertTrue(msg.contains("within 300 ms"), msg);
             assertTrue(ms < 3000, frozenOp + " failed after " + ms + " ms");
         }
