@@ -367,14 +367,17 @@ public final class TcpProcessGroup implements ProcessGroup {
 
     /**
      * Recovery without a restart: forms a new group of the surviving ranks and closes this one.
-     * Every surviving rank calls it (after its collectives failed with a peer failure); each
-     * publishes in the store which peers it saw die, reads the views of the peers it believes alive
-     * (waiting up to {@link GroupOptions#connectTimeout()}), and the survivors are the ranks nobody saw
-     * die, renumbered in their old order (rank 0, 1, 3 of a world of 4 become 0, 1, 2). The new group
-     * is the next generation: its id is {@code <group>@gen<N>}, its keys live under a new store prefix
-     * and its handshakes and frames carry that id (frames: its hash), so no address, handshake or
-     * frame of an older generation is ever taken for one of the new group. Work continues in the same
-     * processes. Emits the new group; fails when this rank is not among the survivors.
+     * Every surviving rank calls it (after its collectives failed with a peer failure). The
+     * membership of the next generation is decided once, through the store ({@code ShrinkPlanner}):
+     * each rank publishes which peers it saw die and waits (up to
+     * {@link GroupOptions#connectTimeout()}) for the views of the peers it believes alive; the first
+     * rank done writes the member list with the store's compare-and-set and every rank adopts the
+     * list the store holds. Members are renumbered in their old order (0, 1, 3 of 4 become 0, 1, 2);
+     * the new group's id is {@code <group>@gen<N>}, under a new store prefix, so nothing of an older
+     * generation is taken for it. A rank left out (others saw it die, or it came after the decision,
+     * say because it was stopped) fails with a {@link PeerFailureException}
+     * ({@code rank 3 was excluded from generation 1 by ranks 0-2 ...}) and forms no group. Every store
+     * call is bounded: a store that does not answer fails the shrink naming the store.
      */
     @Override
     public Mono<ProcessGroup> shrink() {

@@ -57,11 +57,12 @@
  *   operations; {@code TEAR_DOWN} logs the error and exits the process with status 3 through an
  *   injectable exit hook (never from an event loop). Argument errors never tear down.</li>
  *   <li><b>{@code shrink()}.</b> After a peer failure every survivor calls {@code shrink()}: each
- *   publishes in the store which peers it saw die, reads the others' views, and the survivors form
- *   the next generation of the group ({@code <group>@gen<N>}, ranks renumbered in their old order)
- *   under a new store prefix; handshakes carry the generation's group id and every frame its hash, so
- *   nothing of an older generation is ever read. The old group is closed; work continues in the same
- *   processes.</li>
+ *   publishes in the store which peers it saw die and reads the others' views; the first rank done
+ *   writes the next generation's members with the store's compare-and-set, and every rank adopts
+ *   that one decision ({@code <group>@gen<N>}, ranks renumbered in their old order, a new store
+ *   prefix; handshakes carry the generation's group id and every frame its hash). A rank left out
+ *   (seen dead, or late because it was stopped) is told so and forms no group. The old group is
+ *   closed; work continues in the same processes.</li>
  *   <li><b>Untrusted connections.</b> Until a connection passes the handshake (HMAC with the shared
  *   {@link io.reactivecollectives.transport.GroupOptions#secret()}), a frame may carry at most a
  *   handshake's worth of bytes and only a HELLO is accepted; anything else, or no handshake within

@@ -1,0 +1,212 @@
+package io.reactivecollectives.transport.failure;
+
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.CollectiveTimeoutException;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.rendezvous.HashStore;
+import io.reactivecollectives.core.rendezvous.Store;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link ShrinkPlanner} with several ranks as concurrent {@code Mono}s over one {@link HashStore}. */
+class ShrinkPlannerTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private final HashStore store = new HashStore(Duration.ofSeconds(30));
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    /** What one rank's plan ended with. */
+    private record Outcome(int rank, ShrinkPlan plan, Throwable error) {
+    }
+
+    private static boolean[] dead(int size, int... ranks) {
+        boolean[] d = new boolean[size];
+        for (int r : ranks) {
+            d[r] = true;
+        }
+        return d;
+    }
+
+    private static Mono<Outcome> outcome(Store store, String base, int gen, int rank, boolean[] seen, Duration timeout) {
+        return ShrinkPlanner.plan(store, base, gen, rank, seen.length, seen, timeout)
+                .subscribeOn(Schedulers.parallel())
+                .map(p -> new Outcome(rank, p, null))
+                .onErrorResume(e -> Mono.just(new Outcome(rank, null, e)));
+    }
+
+    /** Runs the given ranks' plans concurrently; outcomes ordered by rank. */
+    private List<Outcome> run(String base, int gen, Map<Integer, boolean[]> views, Duration timeout) {
+        List<Outcome> all = Flux.fromIterable(views.entrySet())
+                .flatMap(e -> outcome(store, base, gen, e.getKey(), e.getValue(), timeout))
+                .collectList().block(WAIT.plus(timeout.multipliedBy(4)));
+        assertNotNull(all);
+        all.sort((a, b) -> Integer.compare(a.rank(), b.rank()));
+        return all;
+    }
+
+    private static String members(Store s, String base, int gen) {
+        byte[] v = s.get(ShrinkPlanner.membersKey(base, gen), Duration.ofSeconds(1)).block(WAIT);
+        return new String(v, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void survivorsAgreeOnOneDecisionAndSkipTheRankAnotherSawDie() {
+        long t0 = System.nanoTime();
+        // only rank 0 noticed that rank 3 died; ranks 1 and 2 learn it from rank 0's view
+        List<Outcome> out = run("g", 0, Map.of(0, dead(4, 3), 1, dead(4), 2, dead(4)), Duration.ofSeconds(20));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 5000, "the survivors did not wait for rank 3's view: " + ms + " ms");
+        int decider = out.get(0).plan().decider();
+        for (Outcome o : out) {
+            assertNull(o.error(), () -> "rank " + o.rank() + ": " + o.error());
+            ShrinkPlan p = o.plan();
+            assertArrayEquals(new int[] {0, 1, 2}, p.members());
+            assertEquals(o.rank(), p.newRank());
+            assertEquals(1, p.generation());
+            assertEquals("g@gen1", p.groupId());
+            assertEquals(decider, p.decider(), "every rank adopts the one written decision");
+        }
+        assertEquals("members=0,1,2;decider=" + decider, members(store, "g", 1));
+    }
+
+    @Test
+    void aRankArrivingAfterTheDecisionIsExcludedAndDecidesNothing() {
+        run("late", 1, Map.of(0, dead(4, 3), 1, dead(4, 3), 2, dead(4, 3)), Duration.ofSeconds(20));
+        String decided = members(store, "late", 2);
+        // rank 3 was stopped: when it resumes, it sees everybody else dead (or nobody: same answer)
+        for (boolean[] seen : List.of(dead(4, 0, 1, 2), dead(4))) {
+            long t0 = System.nanoTime();
+            Outcome o = run("late", 1, Map.of(3, seen), Duration.ofSeconds(20)).get(0);
+            assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "the late rank found the decision at once");
+            assertTrue(o.error() instanceof PeerFailureException, String.valueOf(o.error()));
+            String msg = o.error().getMessage();
+            assertTrue(msg.startsWith("shrink rank 3: rank 3 was excluded from generation 2 by ranks 0-2 ("), msg);
+            assertTrue(msg.contains("it forms no group"), msg);
+            assertEquals(3, ((CollectiveException) o.error()).rank());
+        }
+        assertEquals(decided, members(store, "late", 2), "the decision is never rewritten");
+        assertFalse(store.check(List.of(ShrinkPlanner.viewKey("late", 2, 3))).block(WAIT),
+                "the late rank published no view: it took no part in deciding");
+    }
+
+    @Test
+    void disagreeingViewsStillProduceExactlyOneDecisionEveryRankFollows() {
+        for (int round = 0; round < 25; round++) {
+            String base = "split-" + round;
+            // ranks 0 and 3 each believe the other died; ranks 1 and 2 saw nothing
+            List<Outcome> out = run(base, 0, Map.of(0, dead(4, 3), 1, dead(4), 2, dead(4), 3, dead(4, 0)),
+                    Duration.ofSeconds(20));
+            String decision = members(store, base, 1);
+            int[] members = Arrays.stream(decision.split(";")[0].substring("members=".length()).split(","))
+                    .mapToInt(Integer::parseInt).toArray();
+            assertTrue(members.length >= 2 && members.length <= 3, decision);
+            assertFalse(Arrays.stream(members).anyMatch(m -> m == 0) && Arrays.stream(members).anyMatch(m -> m == 3),
+                    "ranks 0 and 3 reported each other dead; they cannot both be in: " + decision);
+            for (Outcome o : out) {
+                int idx = Arrays.binarySearch(members, o.rank());
+                if (idx >= 0) {
+                    assertNull(o.error(), () -> "member " + o.rank() + " of " + decision + ": " + o.error());
+                    assertArrayEquals(members, o.plan().members(), "round " + base);
+                    assertEquals(idx, o.plan().newRank());
+                } else {
+                    assertTrue(o.error() instanceof PeerFailureException, "rank " + o.rank() + ": " + o.error());
+                    assertTrue(o.error().getMessage().contains("rank " + o.rank() + " was excluded from generation 1 by "
+                            + ShrinkPlanner.describeRanks(members)), o.error().getMessage());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRankThatOthersSawDieIsExcludedEvenWhenItDecides() {
+        // rank 2 saw nothing wrong, but ranks 0 and 1 saw it die
+        List<Outcome> out = run("seen", 0, Map.of(0, dead(3, 2), 1, dead(3, 2), 2, dead(3)), Duration.ofSeconds(20));
+        assertArrayEquals(new int[] {0, 1}, out.get(0).plan().members());
+        assertArrayEquals(new int[] {0, 1}, out.get(1).plan().members());
+        assertTrue(out.get(2).error() instanceof PeerFailureException, String.valueOf(out.get(2).error()));
+        assertTrue(out.get(2).error().getMessage().contains("rank 2 was excluded from generation 1 by ranks 0-1"),
+                out.get(2).error().getMessage());
+    }
+
+    @Test
+    void aRankThatPublishesNoViewInTimeIsLeftOutAndLaterExcluded() {
+        long t0 = System.nanoTime();
+        // nobody saw rank 2 die, but it never calls shrink: the others decide without it after the timeout
+        List<Outcome> out = run("silent", 0, Map.of(0, dead(3), 1, dead(3)), Duration.ofMillis(400));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms >= 350, "the survivors waited for rank 2's view: " + ms + " ms");
+        for (Outcome o : out) {
+            assertNull(o.error(), () -> String.valueOf(o.error()));
+            assertArrayEquals(new int[] {0, 1}, o.plan().members());
+        }
+        Outcome late = run("silent", 0, Map.of(2, dead(3)), Duration.ofMillis(400)).get(0);
+        assertTrue(late.error().getMessage().contains("rank 2 was excluded from generation 1 by ranks 0-1"),
+                String.valueOf(late.error()));
+    }
+
+    @Test
+    void aStoreThatDoesNotAnswerFailsThePlanNamingTheStoreAndTheCall() {
+        for (String frozenOp : List.of("check", "set", "compareSet")) {
+            FrozenStore frozen = new FrozenStore(store, Set.of(frozenOp));
+            long t0 = System.nanoTime();
+            Outcome o = outcome(frozen, "frozen-" + frozenOp, 0, 0, dead(2, 1), Duration.ofMillis(300)).block(WAIT);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertNotNull(o);
+            assertTrue(o.error() instanceof CollectiveTimeoutException, frozenOp + ": " + o.error());
+            String msg = o.error().getMessage();
+            assertTrue(msg.startsWith("shrink rank 0: store FrozenStore[10.9.8.7:29500] did not answer " + frozenOp
+                    + " rc/frozen-" + frozenOp + "/shrink/gen1/"), msg);
+            assertTrue(msg.contains("within 300 ms"), msg);
+            assertTrue(ms < 3000, frozenOp + " failed after " + ms + " ms");
+        }
+    }
+
+    @Test
+    void aStoreThatFailsACallFailsThePlanNamingTheStore() {
+        store.close();
+        Outcome o = outcome(store, "closed", 0, 1, dead(2, 0), Duration.ofMillis(300)).block(WAIT);
+        assertNotNull(o);
+        assertTrue(o.error() instanceof CollectiveException, String.valueOf(o.error()));
+        assertTrue(o.error().getMessage().startsWith("shrink rank 1: store " + store + " failed check"),
+                o.error().getMessage());
+    }
+
+    @Test
+    void argumentsAreChecked() {
+        assertThrows(IllegalArgumentException.class,
+                () -> ShrinkPlanner.plan(store, "a", 0, 3, 3, dead(3), WAIT).block(WAIT));
+        assertThrows(IllegalArgumentException.class,
+                () -> ShrinkPlanner.plan(store, "a", 0, 0, 3, dead(2), WAIT).block(WAIT));
+        assertThrows(IllegalArgumentException.class,
+                () -> ShrinkPlanner.plan(store, "a", 0, 0, 3, dead(3), Duration.ZERO).block(WAIT));
+    }
+
+    @Test
+    void rankListsAreShortened() {
+        assertEquals("rank 2", ShrinkPlanner.describeRanks(new int[] {2}));
+        assertEquals("ranks 0-2", ShrinkPlanner.describeRanks(new int[] {0, 1, 2}));
+        assertEquals("ranks 0, 2-4, 7", ShrinkPlanner.describeRanks(new int[] {0, 2, 3, 4, 7}));
+    }
+}
