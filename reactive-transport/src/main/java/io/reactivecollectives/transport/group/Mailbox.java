@@ -31,7 +31,6 @@ public final class Mailbox {
 
     /** Bytes a frame counts for at least, so that empty frames are bounded too. */
     private static final int MIN_FRAME_COST = 64;
-
     record Key(int tag, int step, int chunk, int source) {
     }
 
@@ -186,17 +185,6 @@ public final class Mailbox {
         }).doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
     }
 
-    /**
-     * Hands an inbound DATA payload to its receive or keeps it until asked for; takes ownership of
-     * {@code payload}. Frames of collectives that already finished here (after an abort) are dropped.
-     *
-     * @return an error message when the frame is a protocol violation (the caller closes the connection), else null
-     */
-    @SuppressWarnings("unchecked")
-    public String deliver(long seq, int tag, int step, int chunk, int source, ByteBuf payload) {
-        return deliver(seq, tag, step, chunk, source, 0L, 0L, payload).violation();
-    }
-
     /** What became of a DATA frame. */
     public record Delivery(String violation, boolean disagrees, boolean ackNow) {
         static final Delivery OK = new Delivery(null, false, false);
@@ -205,13 +193,16 @@ public final class Mailbox {
     }
 
     /**
-     * {@link #deliver(long, int, int, int, int, ByteBuf)} for a frame carrying an agreement (word,
-     * count): a frame that disagrees with the running local collective is released and reported
+     * Hands an inbound DATA payload to its receive or keeps it until asked for; takes ownership of
+     * {@code payload}. Frames of collectives that already finished here (after an abort) are dropped;
+     * a duplicate is a protocol violation ({@link Delivery#violation()}: the caller closes the
+     * connection). The frame carries an agreement (word, count): a frame that disagrees with the running local collective is released and reported
      * ({@link Delivery#disagrees()}: the caller fails the collective); one that arrives before the
      * collective opened is kept and checked at {@link #disagreement}. A frame whose word asks for a
      * receipt ({@link CollectiveBox#ACK_REQUESTED}) is acknowledged by the caller now
      * ({@link Delivery#ackNow()}) or, early, by the collective once it opened ({@link #takeOwedAcks}).
      */
+    @SuppressWarnings("unchecked")
     public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload) {
         MonoSink<ByteBuf> waiter = null;
         boolean pressure = false;
