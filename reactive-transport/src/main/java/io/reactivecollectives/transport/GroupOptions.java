@@ -31,12 +31,15 @@ import java.util.Objects;
  * @param errorHandling       what a failed collective does beyond failing its {@code Mono}: nothing more
  *                            ({@link ErrorHandling#failOperations()}, the default) or log and exit the
  *                            process ({@link ErrorHandling#tearDown()}), as TORCH_NCCL_ASYNC_ERROR_HANDLING
+ * @param resultDelivery      where operations deliver their results, and so where chained user code runs:
+ *                            {@link ResultDelivery#LIBRARY_THREADS} (default; null means it) or
+ *                            {@link ResultDelivery#EVENT_LOOP}
  */
 public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
                            long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
                            int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes,
                            Diagnostics diagnostics, Duration heartbeatInterval, int missedHeartbeats,
-                           ErrorHandling errorHandling) {
+                           ErrorHandling errorHandling, ResultDelivery resultDelivery) {
 
     /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
@@ -75,6 +78,9 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         if (diagnostics == null) {
             diagnostics = Diagnostics.defaults();
         }
+        if (resultDelivery == null) {
+            resultDelivery = ResultDelivery.LIBRARY_THREADS;
+        }
     }
 
     /** Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds. */
@@ -82,99 +88,99 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
-                ErrorHandling.failOperations());
+                ErrorHandling.failOperations(), ResultDelivery.LIBRARY_THREADS);
     }
 
     public GroupOptions withGroupId(String v) {
         return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withTimeout(Duration v) {
         return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withConnectTimeout(Duration v) {
         return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withHost(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withSecret(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withSmallAllReduceBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withSmallBroadcastBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withSegmentBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withPipelineDepth(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withMaxFramePayload(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withMaxUnclaimedBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withSocketBufferBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     public GroupOptions withDiagnostics(Diagnostics v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v,
-                heartbeatInterval, missedHeartbeats, errorHandling);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
     }
 
     /** Heartbeat interval and how many silent intervals make a peer dead. */
     public GroupOptions withHeartbeat(Duration interval, int missed) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                interval, missed, errorHandling);
+                interval, missed, errorHandling, resultDelivery);
     }
 
     /** What a failed collective does beyond failing: see {@link ErrorHandling}. */
     public GroupOptions withErrorHandling(ErrorHandling v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, v);
+                heartbeatInterval, missedHeartbeats, v, resultDelivery);
     }
 
     /** Turns the collective (mismatch) check on or off: see {@link Diagnostics#checkCollectives()}. */
@@ -199,14 +205,23 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 + ", smallBroadcastBytes=" + smallBroadcastBytes + ", segmentBytes=" + segmentBytes
                 + ", pipelineDepth=" + pipelineDepth + ", maxFramePayload=" + maxFramePayload
                 + ", checkCollectives=" + diagnostics.checkCollectives() + ", heartbeat=" + heartbeatInterval.toMillis()
-                + " ms x " + missedHeartbeats + ", errorHandling=" + errorHandling.mode() + "]";
+                + " ms x " + missedHeartbeats + ", errorHandling=" + errorHandling.mode() + ", results=" + resultDelivery + "]";
+    }
+
+    /** Where operations deliver their results (see {@link ResultDelivery}). */
+    public GroupOptions withResultDelivery(ResultDelivery v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling, v);
     }
 
     /** What the collective runtime of rank {@code rank} reads of these options. */
     io.reactivecollectives.transport.runtime.RuntimeSettings runtimeSettings(int rank) {
         return new io.reactivecollectives.transport.runtime.RuntimeSettings(groupId, timeout, segmentBytes,
                 pipelineDepth, maxFramePayload, maxUnclaimedBytes, diagnostics.checkCollectives(), smallAllReduceBytes,
-                smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank));
+                smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank),
+                resultDelivery == ResultDelivery.EVENT_LOOP ? null
+                        : io.reactivecollectives.transport.runtime.ResultThreads.get());
     }
 
     /** What the mesh of connections reads of these options. */

@@ -32,7 +32,7 @@ public final class PointToPointOps {
     public Mono<Void> send(Tensor tensor, int dst, int tag, CollectiveOptions options) {
         String name = OpType.SEND.displayName();
         int rank = runtime.rank();
-        return Mono.defer(() -> {
+        return runtime.settings().deliver(Mono.defer(() -> {
             timeout(name, options);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
             CollectiveArguments.requirePeer(name, dst, runtime.size(), "destination");
@@ -59,13 +59,13 @@ public final class PointToPointOps {
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             dst, timeout, "send to rank " + dst + " with tag " + tag + " timed out after "
                             + timeout.toMillis() + " ms"))));
-        });
+        }));
     }
 
     public Mono<Tensor> recv(Tensor tensor, int src, int tag, CollectiveOptions options) {
         String name = OpType.RECV.displayName();
         int rank = runtime.rank();
-        return Mono.defer(() -> {
+        return runtime.settings().deliver(Mono.defer(() -> {
             timeout(name, options);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
             CollectiveArguments.requirePeer(name, src, runtime.size(), "source");
@@ -82,13 +82,13 @@ public final class PointToPointOps {
                             src, timeout, "receive from rank " + src + " with tag " + tag + " timed out after "
                             + timeout.toMillis() + " ms"))))
                     .thenReturn(tensor);
-        });
+        }));
     }
 
     public Mono<Integer> recvAnySource(Tensor tensor, int tag, CollectiveOptions options) {
         String name = OpType.RECVANYSOURCE.displayName();
         int rank = runtime.rank();
-        return Mono.defer(() -> {
+        return runtime.settings().deliver(Mono.defer(() -> {
             timeout(name, options);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
             CollectiveException refused = runtime.refusal(name);
@@ -100,7 +100,7 @@ public final class PointToPointOps {
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             CollectiveException.NO_PEER, timeout, "receive from any rank with tag " + tag
                             + " timed out after " + timeout.toMillis() + " ms"))));
-        });
+        }));
     }
 
     /** The call's timeout (the group's by default); a forced algorithm is refused. */

@@ -44,7 +44,7 @@ public final class CollectiveRunner {
     /** Runs {@code call} on subscription (cold). */
     public <T> Mono<T> run(CollectiveCall<T> call) {
         String name = call.name();
-        return Mono.defer(() -> {
+        return runtime.settings().deliver(Mono.defer(() -> {
             CollectiveOptions opts = call.options();
             if (opts == null) {
                 throw new IllegalArgumentException(name + ": options is null");
@@ -114,7 +114,7 @@ public final class CollectiveRunner {
                             mailbox.close(box);
                         });
             });
-        });
+        }));
     }
 
     /**
@@ -147,14 +147,17 @@ public final class CollectiveRunner {
         });
     }
 
-    /** {@code work} with the group's timeout, for one piece of a stream. */
+    /**
+     * {@code work} with the group's timeout, for one piece of a stream, delivered where the settings
+     * say (per piece, so the stream holds no more pieces than its prefetch).
+     */
     public <T> Mono<T> withTimeout(CollectiveChannel channel, Mono<T> work) {
         Duration timeout = runtime.settings().timeout();
-        return Mono.defer(() -> {
+        return runtime.settings().deliver(Mono.defer(() -> {
             CollectiveWatchdog.Alarm alarm = runtime.watchdog().arm(timeout);
             return work.timeout(alarm.fired(), Mono.defer(() -> Mono.error(timeoutError(channel, timeout))))
                     .doFinally(x -> alarm.disarm());
-        });
+        }));
     }
 
     /**

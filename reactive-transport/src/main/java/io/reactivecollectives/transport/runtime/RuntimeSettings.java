@@ -17,9 +17,16 @@ import java.util.function.Consumer;
  * @param smallAllReduceBytes all-reduce switch point (recursive doubling up to it) at 2 ranks
  * @param smallBroadcastBytes broadcast switch point (binomial tree up to it) at 2 ranks
  * @param onCollectiveError called with every collective's error (error-handling mode)
+ * @param resultScheduler  where results are delivered; null: on the event loop that produced them
  */
 public record RuntimeSettings(String groupId, Duration timeout, int segmentBytes, int pipelineDepth,
                               int maxFramePayload, long maxUnclaimedBytes, boolean checkCollectives,
                               long smallAllReduceBytes, long smallBroadcastBytes,
-                              Consumer<Throwable> onCollectiveError) {
+                              Consumer<Throwable> onCollectiveError,
+                              reactor.core.scheduler.Scheduler resultScheduler) {
+
+    /** {@code m} delivering its result where the settings say. */
+    public <T> reactor.core.publisher.Mono<T> deliver(reactor.core.publisher.Mono<T> m) {
+        return resultScheduler == null ? m : m.publishOn(resultScheduler);
+    }
 }
