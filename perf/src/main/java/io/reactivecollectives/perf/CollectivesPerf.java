@@ -91,6 +91,10 @@ public final class CollectivesPerf implements Callable<Integer> {
             description = "SO_SNDBUF/SO_RCVBUF in bytes, K/M suffixes allowed (default: the kernel's)")
     String socketBuffer;
 
+    @Option(names = "--results", defaultValue = "LIBRARY_THREADS",
+            description = "where results are delivered: LIBRARY_THREADS (the group's default) or EVENT_LOOP")
+    io.reactivecollectives.transport.ResultDelivery results;
+
     @Option(names = "--rank", hidden = true, defaultValue = "-1")
     int rank;
 
@@ -143,7 +147,7 @@ public final class CollectivesPerf implements Callable<Integer> {
                         "--step", String.valueOf(step), "--dtype", dtype, "--iters", String.valueOf(iters),
                         "--warmup", String.valueOf(warmup), "--algorithm", algorithm.name(),
                         "--repeat", String.valueOf(repeat), "--min-time-ms", String.valueOf(minTimeMs),
-                        "--segment", segment, "--depth", String.valueOf(depth), "--socket-buffer", socketBuffer,
+                        "--segment", segment, "--depth", String.valueOf(depth), "--socket-buffer", socketBuffer, "--results", results.name(),
                         "--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
                 ranks.add(p);
@@ -203,7 +207,7 @@ public final class CollectivesPerf implements Callable<Integer> {
         DType dt = DType.parse(dtype);
         Store store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", storePort).withTimeout(Duration.ofSeconds(60)))
                 .block(Duration.ofSeconds(60));
-        GroupOptions go = GroupOptions.defaults().withGroupId("perf");
+        GroupOptions go = GroupOptions.defaults().withGroupId("perf").withResultDelivery(results);
         if (!"default".equals(segment)) {
             go = go.withSegmentBytes((int) Sizes.parse(segment));
         }
@@ -220,7 +224,8 @@ public final class CollectivesPerf implements Callable<Integer> {
                 System.out.println("# reactive-collectives transport=" + Transport.describe(group) + " algorithm="
                         + describeAlgorithm(go) + " jvm=" + System.getProperty("java.vm.name") + " "
                         + System.getProperty("java.version") + " world=" + world + " op=" + op + " dtype=" + dt
-                        + " kernels=" + io.reactivecollectives.core.kernels.ReduceKernels.implementation());
+                        + " kernels=" + io.reactivecollectives.core.kernels.ReduceKernels.implementation()
+                        + " results=" + results);
                 System.out.printf("%14s %12s %10s %10s %8s %8s%n", "op", "bytes", "count", "time_us", "algbw", "busbw");
                 System.out.flush();
             }
