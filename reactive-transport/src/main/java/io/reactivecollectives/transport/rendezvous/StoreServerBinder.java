@@ -16,6 +16,8 @@ import reactor.netty.tcp.TcpServer;
 import java.net.InetSocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 /**
@@ -28,7 +30,8 @@ final class StoreServerBinder {
 
     /** What a {@link TcpStoreServer.Builder} was told. */
     record Config(String host, int port, byte[] secret, SslContext ssl, int maxFrameSize, LoopResources loops,
-                  MeterRegistry registry, boolean unixSocket) { }
+                  MeterRegistry registry, boolean unixSocket, Duration handshakeTimeout, Duration frameTimeout,
+                  int maxConnections) { }
 
     /** The TCP server with its local socket server and file, when bound (else nulls). */
     record Bound(DisposableServer tcp, DisposableServer uds, Path path) { }
@@ -44,13 +47,25 @@ final class StoreServerBinder {
             }
             KeyValueWaiters<StoreRequests.ServerWaiter> kv = new KeyValueWaiters<>();
             StoreServerMetrics metrics = new StoreServerMetrics();
+            AtomicReference<String> name = new AtomicReference<>(c.host() + ":" + c.port());
+            StoreRejectionLog rejections = new StoreRejectionLog(name::get);
+            StoreServerSession.Settings settings = new StoreServerSession.Settings(c.secret(), c.maxFrameSize(),
+                    c.handshakeTimeout().toNanos(), metrics, rejections);
             UnaryOperator<TcpServer> serving = base -> {
                 TcpServer t = base.doOnConnection(conn -> {
+                        if (!metrics.admit(c.maxConnections())) {
+                            metrics.rejectedConnections.incrementAndGet();
+                            rejections.reject("connection limit", conn.channel().remoteAddress(), c.maxConnections()
+                                    + " connections are open (TcpStoreServer.Builder.maxConnections)",
+                                    conn.channel().eventLoop());
+                            conn.channel().close();
+                            return;
+                        }
                         conn.addHandlerLast(StoreFrameDecoder.NAME, new StoreFrameDecoder(
-                                c.secret() != null ? StoreFrameCodec.HANDSHAKE_MAX_FRAME : c.maxFrameSize()));
+                                c.secret() != null ? StoreFrameCodec.HANDSHAKE_MAX_FRAME : c.maxFrameSize(),
+                                c.frameTimeout().toNanos()));
                         conn.addHandlerLast("rc.store.flush", new FlushConsolidationHandler(256, true));
-                        StoreServerSession session = new StoreServerSession(conn.channel(), kv, c.secret(),
-                                c.maxFrameSize(), metrics);
+                        StoreServerSession session = new StoreServerSession(conn.channel(), kv, settings);
                         conn.addHandlerLast("rc.store.session", session.handler());
                         session.start();
                     })
@@ -69,7 +84,8 @@ final class StoreServerBinder {
             return server.bind()
                     .flatMap(ds -> local ? bindLocal(serving, ds) : Mono.just(new Bound(ds, null, null)))
                     .map(bound -> {
-                        TcpStoreServer s = new TcpStoreServer(bound, kv, metrics);
+                        TcpStoreServer s = new TcpStoreServer(bound, kv, metrics, rejections);
+                        name.set(c.host() + ":" + s.port());
                         metrics.register(c.registry(), s.port(), kv);
                         LOG.debug("TCP store listening on {} (auth {}, tls {}, local socket {})", bound.tcp().address(),
                                 c.secret() != null, c.ssl() != null, bound.path());

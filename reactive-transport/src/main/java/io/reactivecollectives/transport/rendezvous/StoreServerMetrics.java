@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The counters of one {@link TcpStoreServer} (open connections, rejected frames, authentication
- * failures) and their meters ({@code rc.store.server.*}, tagged with the port), registered once the
+ * failures, rejected connections) and their meters ({@code rc.store.server.*}, tagged with the port), registered once the
  * port is known and removed on close, so that a later server on the same port gets meters of its
  * own.
  */
@@ -22,6 +22,8 @@ final class StoreServerMetrics {
     final AtomicInteger connections = new AtomicInteger();
     final AtomicLong rejectedFrames = new AtomicLong();
     final AtomicLong authFailures = new AtomicLong();
+    /** Connections closed before being served: over the limit, or no handshake in time. */
+    final AtomicLong rejectedConnections = new AtomicLong();
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
     private volatile MeterRegistry registry;
 
@@ -36,7 +38,22 @@ final class StoreServerMetrics {
                 .tag("port", p).register(reg));
         meters.add(FunctionCounter.builder("rc.store.server.auth.failures", authFailures, AtomicLong::get)
                 .tag("port", p).register(reg));
+        meters.add(FunctionCounter.builder("rc.store.server.rejected.connections", rejectedConnections, AtomicLong::get)
+                .tag("port", p).register(reg));
         registry = reg;
+    }
+
+    /** Counts a new connection unless {@code max} are open already; whether it may be served. */
+    boolean admit(int max) {
+        while (true) {
+            int n = connections.get();
+            if (n >= max) {
+                return false;
+            }
+            if (connections.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
     }
 
     /** Removes the meters again. */

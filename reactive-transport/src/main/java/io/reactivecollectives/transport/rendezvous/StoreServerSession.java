@@ -12,43 +12,58 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client connection of a {@link TcpStoreServer}, from greeting to close; its fields are touched
  * on its event loop only. It greets the client ({@code HELLO}, with a nonce when a secret is set),
  * checks the client's HMAC before serving anything, then hands every request to its
- * {@link StoreRequests}. A frame that breaks the protocol closes this one connection with a logged
- * error and is counted.
+ * {@link StoreRequests}. A frame that breaks the protocol, a client that has not authenticated within
+ * the handshake timeout, closes this one connection, counted and logged through the server's
+ * {@link StoreRejectionLog} (rate-limited).
  */
 final class StoreServerSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpStoreServer.class);
 
+    /** What the server tells every session. */
+    record Settings(byte[] secret, int maxFrame, long handshakeTimeoutNanos, StoreServerMetrics metrics,
+                    StoreRejectionLog rejections) { }
+
     private final Channel channel;
     private final byte[] secret;
     private final int maxFrame;
     private final StoreServerMetrics metrics;
+    private final StoreRejectionLog rejections;
+    private final long handshakeTimeoutNanos;
     private final StoreRequests requests;
+    private ScheduledFuture<?> handshakeTimer;
     private byte[] nonce;
     private boolean authenticated;
     private boolean closing;
 
-    StoreServerSession(Channel channel, KeyValueWaiters<StoreRequests.ServerWaiter> kv, byte[] secret, int maxFrame,
-                       StoreServerMetrics metrics) {
+    StoreServerSession(Channel channel, KeyValueWaiters<StoreRequests.ServerWaiter> kv, Settings settings) {
         this.channel = channel;
-        this.secret = secret;
-        this.maxFrame = maxFrame;
-        this.metrics = metrics;
+        this.secret = settings.secret();
+        this.maxFrame = settings.maxFrame();
+        this.metrics = settings.metrics();
+        this.rejections = settings.rejections();
+        this.handshakeTimeoutNanos = settings.handshakeTimeoutNanos();
         this.requests = new StoreRequests(channel, kv);
     }
 
-    /** Counts the connection and greets the client (HELLO, with a nonce when a secret is set). */
+    /**
+     * Greets the client of a connection already counted ({@link StoreServerMetrics#admit}): HELLO,
+     * with a nonce when a secret is set; then the client has the handshake timeout to authenticate.
+     */
     void start() {
-        metrics.connections.incrementAndGet();
         ByteBufAllocator alloc = channel.alloc();
         if (secret != null) {
             nonce = StoreAuth.nonce();
             requests.write(StoreFrameCodec.hello(alloc, true, nonce));
+            handshakeTimer = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutNanos,
+                    TimeUnit.NANOSECONDS);
         } else {
             authenticated = true;
             requests.write(StoreFrameCodec.hello(alloc, false, new byte[0]));
@@ -84,6 +99,9 @@ final class StoreServerSession {
             @Override
             public void channelInactive(ChannelHandlerContext ctx) {
                 metrics.connections.decrementAndGet();
+                if (handshakeTimer != null) {
+                    handshakeTimer.cancel(false);
+                }
                 requests.dropWaits();
                 ctx.fireChannelInactive();
             }
@@ -95,14 +113,29 @@ final class StoreServerSession {
         if (closing) {
             return;
         }
-        closing = true;
         metrics.rejectedFrames.incrementAndGet();
+        String why = String.valueOf(cause.getMessage());
+        close(!authenticated && secret != null ? "bad handshake"
+                : why.startsWith(StoreFrameDecoder.STALLED) ? "stalled frame" : "protocol error", why);
+    }
+
+    /** Closes this connection for {@code reason}, logged (rate-limited) with {@code detail}. */
+    private void close(String reason, String detail) {
+        closing = true;
         StoreFrameDecoder decoder = channel.pipeline().get(StoreFrameDecoder.class);
         if (decoder != null) {
             decoder.stop();
         }
-        LOG.error("TCP store: closing connection from {}: {}", channel.remoteAddress(), cause.getMessage());
+        rejections.reject(reason, channel.remoteAddress(), detail, channel.eventLoop());
         channel.close();
+    }
+
+    private void handshakeTimedOut() {
+        if (!authenticated && !closing && channel.isActive()) {
+            metrics.rejectedConnections.incrementAndGet();
+            close("bad handshake", "not authenticated within "
+                    + TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos) + " ms");
+        }
     }
 
     private void onFrame(ByteBuf body) {
@@ -139,12 +172,14 @@ final class StoreServerSession {
         if (!StoreAuth.verify(secret, nonce, auth.mac())) {
             metrics.authFailures.incrementAndGet();
             closing = true;
-            LOG.error("TCP store: rejecting client {}: authentication failed (wrong secret)", channel.remoteAddress());
+            rejections.reject("bad handshake", channel.remoteAddress(), "authentication failed (wrong secret)",
+                    channel.eventLoop());
             channel.writeAndFlush(StoreFrameCodec.error(channel.alloc(), 0, StoreFrameCodec.E_AUTH, "auth",
                     "authentication failed", List.of(), 0)).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         authenticated = true;
+        handshakeTimer.cancel(false);
         channel.pipeline().get(StoreFrameDecoder.class).maxFrameSize(maxFrame);
         requests.write(StoreFrameCodec.ready(channel.alloc(), StoreAuth.hmac(secret, auth.clientNonce())));
     }

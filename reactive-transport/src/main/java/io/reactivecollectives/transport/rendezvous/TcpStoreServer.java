@@ -12,6 +12,7 @@ import reactor.netty.tcp.TcpServer;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -28,7 +29,11 @@ import java.util.Objects;
  * that dies mid-wait leaves nothing behind ({@link #pendingWaits()}).
  *
  * <p>A malformed, oversized or truncated frame, or a request before authentication, closes that
- * one connection with a logged error; every other connection is served on. With a secret the
+ * one connection with a logged error; every other connection is served on. So do a client that has
+ * not authenticated within the {@linkplain Builder#handshakeTimeout handshake timeout}, a frame
+ * that stalls half-sent ({@linkplain Builder#frameTimeout frame timeout}), and connections beyond
+ * {@linkplain Builder#maxConnections the limit}; such rejections are logged rate-limited (the first
+ * of each reason in full, then one line per 10 s summing up the rest). With a secret the
  * server sends a nonce and reads nothing but the client's HMAC-SHA256 of it (a frame of at most
  * {@link StoreFrameCodec#HANDSHAKE_MAX_FRAME} bytes) before serving any key; with an
  * {@link SslContext} the connection is TLS.
@@ -39,15 +44,24 @@ import java.util.Objects;
  */
 public final class TcpStoreServer implements AutoCloseable {
 
+    /** The default {@link Builder#handshakeTimeout(Duration)}: 10 s. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    /** The default {@link Builder#frameTimeout(Duration)}: 60 s. */
+    public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(60);
+    /** The default {@link Builder#maxConnections(int)}: 16384. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
+
     private final StoreServerBinder.Bound bound;
     private final KeyValueWaiters<StoreRequests.ServerWaiter> state;
     private final StoreServerMetrics metrics;
+    private final StoreRejectionLog rejections;
 
     TcpStoreServer(StoreServerBinder.Bound bound, KeyValueWaiters<StoreRequests.ServerWaiter> state,
-                   StoreServerMetrics metrics) {
+                   StoreServerMetrics metrics, StoreRejectionLog rejections) {
         this.bound = bound;
         this.state = state;
         this.metrics = metrics;
+        this.rejections = rejections;
     }
 
     /** A builder: loopback, an ephemeral port, no secret, no TLS, 64 MiB frames. */
@@ -80,6 +94,14 @@ public final class TcpStoreServer implements AutoCloseable {
         return metrics.rejectedFrames.get();
     }
 
+    /**
+     * Connections closed before being served so far: over {@link Builder#maxConnections(int)}, or not
+     * authenticated within {@link Builder#handshakeTimeout(Duration)}.
+     */
+    public long rejectedConnections() {
+        return metrics.rejectedConnections.get();
+    }
+
     /** Clients rejected by authentication so far. */
     public long authenticationFailures() {
         return metrics.authFailures.get();
@@ -102,6 +124,7 @@ public final class TcpStoreServer implements AutoCloseable {
         }
         bound.tcp().dispose();
         metrics.remove();
+        rejections.flush(true);
         if (bound.uds() != null) {
             bound.uds().dispose();
             Path path = bound.path();
@@ -137,6 +160,9 @@ public final class TcpStoreServer implements AutoCloseable {
         private LoopResources loops;
         private MeterRegistry registry = Metrics.globalRegistry;
         private boolean unixSocket = true;
+        private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
+        private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
         private Builder() {
         }
@@ -202,10 +228,53 @@ public final class TcpStoreServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a client of a server with a secret has, from connecting, to authenticate (default
+         * {@link TcpStoreServer#DEFAULT_HANDSHAKE_TIMEOUT}); a connection that has not is closed and
+         * counted in {@link TcpStoreServer#rejectedConnections()}, so unauthenticated connections
+         * cannot pile up.
+         */
+        public Builder handshakeTimeout(Duration timeout) {
+            this.handshakeTimeout = positive(timeout, "handshakeTimeout");
+            return this;
+        }
+
+        /**
+         * How long a frame that has begun to arrive may take to arrive whole (default
+         * {@link TcpStoreServer#DEFAULT_FRAME_TIMEOUT}); a client that sends part of a frame and
+         * stalls has its connection closed. An idle connection between frames is never closed:
+         * clients legitimately wait long for keys.
+         */
+        public Builder frameTimeout(Duration timeout) {
+            this.frameTimeout = positive(timeout, "frameTimeout");
+            return this;
+        }
+
+        /**
+         * The most client connections open at once (default
+         * {@link TcpStoreServer#DEFAULT_MAX_CONNECTIONS}); more are closed at once, counted in
+         * {@link TcpStoreServer#rejectedConnections()} and logged (summed up every 10 s).
+         */
+        public Builder maxConnections(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxConnections must be at least 1, was " + max);
+            }
+            this.maxConnections = max;
+            return this;
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + d);
+            }
+            return d;
+        }
+
         /** Binds the server; emits it once listening (cold: binds once per subscription). */
         public Mono<TcpStoreServer> start() {
             return StoreServerBinder.start(new StoreServerBinder.Config(host, port, secret, sslContext, maxFrameSize,
-                    loops, registry, unixSocket));
+                    loops, registry, unixSocket, handshakeTimeout, frameTimeout, maxConnections));
         }
     }
 }
