@@ -8,7 +8,6 @@ import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.zip.CRC32;
 
 /**
  * A {@link Store} kept in one file that many processes share, as c10d's {@code FileStore}: ranks on
@@ -57,15 +55,10 @@ public final class FileStore implements Store {
 
     private static final Logger LOG = LoggerFactory.getLogger(FileStore.class);
 
-    static final int MAGIC = 0x52435331; // "RCS1"
-    static final byte SET = 1;
-    static final byte DELETE = 2;
-    static final byte APPEND = 3;
-    /** magic, type, key length, value length. */
-    static final int HEADER = 4 + 1 + 4 + 4;
-    static final int TRAILER = 4;
-    static final int MAX_KEY_BYTES = 1 << 16;
-    private static final int READ_WINDOW = 1 << 20;
+    static final int MAGIC = FileStoreLog.MAGIC;
+    static final byte SET = FileStoreLog.SET;
+    static final int HEADER = FileStoreLog.HEADER;
+    static final int TRAILER = FileStoreLog.TRAILER;
     private static final long LOCK_POSITION = Long.MAX_VALUE - 1;
 
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(1);
@@ -80,10 +73,10 @@ public final class FileStore implements Store {
     private final Shared shared;
     private final FileChannel channel;
 
+    /** Guarded by shared.monitor: the log and the values replayed from it. */
+    private final FileStoreLog log;
     /** Guarded by shared.monitor. */
-    private final Map<String, byte[]> values = new HashMap<>();
-    /** Guarded by shared.monitor: where the next record to replay starts. */
-    private long offset;
+    private final Map<String, byte[]> values;
     /** Guarded by shared.monitor. */
     private boolean closed;
 
@@ -115,6 +108,8 @@ public final class FileStore implements Store {
             this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
             this.path = path.toRealPath();
+            this.log = new FileStoreLog(channel, this.path);
+            this.values = log.values();
         } catch (IOException e) {
             throw new UncheckedIOException("FileStore: cannot open " + path + ": " + e.getMessage(), e);
         }
@@ -140,7 +135,7 @@ public final class FileStore implements Store {
         Objects.requireNonNull(key, "key");
         byte[] copy = Objects.requireNonNull(value, "value").clone();
         return write("set", () -> {
-            appendRecords(List.of(new Record(SET, key, copy)));
+            log.appendRecords(List.of(new FileStoreLog.Record(FileStoreLog.SET, key, copy)));
             return null;
         }).then();
     }
@@ -157,7 +152,7 @@ public final class FileStore implements Store {
         return write("add", () -> {
             byte[] current = values.get(key);
             long next = (current == null ? 0L : HashStore.parseCounter(key, current)) + delta;
-            appendRecords(List.of(new Record(SET, key, Long.toString(next).getBytes(StandardCharsets.US_ASCII))));
+            log.appendRecords(List.of(new FileStoreLog.Record(FileStoreLog.SET, key, Long.toString(next).getBytes(StandardCharsets.US_ASCII))));
             return next;
         });
     }
@@ -170,7 +165,7 @@ public final class FileStore implements Store {
         return write("compareSet", () -> {
             byte[] current = values.get(key);
             if ((current == null && exp.length == 0) || (current != null && Arrays.equals(current, exp))) {
-                appendRecords(List.of(new Record(SET, key, des)));
+                log.appendRecords(List.of(new FileStoreLog.Record(FileStoreLog.SET, key, des)));
                 return des.clone();
             }
             return current == null ? exp : current.clone();
@@ -195,7 +190,7 @@ public final class FileStore implements Store {
             if (!values.containsKey(key)) {
                 return false;
             }
-            appendRecords(List.of(new Record(DELETE, key, new byte[0])));
+            log.appendRecords(List.of(new FileStoreLog.Record(FileStoreLog.DELETE, key, new byte[0])));
             return true;
         });
     }
@@ -212,11 +207,11 @@ public final class FileStore implements Store {
 
     @Override
     public Mono<Void> multiSet(Map<String, byte[]> entries) {
-        List<Record> records = new ArrayList<>(entries.size());
-        entries.forEach((k, v) -> records.add(new Record(SET, Objects.requireNonNull(k, "key"),
+        List<FileStoreLog.Record> records = new ArrayList<>(entries.size());
+        entries.forEach((k, v) -> records.add(new FileStoreLog.Record(FileStoreLog.SET, Objects.requireNonNull(k, "key"),
                 Objects.requireNonNull(v, "value").clone())));
         return write("multiSet", () -> {
-            appendRecords(records);
+            log.appendRecords(records);
             return null;
         }).then();
     }
@@ -226,7 +221,7 @@ public final class FileStore implements Store {
         Objects.requireNonNull(key, "key");
         byte[] copy = Objects.requireNonNull(value, "value").clone();
         return write("append", () -> {
-            appendRecords(List.of(new Record(APPEND, key, copy)));
+            log.appendRecords(List.of(new FileStoreLog.Record(FileStoreLog.APPEND, key, copy)));
             return (long) values.get(key).length;
         });
     }
@@ -266,8 +261,8 @@ public final class FileStore implements Store {
     long validLength() throws IOException {
         synchronized (shared.monitor) {
             ensureOpen("validLength");
-            replay(false);
-            return offset;
+            log.replay(false);
+            return log.offset();
         }
     }
 
@@ -279,7 +274,7 @@ public final class FileStore implements Store {
             synchronized (shared.monitor) {
                 ensureOpen(op);
                 try (FileLock ignored = channel.lock(LOCK_POSITION, 1, false)) {
-                    replay(true);
+                    log.replay(true);
                     return body.call();
                 }
             }
@@ -291,7 +286,7 @@ public final class FileStore implements Store {
         return io(op, () -> {
             synchronized (shared.monitor) {
                 ensureOpen(op);
-                replay(false);
+                log.replay(false);
                 return body.call();
             }
         });
@@ -364,173 +359,9 @@ public final class FileStore implements Store {
         }
     }
 
-    // --- the log ---------------------------------------------------------------------------------
-
-    /**
-     * Applies the records written since {@link #offset}, reading the file through a window of
-     * {@value #READ_WINDOW} bytes (grown only for a larger record). Stops at the first incomplete or
-     * corrupt record; with {@code repair} (only while holding the file lock, so no live writer is at
-     * work) cuts such a torn tail off the file.
-     */
-    private void replay(boolean repair) throws IOException {
-        long size = channel.size();
-        if (size < offset) {
-            // cannot happen unless someone rewrote the file: start over from its beginning
-            LOG.warn("FileStore {}: file shrank below what was read ({} < {}), replaying from the start", path, size, offset);
-            values.clear();
-            offset = 0;
-        }
-        Window window = new Window(size);
-        while (true) {
-            long remaining = size - offset;
-            if (remaining < HEADER + TRAILER || !window.load(offset, HEADER)) {
-                break;
-            }
-            ByteBuffer buf = window.buf;
-            int at = window.index(offset);
-            if (buf.getInt(at) != MAGIC) {
-                break;
-            }
-            byte type = buf.get(at + 4);
-            int keyLength = buf.getInt(at + 5);
-            int valueLength = buf.getInt(at + 9);
-            long total = (long) HEADER + keyLength + valueLength + TRAILER;
-            if (type < SET || type > APPEND || keyLength < 0 || keyLength > MAX_KEY_BYTES || valueLength < 0
-                    || total > remaining || total > Integer.MAX_VALUE - 64 || !window.load(offset, (int) total)) {
-                break;
-            }
-            buf = window.buf;
-            at = window.index(offset);
-            int bodyEnd = at + HEADER + keyLength + valueLength;
-            CRC32 crc = new CRC32();
-            crc.update(buf.slice(at + 4, bodyEnd - at - 4));
-            if ((int) crc.getValue() != buf.getInt(bodyEnd)) {
-                break;
-            }
-            byte[] keyBytes = new byte[keyLength];
-            buf.get(at + HEADER, keyBytes);
-            byte[] value = new byte[valueLength];
-            buf.get(at + HEADER + keyLength, value);
-            apply(new Record(type, new String(keyBytes, StandardCharsets.UTF_8), value));
-            offset += total;
-        }
-        if (repair && offset < size) {
-            LOG.warn("FileStore {}: cutting {} bytes of a torn record (a writer died mid-write) at offset {}",
-                    path, size - offset, offset);
-            channel.truncate(offset);
-        }
-    }
-
-    /** A window onto the file [start, start + buf.limit()). */
-    private final class Window {
-        private final long size;
-        ByteBuffer buf = ByteBuffer.allocate(0);
-        long start;
-
-        Window(long size) {
-            this.size = size;
-        }
-
-        int index(long position) {
-            return (int) (position - start);
-        }
-
-        /** Makes [position, position + length) readable in {@link #buf}; false if the file ends first. */
-        boolean load(long position, int length) throws IOException {
-            if (position >= start && position + length <= start + buf.limit()) {
-                return true;
-            }
-            if (position + length > size) {
-                return false;
-            }
-            int want = (int) Math.min(Math.max(length, READ_WINDOW), size - position);
-            if (buf.capacity() < want) {
-                buf = ByteBuffer.allocate(want);
-            }
-            buf.clear().limit(want);
-            long at = position;
-            while (buf.hasRemaining()) {
-                int n = channel.read(buf, at);
-                if (n < 0) {
-                    break;
-                }
-                at += n;
-            }
-            buf.flip();
-            start = position;
-            return buf.limit() >= length;
-        }
-    }
-
-    private void apply(Record r) {
-        switch (r.type) {
-            case SET -> values.put(r.key, r.value);
-            case DELETE -> values.remove(r.key);
-            case APPEND -> values.merge(r.key, r.value, (old, add) -> {
-                byte[] joined = Arrays.copyOf(old, old.length + add.length);
-                System.arraycopy(add, 0, joined, old.length, add.length);
-                return joined;
-            });
-            default -> throw new IllegalStateException("unknown record type " + r.type);
-        }
-    }
-
-    /** Writes {@code records} at the end of the log in one write and applies them (caller holds the lock, after replay). */
-    private void appendRecords(List<Record> records) throws IOException {
-        if (records.isEmpty()) {
-            return;
-        }
-        ByteBuffer out = ByteBuffer.allocate(records.stream().mapToInt(Record::encodedLength).sum());
-        for (Record r : records) {
-            r.encode(out);
-        }
-        out.flip();
-        long pos = offset;
-        while (out.hasRemaining()) {
-            pos += channel.write(out, pos);
-        }
-        offset = pos;
-        for (Record r : records) {
-            apply(r);
-        }
-    }
-
     /** Encodes one record (for tests that plant torn records). */
     static byte[] encode(byte type, String key, byte[] value) {
-        Record r = new Record(type, key, value);
-        ByteBuffer out = ByteBuffer.allocate(r.encodedLength());
-        r.encode(out);
-        return out.array();
-    }
-
-    private static final class Record {
-        final byte type;
-        final String key;
-        final byte[] keyBytes;
-        final byte[] value;
-
-        Record(byte type, String key, byte[] value) {
-            this.type = type;
-            this.key = key;
-            this.keyBytes = key.getBytes(StandardCharsets.UTF_8);
-            this.value = value;
-            if (keyBytes.length > MAX_KEY_BYTES) {
-                throw new IllegalArgumentException("FileStore: key of " + keyBytes.length + " bytes, more than "
-                        + MAX_KEY_BYTES);
-            }
-        }
-
-        int encodedLength() {
-            return HEADER + keyBytes.length + value.length + TRAILER;
-        }
-
-        void encode(ByteBuffer out) {
-            int start = out.position();
-            out.putInt(MAGIC).put(type).putInt(keyBytes.length).putInt(value.length).put(keyBytes).put(value);
-            CRC32 crc = new CRC32();
-            crc.update(out.duplicate().position(start + 4).limit(out.position()));
-            out.putInt((int) crc.getValue());
-        }
+        return FileStoreLog.encode(type, key, value);
     }
 
     private static final class Shared {

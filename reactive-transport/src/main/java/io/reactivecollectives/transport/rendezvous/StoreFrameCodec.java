@@ -2,13 +2,21 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufUtil;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.end;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.put;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readBytes;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readCount;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readLong;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readString;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readStrings;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readU8;
+import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.size;
 
 /**
  * The TCP store's wire format, as small stateless encode/decode methods over Netty {@link ByteBuf}s
@@ -77,27 +85,16 @@ public final class StoreFrameCodec {
 
     /** A set; {@code reply} false for {@link StoreOpcode#SET_NO_REPLY} (no response unless it fails). */
     public record Set(int id, String key, byte[] value, boolean reply) implements Request { }
-
     public record Get(int id, String key, long timeoutMs) implements Request { }
-
     public record Add(int id, String key, long delta) implements Request { }
-
     public record CompareSet(int id, String key, byte[] expected, byte[] desired) implements Request { }
-
     public record Wait(int id, List<String> keys, long timeoutMs) implements Request { }
-
     public record Check(int id, List<String> keys) implements Request { }
-
     public record Delete(int id, String key) implements Request { }
-
     public record NumKeys(int id) implements Request { }
-
     public record MultiGet(int id, List<String> keys, long timeoutMs) implements Request { }
-
     public record MultiSet(int id, Map<String, byte[]> entries) implements Request { }
-
     public record Append(int id, String key, byte[] value) implements Request { }
-
     public record Cancel(int id) implements Request { }
 
     /** A response as the client decoded it. */
@@ -106,20 +103,15 @@ public final class StoreFrameCodec {
     }
 
     public record Ok(int id) implements Response { }
-
     public record Value(int id, byte[] value) implements Response { }
-
     public record LongValue(int id, long value) implements Response { }
-
     public record BoolValue(int id, boolean value) implements Response { }
-
     public record Values(int id, List<byte[]> values) implements Response { }
 
     public record Error(int id, int code, String op, String message, List<String> missing, long waitedMs)
             implements Response { }
 
     public record Hello(int version, boolean authRequired, byte[] nonce) { }
-
     public record Auth(byte[] mac, byte[] clientNonce) { }
 
     // --- header --------------------------------------------------------------------------------
@@ -138,41 +130,6 @@ public final class StoreFrameCodec {
         buf.writeByte(op.code());
         buf.writeInt(id);
         return buf;
-    }
-
-    static int size(String s) {
-        return 4 + ByteBufUtil.utf8Bytes(s);
-    }
-
-    static int size(byte[] b) {
-        return 4 + b.length;
-    }
-
-    static int size(List<String> keys) {
-        int n = 4;
-        for (String k : keys) {
-            n += size(k);
-        }
-        return n;
-    }
-
-    private static void put(ByteBuf buf, String s) {
-        int lengthAt = buf.writerIndex();
-        buf.writeInt(0);
-        int n = buf.writeCharSequence(s, StandardCharsets.UTF_8);
-        buf.setInt(lengthAt, n);
-    }
-
-    private static void put(ByteBuf buf, byte[] b) {
-        buf.writeInt(b.length);
-        buf.writeBytes(b);
-    }
-
-    private static void put(ByteBuf buf, List<String> keys) {
-        buf.writeInt(keys.size());
-        for (String k : keys) {
-            put(buf, k);
-        }
     }
 
     // --- handshake -----------------------------------------------------------------------------
@@ -433,68 +390,5 @@ public final class StoreFrameCodec {
         };
         end(body);
         return r;
-    }
-
-    // --- primitives ----------------------------------------------------------------------------
-
-    private static void need(ByteBuf body, int n, String what) {
-        if (n < 0 || body.readableBytes() < n) {
-            throw new StoreProtocolException(what + " of " + n + " bytes runs past the frame ("
-                    + body.readableBytes() + " bytes left)");
-        }
-    }
-
-    private static int readU8(ByteBuf body) {
-        need(body, 1, "byte");
-        return body.readUnsignedByte();
-    }
-
-    private static long readLong(ByteBuf body) {
-        need(body, 8, "int64");
-        return body.readLong();
-    }
-
-    /** A count of elements each at least {@code minElement} bytes: bounded by the bytes left. */
-    private static int readCount(ByteBuf body, int minElement) {
-        need(body, 4, "count");
-        int n = body.readInt();
-        if (n < 0 || (long) n * minElement > body.readableBytes()) {
-            throw new StoreProtocolException("count " + n + " does not fit the " + body.readableBytes()
-                    + " bytes left in the frame");
-        }
-        return n;
-    }
-
-    private static byte[] readBytes(ByteBuf body) {
-        need(body, 4, "length");
-        int n = body.readInt();
-        need(body, n, "field");
-        byte[] b = new byte[n];
-        body.readBytes(b);
-        return b;
-    }
-
-    private static String readString(ByteBuf body) {
-        need(body, 4, "length");
-        int n = body.readInt();
-        need(body, n, "string");
-        String s = body.toString(body.readerIndex(), n, StandardCharsets.UTF_8);
-        body.skipBytes(n);
-        return s;
-    }
-
-    private static List<String> readStrings(ByteBuf body) {
-        int n = readCount(body, 4);
-        List<String> keys = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            keys.add(readString(body));
-        }
-        return keys;
-    }
-
-    private static void end(ByteBuf body) {
-        if (body.isReadable()) {
-            throw new StoreProtocolException(body.readableBytes() + " trailing bytes after the frame's fields");
-        }
     }
 }

@@ -11,8 +11,8 @@ import java.util.Objects;
 
 /**
  * How a {@link TcpStore} client connects: server address, the wait used by calls that are not given
- * one (also how long {@link TcpStore#connect} keeps retrying), an optional shared secret (HMAC
- * authentication), an optional client {@link SslContext} (TLS), the frame size limit, event loops
+ * one (also how long {@link TcpStore#connect} keeps retrying), the deadline of every call
+ * ({@link #operationTimeout()}), an optional shared secret (HMAC authentication), an optional client {@link SslContext} (TLS), the frame size limit, event loops
  * and the meter registry. Immutable; the {@code with...} methods return changed copies.
  */
 public final class TcpStoreOptions {
@@ -26,9 +26,12 @@ public final class TcpStoreOptions {
     private final LoopResources loops;
     private final MeterRegistry registry;
     private final boolean acknowledgedSets;
+    /** Null: the same as {@link #timeout}. */
+    private final Duration operationTimeout;
 
     private TcpStoreOptions(String host, int port, Duration timeout, byte[] secret, SslContext ssl, int maxFrameSize,
-                            LoopResources loops, MeterRegistry registry, boolean acknowledgedSets) {
+                            LoopResources loops, MeterRegistry registry, boolean acknowledgedSets,
+                            Duration operationTimeout) {
         this.host = Objects.requireNonNull(host, "host");
         if (port <= 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 1..65535, was " + port);
@@ -51,40 +54,48 @@ public final class TcpStoreOptions {
         this.loops = loops;
         this.registry = Objects.requireNonNull(registry, "registry");
         this.acknowledgedSets = acknowledgedSets;
+        if (operationTimeout != null && (operationTimeout.isZero() || operationTimeout.isNegative())) {
+            throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);
+        }
+        this.operationTimeout = operationTimeout;
     }
 
     /** Options for the server at {@code host:port}: default wait, no secret, no TLS. */
     public static TcpStoreOptions of(String host, int port) {
         return new TcpStoreOptions(host, port, Store.DEFAULT_TIMEOUT, null, null, StoreFrameCodec.DEFAULT_MAX_FRAME,
-                null, Metrics.globalRegistry, true);
+                null, Metrics.globalRegistry, true, null);
     }
 
+    /**
+     * The wait of calls not given one ({@code get(key)}, {@code multiGet}), and how long
+     * {@link TcpStore#connect} keeps retrying; also the {@link #operationTimeout()} unless that is set.
+     */
     public TcpStoreOptions withTimeout(Duration timeout) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
     /** Authenticates with this shared secret (null: no authentication). */
     public TcpStoreOptions withSecret(byte[] secret) {
         return new TcpStoreOptions(host, port, timeout, secret == null ? null : secret.clone(), ssl, maxFrameSize, loops,
-                registry, acknowledgedSets);
+                registry, acknowledgedSets, operationTimeout);
     }
 
     /** Connects over TLS with this client context (null: plain TCP). */
     public TcpStoreOptions withSsl(SslContext ssl) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
     public TcpStoreOptions withMaxFrameSize(int maxFrameSize) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
     /** Runs the connection on these event loops (default: Reactor Netty's shared ones). */
     public TcpStoreOptions withLoops(LoopResources loops) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
     public TcpStoreOptions withMeterRegistry(MeterRegistry registry) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
     /**
@@ -99,7 +110,29 @@ public final class TcpStoreOptions {
      * server rejects is logged by this client as a warning.
      */
     public TcpStoreOptions withAcknowledgedSets(boolean acknowledged) {
-        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledged);
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledged, operationTimeout);
+    }
+
+    /**
+     * The deadline of every call that does not wait for keys ({@code set}, {@code add},
+     * {@code compareSet}, {@code check}, {@code delete}, {@code numKeys}, {@code multiSet},
+     * {@code append}): a call the server has not answered within it fails with a
+     * {@link io.reactivecollectives.core.rendezvous.StoreTimeoutException} naming the operation, its
+     * keys and the server's address (a stopped or frozen store host answers nothing, and TCP alone
+     * would wait for it forever). A call that waits for keys ({@code get}, {@code await},
+     * {@code multiGet}) keeps its own wait, which the server reports when it runs out; the client
+     * gives up by itself when no answer came within that wait plus the smaller of this deadline and
+     * {@value TcpStore#LOCAL_GRACE_SECONDS} s. Default: the same as {@link #timeout()}.
+     */
+    public TcpStoreOptions withOperationTimeout(Duration operationTimeout) {
+        Objects.requireNonNull(operationTimeout, "operationTimeout");
+        return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets,
+                operationTimeout);
+    }
+
+    /** See {@link #withOperationTimeout(Duration)}: the set one, else {@link #timeout()}. */
+    public Duration operationTimeout() {
+        return operationTimeout != null ? operationTimeout : timeout;
     }
 
     /** See {@link #withAcknowledgedSets(boolean)}. */
@@ -146,6 +179,6 @@ public final class TcpStoreOptions {
     @Override
     public String toString() {
         return "TcpStoreOptions[" + host + ":" + port + ", timeout " + timeout + ", auth " + (secret != null)
-                + ", tls " + (ssl != null) + (acknowledgedSets ? "" : ", unacknowledged sets") + "]";
+                + (operationTimeout == null ? "" : ", operation timeout " + operationTimeout) + ", tls " + (ssl != null) + (acknowledgedSets ? "" : ", unacknowledged sets") + "]";
     }
 }

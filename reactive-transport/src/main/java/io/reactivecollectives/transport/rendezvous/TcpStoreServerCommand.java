@@ -37,6 +37,10 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
     @Option(names = "--tls-key", description = "PEM PKCS#8 private key of --tls-cert")
     File tlsKey;
 
+    @Option(names = "--max-connections", description = "most client connections open at once (default: ${DEFAULT-VALUE})",
+            defaultValue = "16384")
+    int maxConnections;
+
     @Option(names = "--no-unix-socket", description = "serve TCP only: no Unix domain socket for clients on this host")
     boolean noUnixSocket;
 
@@ -53,6 +57,7 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
                 .secret(StoreAuth.secretFrom(System.getenv()))
                 .ssl(ssl)
                 .unixSocket(!noUnixSocket)
+                .maxConnections(maxConnections)
                 .start()
                 .toFuture()
                 .get();

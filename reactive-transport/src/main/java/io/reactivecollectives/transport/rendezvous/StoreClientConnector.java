@@ -1,0 +1,116 @@
+package io.reactivecollectives.transport.rendezvous;
+
+import io.netty.channel.ChannelOption;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.tcp.TcpClient;
+import reactor.util.retry.Retry;
+
+import java.net.UnixDomainSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Connects a {@link TcpStore}: the local socket first for a server on this host, else TCP; refused
+ * or failed attempts are retried with exponential backoff (20 ms doubling to 1 s) until the options'
+ * timeout, logging the address, the attempt and the last error at most every
+ * {@link #RETRY_LOG_INTERVAL} while it retries; a rejected secret is not retried.
+ */
+final class StoreClientConnector {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TcpStore.class);
+    /** How often at most a connect that keeps failing says so. */
+    static final Duration RETRY_LOG_INTERVAL = Duration.ofSeconds(3);
+
+    private StoreClientConnector() {
+    }
+
+    static Mono<StoreClientSession> connect(TcpStoreOptions options) {
+        return Mono.defer(() -> {
+            if (options.authenticated()) {
+                StoreAuth.init();
+            }
+            String server = options.host() + ":" + options.port();
+            StoreClientMetrics metrics = StoreClientMetrics.of(options.meterRegistry());
+            TcpClient client = TcpClient.newConnection()
+                    .doOnConnected(c -> {
+                        c.addHandlerLast(StoreFrameDecoder.NAME, new StoreFrameDecoder(options.maxFrameSize()));
+                        c.addHandlerLast("rc.store.flush", new FlushConsolidationHandler(256, true));
+                    });
+            if (options.loops() != null) {
+                client = client.runOn(options.loops());
+            }
+            TcpClient tcp = client.host(options.host()).port(options.port()).option(ChannelOption.TCP_NODELAY, true);
+            if (options.ssl() != null) {
+                tcp = tcp.secure(spec -> spec.sslContext(options.ssl()));
+            }
+            TcpClient viaTcp = tcp;
+            Mono<Connection> connection = Mono.defer(() -> viaTcp.connect().map(Connection.class::cast));
+            if (options.ssl() == null && StoreLocalSocket.enabled() && StoreLocalSocket.isLoopback(options.host())) {
+                // a server on this host also listens on a Unix domain socket: try it first, TCP if it is not there
+                TcpClient viaLocal = client.remoteAddress(() -> UnixDomainSocketAddress.of(
+                        StoreLocalSocket.path(options.port())));
+                Mono<Connection> tcpOnly = connection;
+                connection = Mono.defer(() -> viaLocal.connect().map(Connection.class::cast)).onErrorResume(e -> tcpOnly);
+            }
+            Progress progress = new Progress(server, options.timeout());
+            Mono<StoreClientSession> attempt = connection
+                    .doOnNext(c -> progress.connected())
+                    .flatMap(conn -> new StoreClientSession(options, conn, metrics).start());
+            return attempt
+                    .doOnError(progress::failed)
+                    .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20))
+                            .maxBackoff(Duration.ofSeconds(1))
+                            .filter(e -> !(e instanceof StoreAuthenticationException)))
+                    .timeout(options.timeout())
+                    .onErrorMap(TimeoutException.class, e -> progress.timedOut());
+        });
+    }
+
+    /** What a connect has tried so far, for its logs and its final error. */
+    private static final class Progress {
+        private final String server;
+        private final Duration timeout;
+        private final long startNanos = System.nanoTime();
+        private final AtomicInteger attempts = new AtomicInteger();
+        private final AtomicLong lastLogNanos = new AtomicLong(startNanos);
+        private final AtomicReference<Throwable> last = new AtomicReference<>();
+        private volatile boolean connectedNow;
+
+        Progress(String server, Duration timeout) {
+            this.server = server;
+            this.timeout = timeout;
+        }
+
+        void connected() {
+            connectedNow = true;
+        }
+
+        void failed(Throwable e) {
+            connectedNow = false;
+            last.set(e);
+            int n = attempts.incrementAndGet();
+            long now = System.nanoTime();
+            long logged = lastLogNanos.get();
+            if (now - logged >= RETRY_LOG_INTERVAL.toNanos() && lastLogNanos.compareAndSet(logged, now)) {
+                LOG.warn("TCP store at {} not reachable yet: attempt {} failed after {} ms of {} ms: {}", server, n,
+                        Duration.ofNanos(now - startNanos).toMillis(), timeout.toMillis(), e.toString());
+            }
+        }
+
+        IllegalStateException timedOut() {
+            Throwable e = last.get();
+            String why = connectedNow ? "; connected, but the server did not complete the handshake (a stopped or"
+                    + " overloaded store host?)" : "";
+            return new IllegalStateException("connect: no TCP store at " + server + " after " + timeout.toMillis()
+                    + " ms (" + attempts.get() + " failed attempts)" + why
+                    + (e == null ? "" : "; last error: " + e), e);
+        }
+    }
+}

@@ -1,0 +1,199 @@
+package io.reactivecollectives.transport.rendezvous;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The requests of one server connection, answered on its event loop against the server's shared
+ * {@link KeyValueWaiters}: a waiting request ({@code GET}, {@code WAIT}, {@code MULTI_GET}) becomes
+ * a {@link ServerWaiter} with a timer on this event loop, answered by the write that completes it
+ * (on this loop, whichever connection wrote), by its timer, dropped on {@code CANCEL} and with
+ * every other waiter of the connection when it closes ({@link #dropWaits()}).
+ */
+final class StoreRequests {
+
+    /** The longest wait a request may ask for (7 days); longer ones are clamped. */
+    static final long MAX_WAIT_MS = Duration.ofDays(7).toMillis();
+    /** Pending waits one connection may hold; more is a protocol error. */
+    static final int MAX_PENDING_PER_CONNECTION = 65_536;
+
+    /** A request of this connection waiting for keys. */
+    static final class ServerWaiter extends KeyValueWaiters.Waiter {
+        final StoreRequests owner;
+        final int id;
+        ScheduledFuture<?> timer;
+
+        ServerWaiter(StoreRequests owner, int id, String op, List<String> keys) {
+            super(op, keys);
+            this.owner = owner;
+            this.id = id;
+        }
+
+        void cancelTimer() {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+        }
+    }
+
+    private final Channel channel;
+    private final KeyValueWaiters<ServerWaiter> kv;
+    /** Event-loop only. */
+    private final Map<Integer, ServerWaiter> waits = new HashMap<>();
+
+    StoreRequests(Channel channel, KeyValueWaiters<ServerWaiter> kv) {
+        this.channel = channel;
+        this.kv = kv;
+    }
+
+    void write(ByteBuf frame) {
+        channel.writeAndFlush(frame, channel.voidPromise());
+    }
+
+    /** Answers (or registers) one request; argument and state errors propagate to the caller. */
+    void dispatch(StoreFrameCodec.Request r) {
+        int id = r.id();
+        ByteBufAllocator a = channel.alloc();
+        List<KeyValueWaiters.Fired<ServerWaiter>> fired = new ArrayList<>(0);
+        if (r instanceof StoreFrameCodec.Set q) {
+            kv.set(q.key(), q.value(), fired);
+            if (q.reply()) {
+                write(StoreFrameCodec.ok(a, id));
+            }
+        } else if (r instanceof StoreFrameCodec.Get q) {
+            await(id, "get", List.of(q.key()), q.timeoutMs());
+        } else if (r instanceof StoreFrameCodec.Add q) {
+            write(StoreFrameCodec.longValue(a, id, kv.add(q.key(), q.delta(), fired)));
+        } else if (r instanceof StoreFrameCodec.CompareSet q) {
+            write(StoreFrameCodec.value(a, id, kv.compareSet(q.key(), q.expected(), q.desired(), fired)));
+        } else if (r instanceof StoreFrameCodec.Wait q) {
+            await(id, "await", q.keys(), q.timeoutMs());
+        } else if (r instanceof StoreFrameCodec.Check q) {
+            write(StoreFrameCodec.boolValue(a, id, kv.check(q.keys())));
+        } else if (r instanceof StoreFrameCodec.Delete q) {
+            write(StoreFrameCodec.boolValue(a, id, kv.delete(q.key())));
+        } else if (r instanceof StoreFrameCodec.NumKeys) {
+            write(StoreFrameCodec.longValue(a, id, kv.numKeys()));
+        } else if (r instanceof StoreFrameCodec.MultiGet q) {
+            await(id, "multiGet", q.keys(), q.timeoutMs());
+        } else if (r instanceof StoreFrameCodec.MultiSet q) {
+            kv.multiSet(q.entries(), fired);
+            write(StoreFrameCodec.ok(a, id));
+        } else if (r instanceof StoreFrameCodec.Append q) {
+            write(StoreFrameCodec.longValue(a, id, kv.append(q.key(), q.value(), fired)));
+        } else if (r instanceof StoreFrameCodec.Cancel) {
+            ServerWaiter w = waits.remove(id);
+            if (w != null && kv.remove(w) != null) {
+                w.cancelTimer();
+            }
+        }
+        fire(fired);
+    }
+
+    /** A waiting request: answered now if every key exists, else registered with a timer on this event loop. */
+    private void await(int id, String op, List<String> keys, long timeoutMs) {
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException(op + ": timeout must be positive, was " + timeoutMs + " ms");
+        }
+        if (waits.containsKey(id)) {
+            throw new StoreProtocolException("request id " + id + " is already waiting");
+        }
+        if (waits.size() >= MAX_PENDING_PER_CONNECTION) {
+            throw new StoreProtocolException("more than " + MAX_PENDING_PER_CONNECTION + " pending waits");
+        }
+        ServerWaiter w = new ServerWaiter(this, id, op, keys);
+        List<byte[]> now = kv.awaitOrGet(w);
+        if (now != null) {
+            write(answer(w, now));
+            return;
+        }
+        waits.put(id, w);
+        long ms = Math.min(timeoutMs, MAX_WAIT_MS);
+        w.timer = channel.eventLoop().schedule(() -> onTimeout(w, ms), ms, TimeUnit.MILLISECONDS);
+    }
+
+    private ByteBuf answer(ServerWaiter w, List<byte[]> values) {
+        ByteBufAllocator a = channel.alloc();
+        return switch (w.op()) {
+            case "get" -> StoreFrameCodec.value(a, w.id, values.get(0));
+            case "await" -> StoreFrameCodec.ok(a, w.id);
+            default -> StoreFrameCodec.values(a, w.id, values);
+        };
+    }
+
+    private void onTimeout(ServerWaiter w, long ms) {
+        List<String> missing = kv.remove(w);
+        if (missing == null) {
+            return; // fired meanwhile: its answer is on the way
+        }
+        waits.remove(w.id);
+        StoreTimeoutException te = new StoreTimeoutException(w.op(), missing, Duration.ofMillis(ms));
+        write(StoreFrameCodec.error(channel.alloc(), w.id, StoreFrameCodec.E_TIMEOUT, w.op(), te.getMessage(),
+                te.missingKeys(), ms));
+    }
+
+    /** Answers waiters completed by a write, each on its own connection's event loop. */
+    private static void fire(List<KeyValueWaiters.Fired<ServerWaiter>> fired) {
+        for (KeyValueWaiters.Fired<ServerWaiter> f : fired) {
+            ServerWaiter w = f.waiter();
+            StoreRequests s = w.owner;
+            s.onEventLoop(() -> {
+                s.waits.remove(w.id);
+                w.cancelTimer();
+                if (s.channel.isActive()) {
+                    s.write(s.answer(w, f.values()));
+                }
+            });
+        }
+    }
+
+    /** Fails a waiter dropped because the server closed. */
+    static void closed(ServerWaiter w) {
+        StoreRequests s = w.owner;
+        s.onEventLoop(() -> {
+            s.waits.remove(w.id);
+            w.cancelTimer();
+            if (s.channel.isActive()) {
+                s.write(StoreFrameCodec.error(s.channel.alloc(), w.id, StoreFrameCodec.E_CLOSED, w.op(),
+                        w.op() + ": store closed while waiting for " + w.keys(), List.of(), 0));
+            }
+        });
+    }
+
+    /** Runs {@code task} on this connection's event loop (now when already there). */
+    void onEventLoop(Runnable task) {
+        if (channel.eventLoop().inEventLoop()) {
+            task.run();
+        } else {
+            try {
+                channel.eventLoop().execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+                // the event loop is gone with the server: nobody is left to answer
+            }
+        }
+    }
+
+    /** Drops every waiter of this connection (it closed). */
+    void dropWaits() {
+        if (waits.isEmpty()) {
+            return;
+        }
+        List<ServerWaiter> all = new ArrayList<>(waits.values());
+        waits.clear();
+        for (ServerWaiter w : all) {
+            kv.remove(w);
+            w.cancelTimer();
+        }
+    }
+}

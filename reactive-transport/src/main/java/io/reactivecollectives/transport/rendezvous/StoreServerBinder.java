@@ -1,0 +1,115 @@
+package io.reactivecollectives.transport.rendezvous;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.ssl.SslContext;
+import io.reactivecollectives.core.BlockingScheduler;
+import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.resources.LoopResources;
+import reactor.netty.tcp.TcpServer;
+
+import java.net.InetSocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+
+/**
+ * Binds a {@link TcpStoreServer}: its TCP port and, beside it, its Unix domain socket, each
+ * connection getting the frame decoder, a flush consolidator and a {@link StoreServerSession}.
+ */
+final class StoreServerBinder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TcpStoreServer.class);
+
+    /** What a {@link TcpStoreServer.Builder} was told. */
+    record Config(String host, int port, byte[] secret, SslContext ssl, int maxFrameSize, LoopResources loops,
+                  MeterRegistry registry, boolean unixSocket, Duration handshakeTimeout, Duration frameTimeout,
+                  int maxConnections) { }
+
+    /** The TCP server with its local socket server and file, when bound (else nulls). */
+    record Bound(DisposableServer tcp, DisposableServer uds, Path path) { }
+
+    private StoreServerBinder() {
+    }
+
+    /** Binds the server of {@code c}; emits it once listening (cold: binds once per subscription). */
+    static Mono<TcpStoreServer> start(Config c) {
+        return Mono.defer(() -> {
+            if (c.secret() != null) {
+                StoreAuth.init();
+            }
+            KeyValueWaiters<StoreRequests.ServerWaiter> kv = new KeyValueWaiters<>();
+            StoreServerMetrics metrics = new StoreServerMetrics();
+            AtomicReference<String> name = new AtomicReference<>(c.host() + ":" + c.port());
+            StoreRejectionLog rejections = new StoreRejectionLog(name::get);
+            StoreServerSession.Settings settings = new StoreServerSession.Settings(c.secret(), c.maxFrameSize(),
+                    c.handshakeTimeout().toNanos(), metrics, rejections);
+            UnaryOperator<TcpServer> serving = base -> {
+                TcpServer t = base.doOnConnection(conn -> {
+                        if (!metrics.admit(c.maxConnections())) {
+                            metrics.rejectedConnections.incrementAndGet();
+                            rejections.reject("connection limit", conn.channel().remoteAddress(), c.maxConnections()
+                                    + " connections are open (TcpStoreServer.Builder.maxConnections)",
+                                    conn.channel().eventLoop());
+                            conn.channel().close();
+                            return;
+                        }
+                        conn.addHandlerLast(StoreFrameDecoder.NAME, new StoreFrameDecoder(
+                                c.secret() != null ? StoreFrameCodec.HANDSHAKE_MAX_FRAME : c.maxFrameSize(),
+                                c.frameTimeout().toNanos()));
+                        conn.addHandlerLast("rc.store.flush", new FlushConsolidationHandler(256, true));
+                        StoreServerSession session = new StoreServerSession(conn.channel(), kv, settings);
+                        conn.addHandlerLast("rc.store.session", session.handler());
+                        session.start();
+                    })
+                    // frames are consumed by the session handler, on the event loop, before Reactor Netty's
+                    // inbound bridge; subscribing the (then empty) inbound keeps reads flowing and ends the
+                    // connection when the client closes it
+                    .handle((in, out) -> in.receive().then());
+                return c.loops() != null ? t.runOn(c.loops()) : t;
+            };
+            TcpServer server = serving.apply(TcpServer.create().host(c.host()).port(c.port())
+                    .childOption(ChannelOption.TCP_NODELAY, true));
+            if (c.ssl() != null) {
+                server = server.secure(spec -> spec.sslContext(c.ssl()));
+            }
+            boolean local = c.unixSocket() && c.ssl() == null && StoreLocalSocket.enabled();
+            return server.bind()
+                    .flatMap(ds -> local ? bindLocal(serving, ds) : Mono.just(new Bound(ds, null, null)))
+                    .map(bound -> {
+                        TcpStoreServer s = new TcpStoreServer(bound, kv, metrics, rejections);
+                        name.set(c.host() + ":" + s.port());
+                        metrics.register(c.registry(), s.port(), kv);
+                        LOG.debug("TCP store listening on {} (auth {}, tls {}, local socket {})", bound.tcp().address(),
+                                c.secret() != null, c.ssl() != null, bound.path());
+                        return s;
+                    });
+        });
+    }
+
+    /**
+     * Binds the local socket of the TCP server {@code tcp} (its file replaced if a dead server left
+     * one), on a thread that may touch files; a failure only logs: clients then use TCP.
+     */
+    private static Mono<Bound> bindLocal(UnaryOperator<TcpServer> serving, DisposableServer tcp) {
+        int port = ((InetSocketAddress) tcp.address()).getPort();
+        Path path = StoreLocalSocket.path(port);
+        return Mono.fromRunnable(() -> StoreLocalSocket.delete(path))
+                .subscribeOn(BlockingScheduler.get())
+                .then(serving.apply(TcpServer.create().bindAddress(() -> UnixDomainSocketAddress.of(path))).bind())
+                .publishOn(BlockingScheduler.get())
+                .map(uds -> new Bound(tcp, uds, path))
+                .onErrorResume(e -> {
+                    LOG.debug("TCP store on port {}: no local socket at {} ({}); local clients use TCP",
+                            port, path, e.toString());
+                    return Mono.just(new Bound(tcp, null, null));
+                });
+    }
+}
