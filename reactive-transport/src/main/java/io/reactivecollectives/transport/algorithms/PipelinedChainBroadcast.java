@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
 /**
  * Pipelined chain broadcast (large messages): ranks form a chain starting at the root; the tensor
  * goes as segments, and each rank forwards a segment to the next rank (the received buffer itself,
- * without a copy) while copying it into its tensor, with {@link Peers#pipelineDepth()} segments in
+ * as the socket reads delivered it, without a copy) while copying it into its tensor, with {@link Peers#pipelineDepth()} segments in
  * flight. Time approaches that of one transfer of the tensor, whatever the number of ranks.
  */
 public final class PipelinedChainBroadcast {
@@ -37,7 +37,8 @@ public final class PipelinedChainBroadcast {
                     if (vr == 0) {
                         return Transfers.send(p, next, 0, l, buf, index, length);
                     }
-                    return p.receive(prev, 0, l).flatMap(b -> {
+                    // as the socket reads came in (no copy together): copied out piece by piece, forwarded as is
+                    return p.receiveScattered(prev, 0, l).flatMap(b -> {
                         try {
                             if (b.readableBytes() != length) {
                                 return Mono.<Void>error(p.protocolError(prev, "rank " + prev + " sent " + b.readableBytes()

@@ -22,10 +22,6 @@ class SourceSizeTest {
 
     /** Files still over the limit, with the reason (each is a split still to make). */
     private static final Map<String, String> ALLOWED = Map.ofEntries(
-            Map.entry("TcpStore.java", "store client: calls, connection and local socket to split"),
-            Map.entry("TcpStoreServer.java", "store server: session, handlers, lifecycle to split"),
-            Map.entry("StoreFrameCodec.java", "one codec per store opcode to split out"),
-            Map.entry("FileStore.java", "file locking and the key/value ops to split"),
             Map.entry("Tensor.java", "the tensor API: views, element access, copies"),
             Map.entry("FlightRecorder.java", "recording and dumping to split"),
             Map.entry("FlightRecorderAnalyzer.java", "the dump analyzer's report sections"),
