@@ -58,7 +58,8 @@ import java.util.List;
  * Chosen per call by {@code AlgorithmSelector} (size and world size; the switch points at 2 ranks
  * are {@link GroupOptions#smallAllReduceBytes()} and {@link GroupOptions#smallBroadcastBytes()}):
  * all-reduce recursive doubling or pipelined ring; broadcast binomial tree or pipelined chain;
- * reduce segmented binomial tree; gather/scatter binomial tree or direct; all-gather and
+ * reduce segmented binomial tree; gather/scatter binomial tree up to
+ * {@link GroupOptions#smallBroadcastBytes()} in all, direct above; all-gather and
  * reduce-scatter ring; all-to-all pairwise; barrier dissemination. Every op takes
  * {@link CollectiveOptions}: a timeout, and {@link CollectiveOptions#algorithm()} to force one.
  *
@@ -250,20 +251,12 @@ public final class TcpProcessGroup implements ProcessGroup {
         return ops.allGather.allGatherCoalesced(outputs, inputs, options);
     }
 
-    /**
-     * {@inheritDoc} {@code BINOMIAL_TREE} or {@code DIRECT} forces the algorithm (by default the tree
-     * up to {@link GroupOptions#smallBroadcastBytes()} gathered in all, direct above). Emits the
-     * outputs on the root, an empty list elsewhere.
-     */
+    /** {@inheritDoc} Emits the outputs on the root, an empty list elsewhere. */
     @Override
     public Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root, CollectiveOptions options) {
         return ops.gatherScatter.gather(outputs, input, root, options);
     }
 
-    /**
-     * {@inheritDoc} {@code BINOMIAL_TREE} or {@code DIRECT} forces the algorithm (by default the tree
-     * up to {@link GroupOptions#smallBroadcastBytes()} scattered in all, direct above).
-     */
     @Override
     public Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root, CollectiveOptions options) {
         return ops.gatherScatter.scatter(output, inputs, root, options);
@@ -340,12 +333,10 @@ public final class TcpProcessGroup implements ProcessGroup {
     // ------------------------------------------------------------------ groups and lifecycle
 
     /**
-     * A group of the given ranks (c10d's new_group), meeting through a {@link PrefixStore} of this
-     * group's store under {@code <groupId>/<k>} (the k-th newGroup call of this group: every rank
-     * must call it, in the same order, with the same ranks). Ranks are numbered in the new group by
-     * their order in the sorted list; a rank outside gets an empty {@code Mono}. The subgroup has
-     * its own connections, so its collectives run concurrently with this group's; closing this
-     * group closes its subgroups.
+     * A group of the given ranks (c10d's new_group) with its own connections, meeting through a
+     * {@code PrefixStore} of this group's store under {@code <groupId>/<k>} for the k-th call (every
+     * rank calls it, in the same order, with the same ranks); a rank outside gets an empty
+     * {@code Mono}. Closing this group closes its subgroups.
      */
     @Override
     public Mono<ProcessGroup> newGroup(List<Integer> ranks) {
@@ -366,18 +357,10 @@ public final class TcpProcessGroup implements ProcessGroup {
     }
 
     /**
-     * Recovery without a restart: forms a new group of the surviving ranks and closes this one.
-     * Every surviving rank calls it (after its collectives failed with a peer failure). The
-     * membership of the next generation is decided once, through the store ({@code ShrinkPlanner}):
-     * each rank publishes which peers it saw die and waits (up to
-     * {@link GroupOptions#connectTimeout()}) for the views of the peers it believes alive; the first
-     * rank done writes the member list with the store's compare-and-set and every rank adopts the
-     * list the store holds. Members are renumbered in their old order (0, 1, 3 of 4 become 0, 1, 2);
-     * the new group's id is {@code <group>@gen<N>}, under a new store prefix, so nothing of an older
-     * generation is taken for it. A rank left out (others saw it die, or it came after the decision,
-     * say because it was stopped) fails with a {@link PeerFailureException}
-     * ({@code rank 3 was excluded from generation 1 by ranks 0-2 ...}) and forms no group. Every store
-     * call is bounded: a store that does not answer fails the shrink naming the store.
+     * Recovery without a restart: the survivors decide the next generation's members once, through
+     * the store, and connect as {@code <group>@gen<N>}, renumbered in their old order; this group is
+     * closed. A rank left out (seen dead, or late) fails with a {@link PeerFailureException} naming
+     * who excluded it and forms no group; a store that does not answer fails it naming the store.
      */
     @Override
     public Mono<ProcessGroup> shrink() {

@@ -1,10 +1,14 @@
 /**
  * The TCP transport: {@link io.reactivecollectives.transport.TcpProcessGroup} (collectives over a
- * full mesh of Reactor Netty connections), {@link io.reactivecollectives.transport.LocalCluster}
+ * full mesh of Reactor Netty connections, a facade), {@link io.reactivecollectives.transport.LocalCluster}
  * (N ranks in one JVM), {@link io.reactivecollectives.transport.GroupOptions}, and underneath:
- * {@code frame} (the wire format and decoder), {@code mesh} (connections and handshake),
- * {@code group} (demultiplexing of inbound frames to collectives), {@code algorithms} (one
- * algorithm per file, written against {@link io.reactivecollectives.transport.algorithms.Peers}).
+ * {@code runtime} (the collective lifecycle: {@code CollectiveRunner}, {@code GroupRuntime},
+ * {@code CollectiveChannel}, {@code InboundFrames}, {@code Agreement}), {@code ops} (one class per
+ * op family), {@code failure} (peer failures, abort notices, shrink planning), {@code group}
+ * (demultiplexing of inbound frames to collectives), {@code algorithms} (one algorithm per file,
+ * written against {@link io.reactivecollectives.transport.algorithms.Peers}, and
+ * {@code AlgorithmSelector}), {@code frame} (one codec per frame type), {@code mesh} (connections
+ * and handshake).
  *
  * <h2>Launching one rank per process</h2>
  * Every process needs the same store, its rank and the world size:
@@ -40,8 +44,8 @@
  *   carries a HEARTBEAT frame each {@link io.reactivecollectives.transport.GroupOptions#heartbeatInterval()}
  *   (default 500 ms, dead after 6 silent intervals; set both with {@code withHeartbeat}); any inbound
  *   byte counts as a sign of life, and silence while this rank has stopped reading (back-pressure)
- *   does not count. Measured with 4 rank processes and {@code kill -9} of one during a 64 MiB
- *   all-reduce: every survivor had its error 100-180 ms after the kill ({@code ReliabilityProcessesTest}).</li>
+ *   does not count. How soon survivors learn of a killed rank is measured by
+ *   {@code ReliabilityProcessesTest}; the figures are in {@code perf/RESULTS.md}.</li>
  *   <li><b>Timeouts.</b> A collective past its timeout (the group's, or the call's
  *   {@code CollectiveOptions}) fails here with {@code CollectiveTimeoutException} naming the peer it
  *   was waiting for, and an ABORT frame tells the other ranks; one whose own timer has not fired yet
@@ -69,19 +73,19 @@
  *   the connect timeout, closes the connection before any collective frame is parsed.</li>
  * </ul>
  *
- * <h2>Transport choices, as measured</h2>
- * Ranks on one host connect through Unix domain sockets (JDK 16+ NIO channels; 8.3-8.6 GB/s
- * against 3.1-3.9 GB/s for loopback TCP with a plain socket pair), other peers through TCP with
- * {@code TCP_NODELAY}; {@code -Drc.transport.unixSockets=false} forces TCP. The mesh's event loops
- * are NIO: Netty's native epoll jar for the Netty version the Reactor BOM brings is not served by
- * the registry this project builds from, and on one host the Unix domain sockets already avoid the
- * TCP stack. Pipelined algorithms cut tensors into segments of 256 KiB with 4 in flight per
- * collective by default ({@link io.reactivecollectives.transport.GroupOptions#segmentBytes()},
- * {@link io.reactivecollectives.transport.GroupOptions#pipelineDepth()}): on the 2-core build
- * machine (bin/collectives-perf, 2 ranks, float32, 2026-11-23) a 64 MiB all-reduce took 32-37 ms
- * with 256 KiB x 4 against 58-60 ms with 2 MiB x 8, whose 16 MiB in flight per direction no longer
- * fit the caches; broadcast, all-gather and all-to-all gained alike. Socket buffers are left to the
- * kernel ({@link io.reactivecollectives.transport.GroupOptions#socketBufferBytes()} sets them);
- * 2 MiB buffers measured no better.
+ * <h2>Transport choices</h2>
+ * Ranks on one host connect through Unix domain sockets (JDK 16+ NIO channels), other peers
+ * through TCP with {@code TCP_NODELAY}; {@code -Drc.transport.unixSockets=false} forces TCP. The
+ * mesh's event loops are NIO. Pipelined algorithms cut tensors into segments of 256 KiB with 4 in
+ * flight per collective by default ({@link io.reactivecollectives.transport.GroupOptions#segmentBytes()},
+ * {@link io.reactivecollectives.transport.GroupOptions#pipelineDepth()}); socket buffers are left to
+ * the kernel ({@link io.reactivecollectives.transport.GroupOptions#socketBufferBytes()} sets them).
+ * The measurements behind each choice are in {@code perf/RESULTS.md}.
+ *
+ * <h2>Public API</h2>
+ * This package, {@code transport.rendezvous} (the TCP store) and {@code transport.launch} (launch
+ * from the environment) are the public API. The other packages ({@code runtime}, {@code ops},
+ * {@code failure}, {@code group}, {@code algorithms}, {@code frame}, {@code mesh}) are the
+ * implementation: public only so the packages can reach each other, with no compatibility promise.
  */
 package io.reactivecollectives.transport;

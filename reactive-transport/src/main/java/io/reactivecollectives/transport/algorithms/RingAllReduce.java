@@ -79,8 +79,8 @@ public final class RingAllReduce {
 
     /**
      * The segment size for blocks of {@code blockBytes}: enough segments to fill the pipeline
-     * ({@code blockBytes / depth}), but not under 256 KiB (per-frame costs measured high under 256 KiB) nor over the group's
-     * segment size.
+     * ({@code blockBytes / depth}), but not under 256 KiB (per-frame costs dominate below that; see
+     * {@code perf/RESULTS.md}) nor over the group's segment size.
      */
     static int segmentBytes(Peers p, long blockBytes) {
         long fill = (blockBytes + p.pipelineDepth() - 1) / p.pipelineDepth();

@@ -30,9 +30,8 @@ public final class Transfers {
      * reading and writing while another core does the arithmetic (gloo likewise keeps its I/O
      * thread apart from the reducing thread). System property {@code rc.transport.offloadBytes};
      * the default is 64 KiB on hosts with 4 or more processors (so that the default 256 KiB
-     * segments are offloaded: on the 16-core H100 host a 256 MiB all-reduce's network stage took
-     * 114-122 ms offloaded against 144 ms on the event loop) and off (0) below, where there is no
-     * spare core to hand the work to.
+     * segments are offloaded; the comparison is in {@code perf/RESULTS.md}) and off (0) below, where
+     * there is no spare core to hand the work to.
      */
     public static final long OFFLOAD_BYTES = Long.getLong("rc.transport.offloadBytes",
             Runtime.getRuntime().availableProcessors() >= 4 ? 64L << 10 : 0L);

@@ -13,7 +13,7 @@ import java.util.Locale;
  * same on both; TLS connections always use TCP.
  *
  * <p>Why: most of the server's time per request is the kernel's loopback TCP path of its answer
- * ({@code write} alone was 55% of the server's CPU time in the 16-client benchmark); a Unix socket
+ * (the profile is in {@code perf/RESULTS.md}); a Unix socket
  * hands the bytes to the peer without the TCP stack.
  *
  * <p>On unless the system property {@code rc.store.unixSockets} is {@code false} (read by both

@@ -27,8 +27,7 @@ class SourceSizeTest {
             Map.entry("FlightRecorderAnalyzer.java", "the dump analyzer's report sections"),
             Map.entry("GradientReducer.java", "DDP bucketing, hooks and overlap"),
             Map.entry("CollectivesPerf.java", "the benchmark CLI"),
-            Map.entry("Mesh.java", "connection set-up, handshake and local sockets to split"),
-            Map.entry("TcpProcessGroup.java", "the facade: 30 one-line delegations and their Javadoc"));
+            Map.entry("Mesh.java", "connection set-up, handshake and local sockets to split"));
 
     @Test
     void mainSourcesStayUnderTheLimit() throws IOException {
