@@ -192,6 +192,12 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         return withDiagnostics(diagnostics.withFlightRecorder(config));
     }
 
+    /** What the connection mesh reads of these settings (group id, secret, timeouts, buffers, heartbeats). */
+    public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
+        return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
+                socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats);
+    }
+
     @Override
     public String toString() {
         return "GroupOptions[groupId=" + groupId + ", timeout=" + timeout + ", host=" + host + ", secret="

@@ -178,7 +178,7 @@ public final class TcpProcessGroup implements ProcessGroup {
                 throw new IllegalArgumentException("connect: invalid rank " + rank + " for world size " + worldSize);
             }
             TcpProcessGroup g = new TcpProcessGroup(store, rank, worldSize, options);
-            return Mesh.start(store, rank, worldSize, options, g.new Listener())
+            return Mesh.start(store, rank, worldSize, options.mesh(), g.new Listener())
                     .map(m -> {
                         g.mesh = m;
                         return g;
