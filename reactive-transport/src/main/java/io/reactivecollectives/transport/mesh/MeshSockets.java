@@ -4,11 +4,13 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.transport.frame.FrameDecoders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpClient;
@@ -24,7 +26,7 @@ import java.util.function.Consumer;
  * The sockets of one rank's mesh: its TCP server, the Unix domain socket beside it (see
  * {@link LocalSockets}), the connections it dials, and their disposal. Nothing here blocks an event
  * loop: servers are disposed with the non-blocking {@code dispose()}, and the socket file is
- * deleted on the {@link BlockingScheduler} once its server is gone.
+ * deleted on the {@link BlockingScheduler} when the close happens on an event loop.
  */
 final class MeshSockets {
 
@@ -180,12 +182,22 @@ final class MeshSockets {
         }
     }
 
-    /** Disposes the local server and, once it is gone, deletes its file on a thread that may block. */
+    /**
+     * Disposes the local server and deletes its file (unlinking it stops new connections at once):
+     * right here on a thread that may block, else on the {@link BlockingScheduler}.
+     */
     private static void disposeLocal(DisposableServer ls, Path path) {
         ls.dispose();
-        ls.onDispose().onErrorResume(e -> Mono.empty())
-                .then(Mono.fromRunnable(() -> LocalSockets.delete(path)).subscribeOn(BlockingScheduler.get()))
-                .subscribe(null, e -> log.debug("could not delete the socket file {}: {}", path, e.toString()));
+        if (mayBlock()) {
+            LocalSockets.delete(path);
+        } else {
+            deleteLater(path);
+        }
+    }
+
+    /** False on event loops (Netty's {@code FastThreadLocalThread}s) and Reactor's non-blocking threads. */
+    private static boolean mayBlock() {
+        return !(Thread.currentThread() instanceof FastThreadLocalThread) && !Schedulers.isInNonBlockingThread();
     }
 
     private static void deleteLater(Path path) {
