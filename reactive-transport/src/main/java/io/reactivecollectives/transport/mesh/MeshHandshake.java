@@ -76,15 +76,15 @@ final class MeshHandshake {
             if (hello.worldSize() != world) {
                 String why = "world size mismatch: rank " + rank + " has world size " + world + ", rank "
                         + hello.rank() + " has world size " + hello.worldSize();
+                reject(ctx, why, hello);  // the answer first: failing the start closes the servers
                 mesh.failStart(why, false);
-                reject(ctx, why, hello);
                 return;
             }
             if (hello.rank() == rank) {
                 String why = "rank " + rank + " joined twice: group '" + o.groupId() + "' has two processes started as rank "
                         + rank + " (addresses " + mesh.publishedAddress() + " and " + hello.address() + ")";
+                reject(ctx, why, hello);  // the answer first: failing the start closes the servers
                 mesh.failStart(why, true);
-                reject(ctx, why, hello);
                 return;
             }
             String why = null;

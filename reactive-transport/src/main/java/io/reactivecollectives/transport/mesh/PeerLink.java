@@ -159,7 +159,10 @@ public final class PeerLink {
     void closeHere() {
         PeerClosedException why = PeerClosedException.closedHere(peer);
         try {
-            channel.eventLoop().execute(() -> inbound.closeWith(why));
+            channel.eventLoop().execute(() -> {
+                inbound.closeWith(why);
+                channel.close();
+            });
         } catch (RuntimeException e) {
             channel.close();
         }
