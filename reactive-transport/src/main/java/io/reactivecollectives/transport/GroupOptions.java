@@ -198,6 +198,12 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         return withDiagnostics(diagnostics.withFlightRecorder(config));
     }
 
+    /** What the connection mesh reads of these settings (group id, secret, timeouts, buffers, heartbeats). */
+    public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
+        return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
+                socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats);
+    }
+
     @Override
     public String toString() {
         return "GroupOptions[groupId=" + groupId + ", timeout=" + timeout + ", host=" + host + ", secret="
@@ -222,11 +228,5 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank),
                 resultDelivery == ResultDelivery.EVENT_LOOP ? null
                         : io.reactivecollectives.transport.runtime.ResultThreads.get());
-    }
-
-    /** What the mesh of connections reads of these options. */
-    public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
-        return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
-                socketBufferBytes, heartbeatInterval, missedHeartbeats, maxFramePayload);
     }
 }

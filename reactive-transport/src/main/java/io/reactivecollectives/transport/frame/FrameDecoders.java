@@ -15,4 +15,12 @@ public final class FrameDecoders {
     public static FrameDecoder create(int maxPayload) {
         return new FrameDecoder(maxPayload);
     }
+
+    /**
+     * A decoder for a connection whose handshake has not passed yet: frames up to
+     * {@link Handshake#MAX_PAYLOAD}; {@link FrameDecoder#limitPayload} raises the limit afterwards.
+     */
+    public static FrameDecoder handshake() {
+        return new FrameDecoder(Handshake.MAX_PAYLOAD);
+    }
 }

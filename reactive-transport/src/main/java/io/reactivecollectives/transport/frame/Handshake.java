@@ -10,39 +10,92 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 
 /**
- * The HELLO / HELLO_ACK frames that open a connection between two ranks. Payload:
- * {@code int32 rank, int32 worldSize, uint16 groupName length, groupName UTF-8, uint8 mac length, mac}.
- * The MAC, present when the group has a shared secret, is HMAC-SHA256 over
- * {@code type|group|rank|worldSize|peerRank} so that a frame cannot be replayed in the other direction.
+ * The HELLO / HELLO_ACK frames that open a connection between two ranks. Payload (handshake
+ * version 2):
+ * {@code uint8 version, int32 rank, int32 worldSize, uint16 groupName length, groupName UTF-8,
+ * uint16 address length, address UTF-8, uint16 error length, error UTF-8, uint8 mac length, mac}.
+ * The address is the address the sender publishes (HELLO; may be empty); a HELLO_ACK with a
+ * non-empty error is a rejection: the accepting rank refused the connection and says why (world
+ * size mismatch, a rank that joined twice, ...) before it closes. The MAC, present when the group
+ * has a shared secret, is HMAC-SHA256 over
+ * {@code type|group|rank|worldSize|peerRank|address|error} so that a frame cannot be replayed in
+ * the other direction. Version 1 (no version byte, address or error) starts with the rank's high
+ * byte, 0 for any real rank, and is refused as version 0.
  */
 public final class Handshake {
 
-    /** A decoded HELLO or HELLO_ACK. */
-    public record Hello(FrameType type, String groupName, int rank, int worldSize, byte[] mac) {
+    /** The handshake layout this class writes and reads. */
+    public static final int VERSION = 2;
+
+    /**
+     * A decoded HELLO or HELLO_ACK.
+     *
+     * @param address the sender's published address, or empty
+     * @param error   the reason of a rejection (HELLO_ACK), or empty when the handshake is accepted
+     */
+    public record Hello(FrameType type, String groupName, int rank, int worldSize, String address, String error,
+                        byte[] mac) {
+
+        /** Whether this is a rejection (a HELLO_ACK carrying an error). */
+        public boolean isRejection() {
+            return !error.isEmpty();
+        }
     }
 
     private static final int MAX_NAME = 1024;
+    private static final int MAX_ADDRESS = 1024;
+    /** Longest rejection text, in UTF-8 bytes (longer texts are cut). */
+    private static final int MAX_ERROR = 2048;
 
     /** Largest payload a handshake frame can have: the limit of a connection until its handshake passed. */
-    public static final int MAX_PAYLOAD = 4 + 4 + 2 + MAX_NAME + 1 + 255;
+    public static final int MAX_PAYLOAD = 1 + 4 + 4 + 2 + MAX_NAME + 2 + MAX_ADDRESS + 2 + MAX_ERROR + 1 + 255;
 
     private Handshake() {
     }
 
-    /** Encodes a complete, length-prefixed HELLO or HELLO_ACK frame. */
+    /** Encodes a complete, length-prefixed HELLO or HELLO_ACK frame with no address and no error. */
     public static ByteBuf encode(ByteBufAllocator alloc, FrameType type, String groupName, int rank, int worldSize,
                                  int peerRank, String secret) {
+        return encode(alloc, type, groupName, rank, worldSize, peerRank, "", "", secret);
+    }
+
+    /**
+     * Encodes a complete, length-prefixed HELLO or HELLO_ACK frame; {@code address} is the sender's
+     * published address (or empty), {@code error} a rejection's reason (or empty; cut to 2 KiB).
+     */
+    public static ByteBuf encode(ByteBufAllocator alloc, FrameType type, String groupName, int rank, int worldSize,
+                                 int peerRank, String address, String error, String secret) {
         byte[] name = groupName.getBytes(StandardCharsets.UTF_8);
-        byte[] mac = secret == null ? new byte[0] : mac(type, secret, groupName, rank, worldSize, peerRank);
-        int payload = 4 + 4 + 2 + name.length + 1 + mac.length;
+        byte[] addr = address.getBytes(StandardCharsets.UTF_8);
+        String err = fit(error);
+        byte[] why = err.getBytes(StandardCharsets.UTF_8);
+        if (name.length > MAX_NAME || addr.length > MAX_ADDRESS) {
+            throw new IllegalArgumentException("handshake: group name of " + name.length + " bytes or address of "
+                    + addr.length + " bytes over " + MAX_NAME + " bytes");
+        }
+        byte[] mac = secret == null ? new byte[0] : mac(type, secret, groupName, rank, worldSize, peerRank, address, err);
+        int payload = 1 + 4 + 4 + 2 + name.length + 2 + addr.length + 2 + why.length + 1 + mac.length;
         ByteBuf b = FrameCodec.encodeHeader(alloc, type, groupName.hashCode(), 0, 0, 0, 0, rank, payload, payload);
+        b.writeByte(VERSION);
         b.writeInt(rank);
         b.writeInt(worldSize);
         b.writeShort(name.length);
         b.writeBytes(name);
+        b.writeShort(addr.length);
+        b.writeBytes(addr);
+        b.writeShort(why.length);
+        b.writeBytes(why);
         b.writeByte(mac.length);
         b.writeBytes(mac);
         return b;
+    }
+
+    private static String fit(String error) {
+        String e = error;
+        while (e.getBytes(StandardCharsets.UTF_8).length > MAX_ERROR) {
+            e = e.substring(0, e.length() - Math.max(1, (e.getBytes(StandardCharsets.UTF_8).length - MAX_ERROR) / 4));
+        }
+        return e;
     }
 
     /** Decodes a HELLO or HELLO_ACK frame (length stripped); does not release it. */
@@ -52,23 +105,39 @@ public final class Handshake {
             throw new MalformedFrameException("expected a handshake frame, got " + type);
         }
         ByteBuf p = frame.slice(frame.readerIndex() + FrameCodec.HEADER, FrameCodec.payloadLength(frame));
-        if (p.readableBytes() < 11) {
+        if (p.readableBytes() < 16) {
             throw new MalformedFrameException("handshake payload of " + p.readableBytes() + " bytes is too short");
+        }
+        int version = p.readUnsignedByte();
+        if (version != VERSION) {
+            throw new MalformedFrameException("handshake version " + version + ", this rank speaks version " + VERSION);
         }
         int rank = p.readInt();
         int world = p.readInt();
-        int nameLen = p.readUnsignedShort();
-        if (nameLen > MAX_NAME || p.readableBytes() < nameLen + 1) {
-            throw new MalformedFrameException("handshake group name of " + nameLen + " bytes does not fit the frame");
+        String name = text(p, "group name", MAX_NAME);
+        String address = text(p, "address", MAX_ADDRESS);
+        String error = text(p, "error", MAX_ERROR);
+        if (p.readableBytes() < 1) {
+            throw new MalformedFrameException("handshake ends before its MAC length");
         }
-        String name = p.readCharSequence(nameLen, StandardCharsets.UTF_8).toString();
         int macLen = p.readUnsignedByte();
         if (p.readableBytes() != macLen) {
             throw new MalformedFrameException("handshake MAC length " + macLen + " does not match the frame");
         }
         byte[] mac = new byte[macLen];
         p.readBytes(mac);
-        return new Hello(type, name, rank, world, mac);
+        return new Hello(type, name, rank, world, address, error, mac);
+    }
+
+    private static String text(ByteBuf p, String what, int max) {
+        if (p.readableBytes() < 2) {
+            throw new MalformedFrameException("handshake ends before its " + what);
+        }
+        int len = p.readUnsignedShort();
+        if (len > max || p.readableBytes() < len) {
+            throw new MalformedFrameException("handshake " + what + " of " + len + " bytes does not fit the frame");
+        }
+        return p.readCharSequence(len, StandardCharsets.UTF_8).toString();
     }
 
     /** Whether {@code hello}'s MAC is right for {@code secret} (always true when there is no secret). */
@@ -76,15 +145,18 @@ public final class Handshake {
         if (secret == null) {
             return true;
         }
-        byte[] want = mac(hello.type(), secret, hello.groupName(), hello.rank(), hello.worldSize(), peerRank);
+        byte[] want = mac(hello.type(), secret, hello.groupName(), hello.rank(), hello.worldSize(), peerRank,
+                hello.address(), hello.error());
         return MessageDigest.isEqual(want, hello.mac());
     }
 
-    private static byte[] mac(FrameType type, String secret, String group, int rank, int world, int peerRank) {
+    private static byte[] mac(FrameType type, String secret, String group, int rank, int world, int peerRank,
+                              String address, String error) {
         try {
             Mac m = Mac.getInstance("HmacSHA256");
             m.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            String msg = type.name() + "|" + group + "|" + rank + "|" + world + "|" + peerRank;
+            String msg = type.name() + "|" + group + "|" + rank + "|" + world + "|" + peerRank + "|" + address
+                    + "|" + error;
             return m.doFinal(msg.getBytes(StandardCharsets.UTF_8));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 unavailable", e);

@@ -13,7 +13,10 @@ import io.reactivecollectives.transport.frame.MalformedFrameException;
  * The inbound end of an established connection: validates each frame (magic, version, known type,
  * this group, the peer's rank as source, no handshake after the handshake) and hands it to the
  * {@link FrameListener}. A bad or oversized frame closes the connection with an error naming the
- * peer; nothing is allocated for a frame before its length has been checked.
+ * peer; nothing is allocated for a frame before its length has been checked. The listener hears of
+ * the end of the connection exactly once, with a typed cause: the one this side closed it for
+ * ({@link PeerSilentException}, {@link PeerProtocolException}, ...), reported before the close, or
+ * else a {@link PeerClosedException} (orderly close or reset by the peer).
  */
 final class FrameHandler extends ChannelInboundHandlerAdapter {
 
@@ -22,12 +25,20 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     private final int peer;
     private final int group;
     private final FrameListener listener;
-    private Throwable cause;
+    /** Written on the event loop, read by senders whose write failed. */
+    private volatile Throwable cause;
+    private boolean reported;
+    private ChannelHandlerContext ctx;
 
     FrameHandler(int peer, int group, FrameListener listener) {
         this.peer = peer;
         this.group = group;
         this.listener = listener;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
 
     @Override
@@ -61,11 +72,30 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         listener.onFrame(peer, frame);
     }
 
-    /** Records why the connection is about to be closed by this side (before {@code close()}). */
-    void declareDead(Throwable why) {
+    /**
+     * Closes the connection because of {@code why} (this side's decision: silence, a protocol
+     * error, a local close), telling the listener at once, before the close fails the pending
+     * writes: the first, precise cause is what the group sees. On the channel's event loop.
+     */
+    void closeWith(Throwable why) {
+        ChannelHandlerContext c = ctx;
+        if (c == null) {
+            return;
+        }
+        closeWith(c, why);
+    }
+
+    private void closeWith(ChannelHandlerContext ctx, Throwable why) {
         if (cause == null) {
             cause = why;
         }
+        report();
+        ctx.close();
+    }
+
+    /** Why the connection closed or is closing, or null while it is open (any thread). */
+    Throwable closeCause() {
+        return cause;
     }
 
     @Override
@@ -74,18 +104,29 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     }
 
     void fail(ChannelHandlerContext ctx, Throwable t) {
-        if (!(t instanceof MalformedFrameException) && !(t instanceof java.io.IOException)) {
+        if (t instanceof java.io.IOException io) {
+            closeWith(ctx, PeerClosedException.reset(peer, io));
+            return;
+        }
+        if (!(t instanceof MalformedFrameException)) {
             log.warn("closing the connection to rank {} after an unexpected error", peer, t);
         }
-        if (cause == null) {
-            cause = new PeerProtocolException("rank " + peer + ": " + t.getMessage(), t);
+        closeWith(ctx, new PeerProtocolException("rank " + peer + ": " + t.getMessage(), t));
+    }
+
+    private void report() {
+        if (!reported) {
+            reported = true;
+            listener.onClosed(peer, cause);
         }
-        ctx.close();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        listener.onClosed(peer, cause);
+        if (cause == null) {
+            cause = PeerClosedException.closed(peer);
+        }
+        report();
         ctx.fireChannelInactive();
     }
 }

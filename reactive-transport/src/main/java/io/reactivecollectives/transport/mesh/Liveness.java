@@ -84,9 +84,10 @@ final class Liveness extends ChannelInboundHandlerAdapter {
             FrameHandler fh = ch.pipeline().get(FrameHandler.class);
             PeerSilentException why = new PeerSilentException(peer, (now - lastHeard) / 1_000_000, missed);
             if (fh != null) {
-                fh.declareDead(why);
+                fh.closeWith(why);  // the listener hears of the silence before the close fails any write
+            } else {
+                ch.close();
             }
-            ch.close();
             return;
         }
         if (ch.isWritable()) {

@@ -1,56 +1,46 @@
 package io.reactivecollectives.transport.mesh;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
-import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import io.reactivecollectives.transport.frame.FrameDecoders;
-import io.reactivecollectives.transport.frame.FrameType;
-import io.reactivecollectives.transport.frame.Handshake;
-import io.reactivecollectives.transport.frame.MalformedFrameException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.netty.Connection;
-import reactor.netty.DisposableServer;
-import reactor.netty.tcp.TcpClient;
-import reactor.netty.tcp.TcpServer;
 import reactor.util.retry.Retry;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The full mesh of connections between the ranks of a group (gloo's connectFullMesh): every rank
- * binds a Reactor Netty TCP server on an ephemeral port, publishes {@code host:port} in the store
- * under {@code rc/<group>/mesh/addr/<rank>}, connects to every lower rank and accepts a connection
- * from every higher one, so each pair of ranks shares exactly one connection. The connecting rank
- * opens with a HELLO frame (group, rank, world size, HMAC when a secret is set), the accepting rank
- * checks it and answers HELLO_ACK, which the connecting rank checks in turn; a connection failing
- * the handshake is closed. Sockets: Unix domain sockets between ranks of one host (see
- * {@link LocalSockets}), else TCP with TCP_NODELAY; NIO event loops ({@link MeshEventLoops}),
- * optional buffer sizes,
- * and Netty's pooled allocator (the one tensors use) for inbound buffers: Netty 4.2's default
- * adaptive allocator takes a {@code StampedLock} that can park an event loop under contention.
+ * binds a Reactor Netty TCP server on an ephemeral port, claims the store key
+ * {@code rc/<group>/mesh/addr/<rank>} for its {@code host:port} ({@link RankClaim}: a second process
+ * started as the same rank fails at once, and so does the first), connects to every lower rank and
+ * accepts a connection from every higher one, so each pair of ranks shares exactly one connection.
+ * Each connection opens with the handshake of {@link MeshHandshake}; a rejected one is closed after
+ * the reason was sent back. Sockets ({@link MeshSockets}): Unix domain sockets between ranks of one
+ * host (see {@link LocalSockets}), else TCP with TCP_NODELAY; NIO event loops
+ * ({@link MeshEventLoops}), optional buffer sizes, and Netty's pooled allocator (the one tensors
+ * use) for inbound buffers: Netty 4.2's default adaptive allocator takes a {@code StampedLock} that
+ * can park an event loop under contention. The listener hears of every closed connection once, with
+ * a typed cause ({@link PeerSilentException}, {@link PeerClosedException}, {@link PeerProtocolException}).
  */
 public final class Mesh implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Mesh.class);
 
+    private final Store store;
     private final int rank;
     private final int world;
     private final MeshOptions options;
@@ -59,13 +49,13 @@ public final class Mesh implements AutoCloseable {
     private final AtomicReferenceArray<PeerLink> links;
     private final AtomicInteger missing;
     private final Sinks.Empty<Void> connected = Sinks.empty();
-    private volatile DisposableServer server;
-    private volatile DisposableServer localServer;
-    private volatile java.nio.file.Path localPath;
-    private final List<Connection> connections = new ArrayList<>();
+    private final Sinks.Empty<Void> startFailed = Sinks.empty();
+    private final MeshSockets sockets;
+    private volatile boolean started;
     private volatile boolean closed;
 
-    private Mesh(int rank, int world, MeshOptions options, FrameListener listener) {
+    private Mesh(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
+        this.store = store;
         this.rank = rank;
         this.world = world;
         this.options = options;
@@ -73,6 +63,7 @@ public final class Mesh implements AutoCloseable {
         this.listener = listener;
         this.links = new AtomicReferenceArray<>(world);
         this.missing = new AtomicInteger(world - 1);
+        this.sockets = new MeshSockets(options, rank);
     }
 
     /** Store key under which {@code rank} publishes its address. */
@@ -82,28 +73,35 @@ public final class Mesh implements AutoCloseable {
 
     /**
      * Connects this rank to all others. Emits the mesh once every peer is connected and has passed
-     * the handshake; fails after {@link MeshOptions#connectTimeout()} naming the ranks that never
-     * appeared, closing whatever was opened.
+     * the handshake; fails at once with a {@link MeshStartException} when a peer has another world
+     * size or a second process started as this rank, and after {@link MeshOptions#connectTimeout()}
+     * naming the ranks that never appeared; whatever was opened is closed on failure.
      */
     public static Mono<Mesh> start(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
         return Mono.defer(() -> {
-            Mesh mesh = new Mesh(rank, world, options, listener);
+            Mesh mesh = new Mesh(store, rank, world, options, listener);
             if (world == 1) {
+                mesh.started = true;
                 return Mono.just(mesh);
             }
-            return mesh.bind()
-                    .then(Mono.defer(() -> store.set(addressKey(options.groupId(), rank),
-                            mesh.publishedAddress().getBytes(StandardCharsets.UTF_8))))
-                    .then(Mono.when(Flux.range(0, rank).map(p -> mesh.connectTo(store, p)).collectList()
-                                    .flatMap(Mono::when),
-                            mesh.connected.asMono()))
+            Mono<Void> join = mesh.sockets.bind(mesh::onAccepted)
+                    .then(Mono.defer(() -> RankClaim.claim(store, mesh)))
+                    .then(Mono.when(Flux.range(0, rank).map(mesh::connectTo).collectList().flatMap(Mono::when),
+                            mesh.connected.asMono()));
+            return join.or(mesh.startFailed.asMono())
                     .timeout(options.connectTimeout())
                     .onErrorMap(e -> e instanceof TimeoutException || e instanceof StoreTimeoutException,
                             e -> new MeshStartException(mesh.describeMissing(), e))
                     .thenReturn(mesh)
+                    .doOnNext(m -> m.started = true)
                     .doOnError(e -> mesh.close())
                     .doOnCancel(mesh::close);
         });
+    }
+
+    /** {@code group '<id>' rank <r>}, the prefix of this rank's messages. */
+    String describe() {
+        return "group '" + options.groupId() + "' rank " + rank;
     }
 
     private String describeMissing() {
@@ -114,141 +112,84 @@ public final class Mesh implements AutoCloseable {
                 (links.get(p) == null ? absent : present).add(p);
             }
         }
-        return "group '" + options.groupId() + "' rank " + rank + ": ranks " + absent + " never appeared within "
-                + options.connectTimeout().toMillis() + " ms (connected: " + present + ", world size " + world + ")";
-    }
-
-    private Mono<Void> bind() {
-        TcpServer s = TcpServer.create()
-                .runOn(MeshEventLoops.get())
-                .host(options.host())
-                .port(0)
-                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
-                .doOnConnection(this::onAccepted)
-                .handle((in, out) -> out.neverComplete());
-        if (options.socketBufferBytes() > 0) {
-            s = s.childOption(ChannelOption.SO_RCVBUF, options.socketBufferBytes())
-                    .childOption(ChannelOption.SO_SNDBUF, options.socketBufferBytes());
-        }
-        return s.bind().doOnNext(ds -> {
-            server = ds;
-            if (closed) {
-                ds.disposeNow();
-            }
-        }).then(Mono.defer(this::bindLocal));
+        return describe() + ": ranks " + absent + " never appeared within " + options.connectTimeout().toMillis()
+                + " ms (connected: " + present + ", world size " + world + ")";
     }
 
     /**
-     * Binds a Unix domain socket beside the TCP server, for peers on this host (a kernel copy with
-     * no TCP stack: 2 to 2.7 times the loopback TCP rate measured here). Off with the system
-     * property {@code rc.transport.unixSockets=false}; a failure to bind only logs, and peers use TCP.
+     * A peer showed that the group cannot form ({@code why}: another world size, a second process of
+     * this rank): the start fails at once. A mesh already started carries on and only logs.
      */
-    private Mono<Void> bindLocal() {
-        if (!LocalSockets.ENABLED) {
-            return Mono.empty();
+    void failStart(String why, boolean duplicate) {
+        if (started || closed) {
+            log.warn("{}: refused a connection: {}", describe(), why);
+            return;
         }
-        // the node id reads a file once: on a thread that may block, never on an event loop
-        return Mono.fromCallable(() -> LocalSockets.NODE_ID).subscribeOn(BlockingScheduler.get())
-                .flatMap(id -> bindLocal(LocalSockets.newPath(rank)));
-    }
-
-    private Mono<Void> bindLocal(java.nio.file.Path path) {
-        TcpServer s = TcpServer.create()
-                .runOn(MeshEventLoops.get())
-                .bindAddress(() -> java.net.UnixDomainSocketAddress.of(path))
-                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
-                .doOnConnection(this::onAccepted)
-                .handle((in, out) -> out.neverComplete());
-        return s.bind().doOnNext(ds -> {
-            localServer = ds;
-            localPath = path;
-            if (closed) {
-                ds.disposeNow();
-                LocalSockets.delete(path);
-            }
-        }).onErrorResume(e -> {
-            log.debug("group '{}' rank {}: no Unix domain socket at {} ({}); peers on this host use TCP",
-                    options.groupId(), rank, path, e.toString());
-            LocalSockets.delete(path);
-            return Mono.empty();
-        }).then();
-    }
-
-    /** {@code host:port}, then {@code ;uds=<path>;node=<id>} when a local socket is bound. */
-    private String publishedAddress() {
-        String tcp = options.host() + ":" + server.port();
-        java.nio.file.Path p = localPath;
-        return p == null ? tcp : tcp + ";uds=" + p + ";node=" + LocalSockets.NODE_ID;
+        if (duplicate) {
+            RankClaim.markRefused(store, this, why);
+        }
+        startFailed.tryEmitError(new MeshStartException(describe() + ": " + why, null));
     }
 
     /** An inbound connection (TCP or local): decoder, handshake check with a deadline, reading on. */
-    private void onAccepted(reactor.netty.Connection conn) {
-        conn.addHandlerLast("rc-decoder", FrameDecoders.create(Handshake.MAX_PAYLOAD));
-        conn.addHandlerLast("rc-accept", new AcceptHandshake());
+    private void onAccepted(Connection conn) {
         Channel ch = conn.channel();
+        if (closed) {
+            ch.close();
+            return;
+        }
+        conn.addHandlerLast("rc-decoder", FrameDecoders.handshake());
+        conn.addHandlerLast("rc-accept", new MeshHandshake.Accept(this));
         ch.eventLoop().schedule(() -> {
             if (ch.pipeline().get("rc-accept") != null) {
-                log.warn("group '{}' rank {}: closing connection from {}: no handshake within {} ms",
-                        options.groupId(), rank, ch.remoteAddress(), options.connectTimeout().toMillis());
+                log.warn("{}: closing connection from {}: no handshake within {} ms", describe(), ch.remoteAddress(),
+                        options.connectTimeout().toMillis());
                 ch.close();
             }
-        }, options.connectTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        startReading(ch);
-    }
-
-    private static void startReading(Channel ch) {
+        }, options.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
         ch.config().setAutoRead(true);
         ch.read();
     }
 
-    private Mono<Void> connectTo(Store store, int peer) {
+    private Mono<Void> connectTo(int peer) {
         return store.get(addressKey(options.groupId(), peer), options.connectTimeout())
                 .publishOn(BlockingScheduler.get())  // the local socket's file is looked at
                 .flatMap(bytes -> {
-                    String[] parts = new String(bytes, StandardCharsets.UTF_8).split(";");
-                    String addr = parts[0];
-                    int colon = addr.lastIndexOf(':');
-                    String host = addr.substring(0, colon);
-                    int port = Integer.parseInt(addr.substring(colon + 1));
-                    java.nio.file.Path local = LocalSockets.sameNodePath(parts);
-                    ConnectHandshake hs = new ConnectHandshake(peer);
-                    TcpClient c = TcpClient.newConnection().runOn(MeshEventLoops.get());
-                    c = local != null ? c.remoteAddress(() -> java.net.UnixDomainSocketAddress.of(local))
-                            : c.host(host).port(port).option(ChannelOption.TCP_NODELAY, true);
-                    c = c.option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                            .option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 * 1024, 1024 * 1024))
-                            .doOnConnected(conn -> {
-                                conn.addHandlerLast("rc-decoder", FrameDecoders.create(Handshake.MAX_PAYLOAD));
-                                conn.addHandlerLast("rc-connect", hs);
-                                startReading(conn.channel());
-                                conn.channel().writeAndFlush(Handshake.encode(conn.channel().alloc(), FrameType.HELLO,
-                                        options.groupId(), rank, world, peer, options.secret()));
-                            });
-                    if (options.socketBufferBytes() > 0) {
-                        c = c.option(ChannelOption.SO_RCVBUF, options.socketBufferBytes())
-                                .option(ChannelOption.SO_SNDBUF, options.socketBufferBytes());
+                    String published = new String(bytes, StandardCharsets.UTF_8);
+                    if (published.startsWith(RankClaim.REFUSED)) {
+                        return Mono.error(new MeshStartException(describe() + ": rank " + peer + " cannot be reached: "
+                                + published.substring(RankClaim.REFUSED.length()), null));
                     }
-                    return c.connect()
-                            .retryWhen(Retry.backoff(5, Duration.ofMillis(20)))
-                            .doOnNext(conn -> {
-                                synchronized (connections) {
-                                    connections.add(conn);
-                                }
-                                if (closed) {
-                                    conn.dispose();
-                                }
-                            })
+                    MeshHandshake.Connect hs = new MeshHandshake.Connect(this, peer);
+                    return sockets.dial(published, hs, c -> c.channel().writeAndFlush(hs.hello(c.channel())))
                             .then(hs.done.asMono());
+                })
+                // refused: the peer's server is a moment late, or the key still holds the address of an
+                // earlier process of that rank that its new process is about to take over; read it again
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofMillis(250))
+                        .filter(e -> e instanceof java.net.ConnectException));
+    }
+
+    /**
+     * Says HELLO as this rank to {@code holder}, the address another process published for it:
+     * fails with a {@link MeshStartException} when that process answers (it is alive: this rank
+     * joined twice); completes when it cannot be reached (a leftover). On a thread that may block.
+     */
+    Mono<Void> probe(String holder) {
+        MeshHandshake.Connect hs = new MeshHandshake.Connect(this, rank);
+        return sockets.dial(holder, hs, c -> c.channel().writeAndFlush(hs.hello(c.channel())))
+                .flatMap(conn -> hs.done.asMono().doFinally(s -> conn.dispose()))
+                .then(Mono.<Void>error(() -> new MeshStartException(describe() + ": rank " + rank
+                        + " joined twice: the process at " + holder + " accepted a second rank " + rank, null)))
+                .timeout(RankClaim.probeTimeout(options))
+                .onErrorResume(e -> !(e instanceof MeshStartException), e -> {
+                    log.debug("{}: the earlier holder of this rank at {} is gone ({})", describe(), holder, e.toString());
+                    return Mono.empty();
                 });
     }
 
-    private void register(int peer, Channel ch) {
-        PeerLink link = new PeerLink(peer, rank, groupHash, ch);
+    void register(int peer, Channel ch, FrameHandler frames) {
+        PeerLink link = new PeerLink(peer, rank, groupHash, ch, frames);
         if (!links.compareAndSet(peer, null, link)) {
             ch.close();
             return;
@@ -257,6 +198,26 @@ public final class Mesh implements AutoCloseable {
         if (missing.decrementAndGet() == 0) {
             connected.tryEmitEmpty();
         }
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    MeshOptions options() {
+        return options;
+    }
+
+    int groupHash() {
+        return groupHash;
+    }
+
+    FrameListener listener() {
+        return listener;
+    }
+
+    String publishedAddress() {
+        return sockets.publishedAddress();
     }
 
     /**
@@ -283,8 +244,7 @@ public final class Mesh implements AutoCloseable {
 
     /** The port this rank's server listens on (-1 for a world of one). */
     public int port() {
-        DisposableServer s = server;
-        return s == null ? -1 : s.port();
+        return sockets.port();
     }
 
     /** Stops reading from every connection (back-pressure). */
@@ -313,26 +273,28 @@ public final class Mesh implements AutoCloseable {
         return closed;
     }
 
-    /** Closes every connection and the server. */
+    /** Closes every connection and the servers; never blocks (the socket file is deleted on another thread). */
     @Override
     public void close() {
         closed = true;
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
             if (l != null) {
-                l.channel().close();
+                l.closeHere();
             }
         }
-        release();
+        sockets.close();
     }
 
     /**
      * Closes in order: on every connection {@code lastWords} writes a last frame, and the connection
      * closes once that write (and so every write queued before it) reached the socket, or after
-     * {@code grace}; Netty's {@code close()} would drop writes still queued. Returns at once.
+     * {@code grace}; Netty's {@code close()} drops writes still queued. The servers stop accepting at
+     * once. Never blocks.
      */
     public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
         closed = true;
+        sockets.closeServers();
         java.util.List<Mono<Void>> all = new java.util.ArrayList<>();
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
@@ -340,172 +302,9 @@ public final class Mesh implements AutoCloseable {
                 all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l) : Mono.<Void>empty())
                         .timeout(grace, Mono.empty())
                         .onErrorResume(e -> Mono.empty())
-                        .doFinally(s -> l.channel().close()));
+                        .doFinally(s -> l.closeHere()));
             }
         }
-        releaseServers();   // no new connections; the socket file goes now, on the caller's thread
-        Mono.when(all).doFinally(s -> releaseConnections()).subscribe();
-    }
-
-    private void release() {
-        releaseConnections();
-        releaseServers();
-    }
-
-    private void releaseConnections() {
-        synchronized (connections) {
-            connections.forEach(Connection::dispose);
-        }
-    }
-
-    /** The servers and the local socket file. */
-    private void releaseServers() {
-        DisposableServer s = server;
-        if (s != null) {
-            s.dispose();
-        }
-        DisposableServer ls = localServer;
-        if (ls != null) {
-            ls.dispose();
-        }
-        java.nio.file.Path lp = localPath;
-        if (lp != null) {
-            LocalSockets.delete(lp);
-        }
-    }
-
-    /** Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the frame handler. */
-    private final class AcceptHandshake extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (!(msg instanceof ByteBuf)) {
-                ReferenceCountUtil.release(msg);
-                return;
-            }
-            ByteBuf frame = (ByteBuf) msg;
-            Handshake.Hello hello;
-            try {
-                hello = Handshake.decode(frame);
-            } catch (MalformedFrameException e) {
-                reject(ctx, "malformed handshake from " + ctx.channel().remoteAddress() + ": " + e.getMessage());
-                return;
-            } finally {
-                frame.release();
-            }
-            String why = check(hello, FrameType.HELLO);
-            if (why == null && hello.rank() <= rank) {
-                why = "rank " + hello.rank() + " connected to rank " + rank + " but only higher ranks connect";
-            }
-            if (why == null && links.get(hello.rank()) != null) {
-                why = "rank " + hello.rank() + " is already connected";
-            }
-            if (why != null) {
-                reject(ctx, why);
-                return;
-            }
-            int peer = hello.rank();
-            Channel ch = ctx.channel();
-            authenticated(ch);
-            ch.pipeline().replace(this, "rc-frames", new FrameHandler(peer, groupHash, listener));
-            ch.writeAndFlush(Handshake.encode(ch.alloc(), FrameType.HELLO_ACK, options.groupId(), rank, world, peer,
-                    options.secret()));
-            register(peer, ch);
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            reject(ctx, "handshake failed: " + cause);
-        }
-
-        private void reject(ChannelHandlerContext ctx, String why) {
-            log.warn("group '{}' rank {}: closing connection from {}: {}", options.groupId(), rank,
-                    ctx.channel().remoteAddress(), why);
-            ctx.close();
-        }
-    }
-
-    /** Connecting side: after HELLO was sent, expects HELLO_ACK from exactly the rank it dialled. */
-    private final class ConnectHandshake extends ChannelInboundHandlerAdapter {
-        final int peer;
-        final Sinks.Empty<Void> done = Sinks.empty();
-
-        ConnectHandshake(int peer) {
-            this.peer = peer;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (!(msg instanceof ByteBuf)) {
-                ReferenceCountUtil.release(msg);
-                return;
-            }
-            ByteBuf frame = (ByteBuf) msg;
-            Handshake.Hello hello;
-            try {
-                hello = Handshake.decode(frame);
-            } catch (MalformedFrameException e) {
-                fail(ctx, "malformed handshake answer from rank " + peer + ": " + e.getMessage());
-                return;
-            } finally {
-                frame.release();
-            }
-            String why = check(hello, FrameType.HELLO_ACK);
-            if (why == null && hello.rank() != peer) {
-                why = "dialled rank " + peer + " but rank " + hello.rank() + " answered";
-            }
-            if (why != null) {
-                fail(ctx, why);
-                return;
-            }
-            Channel ch = ctx.channel();
-            authenticated(ch);
-            ch.pipeline().replace(this, "rc-frames", new FrameHandler(peer, groupHash, listener));
-            register(peer, ch);
-            done.tryEmitEmpty();
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            done.tryEmitError(new PeerProtocolException("group '" + options.groupId() + "' rank " + rank
-                    + ": rank " + peer + " closed the connection during the handshake", null));
-            ctx.fireChannelInactive();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            fail(ctx, "handshake with rank " + peer + " failed: " + cause);
-        }
-
-        private void fail(ChannelHandlerContext ctx, String why) {
-            done.tryEmitError(new PeerProtocolException("group '" + options.groupId() + "' rank " + rank + ": " + why, null));
-            ctx.close();
-        }
-    }
-
-    /** The handshake passed: frames up to the group's limit are accepted from now on. */
-    private void authenticated(Channel ch) {
-        io.netty.channel.ChannelHandler d = ch.pipeline().get("rc-decoder");
-        if (d instanceof io.reactivecollectives.transport.frame.FrameDecoder) {
-            ((io.reactivecollectives.transport.frame.FrameDecoder) d).limitPayload(options.maxFramePayload());
-        }
-    }
-
-    private String check(Handshake.Hello hello, FrameType expected) {
-        if (hello.type() != expected) {
-            return "expected " + expected + ", got " + hello.type();
-        }
-        if (!hello.groupName().equals(options.groupId())) {
-            return "rank " + hello.rank() + " belongs to group '" + hello.groupName() + "', not '" + options.groupId() + "'";
-        }
-        if (hello.worldSize() != world) {
-            return "rank " + hello.rank() + " has world size " + hello.worldSize() + ", this rank " + world;
-        }
-        if (hello.rank() < 0 || hello.rank() >= world || hello.rank() == rank) {
-            return "invalid peer rank " + hello.rank() + " for world size " + world;
-        }
-        if (!Handshake.verify(hello, options.secret(), rank)) {
-            return "rank " + hello.rank() + " failed authentication (shared secret mismatch)";
-        }
-        return null;
+        Mono.when(all).doFinally(s -> sockets.closeConnections()).subscribe();
     }
 }

@@ -26,22 +26,27 @@ public final class PeerLink {
     private final int self;
     private final int group;
     private final Channel channel;
+    private final FrameHandler inbound;
 
-    PeerLink(int peer, int self, int group, Channel channel) {
+    PeerLink(int peer, int self, int group, Channel channel, FrameHandler inbound) {
         this.peer = peer;
         this.self = self;
         this.group = group;
         this.channel = channel;
+        this.inbound = inbound;
     }
 
+    /** The peer's rank. */
     public int peer() {
         return peer;
     }
 
+    /** The connection's channel. */
     public Channel channel() {
         return channel;
     }
 
+    /** Whether the connection is open. */
     public boolean isActive() {
         return channel.isActive();
     }
@@ -69,7 +74,7 @@ public final class PeerLink {
                 if (f.isSuccess()) {
                     sink.success();
                 } else {
-                    sink.error(f.cause());
+                    sink.error(failure(f.cause()));
                 }
             });
         });
@@ -122,7 +127,7 @@ public final class PeerLink {
                 if (f.isSuccess()) {
                     sink.success();
                 } else {
-                    sink.error(f.cause());
+                    sink.error(failure(f.cause()));
                 }
             });
         });
@@ -155,6 +160,35 @@ public final class PeerLink {
             ChannelFuture ignored = channel.writeAndFlush(frame, promise);
         }
         return promise;
+    }
+
+    /** Closes the connection from this side (the mesh is closing); the listener hears why. */
+    void closeHere() {
+        PeerClosedException why = PeerClosedException.closedHere(peer);
+        try {
+            channel.eventLoop().execute(() -> {
+                inbound.closeWith(why);
+                channel.close();
+            });
+        } catch (RuntimeException e) {
+            channel.close();
+        }
+    }
+
+    /**
+     * Why a write failed: the cause the connection was closed for when this side closed it (a
+     * silent peer, a protocol error), else a {@link PeerClosedException} for a connection the peer
+     * closed or reset, else {@code error} itself.
+     */
+    private Throwable failure(Throwable error) {
+        Throwable why = inbound.closeCause();
+        if (why != null) {
+            return why;
+        }
+        if (error instanceof java.nio.channels.ClosedChannelException) {
+            return PeerClosedException.closed(peer);
+        }
+        return error instanceof java.io.IOException io ? PeerClosedException.reset(peer, io) : error;
     }
 
     @Override

@@ -1,11 +1,39 @@
 package io.reactivecollectives.transport.mesh;
 
-/** Nothing (no heartbeat, no data) arrived from a peer for too many heartbeat intervals; its connection was closed. */
+import java.util.Locale;
+
+/**
+ * Nothing (no heartbeat, no data) arrived from a peer for too many heartbeat intervals; this rank
+ * closed its connection. Message: {@code peer 3 unresponsive: nothing heard for 3.2 s (peer 3
+ * missed 6 heartbeats)}.
+ */
 public final class PeerSilentException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    private final int peer;
+    private final long silentMillis;
+
+    /**
+     * @param peer         the silent peer
+     * @param silentMillis how long nothing was heard from it
+     * @param missed       the number of heartbeat intervals that makes a peer unresponsive
+     */
     public PeerSilentException(int peer, long silentMillis, int missed) {
-        super("peer " + peer + " missed " + missed + " heartbeats (nothing heard for " + silentMillis + " ms)");
+        super("peer " + peer + " unresponsive: nothing heard for "
+                + String.format(Locale.ROOT, "%.1f", silentMillis / 1000.0) + " s (peer " + peer + " missed "
+                + missed + " heartbeats)");
+        this.peer = peer;
+        this.silentMillis = silentMillis;
+    }
+
+    /** The silent peer. */
+    public int peer() {
+        return peer;
+    }
+
+    /** Milliseconds nothing was heard from the peer when it was declared unresponsive. */
+    public long silentMillis() {
+        return silentMillis;
     }
 }

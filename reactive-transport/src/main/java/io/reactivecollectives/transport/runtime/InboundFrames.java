@@ -16,7 +16,6 @@ import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
-import io.reactivecollectives.transport.mesh.PeerSilentException;
 
 /**
  * The router of inbound frames (runs on the connections' event loops): DATA to the collective's
@@ -126,9 +125,10 @@ public final class InboundFrames implements FrameListener {
         if (runtime.isClosed()) {
             return;
         }
-        String detail = cause instanceof PeerSilentException || (cause != null && cause.getMessage() != null
-                && cause.getMessage().startsWith("peer " + peer)) ? cause.getMessage()
-                : "peer " + peer + " closed the connection" + (cause == null ? "" : " (" + cause.getMessage() + ")");
+        // the mesh says what it observed (silence, an orderly close, a reset, a protocol error) in a typed cause
+        String said = cause == null ? null : cause.getMessage();
+        String detail = said != null && said.startsWith("peer " + peer + " ") ? said
+                : "peer " + peer + " closed the connection" + (said == null ? "" : " (" + said + ")");
         failFor(peer, runtime.peerFailures().markDead(peer, detail, false), cause);
     }
 

@@ -26,8 +26,7 @@ class SourceSizeTest {
             Map.entry("FlightRecorder.java", "recording and dumping to split"),
             Map.entry("FlightRecorderAnalyzer.java", "the dump analyzer's report sections"),
             Map.entry("GradientReducer.java", "DDP bucketing, hooks and overlap"),
-            Map.entry("CollectivesPerf.java", "the benchmark CLI"),
-            Map.entry("Mesh.java", "connection set-up, handshake and local sockets to split"));
+            Map.entry("CollectivesPerf.java", "the benchmark CLI"));
 
     @Test
     void mainSourcesStayUnderTheLimit() throws IOException {

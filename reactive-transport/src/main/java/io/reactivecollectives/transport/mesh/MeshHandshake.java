@@ -1,0 +1,226 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.reactivecollectives.transport.frame.FrameDecoder;
+import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.frame.Handshake;
+import io.reactivecollectives.transport.frame.MalformedFrameException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The two ends of the handshake that opens a connection of the mesh. The connecting rank sends
+ * HELLO (group, rank, world size, its published address, HMAC when a secret is set); the accepting
+ * rank checks it and answers HELLO_ACK, which the connecting rank checks in turn. A HELLO that
+ * passes authentication but cannot be accepted gets a HELLO_ACK carrying the reason before the
+ * connection closes, so both sides can say what is wrong; two mistakes also fail the accepting
+ * rank's start at once: a world size that differs ({@code world size mismatch: rank 0 has world
+ * size 2, rank 1 has world size 3}) and a HELLO from this very rank, sent by a second process
+ * started as it ({@code rank 0 joined twice: ...}, see {@link RankClaim}). A HELLO that fails
+ * authentication gets no answer.
+ */
+final class MeshHandshake {
+
+    private static final Logger log = LoggerFactory.getLogger(MeshHandshake.class);
+
+    private MeshHandshake() {
+    }
+
+    /** Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the frame handler. */
+    static final class Accept extends ChannelInboundHandlerAdapter {
+        private final Mesh mesh;
+        private boolean rejected;
+
+        Accept(Mesh mesh) {
+            this.mesh = mesh;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof ByteBuf frame) || rejected) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            Handshake.Hello hello;
+            try {
+                hello = Handshake.decode(frame);
+            } catch (MalformedFrameException e) {
+                reject(ctx, "malformed handshake from " + ctx.channel().remoteAddress() + ": " + e.getMessage(), null);
+                return;
+            } finally {
+                frame.release();
+            }
+            MeshOptions o = mesh.options();
+            int rank = mesh.rank();
+            int world = mesh.world();
+            if (hello.type() != FrameType.HELLO) {
+                reject(ctx, "expected HELLO, got " + hello.type(), null);
+                return;
+            }
+            if (!Handshake.verify(hello, o.secret(), rank)) {
+                reject(ctx, "rank " + hello.rank() + " failed authentication (shared secret mismatch)", null);
+                return;
+            }
+            if (!hello.groupName().equals(o.groupId())) {
+                reject(ctx, "rank " + hello.rank() + " belongs to group '" + hello.groupName() + "', not '"
+                        + o.groupId() + "'", hello);
+                return;
+            }
+            if (hello.worldSize() != world) {
+                String why = "world size mismatch: rank " + rank + " has world size " + world + ", rank "
+                        + hello.rank() + " has world size " + hello.worldSize();
+                reject(ctx, why, hello);  // the answer first: failing the start closes the servers
+                mesh.failStart(why, false);
+                return;
+            }
+            if (hello.rank() == rank) {
+                String why = "rank " + rank + " joined twice: group '" + o.groupId() + "' has two processes started as rank "
+                        + rank + " (addresses " + mesh.publishedAddress() + " and " + hello.address() + ")";
+                reject(ctx, why, hello);  // the answer first: failing the start closes the servers
+                mesh.failStart(why, true);
+                return;
+            }
+            String why = null;
+            if (hello.rank() < 0 || hello.rank() >= world) {
+                why = "invalid peer rank " + hello.rank() + " for world size " + world;
+            } else if (hello.rank() < rank) {
+                why = "rank " + hello.rank() + " connected to rank " + rank + " but only higher ranks connect";
+            } else if (mesh.link(hello.rank()) != null) {
+                why = "rank " + hello.rank() + " is already connected";
+            }
+            if (why != null) {
+                reject(ctx, why, hello);
+                return;
+            }
+            int peer = hello.rank();
+            Channel ch = ctx.channel();
+            FrameHandler frames = authenticated(mesh, ch, peer);
+            ch.pipeline().replace(this, "rc-frames", frames);
+            ch.writeAndFlush(Handshake.encode(ch.alloc(), FrameType.HELLO_ACK, o.groupId(), rank, world, peer,
+                    o.secret()));
+            mesh.register(peer, ch, frames);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (!rejected) {
+                reject(ctx, "handshake failed: " + cause, null);
+            }
+        }
+
+        /** Closes the connection; an authenticated {@code hello} first gets a HELLO_ACK with the reason. */
+        private void reject(ChannelHandlerContext ctx, String why, Handshake.Hello hello) {
+            MeshOptions o = mesh.options();
+            log.warn("group '{}' rank {}: closing connection from {}: {}", o.groupId(), mesh.rank(),
+                    ctx.channel().remoteAddress(), why);
+            rejected = true;
+            ctx.channel().config().setAutoRead(false);
+            if (hello == null) {
+                ctx.close();
+                return;
+            }
+            ctx.writeAndFlush(Handshake.encode(ctx.alloc(), FrameType.HELLO_ACK, o.groupId(), mesh.rank(), mesh.world(),
+                    hello.rank(), "", why, o.secret())).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /**
+     * Connecting side: after HELLO was sent, expects HELLO_ACK from exactly the rank it dialled.
+     * {@link #done} completes when the handshake passed, or fails: with a {@link MeshStartException}
+     * carrying the reason when the peer rejected the HELLO, a {@link PeerProtocolException} otherwise.
+     */
+    static final class Connect extends ChannelInboundHandlerAdapter {
+        private final Mesh mesh;
+        private final int peer;
+        final Sinks.Empty<Void> done = Sinks.empty();
+
+        Connect(Mesh mesh, int peer) {
+            this.mesh = mesh;
+            this.peer = peer;
+        }
+
+        /** The HELLO to send (with this rank's published address). */
+        ByteBuf hello(Channel ch) {
+            MeshOptions o = mesh.options();
+            return Handshake.encode(ch.alloc(), FrameType.HELLO, o.groupId(), mesh.rank(), mesh.world(), peer,
+                    mesh.publishedAddress(), "", o.secret());
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof ByteBuf frame)) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            Handshake.Hello hello;
+            try {
+                hello = Handshake.decode(frame);
+            } catch (MalformedFrameException e) {
+                fail(ctx, "malformed handshake answer from rank " + peer + ": " + e.getMessage());
+                return;
+            } finally {
+                frame.release();
+            }
+            MeshOptions o = mesh.options();
+            String why = null;
+            if (hello.type() != FrameType.HELLO_ACK) {
+                why = "expected HELLO_ACK, got " + hello.type();
+            } else if (!Handshake.verify(hello, o.secret(), mesh.rank())) {
+                why = "rank " + hello.rank() + " failed authentication (shared secret mismatch)";
+            } else if (hello.isRejection()) {
+                done.tryEmitError(new MeshStartException(mesh.describe() + ": " + hello.error(), null));
+                ctx.close();
+                return;
+            } else if (!hello.groupName().equals(o.groupId())) {
+                why = "rank " + hello.rank() + " belongs to group '" + hello.groupName() + "', not '" + o.groupId() + "'";
+            } else if (hello.worldSize() != mesh.world()) {
+                why = "world size mismatch: rank " + hello.rank() + " has world size " + hello.worldSize() + ", rank "
+                        + mesh.rank() + " has world size " + mesh.world();
+            } else if (hello.rank() != peer) {
+                why = "dialled rank " + peer + " but rank " + hello.rank() + " answered";
+            }
+            if (why != null) {
+                fail(ctx, why);
+                return;
+            }
+            Channel ch = ctx.channel();
+            FrameHandler frames = authenticated(mesh, ch, peer);
+            ch.pipeline().replace(this, "rc-frames", frames);
+            mesh.register(peer, ch, frames);
+            done.tryEmitEmpty();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            done.tryEmitError(new PeerProtocolException(mesh.describe() + ": rank " + peer
+                    + " closed the connection during the handshake", null));
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            fail(ctx, "handshake with rank " + peer + " failed: " + cause);
+        }
+
+        private void fail(ChannelHandlerContext ctx, String why) {
+            done.tryEmitError(new PeerProtocolException(mesh.describe() + ": " + why, null));
+            ctx.close();
+        }
+    }
+
+    /** The handshake passed: frames up to the group's limit are accepted from now on; the frame handler to install. */
+    private static FrameHandler authenticated(Mesh mesh, Channel ch, int peer) {
+        ChannelHandler d = ch.pipeline().get("rc-decoder");
+        if (d instanceof FrameDecoder decoder) {
+            decoder.limitPayload(mesh.options().maxFramePayload());
+        }
+        return new FrameHandler(peer, mesh.groupHash(), mesh.listener());
+    }
+}

@@ -1,0 +1,167 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.reactivecollectives.core.rendezvous.HashStore;
+import io.reactivecollectives.transport.GroupOptions;
+import io.reactivecollectives.transport.TcpProcessGroup;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Start-up mistakes fail fast on every rank they touch, with a message that names them, instead of
+ * leaving ranks to wait out the connect timeout (20 s here): a second process started as a rank,
+ * and ranks started with different world sizes.
+ */
+class MeshStartupTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    /** When a connect failed (nanoTime) and with what; or a completed group, closed at once. */
+    private record Outcome(long atNanos, Throwable error) {
+    }
+
+    private static CompletableFuture<Outcome> start(HashStore store, int rank, int world, GroupOptions o) {
+        CompletableFuture<Outcome> f = new CompletableFuture<>();
+        TcpProcessGroup.connect(store, rank, world, o).subscribe(g -> {
+            g.close();
+            f.complete(new Outcome(System.nanoTime(), null));
+        }, e -> f.complete(new Outcome(System.nanoTime(), e)));
+        return f;
+    }
+
+    private static GroupOptions options(String group) {
+        return GroupOptions.defaults().withGroupId(group).withConnectTimeout(Duration.ofSeconds(20))
+                .withTimeout(Duration.ofSeconds(20));
+    }
+
+    private static String published(HashStore store, String group, int rank) {
+        return new String(store.get(Mesh.addressKey(group, rank), WAIT).block(WAIT), StandardCharsets.UTF_8);
+    }
+
+    private static Throwable failedWithin(CompletableFuture<Outcome> f, long sinceNanos, long ms, String who)
+            throws Exception {
+        Outcome o = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertNotNull(o.error(), who + " started although the group cannot form");
+        long took = (o.atNanos() - sinceNanos) / 1_000_000;
+        assertTrue(took < ms, who + " failed " + took + " ms after the mistake appeared, not within " + ms + " ms: "
+                + o.error());
+        return o.error();
+    }
+
+    /** One group formed and closed first, so that class loading does not count against the 1 s. */
+    @BeforeAll
+    static void warmUp() {
+        HashStore store = new HashStore(Duration.ofSeconds(20));
+        try {
+            GroupOptions o = options("warm-up");
+            Mono.zip(TcpProcessGroup.connect(store, 0, 2, o), TcpProcessGroup.connect(store, 1, 2, o))
+                    .doOnNext(t -> {
+                        t.getT1().close();
+                        t.getT2().close();
+                    }).block(WAIT);
+        } finally {
+            store.close();
+        }
+    }
+
+    @Test
+    void twoProcessesStartedAsRankZeroBothFailWithinASecondNamingBothAddresses() throws Exception {
+        HashStore store = new HashStore(Duration.ofSeconds(20));
+        try {
+            GroupOptions o = options("twice");
+            CompletableFuture<Outcome> first = start(store, 0, 2, o);
+            String firstAddress = published(store, "twice", 0);
+            long since = System.nanoTime();
+            CompletableFuture<Outcome> second = start(store, 0, 2, o);
+            Throwable a = failedWithin(first, since, 1000, "the first rank 0");
+            Throwable b = failedWithin(second, since, 1000, "the second rank 0");
+            for (Throwable e : new Throwable[] {a, b}) {
+                assertTrue(e instanceof MeshStartException, e.toString());
+                assertTrue(e.getMessage().contains("rank 0 joined twice: ") && e.getMessage().contains("(addresses "
+                        + firstAddress + " and "), e.getMessage());
+            }
+            assertEquals(a.getMessage().substring(a.getMessage().indexOf("rank 0 joined twice")),
+                    b.getMessage().substring(b.getMessage().indexOf("rank 0 joined twice")), "one story on both");
+            // the real rank 1, arriving now, learns of it at once instead of dialling a dead address
+            long late = System.nanoTime();
+            Throwable c = failedWithin(start(store, 1, 2, o), late, 1000, "rank 1");
+            assertTrue(c.getMessage().contains("rank 0 cannot be reached: rank 0 joined twice"), c.getMessage());
+        } finally {
+            store.close();
+        }
+    }
+
+    @Test
+    void aDuplicateOfARankOfARunningGroupFailsAndTheGroupCarriesOn() throws Exception {
+        HashStore store = new HashStore(Duration.ofSeconds(20));
+        try {
+            GroupOptions o = options("late-twin");
+            TcpProcessGroup[] g = Mono.zip(TcpProcessGroup.connect(store, 0, 2, o), TcpProcessGroup.connect(store, 1, 2, o))
+                    .map(t -> new TcpProcessGroup[] {t.getT1(), t.getT2()}).block(WAIT);
+            try {
+                long since = System.nanoTime();
+                Throwable e = failedWithin(start(store, 1, 2, o), since, 1000, "the second rank 1");
+                assertTrue(e.getMessage().contains("rank 1 joined twice: "), e.getMessage());
+                Mono.when(g[0].barrier(), g[1].barrier()).block(WAIT);
+            } finally {
+                g[0].close();
+                g[1].close();
+            }
+        } finally {
+            store.close();
+        }
+    }
+
+    @Test
+    void aRankOfAnEarlierGroupThatIsGoneIsTakenOver() throws Exception {
+        HashStore store = new HashStore(Duration.ofSeconds(20));
+        try {
+            GroupOptions o = options("again");
+            TcpProcessGroup[] g = Mono.zip(TcpProcessGroup.connect(store, 0, 2, o), TcpProcessGroup.connect(store, 1, 2, o))
+                    .map(t -> new TcpProcessGroup[] {t.getT1(), t.getT2()}).block(WAIT);
+            g[0].close();
+            g[1].close();
+            // a restart with the same store: the keys of the closed ranks are stale and taken over
+            Mono.zip(TcpProcessGroup.connect(store, 1, 2, o), TcpProcessGroup.connect(store, 0, 2, o))
+                    .doOnNext(t -> {
+                        t.getT1().close();
+                        t.getT2().close();
+                    }).block(WAIT);
+        } finally {
+            store.close();
+        }
+    }
+
+    @Test
+    void ranksWithDifferentWorldSizesBothFailWithinASecondNamingBothSizes() throws Exception {
+        for (int[] sizes : new int[][] {{2, 3}, {3, 2}}) {
+            HashStore store = new HashStore(Duration.ofSeconds(20));
+            try {
+                GroupOptions o = options("sizes-" + sizes[0] + "-" + sizes[1]);
+                CompletableFuture<Outcome> zero = start(store, 0, sizes[0], o);
+                published(store, o.groupId(), 0);
+                CompletableFuture<Outcome> one = start(store, 1, sizes[1], o);
+                published(store, o.groupId(), 1);
+                long since = System.nanoTime();  // rank 1 appeared (the failures may come before this)
+                String want = "world size mismatch: rank 0 has world size " + sizes[0] + ", rank 1 has world size "
+                        + sizes[1];
+                for (Throwable e : new Throwable[] {failedWithin(zero, since, 1000, "rank 0"),
+                        failedWithin(one, since, 1000, "rank 1")}) {
+                    assertTrue(e instanceof MeshStartException, e.toString());
+                    assertTrue(e.getMessage().contains(want), e.getMessage());
+                }
+            } finally {
+                store.close();
+            }
+        }
+    }
+}
