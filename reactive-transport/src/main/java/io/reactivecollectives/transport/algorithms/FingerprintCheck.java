@@ -30,7 +30,7 @@ public final class FingerprintCheck {
     /** The algorithm step the fingerprints travel under (algorithms use steps from 0). */
     public static final int STEP = SubAddress.FINGERPRINT_STEP;
 
-    private static final String MARKER = "collective mismatch: ";
+    private static final String MARKER = "collective mismatch: ";  // how a mismatch's message begins
 
     private FingerprintCheck() {
     }
@@ -84,20 +84,12 @@ public final class FingerprintCheck {
                         CollectiveMismatchException m = mismatch(p, all);
                         return m == null ? Mono.<Void>empty() : Mono.<Void>error(m);
                     }))
+                    // a peer that saw the whole picture first aborted the collective with its finding: that
+                    // arrives as a mismatch already (typed, with the peer's words); a failed exchange reports
+                    // the difference known so far, else the failure
                     .onErrorMap(e -> !(e instanceof CollectiveMismatchException), e -> {
                         CollectiveMismatchException m = mismatch(p, all);
-                        if (m != null) {
-                            return m;
-                        }
-                        // a peer that saw the whole picture first aborted the collective with its finding
-                        String msg = e.getMessage();
-                        int at = msg == null ? -1 : msg.indexOf(MARKER);
-                        if (e instanceof CollectiveException && at >= 0) {
-                            int peer = ((CollectiveException) e).peer();
-                            return new CollectiveMismatchException(p.op(), p.rank(), p.sequence(), peer,
-                                    MARKER + msg.substring(at + MARKER.length()) + " (reported by rank " + peer + ")");
-                        }
-                        return e;
+                        return m != null ? m : e;
                     });
         });
     }
