@@ -27,8 +27,9 @@ public final class BinomialTreeBroadcast {
             return Mono.empty();
         }
         ByteBuf buf = tensor.buffer();
-        int seg = Math.max(p.segmentBytes(), 1 << 20);
-        int lanes = (int) Math.max(1, (bytes + seg - 1) / seg);
+        SegmentPlan plan = SegmentPlan.large(p, bytes);
+        int seg = plan.segmentBytes();
+        int lanes = plan.count();
         if (lanes == 1) {
             return lane(p, root, buf, 0, 0, (int) bytes);
         }

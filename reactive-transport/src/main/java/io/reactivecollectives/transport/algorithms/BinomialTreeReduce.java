@@ -28,8 +28,9 @@ public final class BinomialTreeReduce {
         DType dtype = tensor.dtype();
         int es = dtype.byteSize();
         ByteBuf buf = tensor.buffer();
-        int segElems = Transfers.segmentElements(p.segmentBytes(), dtype);
-        int lanes = Transfers.lanes(numel, segElems);
+        SegmentPlan plan = SegmentPlan.group(p, numel * es, dtype);
+        int segElems = plan.segmentElements();
+        int lanes = plan.count();
         int vr = Math.floorMod(p.rank() - root, n);
         return Flux.range(0, lanes)
                 .flatMap(l -> {

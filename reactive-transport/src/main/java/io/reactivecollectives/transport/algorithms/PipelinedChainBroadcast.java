@@ -28,9 +28,9 @@ public final class PipelinedChainBroadcast {
         int vr = Math.floorMod(p.rank() - root, n);
         int prev = (vr - 1 + root + n) % n;
         int next = vr + 1 < n ? (vr + 1 + root) % n : -1;
-        int seg = RingAllReduce.segmentBytes(p, bytes);
-        int lanes = (int) Math.max(1, (bytes + seg - 1) / seg);
-        return Flux.range(0, lanes)
+        SegmentPlan plan = SegmentPlan.pipelined(p, bytes);
+        int seg = plan.segmentBytes();
+        return Flux.range(0, plan.count())
                 .flatMap(l -> {
                     int index = (int) (l * (long) seg);
                     int length = (int) Math.min(seg, bytes - l * (long) seg);

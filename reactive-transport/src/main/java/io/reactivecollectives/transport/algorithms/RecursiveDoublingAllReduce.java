@@ -33,8 +33,9 @@ public final class RecursiveDoublingAllReduce {
         }
         DType dtype = tensor.dtype();
         int es = dtype.byteSize();
-        int segElems = Transfers.segmentElements(Math.max(p.segmentBytes(), 1 << 20), dtype);
-        int lanes = Transfers.lanes(numel, segElems);
+        SegmentPlan plan = SegmentPlan.large(p, numel * es, dtype);
+        int segElems = plan.segmentElements();
+        int lanes = plan.count();
         ByteBuf buf = tensor.buffer();
         if (lanes == 1) {
             return lane(p, op, dtype, buf, 0, 0, (int) numel, es);

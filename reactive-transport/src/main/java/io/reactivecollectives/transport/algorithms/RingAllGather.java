@@ -37,8 +37,9 @@ public final class RingAllGather {
         if (n == 1 || max == 0) {
             return Mono.empty();
         }
-        int seg = p.segmentBytes();
-        int lanes = (int) ((max + seg - 1) / seg);
+        SegmentPlan plan = SegmentPlan.group(p, max);
+        int seg = plan.segmentBytes();
+        int lanes = plan.count();
         int r = p.rank();
         int right = (r + 1) % n;
         int left = (r - 1 + n) % n;

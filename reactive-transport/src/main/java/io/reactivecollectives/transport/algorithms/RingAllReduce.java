@@ -9,9 +9,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Chunked, pipelined ring all-reduce (gloo's allreduce_ring_chunked): the tensor is cut into one
- * block per rank, each block into segments of {@link Peers#segmentBytes()}. Segment {@code j} of
- * every block forms lane {@code j} (segments are sized so that a block fills the pipeline, between 256 KiB
- * and the group's segment size); a lane runs reduce-scatter ({@code n - 1} steps: send block
+ * block per rank, each block into segments ({@link SegmentPlan#pipelined}: sized so that a block
+ * fills the pipeline). Segment {@code j} of every block forms lane {@code j}; a lane runs reduce-scatter ({@code n - 1} steps: send block
  * {@code r - s} to the right, receive block {@code r - s - 1} from the left and reduce it in place)
  * then all-gather ({@code n - 1} steps: send block {@code r + 1 - s}, receive block {@code r - s}
  * and copy it in place). Each step is one fused send/receive/reduce stage; up to
@@ -42,9 +41,9 @@ public final class RingAllReduce {
         long base = numel / n;
         long extra = numel % n;
         long maxBlock = base + (extra > 0 ? 1 : 0);
-        int segElems = Transfers.segmentElements(segmentBytes(p, maxBlock * es), dtype);
-        int lanes = Transfers.lanes(maxBlock, segElems);
-        return Flux.range(0, lanes)
+        SegmentPlan plan = SegmentPlan.pipelined(p, maxBlock * es, dtype);
+        int segElems = plan.segmentElements();
+        return Flux.range(0, plan.count())
                 .flatMap(lane -> {
                     Mono<Void> chain = Mono.empty();
                     for (int s = 0; s < n - 1; s++) {
@@ -75,16 +74,6 @@ public final class RingAllReduce {
                     return chain;
                 }, p.pipelineDepth())
                 .then();
-    }
-
-    /**
-     * The segment size for blocks of {@code blockBytes}: enough segments to fill the pipeline
-     * ({@code blockBytes / depth}), but not under 256 KiB (per-frame costs dominate below that; see
-     * {@code perf/RESULTS.md}) nor over the group's segment size.
-     */
-    static int segmentBytes(Peers p, long blockBytes) {
-        long fill = (blockBytes + p.pipelineDepth() - 1) / p.pipelineDepth();
-        return (int) Math.min(p.segmentBytes(), Math.max(256 * 1024, fill));
     }
 
     private static Mono<Void> sendSegment(Peers p, int peer, int step, int lane, ByteBuf buf, int block, long base,

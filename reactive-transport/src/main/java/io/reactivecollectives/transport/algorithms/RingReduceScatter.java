@@ -51,8 +51,9 @@ public final class RingReduceScatter {
         }
         int right = (r + 1) % n;
         int left = (r - 1 + n) % n;
-        int segElems = Transfers.segmentElements(p.segmentBytes(), dtype);
-        int lanes = Transfers.lanes(count, segElems);
+        SegmentPlan plan = SegmentPlan.group(p, (long) count * es, dtype);
+        int segElems = plan.segmentElements();
+        int lanes = plan.count();
         return Flux.range(0, lanes)
                 .flatMap(lane -> {
                     int from = lane * segElems;

@@ -17,14 +17,14 @@ public final class Segments {
 
     /** Number of segments of a region of {@code length} bytes. */
     public static int count(Peers p, long length) {
-        int seg = p.segmentBytes();
-        return (int) Math.max(1, (length + seg - 1) / seg);
+        return SegmentPlan.group(p, length).count();
     }
 
     /** Sends {@code src} to {@code peer} as segments of {@code step} (zero-copy slices). */
     public static Mono<Void> send(Peers p, int peer, int step, Region src) {
-        int seg = p.segmentBytes();
-        int k = count(p, src.length());
+        SegmentPlan plan = SegmentPlan.group(p, src.length());
+        int seg = plan.segmentBytes();
+        int k = plan.count();
         if (k == 1) {
             return Transfers.send(p, peer, step, 0, src.buf(), src.index(), src.length());
         }
@@ -36,8 +36,9 @@ public final class Segments {
 
     /** Receives {@code dst.length()} bytes from {@code peer} as segments of {@code step}, copied into {@code dst}. */
     public static Mono<Void> receive(Peers p, int peer, int step, Region dst) {
-        int seg = p.segmentBytes();
-        int k = count(p, dst.length());
+        SegmentPlan plan = SegmentPlan.group(p, dst.length());
+        int seg = plan.segmentBytes();
+        int k = plan.count();
         if (k == 1) {
             return Transfers.receiveCopy(p, peer, step, 0, dst.buf(), dst.index(), dst.length());
         }

@@ -127,14 +127,4 @@ public final class Transfers {
                     + " chunk " + chunk + ", expected " + want + " (do the tensors have the same size on every rank?)");
         }
     }
-
-    /** Elements of dtype per segment of {@code segmentBytes}, at least 1. */
-    public static int segmentElements(int segmentBytes, DType dtype) {
-        return Math.max(1, segmentBytes / dtype.byteSize());
-    }
-
-    /** Number of segments of {@code segElems} in {@code numel} elements, at least 1. */
-    public static int lanes(long numel, int segElems) {
-        return (int) Math.max(1, (numel + segElems - 1) / segElems);
-    }
 }
