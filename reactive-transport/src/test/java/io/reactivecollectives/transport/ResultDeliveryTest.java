@@ -19,9 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ResultDeliveryTest {
 
-    /** Heartbeats every 50 ms, dead after 4 silent intervals: 200 ms of a blocked loop would be fatal. */
+    /** Heartbeats every 100 ms, dead after 8 silent intervals: 0.8 s of a blocked loop would be fatal. */
     private static GroupOptions options(String id) {
-        return GroupOptions.defaults().withGroupId(id).withHeartbeat(Duration.ofMillis(50), 4);
+        return GroupOptions.defaults().withGroupId(id).withHeartbeat(Duration.ofMillis(100), 8);
     }
 
     @Test
@@ -32,9 +32,9 @@ class ResultDeliveryTest {
                 return g.allReduce(t, ReduceOp.SUM)
                         .map(x -> {
                             if (g.rank() == 0) {
-                                long end = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+                                long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
                                 while (System.nanoTime() < end) {
-                                    Thread.onSpinWait();   // a user's heavy step, 7 heartbeat timeouts long
+                                    Thread.onSpinWait();   // a user's heavy step, 3 times the silence a peer tolerates
                                 }
                             }
                             return Thread.currentThread().getName();

@@ -171,8 +171,10 @@ class FingerprintCheckTest {
     void aPeersAbortCarryingItsFindingBecomesAMismatchHere() {
         Wires w = new Wires();
         try {
-            CollectiveException remote = new CollectiveException("allReduce", 0, 4, 2,
-                    "aborted by rank 2: allReduce[seq=4] rank 2: collective mismatch: rank 2 has X but rank 3 has Y: shapes", null);
+            // a peer's finding arrives typed (an ABORT of kind MISMATCH becomes a mismatch on the receiving
+            // rank, with the peer's words); nothing parses message text
+            CollectiveException remote = new CollectiveMismatchException("allReduce", 0, 4, 2,
+                    "collective mismatch: rank 2 has X but rank 3 has Y: shapes (reported by rank 2)");
             w.slot(2, 0, FingerprintCheck.STEP, 0).tryEmitError(remote);
             w.slot(2, 1, FingerprintCheck.STEP, 0).tryEmitError(new IllegalStateException("unrelated"));
             Mono<Throwable> r0 = FingerprintCheck.verify(peers(w, 0, 3, "allReduce", 4, Function.identity()),
