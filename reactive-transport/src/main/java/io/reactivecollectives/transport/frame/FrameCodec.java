@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.frame;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
 
 /**
  * The frame layout, as small stateless functions over {@link ByteBuf} (in the style of
@@ -34,7 +35,7 @@ public final class FrameCodec {
     /** Protocol version. */
     public static final int VERSION = 2;
     /** Bytes of the length field. */
-    public static final int LENGTH_FIELD = 4;
+    public static final int LENGTH_FIELD = LengthPrefixedDecoder.LENGTH_FIELD;
     /** Bytes of the header after the length field. */
     public static final int HEADER = 48;
     /** Bytes of the header including the length field. */

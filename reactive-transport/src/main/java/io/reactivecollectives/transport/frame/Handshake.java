@@ -3,11 +3,9 @@ package io.reactivecollectives.transport.frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
+import io.reactivecollectives.transport.wire.HandshakeMac;
+
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 
 /**
  * The HELLO / HELLO_ACK frames that open a connection between two ranks. Payload (handshake
@@ -145,21 +143,21 @@ public final class Handshake {
         if (secret == null) {
             return true;
         }
-        byte[] want = mac(hello.type(), secret, hello.groupName(), hello.rank(), hello.worldSize(), peerRank,
+        String msg = macInput(hello.type(), hello.groupName(), hello.rank(), hello.worldSize(), peerRank,
                 hello.address(), hello.error());
-        return MessageDigest.isEqual(want, hello.mac());
+        return HandshakeMac.verify(secret.getBytes(StandardCharsets.UTF_8), msg.getBytes(StandardCharsets.UTF_8),
+                hello.mac());
     }
 
     private static byte[] mac(FrameType type, String secret, String group, int rank, int world, int peerRank,
                               String address, String error) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            String msg = type.name() + "|" + group + "|" + rank + "|" + world + "|" + peerRank + "|" + address
-                    + "|" + error;
-            return m.doFinal(msg.getBytes(StandardCharsets.UTF_8));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return HandshakeMac.mac(secret.getBytes(StandardCharsets.UTF_8),
+                macInput(type, group, rank, world, peerRank, address, error).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** What the MAC covers: {@code type|group|rank|worldSize|peerRank|address|error}. */
+    private static String macInput(FrameType type, String group, int rank, int world, int peerRank, String address,
+                                   String error) {
+        return type.name() + "|" + group + "|" + rank + "|" + world + "|" + peerRank + "|" + address + "|" + error;
     }
 }

@@ -1,5 +1,7 @@
 package io.reactivecollectives.transport.mesh;
 
+import io.reactivecollectives.transport.wire.UnixSocketFiles;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,12 +16,13 @@ import java.util.UUID;
  * same and that can see the file connects through it, any other through TCP. The node id is the
  * kernel's boot id with the host name (two containers on one host with separate file systems
  * differ in the file check). Measured on the 2-core build machine with a plain socket pair: 8.3-8.6
- * GB/s through a Unix socket against 3.1-3.9 GB/s over loopback TCP.
+ * GB/s through a Unix socket against 3.1-3.9 GB/s over loopback TCP. The files themselves are
+ * handled by {@link UnixSocketFiles}, as the store's are.
  */
 final class LocalSockets {
 
     /** On unless the system property {@code rc.transport.unixSockets} is {@code false}. */
-    static final boolean ENABLED = !"false".equalsIgnoreCase(System.getProperty("rc.transport.unixSockets", "true"));
+    static final boolean ENABLED = UnixSocketFiles.enabled("rc.transport.unixSockets");
 
     /** This host's identity as peers compare it. */
     static final String NODE_ID = nodeId();
@@ -47,7 +50,7 @@ final class LocalSockets {
     static Path newPath(int rank) {
         String name = "rc-" + ProcessHandle.current().pid() + "-" + rank + "-"
                 + UUID.randomUUID().toString().substring(0, 8) + ".sock";
-        return Path.of(System.getProperty("java.io.tmpdir"), name);
+        return UnixSocketFiles.inTempDir(name);
     }
 
     /**
@@ -71,14 +74,6 @@ final class LocalSockets {
             return null;
         }
         Path p = Path.of(uds);
-        return Files.exists(p) ? p : null;
-    }
-
-    static void delete(Path p) {
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException e) {
-            // best effort: the file is in the temporary directory
-        }
+        return UnixSocketFiles.exists(p) ? p : null;
     }
 }

@@ -4,13 +4,12 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.transport.frame.FrameDecoders;
+import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpClient;
@@ -105,7 +104,8 @@ final class MeshSockets {
         }).onErrorResume(e -> {
             log.debug("group '{}' rank {}: no Unix domain socket at {} ({}); peers on this host use TCP",
                     options.groupId(), rank, path, e.toString());
-            deleteLater(path);
+            UnixSocketFiles.deleteLater(path)
+                    .subscribe(null, d -> log.debug("could not delete the socket file {}: {}", path, d.toString()));
             return Mono.empty();
         }).then();
     }
@@ -199,20 +199,6 @@ final class MeshSockets {
      */
     private static void disposeLocal(DisposableServer ls, Path path) {
         ls.dispose();
-        if (mayBlock()) {
-            LocalSockets.delete(path);
-        } else {
-            deleteLater(path);
-        }
-    }
-
-    /** False on event loops (Netty's {@code FastThreadLocalThread}s) and Reactor's non-blocking threads. */
-    private static boolean mayBlock() {
-        return !(Thread.currentThread() instanceof FastThreadLocalThread) && !Schedulers.isInNonBlockingThread();
-    }
-
-    private static void deleteLater(Path path) {
-        Mono.fromRunnable(() -> LocalSockets.delete(path)).subscribeOn(BlockingScheduler.get())
-                .subscribe(null, e -> log.debug("could not delete the socket file {}: {}", path, e.toString()));
+        UnixSocketFiles.deleteNowOrLater(path);
     }
 }

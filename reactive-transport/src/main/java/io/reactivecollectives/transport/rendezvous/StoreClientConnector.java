@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.channel.ChannelOption;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.reactivecollectives.transport.wire.HandshakeMac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -34,7 +35,7 @@ final class StoreClientConnector {
     static Mono<StoreClientSession> connect(TcpStoreOptions options) {
         return Mono.defer(() -> {
             if (options.authenticated()) {
-                StoreAuth.init();
+                HandshakeMac.init();
             }
             String server = options.host() + ":" + options.port();
             StoreClientMetrics metrics = StoreClientMetrics.of(options.meterRegistry());

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.DecoderException;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
+import io.reactivecollectives.transport.wire.HandshakeMac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -286,9 +287,9 @@ final class StoreClientSession {
             fail(new StoreAuthenticationException("connect: a secret is configured but the TCP store at " + server
                     + " does not authenticate clients"));
         } else if (secret != null) {
-            clientNonce = StoreAuth.nonce();
+            clientNonce = HandshakeMac.nonce(StoreAuth.NONCE_BYTES);
             state = 1;
-            channel.writeAndFlush(StoreFrameCodec.auth(channel.alloc(), StoreAuth.hmac(secret, hello.nonce()), clientNonce),
+            channel.writeAndFlush(StoreFrameCodec.auth(channel.alloc(), HandshakeMac.mac(secret, hello.nonce()), clientNonce),
                     channel.voidPromise());
         } else {
             state = 2;
@@ -304,7 +305,7 @@ final class StoreClientSession {
             return;
         }
         byte[] proof = StoreFrameCodec.decodeReady(body);
-        if (!StoreAuth.verify(options.secret(), clientNonce, proof)) {
+        if (!HandshakeMac.verify(options.secret(), clientNonce, proof)) {
             fail(new StoreAuthenticationException("connect: the TCP store at " + server
                     + " could not prove it knows the secret"));
             return;

@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -56,7 +57,7 @@ public final class StoreFrameCodec {
     /** Protocol version carried by HELLO. */
     public static final int VERSION = 1;
     /** Bytes of the length prefix. */
-    public static final int LENGTH_FIELD = 4;
+    public static final int LENGTH_FIELD = LengthPrefixedDecoder.LENGTH_FIELD;
     /** Bytes of opcode and request id: the smallest body. */
     public static final int HEADER = 5;
     /** The default largest body (64 MiB). */

@@ -1,7 +1,7 @@
 package io.reactivecollectives.transport.rendezvous;
 
-import java.io.IOException;
-import java.nio.file.Files;
+import io.reactivecollectives.transport.wire.UnixSocketFiles;
+
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -18,13 +18,14 @@ import java.util.Locale;
  *
  * <p>On unless the system property {@code rc.store.unixSockets} is {@code false} (read by both
  * the server and the client). Two hosts' network namespaces sharing one temporary directory (and
- * so one socket file per port) should turn it off.
+ * so one socket file per port) should turn it off. The file itself is handled by
+ * {@link UnixSocketFiles}, as the mesh's are.
  */
 final class StoreLocalSocket {
 
     /** On unless {@code -Drc.store.unixSockets=false}. */
     static boolean enabled() {
-        return !"false".equalsIgnoreCase(System.getProperty("rc.store.unixSockets", "true"));
+        return UnixSocketFiles.enabled("rc.store.unixSockets");
     }
 
     private StoreLocalSocket() {
@@ -32,7 +33,7 @@ final class StoreLocalSocket {
 
     /** The socket file of the server listening on TCP port {@code port} of this host. */
     static Path path(int port) {
-        return Path.of(System.getProperty("java.io.tmpdir"), "rc-store-" + port + ".sock");
+        return UnixSocketFiles.inTempDir("rc-store-" + port + ".sock");
     }
 
     /** Whether {@code host} names this host's loopback interface (no name resolution). */
@@ -40,13 +41,5 @@ final class StoreLocalSocket {
         String h = host.toLowerCase(Locale.ROOT);
         return h.equals("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("[::1]")
                 || h.equals("0:0:0:0:0:0:0:1");
-    }
-
-    static void delete(Path p) {
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException e) {
-            // best effort: the file is in the temporary directory
-        }
     }
 }

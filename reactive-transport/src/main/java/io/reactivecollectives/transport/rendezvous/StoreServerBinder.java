@@ -6,6 +6,8 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import io.reactivecollectives.transport.wire.HandshakeMac;
+import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -43,7 +45,7 @@ final class StoreServerBinder {
     static Mono<TcpStoreServer> start(Config c) {
         return Mono.defer(() -> {
             if (c.secret() != null) {
-                StoreAuth.init();
+                HandshakeMac.init();
             }
             KeyValueWaiters<StoreRequests.ServerWaiter> kv = new KeyValueWaiters<>();
             StoreServerMetrics metrics = new StoreServerMetrics();
@@ -101,8 +103,7 @@ final class StoreServerBinder {
     private static Mono<Bound> bindLocal(UnaryOperator<TcpServer> serving, DisposableServer tcp) {
         int port = ((InetSocketAddress) tcp.address()).getPort();
         Path path = StoreLocalSocket.path(port);
-        return Mono.fromRunnable(() -> StoreLocalSocket.delete(path))
-                .subscribeOn(BlockingScheduler.get())
+        return UnixSocketFiles.deleteLater(path)
                 .then(serving.apply(TcpServer.create().bindAddress(() -> UnixDomainSocketAddress.of(path))).bind())
                 .publishOn(BlockingScheduler.get())
                 .map(uds -> new Bound(tcp, uds, path))

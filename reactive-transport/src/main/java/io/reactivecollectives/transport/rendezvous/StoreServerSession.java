@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import io.reactivecollectives.transport.wire.HandshakeMac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +61,7 @@ final class StoreServerSession {
     void start() {
         ByteBufAllocator alloc = channel.alloc();
         if (secret != null) {
-            nonce = StoreAuth.nonce();
+            nonce = HandshakeMac.nonce(StoreAuth.NONCE_BYTES);
             requests.write(StoreFrameCodec.hello(alloc, true, nonce));
             handshakeTimer = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutNanos,
                     TimeUnit.NANOSECONDS);
@@ -169,7 +170,7 @@ final class StoreServerSession {
 
     private void authenticate(ByteBuf body) {
         StoreFrameCodec.Auth auth = StoreFrameCodec.decodeAuth(body); // anything else: protocol error
-        if (!StoreAuth.verify(secret, nonce, auth.mac())) {
+        if (!HandshakeMac.verify(secret, nonce, auth.mac())) {
             metrics.authFailures.incrementAndGet();
             closing = true;
             rejections.reject("bad handshake", channel.remoteAddress(), "authentication failed (wrong secret)",
@@ -180,7 +181,7 @@ final class StoreServerSession {
         }
         authenticated = true;
         handshakeTimer.cancel(false);
-        channel.pipeline().get(StoreFrameDecoder.class).maxFrameSize(maxFrame);
-        requests.write(StoreFrameCodec.ready(channel.alloc(), StoreAuth.hmac(secret, auth.clientNonce())));
+        channel.pipeline().get(StoreFrameDecoder.class).maxFrameLength(maxFrame);
+        requests.write(StoreFrameCodec.ready(channel.alloc(), HandshakeMac.mac(secret, auth.clientNonce())));
     }
 }

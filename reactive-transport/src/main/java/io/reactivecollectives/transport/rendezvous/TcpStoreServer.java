@@ -3,10 +3,9 @@ package io.reactivecollectives.transport.rendezvous;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.netty.handler.ssl.SslContext;
-import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpServer;
 
@@ -127,12 +126,7 @@ public final class TcpStoreServer implements AutoCloseable {
         rejections.flush(true);
         if (bound.uds() != null) {
             bound.uds().dispose();
-            Path path = bound.path();
-            if (Schedulers.isInNonBlockingThread()) {
-                BlockingScheduler.get().schedule(() -> StoreLocalSocket.delete(path));
-            } else {
-                StoreLocalSocket.delete(path);
-            }
+            UnixSocketFiles.deleteNowOrLater(bound.path());
         }
     }
 

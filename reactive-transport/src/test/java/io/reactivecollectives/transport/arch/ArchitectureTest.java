@@ -12,7 +12,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 
 /**
  * The package rules of the transport: each concern has one owner, and dependencies point one way
- * (facade -> ops -> runtime -> failure/group/mesh -> frame; algorithms see only their SPI and core).
+ * (facade -> ops -> runtime -> failure/group/mesh -> frame -> wire; the store and the mesh share
+ * only wire; algorithms see only their SPI and core).
  */
 class ArchitectureTest {
 
@@ -34,6 +35,20 @@ class ArchitectureTest {
     }
 
     @Test
+    void wireDependsOnlyOnCoreNettyAndReactor() {
+        noClasses().that().resideInAPackage(T + ".wire..")
+                .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
+                        T + ".group..", T + ".mesh..", T + ".frame..", T + ".algorithms..", T + ".rendezvous..",
+                        T + ".launch..")
+                .check(main);
+        classes().that().resideInAPackage(T + ".wire..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage(T + ".wire..", "io.reactivecollectives.core..",
+                        "io.netty..", "reactor..", "java..", "javax..")
+                .check(main);
+    }
+
+    /** Frame may use the shared wire pieces ({@code ..wire..}) and nothing else of the transport. */
+    @Test
     void frameDependsOnNoOtherTransportPackage() {
         noClasses().that().resideInAPackage(T + ".frame..")
                 .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
@@ -41,6 +56,7 @@ class ArchitectureTest {
                 .check(main);
     }
 
+    /** Mesh may use frame and the shared wire pieces ({@code ..wire..}). */
     @Test
     void meshDependsOnlyOnFrame() {
         noClasses().that().resideInAPackage(T + ".mesh..")

@@ -1,0 +1,197 @@
+package io.reactivecollectives.transport.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Splits the inbound byte stream into frames of the form {@code length:int32 body} and emits each
+ * body without its length field, with at most one copy per byte and no re-copying:
+ * <ul>
+ *   <li>a frame that lies whole in one inbound read buffer is emitted as a retained slice of it
+ *       (no copy);</li>
+ *   <li>a large frame ({@link #SCATTER_MIN_BYTES} or more) that spans reads is emitted as a
+ *       composite of retained slices of those reads (no copy);</li>
+ *   <li>a smaller frame that spans reads gets one buffer of exactly its size from the channel's
+ *       allocator, allocated once its length has been checked, and each read's bytes are copied
+ *       into it once.</li>
+ * </ul>
+ * (Netty's {@code LengthFieldBasedFrameDecoder} re-copies its whole cumulation whenever a frame
+ * sliced from it is still held, which large pipelined frames always are.)
+ *
+ * <p>A length under the minimum or over the current maximum fails the channel
+ * ({@code exceptionCaught}) with the protocol's own exception from {@link Errors#badLength} before
+ * anything is allocated for it, and the rest of the stream is dropped. The maximum may change
+ * between frames ({@link #maxFrameLength(int)}, event loop only): a connection typically starts
+ * with a handshake's limit and gets the full one once authenticated.
+ *
+ * <p>With a frame timeout, a frame that has begun to arrive must be complete within it: a peer
+ * that sends part of a frame and stalls fails the channel with {@link Errors#stalled}.
+ * Subclasses name the protocol's decoder (so a pipeline can look it up by class); the splitting
+ * is all here.
+ */
+public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
+
+    /** Frames from this length up that span reads are assembled without copying. */
+    public static final int SCATTER_MIN_BYTES = 32 * 1024;
+
+    /** Bytes of the length field. */
+    public static final int LENGTH_FIELD = 4;
+
+    /** The exceptions of a protocol for a bad length and for a stalled frame. */
+    public interface Errors {
+        /** The error of a frame length under {@code min} or over {@code max}. */
+        RuntimeException badLength(int length, int min, int max);
+
+        /** The error of a frame of which {@code buffered} bytes arrived and nothing more for {@code waitedMillis}. */
+        default RuntimeException stalled(int buffered, long waitedMillis) {
+            return new IllegalStateException("incomplete frame: " + buffered + " bytes of a frame and nothing more for "
+                    + waitedMillis + " ms");
+        }
+    }
+
+    private final int minFrameLength;
+    private final Errors errors;
+    /** 0: no frame timeout. */
+    private final long frameTimeoutNanos;
+    private int maxFrameLength;
+    private int lengthBytes;
+    private int length;
+    private ByteBuf current;
+    private boolean failed;
+    /** When the partial frame now buffered began to arrive; 0 when none is. */
+    private long partialSinceNanos;
+    private ScheduledFuture<?> stallCheck;
+
+    /**
+     * @param minFrameLength    the shortest body a length may announce
+     * @param maxFrameLength    the longest body a length may announce, until changed
+     * @param frameTimeoutNanos how long a begun frame may take to arrive whole (0: no limit)
+     * @param errors            the protocol's exceptions
+     */
+    public LengthPrefixedDecoder(int minFrameLength, int maxFrameLength, long frameTimeoutNanos, Errors errors) {
+        this.minFrameLength = minFrameLength;
+        this.maxFrameLength = maxFrameLength;
+        this.frameTimeoutNanos = frameTimeoutNanos;
+        this.errors = errors;
+    }
+
+    /** Changes the longest body accepted from the next frame on (call on the channel's event loop). */
+    public final void maxFrameLength(int max) {
+        this.maxFrameLength = max;
+    }
+
+    /** Ignores everything that arrives from now on (the connection is being closed; event loop only). */
+    public final void stop() {
+        failed = true;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ByteBuf in = (ByteBuf) msg;
+        try {
+            while (!failed && in.isReadable()) {
+                if (partialSinceNanos == 0 && frameTimeoutNanos > 0) {
+                    startStallClock(ctx);
+                }
+                if (current == null) {
+                    while (lengthBytes < LENGTH_FIELD && in.isReadable()) {
+                        length = (length << 8) | in.readUnsignedByte();
+                        lengthBytes++;
+                    }
+                    if (lengthBytes < LENGTH_FIELD) {
+                        return;
+                    }
+                    if (length < minFrameLength || length > maxFrameLength) {
+                        failed = true;
+                        ctx.fireExceptionCaught(errors.badLength(length, minFrameLength, maxFrameLength));
+                        return;
+                    }
+                    if (in.readableBytes() >= length) {
+                        ByteBuf frame = in.retainedSlice(in.readerIndex(), length);
+                        in.skipBytes(length);
+                        emit(ctx, frame);
+                        continue;
+                    }
+                    current = length >= SCATTER_MIN_BYTES ? ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE)
+                            : ctx.alloc().directBuffer(length, length);
+                }
+                int n = Math.min(length - current.writerIndex(), in.readableBytes());
+                if (current instanceof CompositeByteBuf) {
+                    ((CompositeByteBuf) current).addComponent(true, in.retainedSlice(in.readerIndex(), n));
+                    in.skipBytes(n);
+                } else {
+                    current.writeBytes(in, n);
+                }
+                if (current.writerIndex() == length) {
+                    ByteBuf frame = current;
+                    current = null;
+                    emit(ctx, frame);
+                }
+            }
+        } finally {
+            in.release();
+        }
+    }
+
+    private void emit(ChannelHandlerContext ctx, ByteBuf frame) {
+        lengthBytes = 0;
+        length = 0;
+        partialSinceNanos = 0;
+        ctx.fireChannelRead(frame);
+    }
+
+    private void startStallClock(ChannelHandlerContext ctx) {
+        partialSinceNanos = System.nanoTime();
+        if (stallCheck == null) {
+            stallCheck = ctx.executor().schedule(() -> checkStall(ctx), frameTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Fails the connection if the partial frame it holds is older than the frame timeout. */
+    private void checkStall(ChannelHandlerContext ctx) {
+        stallCheck = null;
+        if (failed || partialSinceNanos == 0 || !ctx.channel().isActive()) {
+            return;
+        }
+        long waited = System.nanoTime() - partialSinceNanos;
+        if (waited < frameTimeoutNanos) {
+            stallCheck = ctx.executor().schedule(() -> checkStall(ctx), frameTimeoutNanos - waited, TimeUnit.NANOSECONDS);
+            return;
+        }
+        failed = true;
+        int buffered = lengthBytes + (current == null ? 0 : current.writerIndex());
+        ctx.fireExceptionCaught(errors.stalled(buffered, TimeUnit.NANOSECONDS.toMillis(waited)));
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        releasePartial();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releasePartial();
+    }
+
+    private void releasePartial() {
+        if (stallCheck != null) {
+            stallCheck.cancel(false);
+            stallCheck = null;
+        }
+        if (current != null) {
+            ReferenceCountUtil.safeRelease(current);
+            current = null;
+        }
+    }
+}
