@@ -8,7 +8,8 @@
  * (demultiplexing of inbound frames to collectives), {@code algorithms} (one algorithm per file,
  * written against {@link io.reactivecollectives.transport.algorithms.Peers}, and
  * {@code AlgorithmSelector}), {@code frame} (one codec per frame type), {@code mesh} (connections
- * and handshake).
+ * and handshake), {@code wire} (what the store and the mesh share: the length-prefixed decoder,
+ * the handshake MAC, the Unix-socket files).
  *
  * <h2>Launching one rank per process</h2>
  * Every process needs the same store, its rank and the world size:
@@ -85,7 +86,7 @@
  * <h2>Public API</h2>
  * This package, {@code transport.rendezvous} (the TCP store) and {@code transport.launch} (launch
  * from the environment) are the public API. The other packages ({@code runtime}, {@code ops},
- * {@code failure}, {@code group}, {@code algorithms}, {@code frame}, {@code mesh}) are the
+ * {@code failure}, {@code group}, {@code algorithms}, {@code frame}, {@code mesh}, {@code wire}) are the
  * implementation: public only so the packages can reach each other, with no compatibility promise.
  */
 package io.reactivecollectives.transport;
