@@ -16,9 +16,16 @@ public final class HandshakeMac {
 
     private static final String ALGORITHM = "HmacSHA256";
     private static final int SEED_BYTES = 32;
-    private static final SecureRandom RANDOM = newRandom();
-
     private HandshakeMac() {
+    }
+
+    /**
+     * The random source, in a holder of its own: seeding it reads the OS's entropy (a blocking read),
+     * so only {@link #init()} and {@link #nonce(int)} load it, never {@link #mac} or {@link #verify},
+     * which the mesh's handshake calls on an event loop.
+     */
+    private static final class Random {
+        static final SecureRandom RANDOM = newRandom();
     }
 
     private static SecureRandom newRandom() {
@@ -34,13 +41,13 @@ public final class HandshakeMac {
 
     /** Forces the random source to be seeded (call from a thread that may block). */
     public static void init() {
-        RANDOM.nextInt();
+        Random.RANDOM.nextInt();
     }
 
     /** {@code bytes} fresh random bytes. */
     public static byte[] nonce(int bytes) {
         byte[] b = new byte[bytes];
-        RANDOM.nextBytes(b);
+        Random.RANDOM.nextBytes(b);
         return b;
     }
 
