@@ -14,15 +14,16 @@ import java.util.concurrent.locks.LockSupport;
  * collectives are handed to them so that user code chained after a collective never runs on a
  * network event loop.
  *
- * <p>A hand-off to a parked thread costs a wake-up (tens of microseconds on a small VM, more than
- * a small all-reduce takes), so each thread spins for {@link #SPIN_MICROS} after its last task
- * before it parks, as the event loops do: in a loop of collectives the next result finds its thread
- * still awake. Tasks go to the threads round-robin; each thread runs its tasks in order.
+ * <p>A hand-off to a parked thread costs a wake-up (more than a small all-reduce takes: see
+ * {@code perf/RESULTS.md}). A thread may spin for {@link #SPIN_MICROS} after its last task before
+ * it parks, as the event loops do; off by default, because on a 2-core host spinning result
+ * threads fight the event loops and cost more than the wake-up. Tasks go to the threads
+ * round-robin; each thread runs its tasks in order.
  */
 public final class ResultThreads {
 
-    /** How long an idle result thread polls before it parks ({@code rc.results.spinMicros}, default 50). */
-    public static final long SPIN_MICROS = Math.max(0, Long.getLong("rc.results.spinMicros", 50));
+    /** How long an idle result thread polls before it parks ({@code rc.results.spinMicros}, default 0). */
+    public static final long SPIN_MICROS = Math.max(0, Long.getLong("rc.results.spinMicros", 0));
 
     /** Result threads ({@code rc.results.threads}, default half the processors, at least 2). */
     public static final int THREADS = Math.max(1, Integer.getInteger("rc.results.threads",
