@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Alternating rounds of another build (BASE_DIR: a worktree of an older commit, e.g.
+#   git worktree add /tmp/base 2c815dd) and this one, with results on the library's threads (the
+# default) and on the event loop: all_reduce and all_gather at 4-8 B, 1 MiB and 64 MiB, 2 ranks.
+# Prints raw rows "label round op bytes count time_us algbw busbw" to OUT (default perf/out/ab.txt).
+set -u
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+BASE_DIR="${BASE_DIR:?set BASE_DIR to a checkout of the build to compare with}"
+ROUNDS="${ROUNDS:-3}"
+OUT="${OUT:-$ROOT/perf/out/ab.txt}"
+mkdir -p "$(dirname "$OUT")"; : > "$OUT"
+run() { # label dir [extra options]
+  local label=$1 dir=$2; shift 2
+  for op in all_reduce all_gather; do
+    for range in "--min 4 --max 1M --step 262144" "--min 64M --max 64M"; do
+      # shellcheck disable=SC2086
+      "$dir/bin/collectives-perf" --op $op --world 2 $range --repeat 3 "$@" 2>/dev/null \
+        | grep -E '^ +[a-z_]+ +[0-9]' | sed "s/^/$label r$round /" >> "$OUT"
+    done
+  done
+}
+for round in $(seq 1 "$ROUNDS"); do
+  run base "$BASE_DIR"
+  run threads "$ROOT"
+  run loop "$ROOT" --results EVENT_LOOP
+done
+echo "# done $(date -u)" >> "$OUT"
