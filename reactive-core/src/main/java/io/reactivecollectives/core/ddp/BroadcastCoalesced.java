@@ -1,6 +1,7 @@
 package io.reactivecollectives.core.ddp;
 
 import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.Flattening;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.Tensor;
 import reactor.core.publisher.Flux;
@@ -47,8 +48,8 @@ public final class BroadcastCoalesced {
             List<List<Tensor>> groups = partition(tensors, bufferSizeBytes);
             return Flux.fromIterable(groups)
                     .concatMap(g -> Mono.using(
-                            () -> flatten(g),
-                            flat -> group.broadcast(flat, root).doOnNext(b -> unflatten(b, g)),
+                            () -> Flattening.flatten(g),
+                            flat -> group.broadcast(flat, root).doOnNext(b -> Flattening.unflatten(b, g)),
                             Tensor::release))
                     .then(Mono.just(tensors));
         });
@@ -74,27 +75,5 @@ public final class BroadcastCoalesced {
             out.add(current);
         }
         return out;
-    }
-
-    private static Tensor flatten(List<Tensor> run) {
-        long n = 0;
-        for (Tensor t : run) {
-            n += t.numel();
-        }
-        Tensor flat = Tensor.empty(run.get(0).dtype(), n);
-        long off = 0;
-        for (Tensor t : run) {
-            flat.narrow(off, t.numel()).copyFrom(t);
-            off += t.numel();
-        }
-        return flat;
-    }
-
-    private static void unflatten(Tensor flat, List<Tensor> run) {
-        long off = 0;
-        for (Tensor t : run) {
-            t.copyFrom(flat.narrow(off, t.numel()));
-            off += t.numel();
-        }
     }
 }

@@ -5,6 +5,7 @@ import io.reactivecollectives.core.Chunk;
 import io.reactivecollectives.core.CollectiveArguments;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.Flattening;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
@@ -81,26 +82,8 @@ public final class AllReduceOps {
 
     /** Small tensors: one flat buffer, one exchange. */
     private static Mono<Void> flat(CollectiveChannel ch, List<Tensor> tensors, ReduceOp op, Algorithm forced) {
-        return Mono.usingWhen(Mono.fromCallable(() -> {
-                    long numel = 0;
-                    for (Tensor t : tensors) {
-                        numel += t.numel();
-                    }
-                    Tensor flat = Tensor.empty(tensors.get(0).dtype(), numel);
-                    long off = 0;
-                    for (Tensor t : tensors) {
-                        flat.narrow(off, t.numel()).copyFrom(t);
-                        off += t.numel();
-                    }
-                    return flat;
-                }),
-                flat -> body(ch, flat, op, forced).then(Mono.fromRunnable(() -> {
-                    long off = 0;
-                    for (Tensor t : tensors) {
-                        t.flatten().copyFrom(flat.narrow(off, t.numel()));
-                        off += t.numel();
-                    }
-                })),
+        return Mono.usingWhen(Mono.fromCallable(() -> Flattening.flatten(tensors)),
+                flat -> body(ch, flat, op, forced).then(Mono.fromRunnable(() -> Flattening.unflatten(flat, tensors))),
                 flat -> Mono.fromRunnable(flat::release));
     }
 

@@ -34,7 +34,7 @@ public final class BroadcastOps {
             }
             Mono<Void> run = a == Algorithm.PIPELINED_CHAIN ? PipelinedChainBroadcast.run(ch, tensor, root)
                     : BinomialTreeBroadcast.run(ch, tensor, root);
-            return run.thenReturn(tensor);
+            return run.then(ch.receipts()).thenReturn(tensor);
         }).using(tensor));
     }
 }

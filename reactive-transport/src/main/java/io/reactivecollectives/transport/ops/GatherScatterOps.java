@@ -44,7 +44,7 @@ public final class GatherScatterOps {
             Region[] outs = rank == root ? Layouts.regions(outputs) : null;
             return a == Algorithm.DIRECT ? DirectGather.run(ch, root, Region.of(input), outs)
                     : BinomialTreeGather.run(ch, root, Region.of(input), outs);
-        }).thenReturn(rank == root ? outputs : List.<Tensor>of())).using(outputs, input));
+        }).then(ch.receipts()).thenReturn(rank == root ? outputs : List.<Tensor>of())).using(outputs, input));
     }
 
     public Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root, CollectiveOptions options) {
@@ -64,6 +64,6 @@ public final class GatherScatterOps {
             Region[] ins = rank == root ? Layouts.regions(inputs) : null;
             return a == Algorithm.DIRECT ? DirectScatter.run(ch, root, ins, Region.of(output))
                     : BinomialTreeScatter.run(ch, root, ins, Region.of(output));
-        }).thenReturn(output)).using(output, inputs));
+        }).then(ch.receipts()).thenReturn(output)).using(output, inputs));
     }
 }

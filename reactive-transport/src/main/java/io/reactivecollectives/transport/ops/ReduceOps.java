@@ -41,6 +41,7 @@ public final class ReduceOps {
                             ReduceKernels.postprocess(op, tensor, size);
                         }
                     }))
+                    .then(ch.receipts())
                     .thenReturn(tensor);
         })).using(tensor));
     }

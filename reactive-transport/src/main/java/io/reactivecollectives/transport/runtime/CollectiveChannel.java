@@ -64,16 +64,18 @@ public final class CollectiveChannel implements Peers {
         receipts.requested = true;
     }
 
-    /** Completes when every peer sent to under {@link #requestReceipts} acknowledged (at once otherwise). */
-    Mono<Void> awaitReceipts() {
-        java.util.BitSet to;
-        synchronized (receipts) {
-            to = (java.util.BitSet) receipts.sentTo.clone();
-        }
-        if (!receipts.requested || to.isEmpty()) {
-            return Mono.empty();
-        }
-        return runtime.mailbox().awaitAcks(box, to);
+    /**
+     * Completes when every peer this rank sent to under {@link #requestReceipts} acknowledged (at
+     * once otherwise); a rank that only sends runs it after its algorithm.
+     */
+    public Mono<Void> receipts() {
+        return Mono.defer(() -> {
+            java.util.BitSet to;
+            synchronized (receipts) {
+                to = (java.util.BitSet) receipts.sentTo.clone();
+            }
+            return !receipts.requested || to.isEmpty() ? Mono.<Void>empty() : runtime.mailbox().awaitAcks(box, to);
+        });
     }
 
     /** Receipt bookkeeping of one collective (its sub-operations share it). */
