@@ -25,15 +25,16 @@ import java.util.Objects;
  *                            null means {@link Diagnostics#defaults()}
  * @param heartbeatInterval   how often a rank sends a HEARTBEAT frame on every connection (and checks
  *                            what it has heard from each peer)
- * @param missedHeartbeats    a peer from which nothing (no heartbeat, no data) has arrived for this many
- *                            intervals is declared dead: its connection is closed and every in-flight and
+ * @param missedHeartbeats    a peer from which no heartbeat has arrived for this many intervals is
+ *                            declared dead (heartbeats have connections and an event loop of their own,
+ *                            which no data and no user code delays): its connection is closed and every in-flight and
  *                            later collective of the group fails with a {@code PeerFailureException}
  * @param errorHandling       what a failed collective does beyond failing its {@code Mono}: nothing more
  *                            ({@link ErrorHandling#failOperations()}, the default) or log and exit the
  *                            process ({@link ErrorHandling#tearDown()}), as TORCH_NCCL_ASYNC_ERROR_HANDLING
  * @param resultDelivery      where operations deliver their results, and so where chained user code runs:
- *                            {@link ResultDelivery#LIBRARY_THREADS} (default; null means it) or
- *                            {@link ResultDelivery#EVENT_LOOP}
+ *                            {@link ResultDelivery#EVENT_LOOP} (default; null means it) or
+ *                            {@link ResultDelivery#LIBRARY_THREADS}
  */
 public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
                            long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
@@ -79,7 +80,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
             diagnostics = Diagnostics.defaults();
         }
         if (resultDelivery == null) {
-            resultDelivery = ResultDelivery.LIBRARY_THREADS;
+            resultDelivery = ResultDelivery.EVENT_LOOP;
         }
     }
 
@@ -88,7 +89,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
-                ErrorHandling.failOperations(), ResultDelivery.LIBRARY_THREADS);
+                ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP);
     }
 
     public GroupOptions withGroupId(String v) {
@@ -201,7 +202,8 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     /** What the connection mesh reads of these settings (group id, secret, timeouts, buffers, heartbeats). */
     public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
         return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
-                socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats);
+                socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats,
+                io.reactivecollectives.transport.mesh.MeshRole.DATA);
     }
 
     @Override

@@ -112,11 +112,8 @@ public final class TcpProcessGroup implements ProcessGroup {
             TcpProcessGroup g = new TcpProcessGroup(store, rank, worldSize, options);
             // the native reduction kernels load here, off the event loops, before the first collective
             return ReduceKernels.loadAsync()
-                    .then(Mesh.start(store, rank, worldSize, options.mesh(), new InboundFrames(g.runtime, g.aborts)))
-                    .map(m -> {
-                        g.runtime.mesh(m);
-                        return g;
-                    });
+                    .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts)))
+                    .thenReturn(g);
         });
     }
 

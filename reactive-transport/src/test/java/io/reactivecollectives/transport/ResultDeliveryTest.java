@@ -13,9 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Liveness does not depend on user code: by default results are delivered on the library's result
- * threads, so a long computation chained after a collective does not hold up the network threads
- * (heartbeats, other collectives); {@link ResultDelivery#EVENT_LOOP} delivers on the event loop.
+ * Liveness does not depend on user code: heartbeats have connections and an event loop of their
+ * own, so a long computation chained after a collective fails nothing, whether results are
+ * delivered on the event loop (the default) or on the library's result threads.
  */
 class ResultDeliveryTest {
 
@@ -24,18 +24,25 @@ class ResultDeliveryTest {
         return GroupOptions.defaults().withGroupId(id).withHeartbeat(Duration.ofMillis(100), 8);
     }
 
-    @Test
-    void aLongComputationAfterACollectiveDoesNotStopTheNetwork() {
-        ClusterTesting.withCluster(2, options("results-busy"), cluster -> {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(ResultDelivery.class)
+    void aLongComputationAfterACollectiveDoesNotStopTheNetwork(ResultDelivery delivery) {
+        GroupOptions opts = options("results-busy-" + delivery);
+        if (delivery != GroupOptions.defaults().resultDelivery()) {
+            opts = opts.withResultDelivery(delivery);
+        }
+        ClusterTesting.withCluster(2, opts, cluster -> {
             List<String> res = cluster.run(g -> {
                 Tensor t = ClusterTesting.filled(DType.FLOAT32, 1024, 1);
                 return g.allReduce(t, ReduceOp.SUM)
                         .map(x -> {
                             if (g.rank() == 0) {
                                 long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+                                long spins = 0;
                                 while (System.nanoTime() < end) {
-                                    Thread.onSpinWait();   // a user's heavy step, 3 times the silence a peer tolerates
+                                    spins++;   // a user's heavy step, 3 times the silence a peer tolerates
                                 }
+                                assertTrue(spins > 0);
                             }
                             return Thread.currentThread().getName();
                         })
@@ -43,15 +50,39 @@ class ResultDeliveryTest {
                         .doFinally(s -> t.release());
             }).block(ClusterTesting.TIMEOUT);
             for (String thread : res) {
-                assertTrue(thread.startsWith("rc-results"), thread);
+                assertEquals(delivery == ResultDelivery.LIBRARY_THREADS, thread.startsWith("rc-results"), thread);
             }
             return null;
         });
     }
 
     @Test
+    void blockingOnTheEventLoopFailsAtOnceInsteadOfHanging() {
+        ClusterTesting.withCluster(2, options("results-block"), cluster -> {
+            List<String> res = cluster.run(g -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 16, 1);
+                // rank 1 joins late, so rank 0's result is completed by a frame arriving on its event loop
+                Mono<Void> late = g.rank() == 1 ? Mono.delay(Duration.ofMillis(200)).then() : Mono.empty();
+                return late.then(g.allReduce(t, ReduceOp.SUM))
+                        .map(x -> {
+                            String thread = Thread.currentThread().getName();
+                            try {
+                                Mono.never().block(Duration.ofSeconds(5));
+                                return thread + ": blocked";
+                            } catch (IllegalStateException e) {
+                                return thread + ": " + e.getMessage();
+                            }
+                        })
+                        .doFinally(s -> t.release());
+            }).block(ClusterTesting.TIMEOUT);
+            assertTrue(res.get(0).startsWith("rc-io") && res.get(0).contains("not supported in thread rc-io"), res.get(0));
+            return null;
+        });
+    }
+
+    @Test
     void eventLoopDeliveryRunsChainedCodeOnTheNetworkThread() {
-        ClusterTesting.withCluster(2, options("results-loop").withResultDelivery(ResultDelivery.EVENT_LOOP), cluster -> {
+        ClusterTesting.withCluster(2, options("results-loop"), cluster -> {
             List<String> res = cluster.run(g -> {
                 Tensor t = ClusterTesting.filled(DType.FLOAT32, 16, 1);
                 return g.allReduce(t, ReduceOp.SUM).map(x -> Thread.currentThread().getName())
@@ -60,14 +91,14 @@ class ResultDeliveryTest {
             for (String thread : res) {
                 assertTrue(!thread.startsWith("rc-results"), thread);
             }
-            assertEquals(ResultDelivery.LIBRARY_THREADS, GroupOptions.defaults().resultDelivery());
+            assertEquals(ResultDelivery.EVENT_LOOP, GroupOptions.defaults().resultDelivery());
             return null;
         });
     }
 
     @Test
     void receivesDeliverOnTheResultThreadsToo() {
-        ClusterTesting.withCluster(2, options("results-p2p"), cluster -> {
+        ClusterTesting.withCluster(2, options("results-p2p").withResultDelivery(ResultDelivery.LIBRARY_THREADS), cluster -> {
             Tensor a = ClusterTesting.filled(DType.FLOAT32, 16, 7);
             Tensor b = ClusterTesting.filled(DType.FLOAT32, 16, 0);
             try {

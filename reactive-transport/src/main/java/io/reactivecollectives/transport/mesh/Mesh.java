@@ -194,7 +194,9 @@ public final class Mesh implements AutoCloseable {
             ch.close();
             return;
         }
-        Liveness.start(ch, peer, groupHash, rank, options.heartbeatInterval(), options.missedHeartbeats());
+        if (options.role().heartbeats()) {
+            Liveness.start(ch, peer, groupHash, rank, options.heartbeatInterval(), options.missedHeartbeats());
+        }
         if (missing.decrementAndGet() == 0) {
             connected.tryEmitEmpty();
         }
@@ -265,6 +267,17 @@ public final class Mesh implements AutoCloseable {
                 l.channel().config().setAutoRead(true);
                 l.channel().read();
             }
+        }
+    }
+
+    /**
+     * Closes the connection to {@code peer} because of {@code why}, which the listener hears as that
+     * connection's cause (a {@link MeshRole#LIVENESS} mesh found the peer silent). Never blocks.
+     */
+    public void closeLink(int peer, Throwable why) {
+        PeerLink l = peer >= 0 && peer < world ? links.get(peer) : null;
+        if (l != null) {
+            l.closeWith(why);
         }
     }
 

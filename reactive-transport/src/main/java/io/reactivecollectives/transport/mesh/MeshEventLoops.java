@@ -6,6 +6,8 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import reactor.core.scheduler.NonBlocking;
 
 import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +20,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Shared by every group of the JVM, created on first use, daemon threads named
  * {@code rc-io-N} (Netty {@code FastThreadLocalThread}s, so BlockHound treats them as non-blocking).
- * Settings, read once: system property {@code rc.transport.spinMicros} (default 50; 0 blocks in
+ * Their threads are marked {@link NonBlocking}, as Reactor's own are: code chained after a
+ * collective runs on them by default, and a {@code block()} there fails at once with Reactor's
+ * message instead of hanging the loop that would complete it.
+ *
+ * <p>{@link #liveness()} is a second group of one thread ({@code rc-liveness}, plain {@code select},
+ * no spinning) for the {@link MeshRole#LIVENESS} meshes' heartbeats, which no user code and no data
+ * ever delays.
+ *
+ * <p>Settings, read once: system property {@code rc.transport.spinMicros} (default 50; 0 blocks in
  * {@code select} at once, as plain Netty does) and {@code rc.transport.ioThreads} (default
  * {@code max(4, available processors)}, as Reactor Netty's own default).
  */
@@ -41,13 +51,48 @@ public final class MeshEventLoops {
             long spinNanos = TimeUnit.MICROSECONDS.toNanos(SPIN_MICROS);
             SelectStrategyFactory strategies = spinNanos == 0 ? DefaultSelectStrategyFactory.INSTANCE
                     : () -> new SpinThenSelectStrategy(spinNanos);
-            return new MultiThreadIoEventLoopGroup(THREADS, new DefaultThreadFactory("rc-io", true),
+            return new MultiThreadIoEventLoopGroup(THREADS, new LoopThreads("rc-io"),
                     NioIoHandler.newFactory(SelectorProvider.provider(), strategies));
         }
+    }
+
+    private static final class LivenessHolder {
+        static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1, new LoopThreads("rc-liveness"),
+                NioIoHandler.newFactory(SelectorProvider.provider(), DefaultSelectStrategyFactory.INSTANCE));
     }
 
     /** The shared group (created on first use; its threads are daemons and live as long as the JVM). */
     public static EventLoopGroup get() {
         return Holder.GROUP;
+    }
+
+    /** The one-thread group of the heartbeat connections (created on first use, a daemon). */
+    public static EventLoopGroup liveness() {
+        return LivenessHolder.GROUP;
+    }
+
+    /** The group whose loops run the connections of a mesh of {@code role}. */
+    static EventLoopGroup forRole(MeshRole role) {
+        return role == MeshRole.LIVENESS ? liveness() : get();
+    }
+
+    /** Daemon Netty threads that Reactor recognises as non-blocking ({@code block()} there fails fast). */
+    private static final class LoopThreads extends DefaultThreadFactory {
+
+        LoopThreads(String prefix) {
+            super(prefix, true);
+        }
+
+        @Override
+        protected Thread newThread(Runnable r, String name) {
+            return new LoopThread(threadGroup, r, name);
+        }
+    }
+
+    private static final class LoopThread extends FastThreadLocalThread implements NonBlocking {
+
+        LoopThread(ThreadGroup group, Runnable r, String name) {
+            super(group, r, name);
+        }
     }
 }

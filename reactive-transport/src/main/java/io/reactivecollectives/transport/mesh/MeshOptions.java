@@ -16,12 +16,25 @@ import java.util.Objects;
  * @param maxFramePayload   largest payload a frame may carry once the handshake passed
  * @param heartbeatInterval how often a HEARTBEAT frame goes out on every connection
  * @param missedHeartbeats  silent intervals after which a peer is declared unresponsive
+ * @param role              what the connections carry ({@link MeshRole}); the 8-argument constructor means
+ *                          {@link MeshRole#COMBINED}
  */
 public record MeshOptions(String groupId, Duration connectTimeout, String host, String secret,
                           int socketBufferBytes, int maxFramePayload, Duration heartbeatInterval,
-                          int missedHeartbeats) {
+                          int missedHeartbeats, MeshRole role) {
+
+    /** Suffix of the group id under which a group's {@link MeshRole#LIVENESS} mesh meets. */
+    public static final String LIVENESS_SUFFIX = "#liveness";
+
+    /** A mesh that carries frames and heartbeats on the same connections ({@link MeshRole#COMBINED}). */
+    public MeshOptions(String groupId, Duration connectTimeout, String host, String secret, int socketBufferBytes,
+                       int maxFramePayload, Duration heartbeatInterval, int missedHeartbeats) {
+        this(groupId, connectTimeout, host, secret, socketBufferBytes, maxFramePayload, heartbeatInterval,
+                missedHeartbeats, MeshRole.COMBINED);
+    }
 
     public MeshOptions {
+        Objects.requireNonNull(role, "role");
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(host, "host");
@@ -39,11 +52,27 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
         }
     }
 
+    /** These options for a mesh of frames only ({@link MeshRole#DATA}). */
+    public MeshOptions forData() {
+        return new MeshOptions(groupId, connectTimeout, host, secret, socketBufferBytes, maxFramePayload,
+                heartbeatInterval, missedHeartbeats, MeshRole.DATA);
+    }
+
+    /**
+     * The options of the {@link MeshRole#LIVENESS} mesh beside this one: same host, secret and
+     * thresholds, group id with {@link #LIVENESS_SUFFIX}, the kernel's socket buffers (a heartbeat
+     * is one header) and a one-byte payload limit (a heartbeat has none).
+     */
+    public MeshOptions forLiveness() {
+        return new MeshOptions(groupId + LIVENESS_SUFFIX, connectTimeout, host, secret, 0, 1,
+                heartbeatInterval, missedHeartbeats, MeshRole.LIVENESS);
+    }
+
     @Override
     public String toString() {
         return "MeshOptions[groupId=" + groupId + ", connectTimeout=" + connectTimeout + ", host=" + host
                 + ", secret=" + (secret == null ? "none" : "set") + ", socketBufferBytes=" + socketBufferBytes
                 + ", maxFramePayload=" + maxFramePayload + ", heartbeat=" + heartbeatInterval.toMillis() + " ms x "
-                + missedHeartbeats + "]";
+                + missedHeartbeats + ", role=" + role + "]";
     }
 }

@@ -51,7 +51,7 @@ final class MeshSockets {
     /** Binds the TCP server (and the local one when enabled); {@code onAccepted} sets up each inbound connection. */
     Mono<Void> bind(Consumer<Connection> onAccepted) {
         TcpServer s = TcpServer.create()
-                .runOn(MeshEventLoops.get())
+                .runOn(MeshEventLoops.forRole(options.role()))
                 .host(options.host())
                 .port(0)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
@@ -88,7 +88,7 @@ final class MeshSockets {
 
     private Mono<Void> bindLocal(Path path, Consumer<Connection> onAccepted) {
         TcpServer s = TcpServer.create()
-                .runOn(MeshEventLoops.get())
+                .runOn(MeshEventLoops.forRole(options.role()))
                 .bindAddress(() -> UnixDomainSocketAddress.of(path))
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
@@ -138,7 +138,7 @@ final class MeshSockets {
         String host = addr.substring(0, colon);
         int port = Integer.parseInt(addr.substring(colon + 1));
         Path local = LocalSockets.sameNodePath(parts);
-        TcpClient c = TcpClient.newConnection().runOn(MeshEventLoops.get());
+        TcpClient c = TcpClient.newConnection().runOn(MeshEventLoops.forRole(options.role()));
         c = local != null ? c.remoteAddress(() -> UnixDomainSocketAddress.of(local))
                 : c.host(host).port(port).option(ChannelOption.TCP_NODELAY, true);
         c = c.option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)

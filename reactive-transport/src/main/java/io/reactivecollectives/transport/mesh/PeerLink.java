@@ -164,7 +164,11 @@ public final class PeerLink {
 
     /** Closes the connection from this side (the mesh is closing); the listener hears why. */
     void closeHere() {
-        PeerClosedException why = PeerClosedException.closedHere(peer);
+        closeWith(PeerClosedException.closedHere(peer));
+    }
+
+    /** Closes the connection from this side for {@code why}, which the listener hears (any thread). */
+    void closeWith(Throwable why) {
         try {
             channel.eventLoop().execute(() -> {
                 inbound.closeWith(why);

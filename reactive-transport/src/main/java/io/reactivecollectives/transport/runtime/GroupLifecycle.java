@@ -59,6 +59,10 @@ public final class GroupLifecycle {
         } else if (m != null) {
             m.close();
         }
+        Mesh heartbeats = runtime.liveness();
+        if (heartbeats != null) {
+            heartbeats.close();  // a peer seeing this end while this rank's data still drains only logs it
+        }
         runtime.mailbox().clear();
         return true;
     }

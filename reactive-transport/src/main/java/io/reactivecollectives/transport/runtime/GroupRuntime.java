@@ -10,7 +10,9 @@ import io.reactivecollectives.transport.frame.P2PFrameCodec;
 import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.P2PMailbox;
+import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.MeshOptions;
 
 /**
  * The state one rank of a group shares among its collectives (the role of gloo's {@code Context}):
@@ -31,6 +33,7 @@ public final class GroupRuntime {
     private final AlgorithmSelector selector;
     private final TensorClaims claims = new TensorClaims();
     private volatile Mesh mesh;
+    private volatile Mesh liveness;
     private volatile boolean closed;
     private volatile String abortedWhy;
 
@@ -108,6 +111,30 @@ public final class GroupRuntime {
 
     public void mesh(Mesh m) {
         this.mesh = m;
+    }
+
+    /** The heartbeat connections ({@link io.reactivecollectives.transport.mesh.MeshRole#LIVENESS}; null until connected). */
+    public Mesh liveness() {
+        return liveness;
+    }
+
+    /**
+     * Connects this rank to the others through {@code store}: the data mesh ({@code options}, frames
+     * to {@code frames}), then the heartbeat mesh beside it ({@link MeshOptions#forLiveness()},
+     * watched by {@link LivenessWatch}) on its own event loop. On failure or cancellation whatever
+     * was opened is closed.
+     */
+    public reactor.core.publisher.Mono<Void> connect(io.reactivecollectives.core.rendezvous.Store store,
+                                                     MeshOptions options, FrameListener frames) {
+        return Mesh.start(store, rank, size, options, frames)
+                .flatMap(m -> Mesh.start(store, rank, size, options.forLiveness(), new LivenessWatch(this))
+                        .doOnError(e -> m.close())
+                        .doOnCancel(m::close)
+                        .doOnNext(live -> {
+                            this.mesh = m;
+                            this.liveness = live;
+                        }))
+                .then();
     }
 
     public boolean isClosed() {
