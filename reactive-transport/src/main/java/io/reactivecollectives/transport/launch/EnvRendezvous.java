@@ -98,6 +98,15 @@ public final class EnvRendezvous {
                 + "OMPI_COMM_WORLD_LOCAL_RANK, MASTER_ADDR)");
     }
 
+    /**
+     * The address this rank's group server should bind and publish ({@code GroupOptions.withHost}):
+     * {@link HostAddress#choose} for the store this environment names. Reads interfaces; no traffic.
+     */
+    public static String groupHost(Map<String, String> env) {
+        LaunchEnvironment launch = resolve(env);
+        return HostAddress.choose(env, launch.masterAddr(), launch.worldSize());
+    }
+
     /** {@link #connect(Map, Duration)} with c10d's default timeout. */
     public static Mono<Rendezvous> connect(Map<String, String> env) {
         return connect(env, Store.DEFAULT_TIMEOUT);

@@ -54,6 +54,26 @@ final class LocalSockets {
     }
 
     /**
+     * Why a peer's published address cannot work: a loopback address published from another node
+     * (its process chose the wrong address to publish); null when it can.
+     */
+    static String loopbackFromAnotherNode(String[] published) {
+        String node = null;
+        for (String part : published) {
+            if (part.startsWith("node=")) {
+                node = part.substring(5);
+            }
+        }
+        if (node == null || NODE_ID.equals(node)) {
+            return null;
+        }
+        String host = io.reactivecollectives.transport.wire.HostPorts.hostOf(published[0]);
+        boolean loopback = host.equals("localhost") || host.startsWith("127.") || host.equals("::1");
+        return loopback ? "published the loopback address " + published[0] + " from another host (" + node
+                + "); it cannot be reached from here: set RC_HOST or RC_SOCKET_IFNAME on that rank" : null;
+    }
+
+    /**
      * The peer's socket path when it published one from this node and the file is visible here;
      * null otherwise (then TCP).
      */

@@ -47,6 +47,8 @@ public final class Mesh implements AutoCloseable {
     private final int groupHash;
     private final FrameListener listener;
     private final AtomicReferenceArray<PeerLink> links;
+    /** The last error connecting to each peer, for the start-up timeout's message. */
+    private final AtomicReferenceArray<String> lastErrors;
     private final AtomicInteger missing;
     private final Sinks.Empty<Void> connected = Sinks.empty();
     private final Sinks.Empty<Void> startFailed = Sinks.empty();
@@ -62,6 +64,7 @@ public final class Mesh implements AutoCloseable {
         this.groupHash = options.groupId().hashCode();
         this.listener = listener;
         this.links = new AtomicReferenceArray<>(world);
+        this.lastErrors = new AtomicReferenceArray<>(world);
         this.missing = new AtomicInteger(world - 1);
         this.sockets = new MeshSockets(options, rank);
     }
@@ -112,8 +115,15 @@ public final class Mesh implements AutoCloseable {
                 (links.get(p) == null ? absent : present).add(p);
             }
         }
+        StringBuilder unreachable = new StringBuilder();
+        for (int p : absent) {
+            String e = lastErrors.get(p);
+            if (e != null) {
+                unreachable.append("; rank ").append(p).append(" unreachable: ").append(e);
+            }
+        }
         return describe() + ": ranks " + absent + " never appeared within " + options.connectTimeout().toMillis()
-                + " ms (connected: " + present + ", world size " + world + ")";
+                + " ms (connected: " + present + ", world size " + world + ")" + unreachable;
     }
 
     /**
@@ -160,12 +170,17 @@ public final class Mesh implements AutoCloseable {
                         return Mono.error(new MeshStartException(describe() + ": rank " + peer + " cannot be reached: "
                                 + published.substring(RankClaim.REFUSED.length()), null));
                     }
+                    String unusable = LocalSockets.loopbackFromAnotherNode(published.split(";"));
+                    if (unusable != null) {
+                        return Mono.error(new MeshStartException(describe() + ": rank " + peer + " " + unusable, null));
+                    }
                     MeshHandshake.Connect hs = new MeshHandshake.Connect(this, peer);
                     return sockets.dial(published, hs, c -> c.channel().writeAndFlush(hs.hello(c.channel())))
                             .then(hs.done.asMono());
                 })
                 // refused: the peer's server is a moment late, or the key still holds the address of an
                 // earlier process of that rank that its new process is about to take over; read it again
+                .doOnError(e -> lastErrors.set(peer, e.getMessage()))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofMillis(250))
                         .filter(e -> e instanceof java.net.ConnectException));
     }

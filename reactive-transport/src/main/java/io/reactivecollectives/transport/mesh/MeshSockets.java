@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.transport.frame.FrameDecoders;
+import io.reactivecollectives.transport.wire.HostPorts;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,9 +113,9 @@ final class MeshSockets {
 
     /** {@code host:port}, then {@code ;uds=<path>;node=<id>} when a local socket is bound. */
     String publishedAddress() {
-        String tcp = options.host() + ":" + server.port();
+        String tcp = HostPorts.format(options.host(), server.port());
         Path p = localPath;
-        return p == null ? tcp : tcp + ";uds=" + p + ";node=" + LocalSockets.NODE_ID;
+        return p == null ? tcp + ";node=" + LocalSockets.NODE_ID : tcp + ";uds=" + p + ";node=" + LocalSockets.NODE_ID;
     }
 
     /** The TCP server's port, or -1 before it is bound. */
@@ -131,12 +132,14 @@ final class MeshSockets {
     Mono<Connection> dial(String published, ChannelHandler handshake, Consumer<Connection> opening) {
         String[] parts = published.split(";");
         String addr = parts[0];
-        int colon = addr.lastIndexOf(':');
-        if (colon <= 0) {
+        String host;
+        int port;
+        try {
+            host = HostPorts.hostOf(addr);
+            port = HostPorts.portOf(addr);
+        } catch (IllegalArgumentException e) {
             return Mono.error(new IllegalArgumentException("not a mesh address: '" + published + "'"));
         }
-        String host = addr.substring(0, colon);
-        int port = Integer.parseInt(addr.substring(colon + 1));
         Path local = LocalSockets.sameNodePath(parts);
         TcpClient c = TcpClient.newConnection().runOn(MeshEventLoops.forRole(options.role()));
         c = local != null ? c.remoteAddress(() -> UnixDomainSocketAddress.of(local))

@@ -164,4 +164,37 @@ class MeshStartupTest {
             }
         }
     }
+
+    /**
+     * A peer that published a loopback address from another host (the 127.0.1.1 host-name case,
+     * or a rank left on the loopback default) is named at once, with what to set, instead of
+     * being retried until the connect timeout.
+     */
+    @Test
+    void aLoopbackAddressFromAnotherHostIsNamedAtOnce() throws Exception {
+        HashStore store = new HashStore();
+        String group = "loopback-elsewhere";
+        store.set(Mesh.addressKey(group, 0), "127.0.1.1:45999;node=another-host/0000".getBytes(StandardCharsets.UTF_8))
+                .block(WAIT);
+        long t0 = System.nanoTime();
+        Throwable e = failedWithin(start(store, 1, 2, options(group)), t0, 1000, "rank 1");
+        assertTrue(e.getMessage().contains("rank 0 published the loopback address 127.0.1.1:45999 from another host")
+                && e.getMessage().contains("RC_HOST"), e.getMessage());
+    }
+
+    /** A peer whose address refuses connections is named, with the error, when start-up gives up. */
+    @Test
+    void anUnreachablePeerIsNamedWithItsAddress() throws Exception {
+        HashStore store = new HashStore();
+        String group = "unreachable-peer";
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();   // closed again: nothing listens there
+        }
+        store.set(Mesh.addressKey(group, 0), ("127.0.0.1:" + port).getBytes(StandardCharsets.UTF_8)).block(WAIT);
+        GroupOptions o = options(group).withConnectTimeout(Duration.ofSeconds(1));
+        Throwable e = failedWithin(start(store, 1, 2, o), System.nanoTime(), 5000, "rank 1");
+        assertTrue(e.getMessage().contains("ranks [0] never appeared")
+                && e.getMessage().contains("rank 0 unreachable") && e.getMessage().contains(":" + port), e.getMessage());
+    }
 }

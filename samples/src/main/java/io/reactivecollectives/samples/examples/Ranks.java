@@ -4,11 +4,8 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.TcpProcessGroup;
 import io.reactivecollectives.transport.launch.EnvRendezvous;
-import io.reactivecollectives.transport.launch.LaunchEnvironment;
 import reactor.core.publisher.Mono;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
@@ -52,9 +49,8 @@ public final class Ranks {
     public static <T> Mono<T> connectAndRun(Map<String, String> env, UnaryOperator<GroupOptions> adjust,
                                             Function<ProcessGroup, Mono<T>> body) {
         return Mono.defer(() -> {
-            LaunchEnvironment launch = EnvRendezvous.resolve(env);
             GroupOptions options = adjust.apply(GroupOptions.defaults()
-                    .withHost(groupHost(env, launch.masterAddr()))
+                    .withHost(EnvRendezvous.groupHost(env))
                     .withConnectTimeout(Duration.ofSeconds(120)));
             return Mono.usingWhen(
                     EnvRendezvous.connect(env),
@@ -64,21 +60,5 @@ public final class Ranks {
                             group -> Mono.fromRunnable(group::close)),
                     rdv -> Mono.fromRunnable(rdv::close));
         });
-    }
-
-    /** The address this rank's group server binds and publishes: loopback for a local run, else this host's. */
-    private static String groupHost(Map<String, String> env, String masterAddr) {
-        String explicit = env.get("RC_HOST");
-        if (explicit != null && !explicit.isBlank()) {
-            return explicit;
-        }
-        try {
-            if (InetAddress.getByName(masterAddr).isLoopbackAddress()) {
-                return "127.0.0.1";
-            }
-            return InetAddress.getLocalHost().getHostAddress();
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException("cannot find this host's address; set RC_HOST", e);
-        }
     }
 }
