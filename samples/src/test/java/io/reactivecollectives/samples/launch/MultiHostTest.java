@@ -1,0 +1,83 @@
+package io.reactivecollectives.samples.launch;
+
+import io.reactivecollectives.samples.examples.CollectivesCheck;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Every collective across hosts, with hosts made of network namespaces by
+ * {@code perf/scripts/netns_hosts.sh} (own hostname, /etc/hosts and address per host, a bridge
+ * between them), the launcher on each host with torchrun's variables and nothing else: 4 hosts of
+ * one rank, and 2 hosts of 2 ranks where each host's name maps to 127.0.1.1 (Debian's default),
+ * where a rank that published loopback would be unreachable. Skipped, with the script's reason,
+ * where namespaces cannot be made (not root, no CAP_NET_ADMIN).
+ */
+class MultiHostTest {
+
+    private static final Path SCRIPT = Path.of("..", "perf", "scripts", "netns_hosts.sh");
+
+    private static String runAcrossHosts(int hosts, int perHost, boolean debianHostnames) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", SCRIPT.toString(), "--hosts", Integer.toString(hosts)));
+        if (debianHostnames) {
+            cmd.add("--debian-hostname");
+        }
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        cmd.addAll(List.of("--", java, "-cp", System.getProperty("java.class.path"), Launcher.class.getName(),
+                "--nproc-per-node", Integer.toString(perHost), "--nnodes", "{hosts}", "--node-rank", "{host}",
+                "--master-addr", "h0", "--master-port", "29500", "--", CollectivesCheck.class.getName()));
+        Path log = Files.createTempFile("rc-multihost", ".log");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            boolean done = p.waitFor(120, TimeUnit.SECONDS);
+            if (!done) {
+                p.destroy();
+                p.waitFor(20, TimeUnit.SECONDS);   // the script's trap tears the namespaces down
+            }
+            String out = Files.readString(log, StandardCharsets.UTF_8);
+            assumeTrue(p.exitValue() != 77, () -> "no network namespaces here: " + out.strip());
+            assertTrue(done, "the run across hosts did not end within 120 s:\n" + out);
+            assertEquals(0, p.exitValue(), out);
+            return out;
+        } finally {
+            deleteQuietly(log);
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            // a temporary file
+        }
+    }
+
+    private static void assertEveryRankChecked(String out, int hosts, int perHost) {
+        int world = hosts * perHost;
+        for (int r = 0; r < world; r++) {
+            String host = "h" + (r / perHost);
+            assertTrue(out.contains("CHECK rank " + r + "/" + world + " host " + host + ": 19 collectives OK"),
+                    "rank " + r + " on " + host + " did not check every collective:\n" + out);
+        }
+    }
+
+    @Test
+    void everyCollectiveIsRightAcrossFourHostsOfOneRank() throws Exception {
+        assertEveryRankChecked(runAcrossHosts(4, 1, false), 4, 1);
+    }
+
+    @Test
+    void everyCollectiveIsRightAcrossTwoHostsOfTwoRanksWhoseNamesMapToLoopback() throws Exception {
+        assertEveryRankChecked(runAcrossHosts(2, 2, true), 2, 2);
+    }
+}
