@@ -19,5 +19,11 @@ public enum Algorithm {
     /** Pairwise exchange (all-to-all). */
     PAIRWISE,
     /** Every rank sends to or receives from one root directly. */
-    DIRECT
+    DIRECT,
+    /**
+     * Two levels for ranks on several hosts (all-reduce: reduce-scatter inside each host, all-reduce
+     * of the shards between hosts, all-gather inside each host); the ring where all ranks share a host
+     * or hosts run different numbers of ranks.
+     */
+    HIERARCHICAL
 }

@@ -15,6 +15,7 @@ public final class AlgorithmSelector {
     private final int size;
     private final long smallAllReduceBytes;
     private final long smallBroadcastBytes;
+    private volatile Topology topology;
 
     /**
      * @param size                world size
@@ -26,6 +27,17 @@ public final class AlgorithmSelector {
         this.size = size;
         this.smallAllReduceBytes = smallAllReduceBytes;
         this.smallBroadcastBytes = smallBroadcastBytes;
+        this.topology = Topology.singleHost(size);
+    }
+
+    /** Which host each rank runs on, once the group learnt it while connecting. */
+    public void topology(Topology t) {
+        this.topology = t;
+    }
+
+    /** The group's topology (all ranks on one host until {@link #topology(Topology)} said otherwise). */
+    public Topology topology() {
+        return topology;
     }
 
     /**
@@ -38,7 +50,9 @@ public final class AlgorithmSelector {
             case ALLREDUCE:
             case ALLREDUCE_COALESCED:
                 return pick(op, forced, nbytes <= AlgorithmChoice.recursiveDoublingLimit(smallAllReduceBytes, size)
-                        ? Algorithm.RECURSIVE_DOUBLING : Algorithm.RING, Algorithm.RING, Algorithm.RECURSIVE_DOUBLING);
+                        ? Algorithm.RECURSIVE_DOUBLING
+                        : topology.multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING,
+                        Algorithm.RING, Algorithm.RECURSIVE_DOUBLING, Algorithm.HIERARCHICAL);
             case BROADCAST:
                 return pick(op, forced, nbytes <= AlgorithmChoice.binomialTreeLimit(smallBroadcastBytes, size)
                         ? Algorithm.BINOMIAL_TREE : Algorithm.PIPELINED_CHAIN,

@@ -61,6 +61,11 @@ public interface Peers {
         return receive(peer, step, chunk);
     }
 
+    /** Which host each rank runs on (every rank on one host unless the group learnt otherwise). */
+    default Topology topology() {
+        return Topology.singleHost(size());
+    }
+
     /** An error for something a peer sent that does not fit this collective (wrong size, ...). */
     CollectiveException protocolError(int peer, String detail);
 }

@@ -91,6 +91,11 @@ public final class PhasePeers implements Peers {
     }
 
     @Override
+    public Topology topology() {
+        return p.topology();
+    }
+
+    @Override
     public CollectiveException protocolError(int peer, String detail) {
         return p.protocolError(peer, detail);
     }

@@ -27,6 +27,31 @@ public final class RingAllReduce {
 
     /** All-reduces {@code tensor} in place; completes when this rank holds the result. */
     public static Mono<Void> run(Peers p, Tensor tensor, ReduceOp op) {
+        return run(p, tensor, op, true, true);
+    }
+
+    /**
+     * The reduce-scatter half: afterwards this rank holds block {@link #ownedBlock} of the tensor
+     * reduced over every rank of {@code p} (the rest is partial).
+     */
+    public static Mono<Void> reduceScatter(Peers p, Tensor tensor, ReduceOp op) {
+        return run(p, tensor, op, true, false);
+    }
+
+    /** The all-gather half: every rank's {@link #ownedBlock} goes to every rank. */
+    public static Mono<Void> allGather(Peers p, Tensor tensor) {
+        return run(p, tensor, ReduceOp.SUM, false, true);
+    }
+
+    /** {@code {first element, element count}} of the block {@code rank} of {@code n} holds after {@link #reduceScatter}. */
+    public static long[] ownedBlock(int rank, int n, long numel) {
+        int b = (rank + 1) % n;
+        long base = numel / n;
+        long extra = numel % n;
+        return new long[] {blockStart(b, base, extra), base + (b < extra ? 1 : 0)};
+    }
+
+    private static Mono<Void> run(Peers p, Tensor tensor, ReduceOp op, boolean scatter, boolean gather) {
         int n = p.size();
         long numel = tensor.numel();
         if (n == 1 || numel == 0) {
@@ -46,7 +71,7 @@ public final class RingAllReduce {
         return Flux.range(0, plan.count())
                 .flatMap(lane -> {
                     Mono<Void> chain = Mono.empty();
-                    for (int s = 0; s < n - 1; s++) {
+                    for (int s = 0; scatter && s < n - 1; s++) {
                         int sendBlock = Math.floorMod(r - s, n);
                         int recvBlock = Math.floorMod(r - s - 1, n);
                         int step = s;
@@ -59,7 +84,7 @@ public final class RingAllReduce {
                                             (int) (start * es), count);
                                 })));
                     }
-                    for (int s = 0; s < n - 1; s++) {
+                    for (int s = 0; gather && s < n - 1; s++) {
                         int sendBlock = Math.floorMod(r + 1 - s, n);
                         int recvBlock = Math.floorMod(r - s, n);
                         int step = n - 1 + s;

@@ -47,6 +47,8 @@ public final class Mesh implements AutoCloseable {
     private final int groupHash;
     private final FrameListener listener;
     private final AtomicReferenceArray<PeerLink> links;
+    /** Each rank's host identity as it published it (see {@link #hostIds()}). */
+    private final AtomicReferenceArray<String> hostIds;
     /** The last error connecting to each peer, for the start-up timeout's message. */
     private final AtomicReferenceArray<String> lastErrors;
     private final AtomicInteger missing;
@@ -65,6 +67,8 @@ public final class Mesh implements AutoCloseable {
         this.listener = listener;
         this.links = new AtomicReferenceArray<>(world);
         this.lastErrors = new AtomicReferenceArray<>(world);
+        this.hostIds = new AtomicReferenceArray<>(world);
+        hostIds.set(rank, LocalSockets.NODE_ID);
         this.missing = new AtomicInteger(world - 1);
         this.sockets = new MeshSockets(options, rank);
     }
@@ -170,6 +174,7 @@ public final class Mesh implements AutoCloseable {
                         return Mono.error(new MeshStartException(describe() + ": rank " + peer + " cannot be reached: "
                                 + published.substring(RankClaim.REFUSED.length()), null));
                     }
+                    noteAddress(peer, published);
                     String unusable = LocalSockets.loopbackFromAnotherNode(published.split(";"));
                     if (unusable != null) {
                         return Mono.error(new MeshStartException(describe() + ": rank " + peer + " " + unusable, null));
@@ -219,6 +224,27 @@ public final class Mesh implements AutoCloseable {
 
     int rank() {
         return rank;
+    }
+
+    /** Notes the address {@code peer} published (its host identity is part of it). */
+    void noteAddress(int peer, String published) {
+        for (String part : published.split(";")) {
+            if (part.startsWith("node=")) {
+                hostIds.set(peer, part.substring(5));
+            }
+        }
+    }
+
+    /**
+     * Each rank's host identity (the kernel's boot id with the host name), as the peers published
+     * it; null for a peer that published none. Complete once the mesh started.
+     */
+    public String[] hostIds() {
+        String[] out = new String[world];
+        for (int p = 0; p < world; p++) {
+            out[p] = hostIds.get(p);
+        }
+        return out;
     }
 
     MeshOptions options() {

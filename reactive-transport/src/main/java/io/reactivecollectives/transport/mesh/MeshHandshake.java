@@ -105,6 +105,7 @@ final class MeshHandshake {
             ch.pipeline().replace(this, "rc-frames", frames);
             ch.writeAndFlush(Handshake.encode(ch.alloc(), FrameType.HELLO_ACK, o.groupId(), rank, world, peer,
                     o.secret()));
+            mesh.noteAddress(peer, hello.address());
             mesh.register(peer, ch, frames);
         }
 

@@ -11,6 +11,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
+import io.reactivecollectives.transport.algorithms.HierarchicalAllReduce;
 import io.reactivecollectives.transport.algorithms.RecursiveDoublingAllReduce;
 import io.reactivecollectives.transport.algorithms.RingAllReduce;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
@@ -50,6 +51,7 @@ public final class AllReduceOps {
             ReduceKernels.preprocess(op, tensor);
             Algorithm a = ch.choose(forced, tensor.nbytes());
             Mono<Void> run = a == Algorithm.RING ? RingAllReduce.run(ch, tensor, op)
+                    : a == Algorithm.HIERARCHICAL ? HierarchicalAllReduce.run(ch, tensor, op)
                     : RecursiveDoublingAllReduce.run(ch, tensor, op);
             return run.then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, tensor, ch.size())));
         });

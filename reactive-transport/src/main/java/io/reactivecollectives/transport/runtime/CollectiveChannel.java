@@ -98,6 +98,11 @@ public final class CollectiveChannel implements Peers {
     }
 
     /** Chooses the algorithm for {@code nbytes} (see {@link AlgorithmSelector}) and records the choice. */
+    @Override
+    public io.reactivecollectives.transport.algorithms.Topology topology() {
+        return runtime.selector().topology();
+    }
+
     public Algorithm choose(Algorithm forced, long nbytes) {
         Algorithm a = runtime.selector().select(opType, forced, nbytes);
         record(AlgorithmSelector.recordedName(opType, a));

@@ -131,6 +131,7 @@ public final class GroupRuntime {
                         .doOnError(e -> m.close())
                         .doOnCancel(m::close)
                         .doOnNext(live -> {
+                            selector.topology(io.reactivecollectives.transport.algorithms.Topology.of(m.hostIds()));
                             this.mesh = m;
                             this.liveness = live;
                         }))

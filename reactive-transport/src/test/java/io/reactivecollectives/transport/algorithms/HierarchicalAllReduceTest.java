@@ -1,0 +1,210 @@
+package io.reactivecollectives.transport.algorithms;
+
+import io.netty.buffer.ByteBuf;
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The two-level all-reduce over in-memory wires between ranks placed on hosts: exact results for
+ * several layouts, sizes and ops, and the bytes that cross host links against the flat ring's.
+ */
+class HierarchicalAllReduceTest {
+
+    /** In-memory wires; counts the bytes each rank sends to a rank of another host. */
+    private static final class Wires {
+        final Map<String, Sinks.One<ByteBuf>> slots = new ConcurrentHashMap<>();
+        final AtomicLong[] crossHostBytesFrom;
+        final Topology topology;
+
+        Wires(Topology t) {
+            topology = t;
+            crossHostBytesFrom = new AtomicLong[t.size()];
+            for (int i = 0; i < t.size(); i++) {
+                crossHostBytesFrom[i] = new AtomicLong();
+            }
+        }
+
+        Sinks.One<ByteBuf> slot(int from, int to, int step, int chunk) {
+            return slots.computeIfAbsent(from + ">" + to + ":" + step + ":" + chunk, k -> Sinks.one());
+        }
+
+        Peers peers(int rank) {
+            Wires w = this;
+            return new Peers() {
+                public int rank() {
+                    return rank;
+                }
+
+                public int size() {
+                    return w.topology.size();
+                }
+
+                public String op() {
+                    return "allReduce";
+                }
+
+                public long sequence() {
+                    return 0;
+                }
+
+                public int segmentBytes() {
+                    return 65536;
+                }
+
+                public int pipelineDepth() {
+                    return 2;
+                }
+
+                public Topology topology() {
+                    return w.topology;
+                }
+
+                public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
+                    return Mono.fromRunnable(() -> {
+                        ByteBuf copy = payload.copy();   // the socket's copy: the sender may reuse its memory
+                        payload.release();
+                        if (w.topology.hostOf(peer) != w.topology.hostOf(rank)) {
+                            w.crossHostBytesFrom[rank].addAndGet(copy.readableBytes());
+                        }
+                        if (w.slot(rank, peer, step, chunk).tryEmitValue(copy).isFailure()) {
+                            copy.release();
+                            throw new IllegalStateException("sent twice: " + rank + ">" + peer + ":" + step + ":" + chunk);
+                        }
+                    });
+                }
+
+                public Mono<ByteBuf> receive(int peer, int step, int chunk) {
+                    return w.slot(peer, rank, step, chunk).asMono().publishOn(Schedulers.parallel())
+                            .timeout(Duration.ofSeconds(10));
+                }
+
+                public CollectiveException protocolError(int peer, String detail) {
+                    return new PeerFailureException("allReduce", rank, 0, peer, detail, null);
+                }
+            };
+        }
+    }
+
+    /** Host ids for {@code hosts} hosts of {@code perHost} ranks, ranks of a host interleaved when asked. */
+    private static Topology layout(int hosts, int perHost, boolean interleaved) {
+        String[] ids = new String[hosts * perHost];
+        for (int r = 0; r < ids.length; r++) {
+            ids[r] = "host-" + (interleaved ? r % hosts : r / perHost);
+        }
+        return Topology.of(ids);
+    }
+
+    private static double input(int rank, long i) {
+        return rank * 100.0 + i % 31;
+    }
+
+    /** Runs {@code algorithm} on every rank; returns the bytes each rank sent across hosts. */
+    private static long[] allReduce(Topology t, long numel, ReduceOp op,
+                                    BiFunction<Peers, Tensor, Mono<Void>> algorithm) {
+        Wires w = new Wires(t);
+        int n = t.size();
+        List<Tensor> tensors = new ArrayList<>();
+        try {
+            List<Mono<Void>> ranks = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                double[] a = new double[(int) numel];
+                for (int i = 0; i < a.length; i++) {
+                    a[i] = input(r, i);
+                }
+                Tensor x = Tensor.fromDoubles(a);
+                tensors.add(x);
+                ranks.add(algorithm.apply(w.peers(r), x));
+            }
+            Flux.merge(ranks).then().block(Duration.ofSeconds(30));
+            for (int r = 0; r < n; r++) {
+                for (long i = 0; i < numel; i++) {
+                    double want = op == ReduceOp.SUM ? 0 : Double.NEGATIVE_INFINITY;
+                    for (int q = 0; q < n; q++) {
+                        want = op == ReduceOp.SUM ? want + input(q, i) : Math.max(want, input(q, i));
+                    }
+                    assertEquals(want, tensors.get(r).getDouble(i), op + " " + t + " numel " + numel + " rank " + r
+                            + " element " + i);
+                }
+            }
+            long[] out = new long[n];
+            for (int r = 0; r < n; r++) {
+                out[r] = w.crossHostBytesFrom[r].get();
+            }
+            return out;
+        } finally {
+            tensors.forEach(Tensor::release);
+            for (Sinks.One<ByteBuf> s : w.slots.values()) {
+                s.tryEmitEmpty();
+                ByteBuf b = s.asMono().block(Duration.ofSeconds(1));
+                if (b != null && b.refCnt() > 0) {
+                    b.release();
+                }
+            }
+        }
+    }
+
+    @Test
+    void resultsAreExactForEveryLayoutSizeAndOp() {
+        for (Topology t : List.of(layout(2, 2, false), layout(2, 3, false), layout(3, 2, false), layout(2, 2, true),
+                layout(4, 2, false))) {
+            for (long numel : new long[] {1, 3, 5, 1000, 12_345}) {
+                for (ReduceOp op : List.of(ReduceOp.SUM, ReduceOp.MAX)) {
+                    allReduce(t, numel, op, (p, x) -> HierarchicalAllReduce.run(p, x, op));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aLayoutItDoesNotFitRunsTheRing() {
+        String[] uneven = {"a", "a", "a", "b"};
+        allReduce(Topology.of(uneven), 1000, ReduceOp.SUM, (p, x) -> HierarchicalAllReduce.run(p, x, ReduceOp.SUM));
+        allReduce(Topology.singleHost(3), 1000, ReduceOp.SUM, (p, x) -> HierarchicalAllReduce.run(p, x, ReduceOp.SUM));
+    }
+
+    @Test
+    void eachHostSendsTwoThirdsOfTheFlatRingsBytesAcrossHostsAtTwoByTwo() {
+        Topology t = layout(2, 2, false);
+        long numel = 64 * 1024;   // 512 KiB of float64
+        long[] hier = allReduce(t, numel, ReduceOp.SUM, (p, x) -> HierarchicalAllReduce.run(p, x, ReduceOp.SUM));
+        long[] flat = allReduce(t, numel, ReduceOp.SUM, (p, x) -> RingAllReduce.run(p, x, ReduceOp.SUM));
+        long bytes = numel * 8;
+        for (int host = 0; host < 2; host++) {
+            long h = hier[2 * host] + hier[2 * host + 1];
+            long f = flat[2 * host] + flat[2 * host + 1];
+            assertEquals(bytes, h, "host " + host + ": 2 (H - 1) / H of the tensor across its link");
+            assertEquals(bytes * 3 / 2, f, "host " + host + ": the flat ring sends 2 (n - 1) / n over its crossing edge");
+            assertTrue(f * 2 == h * 3, f + " against " + h);
+        }
+    }
+
+    @Test
+    void topologyFromHostIds() {
+        Topology t = Topology.of(new String[] {"x", "y", "x", "y", null});
+        assertEquals(3, t.hosts());
+        assertEquals(List.of(0, 2), List.of(t.members(0)[0], t.members(0)[1]));
+        assertEquals(1, t.localIndex(3));
+        assertTrue(!t.uniform() && !t.multiHostMultiRank());
+        Topology u = Topology.of(new String[] {"x", "y", "x", "y"});
+        assertEquals(List.of(2, 3), List.of(u.peersAcrossHosts(2)[0], u.peersAcrossHosts(2)[1]));
+        assertTrue(u.multiHostMultiRank() && layout(2, 2, true).multiHostMultiRank());
+    }
+}
