@@ -3,6 +3,8 @@
 #
 #   perf/scripts/netns_hosts.sh [--hosts N] [--rate 1gbit] [--debian-hostname] [--keep-going] -- CMD...
 #
+# --keep-going: when one host's command fails, let the others run on (by default they are stopped).
+#
 # Builds one switch namespace (rc-sw-$$) with a bridge and N host namespaces (rc-h<i>-$$), each
 # with loopback, one veth link to the bridge and an address in the private 10.77.<k>.0/24 chosen
 # for this run, an own /etc/hosts (through ip-netns' /etc/netns/<name>/hosts) naming every host
@@ -26,13 +28,15 @@ set -uo pipefail
 HOSTS=2
 RATE=""
 DEBIAN=0
+KEEP_GOING=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --hosts) HOSTS="$2"; shift 2 ;;
     --rate) RATE="$2"; shift 2 ;;
     --debian-hostname) DEBIAN=1; shift ;;
+    --keep-going) KEEP_GOING=1; shift ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "netns_hosts: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -111,6 +115,7 @@ for _ in "${pids[@]}"; do
   if [[ $s -ne 0 && $status -eq 0 ]]; then
     status=$s
     # one host failed: the others would wait for it until their timeouts; stop them now
+    [[ $KEEP_GOING -eq 1 ]] && continue
     for ((i = 0; i < HOSTS; i++)); do ip netns pids "rc-h$i-$TAG" 2>/dev/null | xargs -r kill 2>/dev/null; done
   fi
 done

@@ -48,7 +48,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     /** Default heartbeat interval. */
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(500);
     /** Default number of silent heartbeat intervals after which a peer is declared dead. */
-    public static final int DEFAULT_MISSED_HEARTBEATS = 6;
+    public static final int DEFAULT_MISSED_HEARTBEATS = 5;
 
     public GroupOptions {
         Objects.requireNonNull(groupId, "groupId");

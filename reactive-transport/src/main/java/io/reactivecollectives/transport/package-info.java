@@ -41,11 +41,11 @@
  *   (a hung or stopped process), fails every in-flight and later collective of the group on every
  *   surviving rank with a {@code PeerFailureException} naming the peer:
  *   {@code allReduce[seq=41] rank 2: peer 3 closed the connection}, or
- *   {@code ... peer 3 missed 6 heartbeats (nothing heard for 3012 ms)}. Every established connection
- *   carries a HEARTBEAT frame each {@link io.reactivecollectives.transport.GroupOptions#heartbeatInterval()}
- *   (default 500 ms, dead after 6 silent intervals; set both with {@code withHeartbeat}); any inbound
- *   byte counts as a sign of life, and silence while this rank has stopped reading (back-pressure)
- *   does not count. How soon survivors learn of a killed rank is measured by
+ *   {@code ... peer 3 unresponsive: nothing heard for 2.7 s (peer 3 missed 5 heartbeats)}. Heartbeats
+ *   travel on connections of their own, served by an event loop of their own ({@code rc-liveness}),
+ *   so neither data nor code chained after a result delays them: one each
+ *   {@link io.reactivecollectives.transport.GroupOptions#heartbeatInterval()} (default 500 ms, dead
+ *   after 5 silent intervals, so within 2.5 to 3 s; set both with {@code withHeartbeat}). How soon survivors learn of a killed rank is measured by
  *   {@code ReliabilityProcessesTest}; the figures are in {@code perf/RESULTS.md}.</li>
  *   <li><b>Timeouts.</b> A collective past its timeout (the group's, or the call's
  *   {@code CollectiveOptions}) fails here with {@code CollectiveTimeoutException} naming the peer it

@@ -4,8 +4,8 @@ import java.util.Locale;
 
 /**
  * Nothing (no heartbeat, no data) arrived from a peer for too many heartbeat intervals; this rank
- * closed its connection. Message: {@code peer 3 unresponsive: nothing heard for 3.2 s (peer 3
- * missed 6 heartbeats)}.
+ * closed its connection. Message: {@code peer 3 unresponsive: nothing heard for 2.7 s (peer 3
+ * missed 5 heartbeats)}.
  */
 public final class PeerSilentException extends RuntimeException {
 

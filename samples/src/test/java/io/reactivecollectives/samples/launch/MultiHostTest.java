@@ -28,14 +28,19 @@ class MultiHostTest {
     private static final Path SCRIPT = Path.of("..", "perf", "scripts", "netns_hosts.sh");
 
     private static String runAcrossHosts(int hosts, int perHost, boolean debianHostnames) throws Exception {
+        return runAcrossHosts(hosts, perHost, debianHostnames ? "--debian-hostname" : null, CollectivesCheck.class, 0);
+    }
+
+    private static String runAcrossHosts(int hosts, int perHost, String flag, Class<?> main, int expectedExit)
+            throws Exception {
         List<String> cmd = new ArrayList<>(List.of("bash", SCRIPT.toString(), "--hosts", Integer.toString(hosts)));
-        if (debianHostnames) {
-            cmd.add("--debian-hostname");
+        if (flag != null) {
+            cmd.add(flag);
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         cmd.addAll(List.of("--", java, "-cp", System.getProperty("java.class.path"), Launcher.class.getName(),
                 "--nproc-per-node", Integer.toString(perHost), "--nnodes", "{hosts}", "--node-rank", "{host}",
-                "--master-addr", "h0", "--master-port", "29500", "--", CollectivesCheck.class.getName()));
+                "--master-addr", "h0", "--master-port", "29500", "--", main.getName()));
         Path log = Files.createTempFile("rc-multihost", ".log");
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -47,7 +52,7 @@ class MultiHostTest {
             String out = Files.readString(log, StandardCharsets.UTF_8);
             assumeTrue(p.exitValue() != 77, () -> "no network namespaces here: " + out.strip());
             assertTrue(done, "the run across hosts did not end within 120 s:\n" + out);
-            assertEquals(0, p.exitValue(), out);
+            assertEquals(expectedExit, p.exitValue(), out);
             return out;
         } finally {
             deleteQuietly(log);
@@ -68,6 +73,23 @@ class MultiHostTest {
             String host = "h" + (r / perHost);
             assertTrue(out.contains("CHECK rank " + r + "/" + world + " host " + host + ": 19 collectives OK"),
                     "rank " + r + " on " + host + " did not check every collective:\n" + out);
+        }
+    }
+
+    /**
+     * The last of 3 hosts loses its link mid-job: the others fail within 3 s of their last good
+     * round, naming the silent peer, then shrink to the 2 ranks they reach and all-reduce there.
+     */
+    @Test
+    void aDownedLinkFailsTheOthersWithinThreeSecondsAndTheyShrink() throws Exception {
+        String out = runAcrossHosts(3, 1, "--keep-going", io.reactivecollectives.samples.examples.LinkDownCheck.class, 0);
+        for (int r = 0; r < 2; r++) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("DETECTED rank " + r + " after (\\d+) ms: (.*)")
+                    .matcher(out);
+            assertTrue(m.find(), "rank " + r + " did not report the failure:\n" + out);
+            assertTrue(Long.parseLong(m.group(1)) < 3000, "rank " + r + " learnt of it after " + m.group(1) + " ms:\n" + out);
+            assertTrue(m.group(2).contains("peer 2 unresponsive"), m.group(2));
+            assertTrue(out.contains("SHRUNK rank " + r + ": 2 ranks, sum 2.0 OK"), "rank " + r + " did not shrink:\n" + out);
         }
     }
 
