@@ -103,11 +103,9 @@ public final class TcpProcessGroup implements ProcessGroup {
      */
     public static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize, GroupOptions options) {
         return Mono.defer(() -> {
-            if (store == null || options == null) {
-                throw new IllegalArgumentException("connect: store and options are required");
-            }
-            if (worldSize < 1 || rank < 0 || rank >= worldSize) {
-                throw new IllegalArgumentException("connect: invalid rank " + rank + " for world size " + worldSize);
+            if (store == null || options == null || worldSize < 1 || rank < 0 || rank >= worldSize) {
+                throw new IllegalArgumentException(store == null || options == null ? "connect: store and options are "
+                        + "required" : "connect: invalid rank " + rank + " for world size " + worldSize);
             }
             TcpProcessGroup g = new TcpProcessGroup(store, rank, worldSize, options);
             // the native reduction kernels load here, off the event loops, before the first collective
@@ -165,6 +163,11 @@ public final class TcpProcessGroup implements ProcessGroup {
     /** This rank's meters (see {@code MetricNames}), in {@link GroupOptions#diagnostics()}'s registry. */
     public CollectiveMetrics metrics() {
         return runtime.observer().metrics();
+    }
+
+    /** Which host each rank runs on, as the ranks learnt it while connecting. */
+    public io.reactivecollectives.transport.algorithms.Topology topology() {
+        return runtime.selector().topology();
     }
 
     /**

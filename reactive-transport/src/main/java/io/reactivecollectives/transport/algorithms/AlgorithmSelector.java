@@ -55,8 +55,9 @@ public final class AlgorithmSelector {
                         Algorithm.RING, Algorithm.RECURSIVE_DOUBLING, Algorithm.HIERARCHICAL);
             case BROADCAST:
                 return pick(op, forced, nbytes <= AlgorithmChoice.binomialTreeLimit(smallBroadcastBytes, size)
-                        ? Algorithm.BINOMIAL_TREE : Algorithm.PIPELINED_CHAIN,
-                        Algorithm.BINOMIAL_TREE, Algorithm.PIPELINED_CHAIN);
+                        ? Algorithm.BINOMIAL_TREE
+                        : topology.hosts() > 1 ? Algorithm.HIERARCHICAL : Algorithm.PIPELINED_CHAIN,
+                        Algorithm.BINOMIAL_TREE, Algorithm.PIPELINED_CHAIN, Algorithm.HIERARCHICAL);
             case REDUCE:
                 return pick(op, forced, Algorithm.BINOMIAL_TREE, Algorithm.BINOMIAL_TREE);
             case GATHER:
@@ -68,6 +69,8 @@ public final class AlgorithmSelector {
             case ALLGATHER_COALESCED:
             case REDUCE_SCATTER:
             case _REDUCE_SCATTER_BASE:
+                return pick(op, forced, topology.multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING,
+                        Algorithm.RING, Algorithm.HIERARCHICAL);
             case REDUCE_SCATTER_TENSOR_COALESCED:
                 return pick(op, forced, Algorithm.RING, Algorithm.RING);
             case ALLTOALL:

@@ -7,6 +7,9 @@ import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.Region;
 import io.reactivecollectives.transport.algorithms.RingAllGather;
+import io.reactivecollectives.transport.algorithms.Peers;
+import io.reactivecollectives.transport.algorithms.HierarchicalAllGather;
+import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
@@ -34,10 +37,10 @@ public final class AllGatherOps {
             Layouts.requireCpu(name, outputs, "outputs");
             runner.runtime().selector().select(OpType.ALLGATHER, options.algorithm(), input.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER, seq, input, -1, null), ch -> Mono.defer(() -> {
-            ch.choose(options.algorithm(), input.nbytes());
+            Algorithm a = ch.choose(options.algorithm(), input.nbytes());
             Region[] blocks = Layouts.regions(outputs);
             blocks[ch.rank()].copyFrom(Region.of(input));
-            return RingAllGather.run(ch, blocks);
+            return gather(a, ch, blocks);
         }).thenReturn(outputs)).using(outputs, input));
     }
 
@@ -49,10 +52,10 @@ public final class AllGatherOps {
             CollectiveArguments.requireCpu(name, output, "output");
             runner.runtime().selector().select(OpType._ALLGATHER_BASE, options.algorithm(), input.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType._ALLGATHER_BASE, seq, input, -1, null), ch -> Mono.defer(() -> {
-            ch.choose(options.algorithm(), input.nbytes());
+            Algorithm a = ch.choose(options.algorithm(), input.nbytes());
             Region[] blocks = Layouts.split(output, ch.size());
             blocks[ch.rank()].copyFrom(Region.of(input));
-            return RingAllGather.run(ch, blocks);
+            return gather(a, ch, blocks);
         }).thenReturn(output)).using(output, input));
     }
 
@@ -68,7 +71,7 @@ public final class AllGatherOps {
             }
             runner.runtime().selector().select(OpType.ALLGATHER_COALESCED, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER_COALESCED, seq, inputs, -1, null), ch -> {
-            ch.choose(options.algorithm(), 0);
+            Algorithm a = ch.choose(options.algorithm(), 0);
             int n = ch.size();
             int total = 0;
             for (Tensor t : inputs) {
@@ -87,7 +90,7 @@ public final class AllGatherOps {
                     blocks[ch.rank()].sub(off, len).copyFrom(Region.of(t));
                     off += len;
                 }
-                return RingAllGather.run(ch, blocks).then(Mono.fromRunnable(() -> {
+                return gather(a, ch, blocks).then(Mono.fromRunnable(() -> {
                     for (int q = 0; q < n; q++) {
                         int o = 0;
                         for (int i = 0; i < inputs.size(); i++) {
@@ -99,5 +102,10 @@ public final class AllGatherOps {
                 }));
             }).thenReturn(outputs);
         }).using(outputs, inputs));
+    }
+
+    /** The all-gather the selector chose: two levels across hosts, or the ring. */
+    private static Mono<Void> gather(Algorithm a, Peers p, Region[] blocks) {
+        return a == Algorithm.HIERARCHICAL ? HierarchicalAllGather.run(p, blocks) : RingAllGather.run(p, blocks);
     }
 }

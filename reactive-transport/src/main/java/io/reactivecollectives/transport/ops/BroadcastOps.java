@@ -7,6 +7,7 @@ import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.BinomialTreeBroadcast;
+import io.reactivecollectives.transport.algorithms.HierarchicalBroadcast;
 import io.reactivecollectives.transport.algorithms.PipelinedChainBroadcast;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
@@ -33,6 +34,7 @@ public final class BroadcastOps {
                 ch.requestReceipts();
             }
             Mono<Void> run = a == Algorithm.PIPELINED_CHAIN ? PipelinedChainBroadcast.run(ch, tensor, root)
+                    : a == Algorithm.HIERARCHICAL ? HierarchicalBroadcast.run(ch, tensor, root)
                     : BinomialTreeBroadcast.run(ch, tensor, root);
             return run.then(ch.receipts()).thenReturn(tensor);
         }).using(tensor));

@@ -11,6 +11,8 @@ import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.PhasePeers;
 import io.reactivecollectives.transport.algorithms.Region;
 import io.reactivecollectives.transport.algorithms.RingReduceScatter;
+import io.reactivecollectives.transport.algorithms.HierarchicalReduceScatter;
+import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Flux;
@@ -40,8 +42,8 @@ public final class ReduceScatterOps {
             Layouts.requireCpu(name, inputs, "inputs");
             runner.runtime().selector().select(OpType.REDUCE_SCATTER, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER, seq, output, -1, op), ch -> {
-            ch.choose(options.algorithm(), output.nbytes());
-            return ofList(ch, output, inputs, op).thenReturn(output);
+            Algorithm a = ch.choose(options.algorithm(), output.nbytes());
+            return ofList(a, ch, output, inputs, op).thenReturn(output);
         }).using(output, inputs));
     }
 
@@ -53,8 +55,8 @@ public final class ReduceScatterOps {
             CollectiveArguments.requireCpu(name, input, "input");
             runner.runtime().selector().select(OpType._REDUCE_SCATTER_BASE, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType._REDUCE_SCATTER_BASE, seq, input, -1, op), ch -> {
-            ch.choose(options.algorithm(), output.nbytes());
-            return ofTensor(ch, output, input, op).thenReturn(output);
+            Algorithm a = ch.choose(options.algorithm(), output.nbytes());
+            return ofTensor(a, ch, output, input, op).thenReturn(output);
         }).using(output, input));
     }
 
@@ -70,14 +72,14 @@ public final class ReduceScatterOps {
         }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER_TENSOR_COALESCED, seq, inputs, -1, op), ch -> {
             ch.choose(options.algorithm(), 0);
             return Flux.range(0, inputs.size())
-                    .concatMap(i -> ofTensor(PhasePeers.of(ch, i), outputs.get(i), inputs.get(i), op))
+                    .concatMap(i -> ofTensor(Algorithm.RING, PhasePeers.of(ch, i), outputs.get(i), inputs.get(i), op))
                     .then(Mono.just(outputs));
         }).using(outputs, inputs));
     }
 
-    private static Mono<Void> ofList(Peers p, Tensor output, List<Tensor> inputs, ReduceOp op) {
+    private static Mono<Void> ofList(Algorithm a, Peers p, Tensor output, List<Tensor> inputs, ReduceOp op) {
         if (op.kind() != ReduceOp.Kind.PREMUL_SUM) {
-            return Mono.defer(() -> blocks(p, output, Layouts.regions(inputs), op));
+            return Mono.defer(() -> blocks(a, p, output, Layouts.regions(inputs), op));
         }
         // PREMUL_SUM scales each rank's input once: on copies, the caller's inputs stay as they are
         return Mono.usingWhen(Mono.fromCallable(() -> {
@@ -89,25 +91,28 @@ public final class ReduceScatterOps {
                     }
                     return copies;
                 }),
-                copies -> blocks(p, output, Layouts.regions(copies), op),
+                copies -> blocks(a, p, output, Layouts.regions(copies), op),
                 copies -> Mono.fromRunnable(() -> copies.forEach(Tensor::release)));
     }
 
-    private static Mono<Void> ofTensor(Peers p, Tensor output, Tensor input, ReduceOp op) {
+    private static Mono<Void> ofTensor(Algorithm a, Peers p, Tensor output, Tensor input, ReduceOp op) {
         if (op.kind() != ReduceOp.Kind.PREMUL_SUM) {
-            return Mono.defer(() -> blocks(p, output, Layouts.split(input, p.size()), op));
+            return Mono.defer(() -> blocks(a, p, output, Layouts.split(input, p.size()), op));
         }
         return Mono.usingWhen(Mono.fromCallable(() -> {
                     Tensor c = input.copy();
                     ReduceKernels.preprocess(op, c);
                     return c;
                 }),
-                c -> blocks(p, output, Layouts.split(c, p.size()), op),
+                c -> blocks(a, p, output, Layouts.split(c, p.size()), op),
                 c -> Mono.fromRunnable(c::release));
     }
 
-    private static Mono<Void> blocks(Peers p, Tensor output, Region[] blocks, ReduceOp op) {
-        return RingReduceScatter.run(p, op, output.dtype(), blocks, Region.of(output))
+    /** The reduce-scatter the selector chose (two levels across hosts, or the ring), then the op's post-scaling. */
+    private static Mono<Void> blocks(Algorithm a, Peers p, Tensor output, Region[] blocks, ReduceOp op) {
+        return (a == Algorithm.HIERARCHICAL
+                ? HierarchicalReduceScatter.run(p, op, output.dtype(), blocks, Region.of(output))
+                : RingReduceScatter.run(p, op, output.dtype(), blocks, Region.of(output)))
                 .then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, output, p.size())));
     }
 }

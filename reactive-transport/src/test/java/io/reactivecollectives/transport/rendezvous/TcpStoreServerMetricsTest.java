@@ -35,7 +35,10 @@ class TcpStoreServerMetricsTest {
         assertNull(reg.find("rc.store.server.connections").tag("port", Integer.toString(port)).gauge(),
                 "the closed server's gauge was removed");
 
-        TcpStoreServer second = TcpStoreServer.builder().port(port).meterRegistry(reg).start().block(T);
+        // the port is free again, but another socket of this machine may take it for a moment (an
+        // outgoing connection's ephemeral port): try again until it is ours
+        TcpStoreServer second = TcpStoreServer.builder().port(port).meterRegistry(reg).start()
+                .retryWhen(reactor.util.retry.Retry.fixedDelay(50, Duration.ofMillis(100))).block(T);
         try {
             assertEquals(0.0, connections(reg, port), "the new server's own gauge");
             TcpStore again = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", port)).block(T);

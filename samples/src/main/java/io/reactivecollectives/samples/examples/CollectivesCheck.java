@@ -147,7 +147,8 @@ public final class CollectivesCheck {
     public static void main(String[] args) {
         String host = System.getenv().getOrDefault("HOSTNAME", "");
         Ranks.run(g -> run(g).doOnNext(n -> System.out.println("CHECK rank " + g.rank() + "/" + g.size()
-                + " host " + hostName(host) + ": " + n + " collectives OK")));
+                + " host " + hostName(host) + ": " + n + " collectives OK"
+                + (g instanceof io.reactivecollectives.transport.TcpProcessGroup t ? " (" + t.topology() + ")" : ""))));
     }
 
     private static String hostName(String fallback) {

@@ -71,7 +71,8 @@ class MultiHostTest {
         int world = hosts * perHost;
         for (int r = 0; r < world; r++) {
             String host = "h" + (r / perHost);
-            assertTrue(out.contains("CHECK rank " + r + "/" + world + " host " + host + ": 19 collectives OK"),
+            assertTrue(out.contains("CHECK rank " + r + "/" + world + " host " + host + ": 19 collectives OK ("
+                            + hosts + " host(s)"),
                     "rank " + r + " on " + host + " did not check every collective:\n" + out);
         }
     }

@@ -23,10 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The two-level all-reduce over in-memory wires between ranks placed on hosts: exact results for
+ * The two-level all-reduce, all-gather, reduce-scatter and host-ordered broadcast over in-memory wires between ranks placed on hosts: exact results for
  * several layouts, sizes and ops, and the bytes that cross host links against the flat ring's.
  */
-class HierarchicalAllReduceTest {
+class HierarchicalAlgorithmsTest {
 
     /** In-memory wires; counts the bytes each rank sends to a rank of another host. */
     private static final class Wires {
@@ -206,5 +206,174 @@ class HierarchicalAllReduceTest {
         Topology u = Topology.of(new String[] {"x", "y", "x", "y"});
         assertEquals(List.of(2, 3), List.of(u.peersAcrossHosts(2)[0], u.peersAcrossHosts(2)[1]));
         assertTrue(u.multiHostMultiRank() && layout(2, 2, true).multiHostMultiRank());
+    }
+
+    /** Runs one algorithm per rank over fresh wires; returns each rank's bytes sent across hosts. */
+    private static long[] runAll(Topology t, java.util.function.Function<Peers, Mono<Void>> perRank) {
+        Wires w = new Wires(t);
+        try {
+            List<Mono<Void>> ranks = new ArrayList<>();
+            for (int r = 0; r < t.size(); r++) {
+                ranks.add(perRank.apply(w.peers(r)));
+            }
+            Flux.merge(ranks).then().block(Duration.ofSeconds(30));
+            long[] out = new long[t.size()];
+            for (int r = 0; r < t.size(); r++) {
+                out[r] = w.crossHostBytesFrom[r].get();
+            }
+            return out;
+        } finally {
+            for (Sinks.One<ByteBuf> s : w.slots.values()) {
+                s.tryEmitEmpty();
+                ByteBuf b = s.asMono().block(Duration.ofSeconds(1));
+                if (b != null && b.refCnt() > 0) {
+                    b.release();
+                }
+            }
+        }
+    }
+
+    private static List<ByteBuf> buffers(int n, int bytes) {
+        List<ByteBuf> out = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            out.add(Region.allocate(bytes).setZero(0, bytes));
+        }
+        return out;
+    }
+
+    private static double value(int rank, int block, int i) {
+        return rank * 1000.0 + block * 10.0 + i % 7;
+    }
+
+    /** All-gather of {@code elems} float64 per rank; the bytes each rank sent across hosts. */
+    private static long[] allGather(Topology t, int elems, boolean hierarchical) {
+        int n = t.size();
+        int len = elems * 8;
+        List<ByteBuf> bufs = buffers(n, n * len);
+        try {
+            for (int r = 0; r < n; r++) {
+                for (int i = 0; i < elems; i++) {
+                    bufs.get(r).setDoubleLE(r * len + i * 8, value(r, r, i));
+                }
+            }
+            long[] sent = runAll(t, p -> {
+                Region[] blocks = new Region[n];
+                for (int b = 0; b < n; b++) {
+                    blocks[b] = new Region(bufs.get(p.rank()), b * len, len);
+                }
+                return hierarchical ? HierarchicalAllGather.run(p, blocks) : RingAllGather.run(p, blocks);
+            });
+            for (int r = 0; r < n; r++) {
+                for (int b = 0; b < n; b++) {
+                    for (int i = 0; i < elems; i++) {
+                        assertEquals(value(b, b, i), bufs.get(r).getDoubleLE(b * len + i * 8),
+                                "all-gather " + t + " rank " + r + " block " + b + " element " + i);
+                    }
+                }
+            }
+            return sent;
+        } finally {
+            bufs.forEach(ByteBuf::release);
+        }
+    }
+
+    /** Reduce-scatter (SUM) of {@code elems} float64 per block; the bytes each rank sent across hosts. */
+    private static long[] reduceScatter(Topology t, int elems, boolean hierarchical) {
+        int n = t.size();
+        int len = elems * 8;
+        List<ByteBuf> in = buffers(n, n * len);
+        List<ByteBuf> out = buffers(n, len);
+        try {
+            for (int r = 0; r < n; r++) {
+                for (int b = 0; b < n; b++) {
+                    for (int i = 0; i < elems; i++) {
+                        in.get(r).setDoubleLE(b * len + i * 8, value(r, b, i));
+                    }
+                }
+            }
+            long[] sent = runAll(t, p -> {
+                Region[] inputs = new Region[n];
+                for (int b = 0; b < n; b++) {
+                    inputs[b] = new Region(in.get(p.rank()), b * len, len);
+                }
+                Region output = new Region(out.get(p.rank()), 0, len);
+                return hierarchical
+                        ? HierarchicalReduceScatter.run(p, ReduceOp.SUM, io.reactivecollectives.core.DType.FLOAT64, inputs, output)
+                        : RingReduceScatter.run(p, ReduceOp.SUM, io.reactivecollectives.core.DType.FLOAT64, inputs, output);
+            });
+            for (int r = 0; r < n; r++) {
+                for (int i = 0; i < elems; i++) {
+                    double want = 0;
+                    for (int q = 0; q < n; q++) {
+                        want += value(q, r, i);
+                    }
+                    assertEquals(want, out.get(r).getDoubleLE(i * 8), "reduce-scatter " + t + " rank " + r + " element " + i);
+                }
+            }
+            return sent;
+        } finally {
+            in.forEach(ByteBuf::release);
+            out.forEach(ByteBuf::release);
+        }
+    }
+
+    private static long hostSum(long[] perRank, Topology t, int host) {
+        long s = 0;
+        for (int q : t.members(host)) {
+            s += perRank[q];
+        }
+        return s;
+    }
+
+    @Test
+    void allGatherAndReduceScatterAreExactAndCrossHostsLess() {
+        for (Topology t : List.of(layout(2, 2, false), layout(3, 2, false), layout(2, 3, true))) {
+            for (int elems : new int[] {1, 3, 2000}) {
+                allGather(t, elems, true);
+                reduceScatter(t, elems, true);
+            }
+        }
+        Topology t = layout(2, 2, false);
+        int elems = 16 * 1024;
+        long block = elems * 8L;
+        long[] agH = allGather(t, elems, true);
+        long[] agF = allGather(t, elems, false);
+        long[] rsH = reduceScatter(t, elems, true);
+        long[] rsF = reduceScatter(t, elems, false);
+        for (int host = 0; host < 2; host++) {
+            assertEquals(2 * block, hostSum(agH, t, host), "all-gather: each of the host's 2 blocks crosses once");
+            assertEquals(3 * block, hostSum(agF, t, host), "all-gather: the flat ring's crossing edge carries 3 blocks");
+            assertEquals(2 * block, hostSum(rsH, t, host), "reduce-scatter: two partials cross");
+            assertEquals(3 * block, hostSum(rsF, t, host), "reduce-scatter: the flat ring's crossing edge carries 3");
+        }
+    }
+
+    @Test
+    void broadcastCrossesEachHostLinkOnceWhateverTheNumbering() {
+        Topology roundRobin = layout(2, 2, true);   // ranks 0, 2 on host 0; 1, 3 on host 1
+        int elems = 32 * 1024;
+        for (int root : new int[] {0, 3}) {
+            for (boolean hierarchical : new boolean[] {true, false}) {
+                List<Tensor> ts = new ArrayList<>();
+                try {
+                    for (int r = 0; r < 4; r++) {
+                        double[] a = new double[elems];
+                        java.util.Arrays.fill(a, r == root ? 7.5 : 0);
+                        ts.add(Tensor.fromDoubles(a));
+                    }
+                    long[] sent = runAll(roundRobin, p -> hierarchical
+                            ? HierarchicalBroadcast.run(p, ts.get(p.rank()), root)
+                            : PipelinedChainBroadcast.run(p, ts.get(p.rank()), root));
+                    for (Tensor x : ts) {
+                        assertEquals(7.5, x.getDouble(elems - 1));
+                    }
+                    long total = java.util.Arrays.stream(sent).sum();
+                    assertEquals(hierarchical ? elems * 8L : 3 * elems * 8L, total,
+                            "root " + root + (hierarchical ? " by host" : " flat") + ": bytes across hosts");
+                } finally {
+                    ts.forEach(Tensor::release);
+                }
+            }
+        }
     }
 }
