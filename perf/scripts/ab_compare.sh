@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Alternating rounds of another build (BASE_DIR: a worktree of an older commit, e.g.
-#   git worktree add /tmp/base 2c815dd) and this one, with results on the library's threads (the
-# default) and on the event loop: all_reduce and all_gather at 4-8 B, 1 MiB and 64 MiB, 2 ranks.
+#   git worktree add /tmp/base 2c815dd) and this one, with results on the event loop (the default)
+# and on the library's threads: all_reduce and all_gather at 4-8 B, 1 MiB and 64 MiB, 2 ranks.
+# LABELS picks the runs (default "base loop threads").
 # Prints raw rows "label round op bytes count time_us algbw busbw" to OUT (default perf/out/ab.txt).
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -19,9 +20,14 @@ run() { # label dir [extra options]
     done
   done
 }
+LABELS="${LABELS:-base loop threads}"
 for round in $(seq 1 "$ROUNDS"); do
-  run base "$BASE_DIR"
-  run threads "$ROOT"
-  run loop "$ROOT" --results EVENT_LOOP
+  for label in $LABELS; do
+    case "$label" in
+      base) run base "$BASE_DIR" ;;
+      loop) run loop "$ROOT" --results EVENT_LOOP ;;
+      threads) run threads "$ROOT" --results LIBRARY_THREADS ;;
+    esac
+  done
 done
 echo "# done $(date -u)" >> "$OUT"

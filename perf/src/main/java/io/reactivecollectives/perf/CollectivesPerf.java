@@ -91,8 +91,8 @@ public final class CollectivesPerf implements Callable<Integer> {
             description = "SO_SNDBUF/SO_RCVBUF in bytes, K/M suffixes allowed (default: the kernel's)")
     String socketBuffer;
 
-    @Option(names = "--results", defaultValue = "LIBRARY_THREADS",
-            description = "where results are delivered: LIBRARY_THREADS (the group's default) or EVENT_LOOP")
+    @Option(names = "--results", defaultValue = "EVENT_LOOP",
+            description = "where results are delivered: EVENT_LOOP (the group's default) or LIBRARY_THREADS")
     io.reactivecollectives.transport.ResultDelivery results;
 
     @Option(names = "--rank", hidden = true, defaultValue = "-1")

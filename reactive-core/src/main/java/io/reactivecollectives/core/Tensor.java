@@ -6,9 +6,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.ReferenceCounted;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -105,36 +103,28 @@ public final class Tensor implements ReferenceCounted {
     /** A FLOAT32 tensor holding a copy of {@code values}; the default shape is 1-D. */
     public static Tensor fromFloats(float[] values, long... shape) {
         Tensor t = empty(DType.FLOAT32, shapeOr(shape, values.length));
-        for (int i = 0; i < values.length; i++) {
-            t.host.setFloatLE(i * 4, values[i]);
-        }
+        TensorElements.put(t.host, values);
         return t;
     }
 
     /** A FLOAT64 tensor holding a copy of {@code values}. */
     public static Tensor fromDoubles(double[] values, long... shape) {
         Tensor t = empty(DType.FLOAT64, shapeOr(shape, values.length));
-        for (int i = 0; i < values.length; i++) {
-            t.host.setDoubleLE(i * 8, values[i]);
-        }
+        TensorElements.put(t.host, values);
         return t;
     }
 
     /** An INT32 tensor holding a copy of {@code values}. */
     public static Tensor fromInts(int[] values, long... shape) {
         Tensor t = empty(DType.INT32, shapeOr(shape, values.length));
-        for (int i = 0; i < values.length; i++) {
-            t.host.setIntLE(i * 4, values[i]);
-        }
+        TensorElements.put(t.host, values);
         return t;
     }
 
     /** An INT64 tensor holding a copy of {@code values}. */
     public static Tensor fromLongs(long[] values, long... shape) {
         Tensor t = empty(DType.INT64, shapeOr(shape, values.length));
-        for (int i = 0; i < values.length; i++) {
-            t.host.setLongLE(i * 8, values[i]);
-        }
+        TensorElements.put(t.host, values);
         return t;
     }
 
@@ -151,9 +141,7 @@ public final class Tensor implements ReferenceCounted {
     /** A BOOL tensor holding a copy of {@code values}. */
     public static Tensor fromBooleans(boolean[] values, long... shape) {
         Tensor t = empty(DType.BOOL, shapeOr(shape, values.length));
-        for (int i = 0; i < values.length; i++) {
-            t.host.setByte(i, values[i] ? 1 : 0);
-        }
+        TensorElements.put(t.host, values);
         return t;
     }
 
@@ -238,29 +226,12 @@ public final class Tensor implements ReferenceCounted {
 
     // ------------------------------------------------------------------ views
 
-    /** Elements per index of dimension 0. */
-    private long rowElements() {
-        if (shape.length == 0) {
-            return 1;
-        }
-        return shape[0] == 0 ? numelOf(Arrays.copyOfRange(shape, 1, shape.length)) : numel / shape[0];
-    }
-
     /**
      * A view of rows {@code [start, end)} along dimension 0, without copy, sharing this tensor's
      * storage and reference count.
      */
     public Tensor slice(long start, long end) {
-        if (shape.length == 0) {
-            throw new IllegalArgumentException("slice of a 0-dimensional tensor");
-        }
-        if (start < 0 || end < start || end > shape[0]) {
-            throw new IndexOutOfBoundsException("slice [" + start + ", " + end + ") of dimension 0 with size " + shape[0]);
-        }
-        long[] s = shape.clone();
-        s[0] = end - start;
-        long row = rowElements();
-        return view(start * row, (end - start) * row, s);
+        return TensorViews.slice(this, start, end);
     }
 
     /**
@@ -269,22 +240,7 @@ public final class Tensor implements ReferenceCounted {
      * enough rows. An empty tensor gives one empty view.
      */
     public List<Tensor> chunk(int n) {
-        if (n <= 0) {
-            throw new IllegalArgumentException("chunk count must be > 0, got " + n);
-        }
-        if (shape.length == 0) {
-            throw new IllegalArgumentException("chunk of a 0-dimensional tensor");
-        }
-        long rows = shape[0];
-        if (rows == 0) {
-            return Collections.singletonList(slice(0, 0));
-        }
-        long per = (rows + n - 1) / n;
-        List<Tensor> out = new ArrayList<>();
-        for (long s = 0; s < rows; s += per) {
-            out.add(slice(s, Math.min(rows, s + per)));
-        }
-        return out;
+        return TensorViews.chunk(this, n);
     }
 
     /** A 1-D view of {@code count} elements from flat element {@code offset}. */
@@ -313,22 +269,11 @@ public final class Tensor implements ReferenceCounted {
      * {@code numel % n} chunks one element longer), as {@link Chunk}s with their offsets.
      */
     public List<Chunk> chunks(int n) {
-        if (n <= 0) {
-            throw new IllegalArgumentException("chunk count must be > 0, got " + n);
-        }
-        List<Chunk> out = new ArrayList<>(n);
-        long base = numel / n;
-        long extra = numel % n;
-        long off = 0;
-        for (int i = 0; i < n; i++) {
-            long len = base + (i < extra ? 1 : 0);
-            out.add(new Chunk(i, off, narrow(off, len)));
-            off += len;
-        }
-        return out;
+        return TensorViews.chunks(this, n);
     }
 
-    private Tensor view(long elementOffset, long count, long[] newShape) {
+    /** A view of {@code count} elements from {@code elementOffset} with {@code newShape} (checked by the caller). */
+    Tensor view(long elementOffset, long count, long[] newShape) {
         ensureAccessible();
         long bo = elementOffset * dtype.byteSize();
         long bl = count * dtype.byteSize();
@@ -342,19 +287,7 @@ public final class Tensor implements ReferenceCounted {
 
     /** Element {@code i} (flat index) converted to double. */
     public double getDouble(long i) {
-        int b = byteIndex(i);
-        switch (dtype) {
-            case BOOL: return host.getByte(b) != 0 ? 1 : 0;
-            case UINT8: return host.getUnsignedByte(b);
-            case INT8: return host.getByte(b);
-            case INT32: return host.getIntLE(b);
-            case INT64: return host.getLongLE(b);
-            case FLOAT16: return HalfFloats.halfToFloat(host.getShortLE(b));
-            case BFLOAT16: return HalfFloats.bfloat16ToFloat(host.getShortLE(b));
-            case FLOAT32: return host.getFloatLE(b);
-            case FLOAT64: return host.getDoubleLE(b);
-            default: throw new AssertionError(dtype);
-        }
+        return TensorElements.get(host, dtype, byteIndex(i));
     }
 
     /** Element {@code i} as a long (exact for integer dtypes). */
@@ -369,19 +302,7 @@ public final class Tensor implements ReferenceCounted {
 
     /** Sets element {@code i} from a double, converting as {@link #fromDoubles(DType, double[], long...)}. */
     public void setDouble(long i, double v) {
-        int b = byteIndex(i);
-        switch (dtype) {
-            case BOOL: host.setByte(b, v != 0 ? 1 : 0); break;
-            case UINT8:
-            case INT8: host.setByte(b, (int) (long) v); break;
-            case INT32: host.setIntLE(b, (int) (long) v); break;
-            case INT64: host.setLongLE(b, (long) v); break;
-            case FLOAT16: host.setShortLE(b, HalfFloats.floatToHalf((float) v)); break;
-            case BFLOAT16: host.setShortLE(b, HalfFloats.floatToBfloat16((float) v)); break;
-            case FLOAT32: host.setFloatLE(b, (float) v); break;
-            case FLOAT64: host.setDoubleLE(b, v); break;
-            default: throw new AssertionError(dtype);
-        }
+        TensorElements.set(host, dtype, byteIndex(i), v);
     }
 
     /** Sets element {@code i} from a long (exact for integer dtypes). */
@@ -414,46 +335,22 @@ public final class Tensor implements ReferenceCounted {
 
     /** Copies of the elements as floats (any dtype, converted). */
     public float[] toFloatArray() {
-        float[] out = new float[Math.toIntExact(numel)];
-        if (dtype == DType.FLOAT32) {
-            for (int i = 0; i < out.length; i++) {
-                out[i] = host.getFloatLE(i * 4);
-            }
-        } else {
-            for (int i = 0; i < out.length; i++) {
-                out[i] = (float) getDouble(i);
-            }
-        }
-        return out;
+        return TensorElements.floats(this);
     }
 
     /** Copies of the elements as doubles (any dtype, converted). */
     public double[] toDoubleArray() {
-        double[] out = new double[Math.toIntExact(numel)];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = getDouble(i);
-        }
-        return out;
+        return TensorElements.doubles(this);
     }
 
     /** Copies of the elements of an INT32 tensor. */
     public int[] toIntArray() {
-        requireDType(DType.INT32);
-        int[] out = new int[Math.toIntExact(numel)];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = host.getIntLE(i * 4);
-        }
-        return out;
+        return TensorElements.ints(this);
     }
 
     /** Copies of the elements of an INT64 tensor. */
     public long[] toLongArray() {
-        requireDType(DType.INT64);
-        long[] out = new long[Math.toIntExact(numel)];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = host.getLongLE(i * 8);
-        }
-        return out;
+        return TensorElements.longs(this);
     }
 
     /** Copies of the raw bytes of the elements (any dtype, native order). */
@@ -465,18 +362,7 @@ public final class Tensor implements ReferenceCounted {
 
     /** Copies of the elements of a BOOL tensor. */
     public boolean[] toBooleanArray() {
-        requireDType(DType.BOOL);
-        boolean[] out = new boolean[Math.toIntExact(numel)];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = host.getByte(i) != 0;
-        }
-        return out;
-    }
-
-    private void requireDType(DType want) {
-        if (dtype != want) {
-            throw new IllegalStateException("tensor is " + dtype + ", not " + want);
-        }
+        return TensorElements.booleans(this);
     }
 
     // ------------------------------------------------------------------ copies and comparisons
@@ -509,22 +395,7 @@ public final class Tensor implements ReferenceCounted {
      * {@code |a - b| <= atol + rtol * |b|} (NaN matches NaN), as {@code torch.allclose(equal_nan=True)}.
      */
     public boolean allClose(Tensor other, double rtol, double atol) {
-        if (other == null || other.dtype != dtype || !Arrays.equals(other.shape, shape)) {
-            return false;
-        }
-        for (long i = 0; i < numel; i++) {
-            double a = getDouble(i);
-            double b = other.getDouble(i);
-            if (Double.isNaN(a) || Double.isNaN(b)) {
-                if (Double.isNaN(a) != Double.isNaN(b)) {
-                    return false;
-                }
-            } else if (a != b && (Double.isInfinite(a) || Double.isInfinite(b)
-                    || !(Math.abs(a - b) <= atol + rtol * Math.abs(b)))) {
-                return false; // an infinity is close only to itself, as in torch.isclose
-            }
-        }
-        return true;
+        return TensorElements.allClose(this, other, rtol, atol);
     }
 
     // ------------------------------------------------------------------ reference counting

@@ -1,6 +1,5 @@
 package io.reactivecollectives.core.ddp;
 
-import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.Tensor;
 import reactor.core.publisher.Flux;
@@ -9,7 +8,6 @@ import reactor.core.publisher.Sinks;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -44,7 +42,7 @@ public final class GradientReducer implements AutoCloseable {
 
     private final ProcessGroup group;
     private final List<Parameter> parameters;
-    private final Map<Parameter, Integer> indexOf = new HashMap<>();
+    private final Map<Parameter, Integer> indexOf;
     private final CommHook hook;
     private final int maxBucketsInFlight;
     private final long broadcastBufferBytes;
@@ -54,10 +52,7 @@ public final class GradientReducer implements AutoCloseable {
     private final GradBucket[] denseBuckets;
     private final boolean[] sparse;
 
-    private final Object commLock = new Object();
-    private int hooksInFlight;
-    private long commStartNanos;
-    private long commNanos;
+    private final CommTimer comm = new CommTimer();
 
     private Iteration current;
     private boolean closed;
@@ -71,46 +66,13 @@ public final class GradientReducer implements AutoCloseable {
         this.hook = b.hook != null ? b.hook : new AllReduceHook(group);
         this.maxBucketsInFlight = b.maxBucketsInFlight;
         this.broadcastBufferBytes = b.broadcastBufferBytes;
-        this.sparse = new boolean[parameters.size()];
-        List<BucketAssignment.Entry> entries = new ArrayList<>();
-        Map<String, Integer> names = new HashMap<>();
-        for (int i = 0; i < parameters.size(); i++) {
-            Parameter p = parameters.get(i);
-            if (names.put(p.name(), i) != null) {
-                throw new IllegalArgumentException("GradientReducer: parameter name '" + p.name() + "' registered twice");
-            }
-            if (indexOf.put(p, i) != null) {
-                throw new IllegalArgumentException("GradientReducer: parameter '" + p.name() + "' registered twice");
-            }
-            if (!p.grad().dtype().isFloatingPoint()) {
-                throw new IllegalArgumentException("GradientReducer: parameter '" + p.name() + "' is " + p.grad().dtype()
-                        + "; gradients must be floating point");
-            }
-            sparse[i] = b.sparse.contains(p.name());
-            entries.add(new BucketAssignment.Entry(p.nbytes(), p.grad().dtype(), sparse[i]));
-        }
-        if (!names.keySet().containsAll(b.sparse)) {
-            throw new IllegalArgumentException("GradientReducer: sparse parameter names " + b.sparse + " not all registered");
-        }
-        this.assignment = BucketAssignment.assign(entries, b.bucketCapBytes, b.firstBucketBytes);
-        this.bucketOf = new int[parameters.size()];
-        this.offsetInBucket = new long[parameters.size()];
-        this.denseBuckets = new GradBucket[assignment.size()];
-        for (int k = 0; k < assignment.size(); k++) {
-            long off = 0;
-            List<Parameter> ps = new ArrayList<>();
-            DType dtype = null;
-            for (int i : assignment.get(k)) {
-                bucketOf[i] = k;
-                offsetInBucket[i] = off;
-                off += parameters.get(i).numel();
-                ps.add(parameters.get(i));
-                dtype = parameters.get(i).grad().dtype();
-            }
-            if (!sparse[assignment.get(k).get(0)]) {
-                denseBuckets[k] = new GradBucket(k, assignment.size(), Tensor.zeros(dtype, off), ps);
-            }
-        }
+        BucketLayout layout = new BucketLayout(parameters, b.sparse, b.bucketCapBytes, b.firstBucketBytes);
+        this.sparse = layout.sparse;
+        this.indexOf = layout.indexOf;
+        this.assignment = layout.assignment;
+        this.bucketOf = layout.bucketOf;
+        this.offsetInBucket = layout.offsetInBucket;
+        this.denseBuckets = layout.denseBuckets;
     }
 
     /** A builder for a reducer over {@code group}. */
@@ -161,9 +123,7 @@ public final class GradientReducer implements AutoCloseable {
      * wall time spent communicating, whether or not it overlapped computation.
      */
     public long communicationNanos() {
-        synchronized (commLock) {
-            return commNanos;
-        }
+        return comm.nanos();
     }
 
     // ------------------------------------------------------------------ reactive form
@@ -266,9 +226,9 @@ public final class GradientReducer implements AutoCloseable {
 
     private Mono<GradBucket> runHook(GradBucket bucket) {
         return Mono.defer(() -> {
-            commStarted();
+            comm.started();
             // the communication ends when the hook's signal arrives, before anything downstream runs
-            return hook.runHook(bucket).doOnTerminate(this::commEnded).doOnCancel(this::commEnded);
+            return hook.runHook(bucket).doOnTerminate(comm::ended).doOnCancel(comm::ended);
         }).map(result -> {
             try {
                 copyBack(bucket, result);
@@ -292,22 +252,6 @@ public final class GradientReducer implements AutoCloseable {
         for (Parameter p : bucket.parameters()) {
             p.grad().flatten().copyFrom(flat.narrow(off, p.numel()));
             off += p.numel();
-        }
-    }
-
-    private void commStarted() {
-        synchronized (commLock) {
-            if (hooksInFlight++ == 0) {
-                commStartNanos = System.nanoTime();
-            }
-        }
-    }
-
-    private void commEnded() {
-        synchronized (commLock) {
-            if (--hooksInFlight == 0) {
-                commNanos += System.nanoTime() - commStartNanos;
-            }
         }
     }
 

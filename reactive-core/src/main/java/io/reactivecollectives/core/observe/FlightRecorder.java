@@ -6,16 +6,11 @@ import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.Tensor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -23,7 +18,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
@@ -44,8 +38,6 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * into one or two writes. {@link FlightRecorderAnalyzer} reads the dumps of all ranks.
  */
 public final class FlightRecorder {
-
-    private static final Logger LOG = LoggerFactory.getLogger(FlightRecorder.class);
 
     /** Entries kept when no capacity is configured (as c10d's TORCH_NCCL_TRACE_BUFFER_SIZE default). */
     public static final int DEFAULT_CAPACITY = 2_000;
@@ -112,7 +104,7 @@ public final class FlightRecorder {
     private final AtomicLong nextId = new AtomicLong();
     private final long epochBaseNanos;
     private final long monoBaseNanos;
-    private final AtomicReference<AutoDump> lastAutoDump = new AtomicReference<>();
+    private final FlightRecorderDumps dumps = new FlightRecorderDumps(this);
 
     /** A recorder with {@link Config#defaults()}. */
     public FlightRecorder(String groupId, int rank, int worldSize) {
@@ -246,7 +238,7 @@ public final class FlightRecorder {
      * an {@link IOException} as an error. Cold.
      */
     public Mono<Path> dump(String reason) {
-        return Mono.fromCallable(() -> write(snapshot(reason))).subscribeOn(BlockingScheduler.get());
+        return dumps.dump(reason);
     }
 
     /**
@@ -258,22 +250,7 @@ public final class FlightRecorder {
      * logged and emitted.
      */
     public Mono<Path> dumpOnFailure(String reason) {
-        if (!config.dumpOnFailure()) {
-            return Mono.empty();
-        }
-        for (;;) {
-            AutoDump prev = lastAutoDump.get();
-            if (prev != null && !prev.started) {
-                return prev.result;
-            }
-            AutoDump next = new AutoDump(reason, prev);
-            if (lastAutoDump.compareAndSet(prev, next)) {
-                next.result.subscribe(
-                        p -> LOG.warn("{} rank {}: flight recorder dumped to {} ({})", groupId, rank, p, reason),
-                        e -> LOG.warn("{} rank {}: flight recorder dump failed: {}", groupId, rank, e.toString()));
-                return next.result;
-            }
-        }
+        return config.dumpOnFailure() ? dumps.dumpOnFailure(reason) : Mono.empty();
     }
 
     /**
@@ -281,43 +258,12 @@ public final class FlightRecorder {
      * wait for before the dump directory is removed or the process exits.
      */
     public Mono<Void> awaitDumps() {
-        AutoDump last = lastAutoDump.get();
-        return last == null ? Mono.empty() : last.result.onErrorResume(e -> Mono.empty()).then();
+        return dumps.awaitDumps();
     }
 
     /** {@link #dumpOnFailure(String)} with the error's message as the reason. */
     public Mono<Path> dumpOnFailure(Throwable error) {
         return dumpOnFailure(String.valueOf(error.getMessage() != null ? error.getMessage() : error));
-    }
-
-    private final class AutoDump {
-        volatile boolean started;
-        final Mono<Path> result;
-
-        AutoDump(String reason, AutoDump prev) {
-            Mono<Void> after = prev == null ? Mono.empty() : prev.result.onErrorResume(e -> Mono.empty()).then();
-            this.result = after.then(Mono.fromCallable(() -> {
-                started = true;
-                return write(snapshot(reason));
-            }).subscribeOn(BlockingScheduler.get())).cache();
-        }
-    }
-
-    private Path write(FlightRecorderDump dump) throws IOException {
-        Path target = dumpFile();
-        Files.createDirectories(target.getParent() == null ? Paths.get(".") : target.getParent());
-        Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".tmp");
-        try {
-            JSON.writeValue(tmp.toFile(), dump);
-            try {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
-        return target;
     }
 
     /** Reads a dump file written by {@link #dump()}. Blocking: call it off event loops. */
@@ -345,35 +291,16 @@ public final class FlightRecorder {
      * (recv step 2); last completed seq 41"}.
      */
     public String describe(long seq) {
-        Entry e = find(seq);
-        long now = System.nanoTime();
-        StringBuilder sb = new StringBuilder("flight recorder: ");
-        if (e == null) {
-            sb.append("seq ").append(seq).append(" not in the buffer");
-        } else {
-            sb.append(e.op.displayName()).append(" seq ").append(seq).append(' ').append(e.state);
-            long since = e.state == State.SCHEDULED ? e.scheduledNanos : e.startedNanos;
-            if (e.state == State.SCHEDULED || e.state == State.STARTED) {
-                sb.append(' ').append(TimeUnit.NANOSECONDS.toMillis(now - since)).append(" ms ago");
-            }
-            int peer = e.waitingFor;
-            if (peer >= 0) {
-                sb.append(", waiting for rank ").append(peer);
-                String what = e.waitingWhat;
-                if (what != null) {
-                    sb.append(" (").append(what).append(')');
-                }
-            }
+        return FlightRecorderDumps.describe(this, seq);
+    }
+
+    /** The entries in the buffer now, in no order (nulls for empty slots). */
+    Entry[] slots() {
+        Entry[] out = new Entry[ring.length()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ring.get(i);
         }
-        long lastCompleted = -1;
-        for (int i = 0; i < ring.length(); i++) {
-            Entry x = ring.get(i);
-            if (x != null && x.state == State.COMPLETED && x.seq > lastCompleted) {
-                lastCompleted = x.seq;
-            }
-        }
-        sb.append(lastCompleted >= 0 ? "; last completed seq " + lastCompleted : "; none completed");
-        return sb.toString();
+        return out;
     }
 
     long toEpochMicros(long monoNanos) {
@@ -500,10 +427,10 @@ public final class FlightRecorder {
             long started = startedNanos;
             long ended = endedNanos;
             int peer = waitingFor;
-            long inBytes = bytes(inputShapes, dtype);
-            long outBytes = bytes(outputShapes, dtype);
+            long inBytes = FlightRecorderDumps.bytes(inputShapes, dtype);
+            long outBytes = FlightRecorderDumps.bytes(outputShapes, dtype);
             return new FlightRecorderDump.Entry(id, seq, op.displayName(), dtype == null ? null : dtype.torchName(),
-                    shapes(inputShapes), shapes(outputShapes), inBytes, outBytes, algorithm, s.name(),
+                    FlightRecorderDumps.shapes(inputShapes), FlightRecorderDumps.shapes(outputShapes), inBytes, outBytes, algorithm, s.name(),
                     toEpochMicros(scheduledNanos),
                     started != 0 ? toEpochMicros(started) : null,
                     s == State.COMPLETED && ended != 0 ? toEpochMicros(ended) : null,
@@ -516,32 +443,5 @@ public final class FlightRecorder {
         public String toString() {
             return op.displayName() + "[seq=" + seq + "] " + state;
         }
-    }
-
-    private static long bytes(long[][] shapes, DType dtype) {
-        if (dtype == null) {
-            return 0;
-        }
-        long total = 0;
-        for (long[] s : shapes) {
-            long n = 1;
-            for (long d : s) {
-                n *= d;
-            }
-            total += n;
-        }
-        return total * dtype.byteSize();
-    }
-
-    private static List<List<Long>> shapes(long[][] shapes) {
-        List<List<Long>> out = new ArrayList<>(shapes.length);
-        for (long[] s : shapes) {
-            List<Long> dims = new ArrayList<>(s.length);
-            for (long d : s) {
-                dims.add(d);
-            }
-            out.add(dims);
-        }
-        return out;
     }
 }

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -133,7 +132,7 @@ public final class FlightRecorderAnalyzer {
 
     private enum Status { NOT_REACHED, SCHEDULED, STARTED, FAILED, COMPLETED, EVICTED }
 
-    private static final class RankView {
+    static final class RankView {
         final FlightRecorderDump dump;
         final TreeMap<Long, FlightRecorderDump.Entry> bySeq = new TreeMap<>();
 
@@ -183,7 +182,7 @@ public final class FlightRecorderAnalyzer {
         views.values().forEach(v -> allSeqs.addAll(v.bySeq.keySet()));
 
         for (long seq : allSeqs) {
-            mismatch(group, seq, views, out);
+            FlightRecorderMismatches.find(group, seq, views, out);
         }
 
         Long outstanding = null;
@@ -316,76 +315,7 @@ public final class FlightRecorderAnalyzer {
         }
     }
 
-    private static void mismatch(String group, long seq, Map<Integer, RankView> views, List<Finding> out) {
-        Map<String, List<Integer>> bySignature = new LinkedHashMap<>();
-        Map<String, FlightRecorderDump.Entry> sampleOf = new LinkedHashMap<>();
-        for (Map.Entry<Integer, RankView> me : views.entrySet()) {
-            FlightRecorderDump.Entry e = me.getValue().bySeq.get(seq);
-            if (e == null) {
-                continue;
-            }
-            String sig = signature(e);
-            bySignature.computeIfAbsent(sig, k -> new ArrayList<>()).add(me.getKey());
-            sampleOf.putIfAbsent(sig, e);
-        }
-        if (bySignature.size() < 2) {
-            return;
-        }
-        List<FlightRecorderDump.Entry> samples = new ArrayList<>(sampleOf.values());
-        FlightRecorderDump.Entry a = samples.get(0);
-        Set<String> differs = new java.util.LinkedHashSet<>();
-        for (FlightRecorderDump.Entry b : samples.subList(1, samples.size())) {
-            if (!a.op().equals(b.op())) {
-                differs.add("op");
-            }
-            if (!Objects.equals(a.dtype(), b.dtype())) {
-                differs.add("dtype");
-            }
-            if (a.op().equals(b.op()) && !Objects.equals(checkedShapes(a), checkedShapes(b))) {
-                differs.add(OpType.SCATTER.displayName().equals(a.op()) ? "output shapes" : "input shapes");
-            }
-        }
-        List<String> parts = new ArrayList<>();
-        List<Integer> all = new ArrayList<>();
-        bySignature.forEach((sig, rs) -> {
-            parts.add(ranks(rs) + " ran " + sig);
-            all.addAll(rs);
-        });
-        all.sort(null);
-        // blame the minority: the ranks outside the largest signature group
-        List<Integer> largest = bySignature.values().stream().max(Comparator.comparingInt(List::size)).orElseThrow();
-        List<Integer> blamed = all.stream().filter(r -> !largest.contains(r)).collect(Collectors.toList());
-        out.add(new Finding(Kind.MISMATCH, group, seq, blamed, "mismatch at seq " + seq + " ("
-                + String.join(", ", differs) + " differ): " + String.join("; ", parts)));
-    }
-
-    private static String signature(FlightRecorderDump.Entry e) {
-        StringBuilder sb = new StringBuilder(e.op());
-        if (e.dtype() != null) {
-            sb.append(' ').append(e.dtype());
-        }
-        List<List<Long>> shapes = checkedShapes(e);
-        if (shapes != null) {
-            sb.append(' ').append(shapes);
-        }
-        return sb.toString();
-    }
-
-    /** The shapes that must agree across ranks for this op, or null where they may differ. */
-    private static List<List<Long>> checkedShapes(FlightRecorderDump.Entry e) {
-        String op = e.op();
-        if (op.equals(OpType.ALLTOALL.displayName()) || op.equals(OpType.ALLTOALL_BASE.displayName())
-                || op.equals(OpType.COALESCED.displayName()) || op.equals(OpType.UNKNOWN.displayName())
-                || op.equals(OpType._ALLREDUCE_SPARSE.displayName())) {
-            return null;
-        }
-        if (op.equals(OpType.SCATTER.displayName())) {
-            return e.outputShapes();
-        }
-        return e.inputShapes();
-    }
-
-    private static boolean isPointToPoint(String op) {
+    static boolean isPointToPoint(String op) {
         return op.equals(OpType.SEND.displayName()) || op.equals(OpType.RECV.displayName())
                 || op.equals(OpType.RECVANYSOURCE.displayName());
     }

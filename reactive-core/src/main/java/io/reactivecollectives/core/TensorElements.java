@@ -1,0 +1,146 @@
+package io.reactivecollectives.core;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.Arrays;
+
+/**
+ * Element access of CPU tensors (the slow path, for tests, tools and factories): one element by
+ * byte index converted to and from double, whole-tensor copies to and from Java arrays, and the
+ * element-wise comparison. Elements are little-endian, as {@link Tensor} stores them.
+ */
+final class TensorElements {
+
+    private TensorElements() {
+    }
+
+    static double get(ByteBuf host, DType dtype, int b) {
+        switch (dtype) {
+            case BOOL: return host.getByte(b) != 0 ? 1 : 0;
+            case UINT8: return host.getUnsignedByte(b);
+            case INT8: return host.getByte(b);
+            case INT32: return host.getIntLE(b);
+            case INT64: return host.getLongLE(b);
+            case FLOAT16: return HalfFloats.halfToFloat(host.getShortLE(b));
+            case BFLOAT16: return HalfFloats.bfloat16ToFloat(host.getShortLE(b));
+            case FLOAT32: return host.getFloatLE(b);
+            case FLOAT64: return host.getDoubleLE(b);
+            default: throw new AssertionError(dtype);
+        }
+    }
+
+    static void set(ByteBuf host, DType dtype, int b, double v) {
+        switch (dtype) {
+            case BOOL: host.setByte(b, v != 0 ? 1 : 0); break;
+            case UINT8:
+            case INT8: host.setByte(b, (int) (long) v); break;
+            case INT32: host.setIntLE(b, (int) (long) v); break;
+            case INT64: host.setLongLE(b, (long) v); break;
+            case FLOAT16: host.setShortLE(b, HalfFloats.floatToHalf((float) v)); break;
+            case BFLOAT16: host.setShortLE(b, HalfFloats.floatToBfloat16((float) v)); break;
+            case FLOAT32: host.setFloatLE(b, (float) v); break;
+            case FLOAT64: host.setDoubleLE(b, v); break;
+            default: throw new AssertionError(dtype);
+        }
+    }
+
+    static void put(ByteBuf host, float[] values) {
+        for (int i = 0; i < values.length; i++) {
+            host.setFloatLE(i * 4, values[i]);
+        }
+    }
+
+    static void put(ByteBuf host, double[] values) {
+        for (int i = 0; i < values.length; i++) {
+            host.setDoubleLE(i * 8, values[i]);
+        }
+    }
+
+    static void put(ByteBuf host, int[] values) {
+        for (int i = 0; i < values.length; i++) {
+            host.setIntLE(i * 4, values[i]);
+        }
+    }
+
+    static void put(ByteBuf host, long[] values) {
+        for (int i = 0; i < values.length; i++) {
+            host.setLongLE(i * 8, values[i]);
+        }
+    }
+
+    static void put(ByteBuf host, boolean[] values) {
+        for (int i = 0; i < values.length; i++) {
+            host.setByte(i, values[i] ? 1 : 0);
+        }
+    }
+
+    static float[] floats(Tensor t) {
+        float[] out = new float[Math.toIntExact(t.numel())];
+        ByteBuf host = t.buffer();
+        for (int i = 0; i < out.length; i++) {
+            out[i] = t.dtype() == DType.FLOAT32 ? host.getFloatLE(i * 4) : (float) t.getDouble(i);
+        }
+        return out;
+    }
+
+    static double[] doubles(Tensor t) {
+        double[] out = new double[Math.toIntExact(t.numel())];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = t.getDouble(i);
+        }
+        return out;
+    }
+
+    static int[] ints(Tensor t) {
+        require(t, DType.INT32);
+        int[] out = new int[Math.toIntExact(t.numel())];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = t.buffer().getIntLE(i * 4);
+        }
+        return out;
+    }
+
+    static long[] longs(Tensor t) {
+        require(t, DType.INT64);
+        long[] out = new long[Math.toIntExact(t.numel())];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = t.buffer().getLongLE(i * 8);
+        }
+        return out;
+    }
+
+    static boolean[] booleans(Tensor t) {
+        require(t, DType.BOOL);
+        boolean[] out = new boolean[Math.toIntExact(t.numel())];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = t.buffer().getByte(i) != 0;
+        }
+        return out;
+    }
+
+    private static void require(Tensor t, DType want) {
+        if (t.dtype() != want) {
+            throw new IllegalStateException("tensor is " + t.dtype() + ", not " + want);
+        }
+    }
+
+    /** {@link Tensor#allClose}: {@code |a - b| <= atol + rtol * |b|} everywhere, NaN matching NaN. */
+    static boolean allClose(Tensor x, Tensor other, double rtol, double atol) {
+        if (other == null || other.dtype() != x.dtype() || !Arrays.equals(other.shape(), x.shape())) {
+            return false;
+        }
+        for (long i = 0; i < x.numel(); i++) {
+            double a = x.getDouble(i);
+            double b = other.getDouble(i);
+            if (Double.isNaN(a) || Double.isNaN(b)) {
+                if (Double.isNaN(a) != Double.isNaN(b)) {
+                    return false;
+                }
+            } else if (a != b && (Double.isInfinite(a) || Double.isInfinite(b)
+                    || !(Math.abs(a - b) <= atol + rtol * Math.abs(b)))) {
+                return false; // an infinity is close only to itself, as in torch.isclose
+            }
+        }
+        return true;
+    }
+}
