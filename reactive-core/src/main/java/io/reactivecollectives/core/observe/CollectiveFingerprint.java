@@ -50,25 +50,26 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
 
     public CollectiveFingerprint {
         Objects.requireNonNull(op, "op");
-        List<long[]> copy = new ArrayList<>(shapes == null ? 0 : shapes.size());
-        if (shapes != null) {
-            for (long[] s : shapes) {
-                copy.add(s.clone());
-            }
+        long[][] copy = new long[shapes == null ? 0 : shapes.size()][];
+        for (int i = 0; i < copy.length; i++) {
+            copy[i] = shapes.get(i).clone();
         }
-        shapes = List.copyOf(copy);
+        shapes = List.of(copy);
     }
 
     /** The fingerprint of a collective over {@code tensors}: their dtype (the first one's) and shapes. */
     public static CollectiveFingerprint of(OpType op, long sequence, List<Tensor> tensors, int root, ReduceOp reduceOp) {
         DType dtype = tensors.isEmpty() ? null : tensors.get(0).dtype();
-        List<long[]> shapes = tensors.stream().map(Tensor::shape).collect(Collectors.toList());
-        return new CollectiveFingerprint(op, sequence, dtype, shapes, root, reduceOp);
+        long[][] shapes = new long[tensors.size()][];
+        for (int i = 0; i < shapes.length; i++) {
+            shapes[i] = tensors.get(i).shape();
+        }
+        return new CollectiveFingerprint(op, sequence, dtype, java.util.Arrays.asList(shapes), root, reduceOp);
     }
 
     /** The fingerprint of a collective over one tensor. */
     public static CollectiveFingerprint of(OpType op, long sequence, Tensor tensor, int root, ReduceOp reduceOp) {
-        return of(op, sequence, List.of(tensor), root, reduceOp);
+        return new CollectiveFingerprint(op, sequence, tensor.dtype(), List.<long[]>of(tensor.shape()), root, reduceOp);
     }
 
     // ------------------------------------------------------------------ encoding

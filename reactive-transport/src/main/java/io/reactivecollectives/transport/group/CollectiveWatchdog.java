@@ -67,8 +67,16 @@ public final class CollectiveWatchdog implements AutoCloseable {
      * {@link Alarm#fired()} emits a value then (on the watchdog's scheduler).
      */
     public Alarm arm(Duration timeout) {
+        return arm(timeout, null);
+    }
+
+    /**
+     * Arms an alarm that runs {@code onFire} once {@code timeout} has passed, unless disarmed first;
+     * on the watchdog's thread, so it must not block.
+     */
+    public Alarm arm(Duration timeout, Runnable onFire) {
         long id = ids.incrementAndGet();
-        Alarm a = new Alarm(id, System.nanoTime() + timeout.toNanos());
+        Alarm a = new Alarm(id, System.nanoTime() + timeout.toNanos(), onFire);
         armed.put(id, a);
         return a;
     }
@@ -90,7 +98,7 @@ public final class CollectiveWatchdog implements AutoCloseable {
             // all that are due, earliest deadline first, after the scan
             due.sort(java.util.Comparator.comparingLong(a -> a.deadline - now));
             for (Alarm a : due) {
-                a.sink.tryEmitValue(Boolean.TRUE);
+                a.fire();
             }
         }
     }
@@ -106,16 +114,43 @@ public final class CollectiveWatchdog implements AutoCloseable {
     public final class Alarm {
         private final long id;
         private final long deadline;
-        private final Sinks.One<Boolean> sink = Sinks.one();
+        private final Runnable onFire;
+        private Sinks.One<Boolean> sink;   // made on the first fired(), for alarms without a callback
+        private boolean fired;
 
-        private Alarm(long id, long deadline) {
+        private Alarm(long id, long deadline, Runnable onFire) {
             this.id = id;
             this.deadline = deadline;
+            this.onFire = onFire;
         }
 
         /** Emits once the deadline has passed (never, once disarmed). */
         public Mono<Boolean> fired() {
-            return sink.asMono();
+            Sinks.One<Boolean> s;
+            synchronized (this) {
+                if (sink == null) {
+                    sink = Sinks.one();
+                    if (fired) {
+                        sink.tryEmitValue(Boolean.TRUE);
+                    }
+                }
+                s = sink;
+            }
+            return s.asMono();
+        }
+
+        private void fire() {
+            Sinks.One<Boolean> s;
+            synchronized (this) {
+                fired = true;
+                s = sink;
+            }
+            if (s != null) {
+                s.tryEmitValue(Boolean.TRUE);
+            }
+            if (onFire != null) {
+                onFire.run();
+            }
         }
 
         /** Removes the alarm; it will not fire. */

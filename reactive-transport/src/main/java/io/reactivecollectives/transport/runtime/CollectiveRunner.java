@@ -86,31 +86,39 @@ public final class CollectiveRunner {
                 if (runtime.settings().checkCollectives()) {
                     work = FingerprintCheck.verify(channel, fp).then(work);
                 }
-                CollectiveWatchdog.Alarm alarm = runtime.watchdog().arm(timeout);
-                return work
-                        .timeout(alarm.fired(), Mono.defer(() -> Mono.error(timeoutError(channel, timeout))))
-                        .onErrorMap(e -> !(e instanceof CollectiveException),
-                                e -> new CollectiveException(name, runtime.rank(), box.sequence(),
-                                        CollectiveException.NO_PEER, e.toString(), e))
-                        .doOnError(e -> {
-                            tellPeers(box, e);
-                            runtime.settings().onCollectiveError().accept(e);
-                        })
-                        // the tensors are free again before the result goes downstream (a .then() on the same
-                        // tensor must find them free)
-                        .doOnTerminate(() -> {
-                            runtime.claims().release(owner);
-                            mailbox.ended(box);
-                        })
-                        .doOnCancel(() -> {
-                            runtime.claims().release(owner);
-                            mailbox.ended(box);
-                            tellPeers(box, null);
-                        })
-                        .doFinally(s -> {
-                            alarm.disarm();
-                            mailbox.close(box);
-                        });
+                return new CollectiveLifecycle<>(work, runtime.watchdog(), timeout, new CollectiveLifecycle.Ending() {
+                    @Override
+                    public Throwable mapError(Throwable e) {
+                        Throwable mapped = e instanceof CollectiveException ? e : new CollectiveException(name,
+                                runtime.rank(), box.sequence(), CollectiveException.NO_PEER, e.toString(), e);
+                        tellPeers(box, mapped);
+                        runtime.settings().onCollectiveError().accept(mapped);
+                        return mapped;
+                    }
+
+                    @Override
+                    public Throwable timeoutError() {
+                        return CollectiveRunner.this.timeoutError(channel, timeout);
+                    }
+
+                    // the tensors are free again before the result goes downstream (a .then() on the same
+                    // tensor must find them free)
+                    @Override
+                    public void released() {
+                        runtime.claims().release(owner);
+                        mailbox.ended(box);
+                    }
+
+                    @Override
+                    public void cancelled() {
+                        tellPeers(box, null);
+                    }
+
+                    @Override
+                    public void finished() {
+                        mailbox.close(box);
+                    }
+                });
             });
         }));
     }
