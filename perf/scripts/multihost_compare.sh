@@ -5,6 +5,8 @@
 # two hosts for the link rate. Every host link is capped with tbf (RATE, default 1gbit).
 #
 #   HOSTS=2 PER_HOST=2 ROUNDS=3 SIZE=64M perf/scripts/multihost_compare.sh
+#   (RC_RANK_JAVA_OPTS: extra JVM options of our ranks, e.g. -Drc.hierarchical.parts=8; LABELS: which
+#   runs, default "auto ring gloo link")
 #
 # Prints raw rows "label round op bytes count time_us algbw busbw" to OUT (default
 # perf/out/multihost.txt) and the iperf3 rate as "iperf3 round Gbit/s". Needs root (namespaces),
@@ -26,7 +28,7 @@ ours() { # label [extra CollectivesPerf options]
   "${NETNS[@]}" bash -c 'for l in $(seq 0 $(('"$PER_HOST"' - 1))); do
       RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' \
       MASTER_ADDR=h0 MASTER_PORT=29700 java -Xms1g -Xmx2g -XX:MaxDirectMemorySize=4g -XX:+UseParallelGC \
-        -Dio.netty.leakDetection.level=disabled -cp '"$CP"' io.reactivecollectives.perf.CollectivesPerf --env \
+        -Dio.netty.leakDetection.level=disabled '"${RC_RANK_JAVA_OPTS:-}"' -cp '"$CP"' io.reactivecollectives.perf.CollectivesPerf --env \
         --op all_reduce --min '"$SIZE"' --max '"$SIZE"' --iters 50 --repeat 3 '"$*"' & done; wait' 2>/dev/null \
     | grep -E '^\[h0\] +all_reduce' | sed "s/^\[h0\]//; s/^/$label r$round /" >> "$OUT"
 }
@@ -41,10 +43,15 @@ link() {
     'if [ {host} = 0 ]; then iperf3 -s -1 -p 5299 >/dev/null; else sleep 1; iperf3 -c h0 -p 5299 -t 5 -f g; fi' 2>/dev/null \
     | grep -E 'receiver' | awk -v r="$round" '{for (i=1;i<=NF;i++) if ($i ~ /bits\/sec/) print "iperf3 r" r, $(i-1)}' >> "$OUT"
 }
+LABELS="${LABELS:-auto ring gloo link}"
 for round in $(seq 1 "$ROUNDS"); do
-  ours auto
-  ours ring --algorithm RING
-  gloo
-  link
+  for label in $LABELS; do
+    case "$label" in
+      auto) ours auto ;;
+      ring) ours ring --algorithm RING ;;
+      gloo) gloo ;;
+      link) link ;;
+    esac
+  done
 done
 echo "# done $(date -u) hosts=$HOSTS per_host=$PER_HOST size=$SIZE rate=$RATE" >> "$OUT"

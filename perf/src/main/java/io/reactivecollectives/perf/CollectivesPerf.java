@@ -98,6 +98,10 @@ public final class CollectivesPerf implements Callable<Integer> {
     @Option(names = "--rank", hidden = true, defaultValue = "-1")
     int rank;
 
+    @Option(names = "--env", description = "run as one rank of a launcher's job (torchrun's RANK, WORLD_SIZE, "
+            + "MASTER_ADDR, MASTER_PORT; rank 0 serves the store), as across hosts (perf/scripts/multihost_compare.sh)")
+    boolean env;
+
     @Option(names = "--store-port", hidden = true, defaultValue = "0")
     int storePort;
 
@@ -108,6 +112,15 @@ public final class CollectivesPerf implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
+        if (env) {
+            java.util.Map<String, String> vars = System.getenv();
+            try (io.reactivecollectives.transport.launch.Rendezvous rdv =
+                         io.reactivecollectives.transport.launch.EnvRendezvous.connect(vars).block(Duration.ofSeconds(120))) {
+                rank = rdv.rank();
+                world = rdv.worldSize();
+                return runRank(rdv.store(), io.reactivecollectives.transport.launch.EnvRendezvous.groupHost(vars));
+            }
+        }
         return rank < 0 ? launch() : runRank();
     }
 
@@ -204,10 +217,18 @@ public final class CollectivesPerf implements Callable<Integer> {
     // ------------------------------------------------------------------ one rank
 
     private int runRank() {
-        DType dt = DType.parse(dtype);
         Store store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", storePort).withTimeout(Duration.ofSeconds(60)))
                 .block(Duration.ofSeconds(60));
-        GroupOptions go = GroupOptions.defaults().withGroupId("perf").withResultDelivery(results);
+        try {
+            return runRank(store, "127.0.0.1");
+        } finally {
+            store.close();
+        }
+    }
+
+    private int runRank(Store store, String host) {
+        DType dt = DType.parse(dtype);
+        GroupOptions go = GroupOptions.defaults().withGroupId("perf").withResultDelivery(results).withHost(host);
         if (!"default".equals(segment)) {
             go = go.withSegmentBytes((int) Sizes.parse(segment));
         }
@@ -253,7 +274,6 @@ public final class CollectivesPerf implements Callable<Integer> {
             return 0;
         } finally {
             group.close();
-            store.close();
         }
     }
 

@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.algorithms;
 
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -17,12 +18,26 @@ import reactor.core.publisher.Mono;
  * Each host link carries {@code 2 (H - 1) / H} of the tensor per direction, against
  * {@code 2 (n - 1) / n} for each ring edge that crosses hosts in the flat ring: at 2 hosts of 2
  * ranks, 1 against 1.5. The three stages run one after the other, each in its own phase of the
- * collective's steps ({@link PhasePeers}), over views of the group ({@link MemberPeers}).
+ * collective's steps ({@link PhasePeers}), over views of the group ({@link MemberPeers}); a large
+ * tensor goes as parts, several at a time, so some parts' local stages overlap others' stage
+ * between hosts.
  */
 public final class HierarchicalAllReduce {
 
     private HierarchicalAllReduce() {
     }
+
+    /**
+     * Bytes per part: a tensor of {@code n} bytes goes as {@code n / PART_BYTES} parts (at most
+     * {@link #MAX_PARTS}; one below twice this size), {@link #IN_FLIGHT} at a time, so that some
+     * parts' stages inside the hosts overlap others' stage between hosts
+     * ({@code rc.hierarchical.partBytes}, default 4 MiB).
+     */
+    static final long PART_BYTES = Math.max(64 << 10, Long.getLong("rc.hierarchical.partBytes", 4L << 20));
+    /** Most parts of one tensor. */
+    static final int MAX_PARTS = 16;
+    /** Parts in flight at once ({@code rc.hierarchical.inflight}, default 4). */
+    static final int IN_FLIGHT = Math.max(1, Integer.getInteger("rc.hierarchical.inflight", 4));
 
     /** All-reduces {@code tensor} in place; {@code p.topology()} must be {@link Topology#multiHostMultiRank()}. */
     public static Mono<Void> run(Peers p, Tensor tensor, ReduceOp op) {
@@ -30,11 +45,27 @@ public final class HierarchicalAllReduce {
         if (!t.multiHostMultiRank()) {
             return RingAllReduce.run(p, tensor, op);
         }
+        int parts = (int) Math.min(MAX_PARTS, tensor.nbytes() / PART_BYTES);
+        if (parts < 2) {
+            return part(p, t, tensor, op, 0);
+        }
+        long numel = tensor.numel();
+        return Flux.range(0, parts)
+                .flatMap(k -> {
+                    long from = numel * k / parts;
+                    long to = numel * (k + 1) / parts;
+                    return part(p, t, tensor.narrow(from, to - from), op, 3 * k);
+                }, IN_FLIGHT)
+                .then();
+    }
+
+    /** The three stages over {@code tensor}, in phases {@code phase} to {@code phase + 2}. */
+    private static Mono<Void> part(Peers p, Topology t, Tensor tensor, ReduceOp op, int phase) {
         int r = p.rank();
         int[] host = t.members(t.hostOf(r));
-        Peers local = MemberPeers.of(PhasePeers.of(p, 0), host);
-        Peers cross = MemberPeers.of(PhasePeers.of(p, 1), t.peersAcrossHosts(r));
-        Peers gather = MemberPeers.of(PhasePeers.of(p, 2), host);
+        Peers local = MemberPeers.of(PhasePeers.of(p, phase), host);
+        Peers cross = MemberPeers.of(PhasePeers.of(p, phase + 1), t.peersAcrossHosts(r));
+        Peers gather = MemberPeers.of(PhasePeers.of(p, phase + 2), host);
         long[] block = RingAllReduce.ownedBlock(local.rank(), host.length, tensor.numel());
         return RingAllReduce.reduceScatter(local, tensor, op)
                 .then(Mono.defer(() -> block[1] == 0 ? Mono.<Void>empty()

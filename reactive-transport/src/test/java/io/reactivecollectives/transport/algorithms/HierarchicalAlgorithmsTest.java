@@ -174,6 +174,12 @@ class HierarchicalAlgorithmsTest {
     }
 
     @Test
+    void aLargeTensorGoesAsOverlappingPartsAndStaysExact() {
+        long numel = 3 * HierarchicalAllReduce.PART_BYTES / 8 + 1001;   // float64: 3 uneven parts
+        allReduce(layout(2, 2, false), numel, ReduceOp.SUM, (p, x) -> HierarchicalAllReduce.run(p, x, ReduceOp.SUM));
+    }
+
+    @Test
     void aLayoutItDoesNotFitRunsTheRing() {
         String[] uneven = {"a", "a", "a", "b"};
         allReduce(Topology.of(uneven), 1000, ReduceOp.SUM, (p, x) -> HierarchicalAllReduce.run(p, x, ReduceOp.SUM));
