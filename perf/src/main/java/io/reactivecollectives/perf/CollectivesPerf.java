@@ -98,6 +98,10 @@ public final class CollectivesPerf implements Callable<Integer> {
     @Option(names = "--rank", hidden = true, defaultValue = "-1")
     int rank;
 
+    @Option(names = "--tls-dir", description = "mutual TLS between the ranks with DIR/cert.pem and DIR/key.pem "
+            + "(PKCS#8; the certificate trusts itself), e.g. from openssl req -x509 (see perf/RESULTS.md)")
+    String tlsDir;
+
     @Option(names = "--env", description = "run as one rank of a launcher's job (torchrun's RANK, WORLD_SIZE, "
             + "MASTER_ADDR, MASTER_PORT; rank 0 serves the store), as across hosts (perf/scripts/multihost_compare.sh)")
     boolean env;
@@ -161,6 +165,7 @@ public final class CollectivesPerf implements Callable<Integer> {
                         "--warmup", String.valueOf(warmup), "--algorithm", algorithm.name(),
                         "--repeat", String.valueOf(repeat), "--min-time-ms", String.valueOf(minTimeMs),
                         "--segment", segment, "--depth", String.valueOf(depth), "--socket-buffer", socketBuffer, "--results", results.name(),
+                        "--tls-dir", tlsDir == null ? "" : tlsDir,
                         "--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
                 ranks.add(p);
@@ -229,6 +234,14 @@ public final class CollectivesPerf implements Callable<Integer> {
     private int runRank(Store store, String host) {
         DType dt = DType.parse(dtype);
         GroupOptions go = GroupOptions.defaults().withGroupId("perf").withResultDelivery(results).withHost(host);
+        if (tlsDir != null && !tlsDir.isEmpty()) {
+            java.io.File cert = new java.io.File(tlsDir, "cert.pem");
+            try {
+                go = go.withTls(io.reactivecollectives.transport.mesh.MeshTls.fromPem(cert, new java.io.File(tlsDir, "key.pem"), cert));
+            } catch (javax.net.ssl.SSLException e) {
+                throw new IllegalArgumentException("--tls-dir " + tlsDir + ": " + e.getMessage(), e);
+            }
+        }
         if (!"default".equals(segment)) {
             go = go.withSegmentBytes((int) Sizes.parse(segment));
         }

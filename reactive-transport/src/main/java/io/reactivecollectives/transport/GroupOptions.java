@@ -35,12 +35,15 @@ import java.util.Objects;
  * @param resultDelivery      where operations deliver their results, and so where chained user code runs:
  *                            {@link ResultDelivery#EVENT_LOOP} (default; null means it) or
  *                            {@link ResultDelivery#LIBRARY_THREADS}
+ * @param tls                 TLS between the ranks ({@link io.reactivecollectives.transport.mesh.MeshTls}, mutual),
+ *                            or null for none (the default); with TLS every connection is TCP through TLS
  */
 public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
                            long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
                            int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes,
                            Diagnostics diagnostics, Duration heartbeatInterval, int missedHeartbeats,
-                           ErrorHandling errorHandling, ResultDelivery resultDelivery) {
+                           ErrorHandling errorHandling, ResultDelivery resultDelivery,
+                           io.reactivecollectives.transport.mesh.MeshTls tls) {
 
     /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
@@ -89,99 +92,99 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
-                ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP);
+                ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP, null);
     }
 
     public GroupOptions withGroupId(String v) {
         return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withTimeout(Duration v) {
         return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withConnectTimeout(Duration v) {
         return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withHost(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withSecret(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withSmallAllReduceBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withSmallBroadcastBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withSegmentBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withPipelineDepth(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withMaxFramePayload(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withMaxUnclaimedBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withSocketBufferBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     public GroupOptions withDiagnostics(Diagnostics v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
     /** Heartbeat interval and how many silent intervals make a peer dead. */
     public GroupOptions withHeartbeat(Duration interval, int missed) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                interval, missed, errorHandling, resultDelivery);
+                interval, missed, errorHandling, resultDelivery, tls);
     }
 
     /** What a failed collective does beyond failing: see {@link ErrorHandling}. */
     public GroupOptions withErrorHandling(ErrorHandling v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, v, resultDelivery);
+                heartbeatInterval, missedHeartbeats, v, resultDelivery, tls);
     }
 
     /** Turns the collective (mismatch) check on or off: see {@link Diagnostics#checkCollectives()}. */
@@ -203,7 +206,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
         return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
                 socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats,
-                io.reactivecollectives.transport.mesh.MeshRole.DATA);
+                io.reactivecollectives.transport.mesh.MeshRole.DATA, tls);
     }
 
     @Override
@@ -213,14 +216,22 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 + ", smallBroadcastBytes=" + smallBroadcastBytes + ", segmentBytes=" + segmentBytes
                 + ", pipelineDepth=" + pipelineDepth + ", maxFramePayload=" + maxFramePayload
                 + ", checkCollectives=" + diagnostics.checkCollectives() + ", heartbeat=" + heartbeatInterval.toMillis()
-                + " ms x " + missedHeartbeats + ", errorHandling=" + errorHandling.mode() + ", results=" + resultDelivery + "]";
+                + " ms x " + missedHeartbeats + ", errorHandling=" + errorHandling.mode() + ", results=" + resultDelivery
+                + ", tls=" + (tls != null) + "]";
+    }
+
+    /** TLS between the ranks (null: none); see {@link io.reactivecollectives.transport.mesh.MeshTls}. */
+    public GroupOptions withTls(io.reactivecollectives.transport.mesh.MeshTls v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, v);
     }
 
     /** Where operations deliver their results (see {@link ResultDelivery}). */
     public GroupOptions withResultDelivery(ResultDelivery v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, v);
+                heartbeatInterval, missedHeartbeats, errorHandling, v, tls);
     }
 
     /** What the collective runtime of rank {@code rank} reads of these options. */

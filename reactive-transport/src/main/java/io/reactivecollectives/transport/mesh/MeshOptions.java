@@ -18,10 +18,11 @@ import java.util.Objects;
  * @param missedHeartbeats  silent intervals after which a peer is declared unresponsive
  * @param role              what the connections carry ({@link MeshRole}); the 8-argument constructor means
  *                          {@link MeshRole#COMBINED}
+ * @param tls               TLS on every connection ({@link MeshTls}), or null for none
  */
 public record MeshOptions(String groupId, Duration connectTimeout, String host, String secret,
                           int socketBufferBytes, int maxFramePayload, Duration heartbeatInterval,
-                          int missedHeartbeats, MeshRole role) {
+                          int missedHeartbeats, MeshRole role, MeshTls tls) {
 
     /** Suffix of the group id under which a group's {@link MeshRole#LIVENESS} mesh meets. */
     public static final String LIVENESS_SUFFIX = "#liveness";
@@ -30,7 +31,7 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
     public MeshOptions(String groupId, Duration connectTimeout, String host, String secret, int socketBufferBytes,
                        int maxFramePayload, Duration heartbeatInterval, int missedHeartbeats) {
         this(groupId, connectTimeout, host, secret, socketBufferBytes, maxFramePayload, heartbeatInterval,
-                missedHeartbeats, MeshRole.COMBINED);
+                missedHeartbeats, MeshRole.COMBINED, null);
     }
 
     public MeshOptions {
@@ -55,7 +56,7 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
     /** These options for a mesh of frames only ({@link MeshRole#DATA}). */
     public MeshOptions forData() {
         return new MeshOptions(groupId, connectTimeout, host, secret, socketBufferBytes, maxFramePayload,
-                heartbeatInterval, missedHeartbeats, MeshRole.DATA);
+                heartbeatInterval, missedHeartbeats, MeshRole.DATA, tls);
     }
 
     /**
@@ -65,7 +66,7 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
      */
     public MeshOptions forLiveness() {
         return new MeshOptions(groupId + LIVENESS_SUFFIX, connectTimeout, host, secret, 0, 1,
-                heartbeatInterval, missedHeartbeats, MeshRole.LIVENESS);
+                heartbeatInterval, missedHeartbeats, MeshRole.LIVENESS, tls);
     }
 
     @Override
@@ -73,6 +74,6 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
         return "MeshOptions[groupId=" + groupId + ", connectTimeout=" + connectTimeout + ", host=" + host
                 + ", secret=" + (secret == null ? "none" : "set") + ", socketBufferBytes=" + socketBufferBytes
                 + ", maxFramePayload=" + maxFramePayload + ", heartbeat=" + heartbeatInterval.toMillis() + " ms x "
-                + missedHeartbeats + ", role=" + role + "]";
+                + missedHeartbeats + ", role=" + role + ", tls=" + (tls != null) + "]";
     }
 }

@@ -65,6 +65,9 @@ final class MeshSockets {
             s = s.childOption(ChannelOption.SO_RCVBUF, options.socketBufferBytes())
                     .childOption(ChannelOption.SO_SNDBUF, options.socketBufferBytes());
         }
+        if (options.tls() != null) {
+            s = s.secure(spec -> spec.sslContext(options.tls().server()));
+        }
         return s.bind().doOnNext(ds -> {
             server = ds;
             if (closed) {
@@ -79,7 +82,7 @@ final class MeshSockets {
      * property {@code rc.transport.unixSockets=false}; a failure to bind only logs, and peers use TCP.
      */
     private Mono<Void> bindLocal(Consumer<Connection> onAccepted) {
-        if (!LocalSockets.ENABLED) {
+        if (!LocalSockets.ENABLED || options.tls() != null) {   // with TLS, every connection goes through it
             return Mono.empty();
         }
         // the node id reads a file once: on a thread that may block, never on an event loop
@@ -156,6 +159,9 @@ final class MeshSockets {
         if (options.socketBufferBytes() > 0) {
             c = c.option(ChannelOption.SO_RCVBUF, options.socketBufferBytes())
                     .option(ChannelOption.SO_SNDBUF, options.socketBufferBytes());
+        }
+        if (options.tls() != null && local == null) {
+            c = c.secure(spec -> spec.sslContext(options.tls().client()));
         }
         return c.connect().map(conn -> {
             synchronized (connections) {

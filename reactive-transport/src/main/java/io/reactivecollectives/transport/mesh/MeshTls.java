@@ -1,0 +1,44 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+
+import javax.net.ssl.SSLException;
+import java.io.File;
+import java.util.Objects;
+
+/**
+ * TLS on the connections between ranks (mutual: each side proves itself with a certificate the
+ * other trusts). With TLS on, every connection goes over TCP through TLS, including those between
+ * ranks of one host (no Unix domain socket is published), heartbeats included.
+ *
+ * @param server the context a rank's server uses (it must require client certificates for mutual TLS)
+ * @param client the context a rank dials with (its certificate and the trusted authorities)
+ */
+public record MeshTls(SslContext server, SslContext client) {
+
+    public MeshTls {
+        Objects.requireNonNull(server, "server");
+        Objects.requireNonNull(client, "client");
+        if (!server.isServer() || !client.isClient()) {
+            throw new IllegalArgumentException("MeshTls needs a server context and a client context");
+        }
+    }
+
+    /**
+     * Mutual TLS from PEM files: this rank's certificate chain and PKCS#8 private key, and the
+     * certificates (or authority) it trusts for its peers. Reads the files (blocking).
+     */
+    public static MeshTls fromPem(File certificate, File privateKey, File trusted) throws SSLException {
+        SslContext server = SslContextBuilder.forServer(certificate, privateKey).trustManager(trusted)
+                .clientAuth(ClientAuth.REQUIRE).build();
+        SslContext client = SslContextBuilder.forClient().keyManager(certificate, privateKey).trustManager(trusted).build();
+        return new MeshTls(server, client);
+    }
+
+    @Override
+    public String toString() {
+        return "MeshTls[mutual]";
+    }
+}

@@ -1,0 +1,92 @@
+package io.reactivecollectives.transport;
+
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.rendezvous.HashStore;
+import io.reactivecollectives.transport.mesh.MeshTls;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.net.ssl.KeyManagerFactory;
+import java.io.File;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Mutual TLS between ranks: every connection is TCP through TLS, and a rank without it cannot join. */
+class MeshTlsTest {
+
+    @TempDir
+    static Path dir;
+    static MeshTls tls;
+
+    @BeforeAll
+    static void certificate() throws Exception {
+        File keystore = dir.resolve("rank.p12").toFile();
+        File cert = dir.resolve("rank.pem").toFile();
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        run(List.of(keytool, "-genkeypair", "-alias", "rank", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-validity", "2", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
+                "-keystore", keystore.getPath(), "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit"));
+        run(List.of(keytool, "-exportcert", "-rfc", "-alias", "rank", "-keystore", keystore.getPath(),
+                "-storepass", "changeit", "-file", cert.getPath()));
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(keystore.toPath())) {
+            ks.load(in, "changeit".toCharArray());
+        }
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, "changeit".toCharArray());
+        tls = new MeshTls(SslContextBuilder.forServer(kmf).trustManager(cert).clientAuth(ClientAuth.REQUIRE).build(),
+                SslContextBuilder.forClient().keyManager(kmf).trustManager(cert).build());
+    }
+
+    private static void run(List<String> command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool hung");
+        assertEquals(0, p.exitValue(), "keytool failed: " + out);
+    }
+
+    @Test
+    void ranksTalkThroughTlsOverTcpOnly() {
+        ClusterTesting.withCluster(3, GroupOptions.defaults().withGroupId("tls").withTls(tls), cluster -> {
+            for (int r = 0; r < 3; r++) {
+                for (int q = 0; q < 3; q++) {
+                    if (q != r) {
+                        assertEquals("tcp", cluster.group(r).transportTo(q), "no Unix socket bypasses TLS");
+                    }
+                }
+            }
+            List<Tensor> out = cluster.run(g -> g.allReduce(ClusterTesting.filled(DType.FLOAT32, 300_000, g.rank() + 1),
+                    ReduceOp.SUM)).block(ClusterTesting.TIMEOUT);
+            for (Tensor t : out) {
+                assertEquals(6.0, t.getDouble(299_999));
+                t.release();
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aRankWithoutTlsCannotJoin() {
+        HashStore store = new HashStore();
+        GroupOptions base = GroupOptions.defaults().withGroupId("tls-mixed").withConnectTimeout(Duration.ofSeconds(3));
+        var withTls = TcpProcessGroup.connect(store, 0, 2, base.withTls(tls)).toFuture();
+        var plain = TcpProcessGroup.connect(store, 1, 2, base).toFuture();
+        assertThrows(Exception.class, () -> plain.get(20, TimeUnit.SECONDS).close());
+        assertThrows(Exception.class, () -> withTls.get(20, TimeUnit.SECONDS).close());
+    }
+}
