@@ -66,7 +66,10 @@ class TcpStoreLocalSocketTest {
         first.close();
         first.onClose().block(T);
         Files.createFile(file); // what a killed server would leave behind (not a socket at all)
-        TcpStoreServer second = TcpStoreServer.builder().port(port).start().block(T);
+        // the port is free again, but another socket of this machine may hold it for a moment (an
+        // outgoing connection's ephemeral port): try again until it is ours
+        TcpStoreServer second = TcpStoreServer.builder().port(port).start()
+                .retryWhen(reactor.util.retry.Retry.fixedDelay(50, Duration.ofMillis(100))).block(T);
         try {
             assertEquals(file, second.localSocket());
             TcpStore client = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", port)).block(T);
