@@ -35,29 +35,11 @@ class MeshTlsTest {
 
     @BeforeAll
     static void certificate() throws Exception {
-        File keystore = dir.resolve("rank.p12").toFile();
-        File cert = dir.resolve("rank.pem").toFile();
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        run(List.of(keytool, "-genkeypair", "-alias", "rank", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-validity", "2", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
-                "-keystore", keystore.getPath(), "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit"));
-        run(List.of(keytool, "-exportcert", "-rfc", "-alias", "rank", "-keystore", keystore.getPath(),
-                "-storepass", "changeit", "-file", cert.getPath()));
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(keystore.toPath())) {
-            ks.load(in, "changeit".toCharArray());
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, "changeit".toCharArray());
+        TestCertificates.SelfSigned self = TestCertificates.create(dir, "rank");
+        KeyManagerFactory kmf = self.keys();
+        File cert = self.certificate();
         tls = new MeshTls(SslContextBuilder.forServer(kmf).trustManager(cert).clientAuth(ClientAuth.REQUIRE).build(),
                 SslContextBuilder.forClient().keyManager(kmf).trustManager(cert).build());
-    }
-
-    private static void run(List<String> command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool hung");
-        assertEquals(0, p.exitValue(), "keytool failed: " + out);
     }
 
     @Test

@@ -10,14 +10,13 @@ import reactor.core.publisher.Mono;
  * for a whole group run among the ranks of one host, or among one rank per host; combine with
  * {@link PhasePeers} so that runs over different members never take each other's messages.
  */
-public final class MemberPeers implements Peers {
+public final class MemberPeers extends ForwardingPeers {
 
-    private final Peers p;
     private final int[] members;
     private final int self;
 
     private MemberPeers(Peers p, int[] members, int self) {
-        this.p = p;
+        super(p);
         this.members = members;
         this.self = self;
     }
@@ -46,24 +45,10 @@ public final class MemberPeers implements Peers {
         return members.length;
     }
 
+    /** The members as one flat group: algorithms over a view do not look at hosts again. */
     @Override
-    public String op() {
-        return p.op();
-    }
-
-    @Override
-    public long sequence() {
-        return p.sequence();
-    }
-
-    @Override
-    public int segmentBytes() {
-        return p.segmentBytes();
-    }
-
-    @Override
-    public int pipelineDepth() {
-        return p.pipelineDepth();
+    public Topology topology() {
+        return Topology.singleHost(members.length);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
-import io.reactivecollectives.core.CollectiveException;
 import reactor.core.publisher.Mono;
 
 /**
@@ -10,16 +9,15 @@ import reactor.core.publisher.Mono;
  * exchange): phase {@code k}'s step {@code s} travels as step {@code k * STRIDE + s}, so the phases
  * never take each other's messages, whatever order they run in.
  */
-public final class PhasePeers implements Peers {
+public final class PhasePeers extends ForwardingPeers {
 
     /** Steps available to one phase. */
     public static final int STRIDE = SubAddress.PHASE_STRIDE;
 
-    private final Peers p;
     private final int base;
 
     private PhasePeers(Peers p, int phase) {
-        this.p = p;
+        super(p);
         this.base = Math.multiplyExact(phase, STRIDE);
     }
 
@@ -36,36 +34,6 @@ public final class PhasePeers implements Peers {
             throw new IllegalArgumentException("step " + step + " out of a phase's range [0, " + STRIDE + ")");
         }
         return base + step;
-    }
-
-    @Override
-    public int rank() {
-        return p.rank();
-    }
-
-    @Override
-    public int size() {
-        return p.size();
-    }
-
-    @Override
-    public String op() {
-        return p.op();
-    }
-
-    @Override
-    public long sequence() {
-        return p.sequence();
-    }
-
-    @Override
-    public int segmentBytes() {
-        return p.segmentBytes();
-    }
-
-    @Override
-    public int pipelineDepth() {
-        return p.pipelineDepth();
     }
 
     @Override
@@ -88,15 +56,5 @@ public final class PhasePeers implements Peers {
     @Override
     public Mono<ByteBuf> receiveScattered(int peer, int step, int chunk) {
         return Mono.defer(() -> p.receiveScattered(peer, step(step), chunk));
-    }
-
-    @Override
-    public Topology topology() {
-        return p.topology();
-    }
-
-    @Override
-    public CollectiveException protocolError(int peer, String detail) {
-        return p.protocolError(peer, detail);
     }
 }

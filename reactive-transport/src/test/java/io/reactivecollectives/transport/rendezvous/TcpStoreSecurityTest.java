@@ -129,20 +129,10 @@ class TcpStoreSecurityTest {
 
     @Test
     void tlsRoundTripWithAuthentication(@TempDir Path dir) throws Exception {
-        File keystore = dir.resolve("store.p12").toFile();
-        File cert = dir.resolve("store.pem").toFile();
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        run(List.of(keytool, "-genkeypair", "-alias", "store", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-validity", "2", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
-                "-keystore", keystore.getPath(), "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit"));
-        run(List.of(keytool, "-exportcert", "-rfc", "-alias", "store", "-keystore", keystore.getPath(),
-                "-storepass", "changeit", "-file", cert.getPath()));
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(keystore.toPath())) {
-            ks.load(in, "changeit".toCharArray());
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, "changeit".toCharArray());
+        io.reactivecollectives.transport.TestCertificates.SelfSigned self =
+                io.reactivecollectives.transport.TestCertificates.create(dir, "store");
+        KeyManagerFactory kmf = self.keys();
+        File cert = self.certificate();
         SslContext serverSsl = SslContextBuilder.forServer(kmf).build();
         SslContext clientSsl = SslContextBuilder.forClient().trustManager(cert).build();
 
@@ -168,12 +158,5 @@ class TcpStoreSecurityTest {
             server.close();
         }
         assertThrows(IllegalArgumentException.class, () -> TcpStoreServer.builder().ssl(clientSsl));
-    }
-
-    private static void run(List<String> command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool hung");
-        assertEquals(0, p.exitValue(), "keytool failed: " + out);
     }
 }
