@@ -9,26 +9,19 @@ import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.TcpProcessGroup;
-import io.reactivecollectives.transport.algorithms.AlgorithmChoice;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
-import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
@@ -125,7 +118,7 @@ public final class CollectivesPerf implements Callable<Integer> {
                 return runRank(rdv.store(), io.reactivecollectives.transport.launch.EnvRendezvous.groupHost(vars));
             }
         }
-        return rank < 0 ? launch() : runRank();
+        return rank < 0 ? PerfLauncher.launch(this) : runRank();
     }
 
     private void validate() {
@@ -142,81 +135,6 @@ public final class CollectivesPerf implements Callable<Integer> {
         if (Sizes.parse(min) > Sizes.parse(max)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--min is larger than --max");
         }
-    }
-
-    // ------------------------------------------------------------------ launcher
-
-    private int launch() throws Exception {
-        TcpStoreServer server = TcpStoreServer.builder().host("127.0.0.1").port(0).start().block(Duration.ofSeconds(30));
-        List<Process> ranks = new ArrayList<>();
-        List<Thread> pumps = new ArrayList<>();
-        try {
-            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-            for (int r = 0; r < world; r++) {
-                List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
-                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled"));
-                String extra = System.getenv("RC_RANK_JAVA_OPTS"); // e.g. a JFR recording per rank (see README)
-                if (extra != null && !extra.isBlank()) {
-                    cmd.addAll(List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+")));
-                }
-                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
-                cmd.addAll(List.of("--op", op, "--world", String.valueOf(world), "--min", min, "--max", max,
-                        "--step", String.valueOf(step), "--dtype", dtype, "--iters", String.valueOf(iters),
-                        "--warmup", String.valueOf(warmup), "--algorithm", algorithm.name(),
-                        "--repeat", String.valueOf(repeat), "--min-time-ms", String.valueOf(minTimeMs),
-                        "--segment", segment, "--depth", String.valueOf(depth), "--socket-buffer", socketBuffer, "--results", results.name(),
-                        "--tls-dir", tlsDir == null ? "" : tlsDir,
-                        "--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
-                ranks.add(p);
-                pumps.add(pump(p.getInputStream(), System.out, r == 0 ? "" : null));
-                pumps.add(pump(p.getErrorStream(), System.err, "[rank " + r + "] "));
-            }
-            int exit = 0;
-            boolean running = true;
-            while (running) {
-                running = false;
-                for (int r = 0; r < ranks.size(); r++) {
-                    Process p = ranks.get(r);
-                    if (p.isAlive()) {
-                        running = true;
-                    } else if (p.exitValue() != 0 && exit == 0) {
-                        exit = p.exitValue();
-                        System.err.println("collectives-perf: rank " + r + " failed with exit code " + exit + "; stopping the others");
-                        ranks.forEach(Process::destroy);
-                    }
-                }
-                if (running) {
-                    ranks.get(0).waitFor(100, TimeUnit.MILLISECONDS);
-                }
-            }
-            for (Thread t : pumps) {
-                t.join(5000);
-            }
-            return exit;
-        } finally {
-            ranks.forEach(Process::destroyForcibly);
-            server.close();
-        }
-    }
-
-    private static Thread pump(java.io.InputStream in, PrintStream out, String prefix) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (prefix != null) {
-                        out.println(prefix + line);
-                        out.flush();
-                    }
-                }
-            } catch (java.io.IOException ignored) {
-                // the rank exited
-            }
-        }, "perf-pump");
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 
     // ------------------------------------------------------------------ one rank
@@ -256,7 +174,7 @@ public final class CollectivesPerf implements Callable<Integer> {
             CollectiveOptions options = CollectiveOptions.algorithm(algorithm);
             if (rank == 0) {
                 System.out.println("# reactive-collectives transport=" + Transport.describe(group) + " algorithm="
-                        + describeAlgorithm(go) + " jvm=" + System.getProperty("java.vm.name") + " "
+                        + Transport.algorithm(algorithm, op, go, world) + " jvm=" + System.getProperty("java.vm.name") + " "
                         + System.getProperty("java.version") + " world=" + world + " op=" + op + " dtype=" + dt
                         + " kernels=" + io.reactivecollectives.core.kernels.ReduceKernels.implementation()
                         + " results=" + results);
@@ -287,30 +205,6 @@ public final class CollectivesPerf implements Callable<Integer> {
             return 0;
         } finally {
             group.close();
-        }
-    }
-
-    /** The algorithm flag, and for AUTO the group's choice for this op. */
-    private String describeAlgorithm(GroupOptions go) {
-        String a = algorithm.name().toLowerCase(Locale.ROOT);
-        if (algorithm != Algorithm.AUTO) {
-            return a;
-        }
-        switch (op) {
-            case "all_reduce":
-                return "auto(recursive_doubling<="
-                        + AlgorithmChoice.recursiveDoublingLimit(go.smallAllReduceBytes(), world) + "B,ring)";
-            case "broadcast":
-                return "auto(binomial_tree<="
-                        + AlgorithmChoice.binomialTreeLimit(go.smallBroadcastBytes(), world) + "B,pipelined_chain)";
-            case "all_gather":
-                return "auto(ring)";
-            case "reduce_scatter":
-                return "auto(ring)";
-            case "all_to_all":
-                return "auto(pairwise)";
-            default:
-                return "auto";
         }
     }
 

@@ -2,7 +2,7 @@ package io.reactivecollectives.perf;
 
 import reactor.netty.resources.LoopResources;
 
-/** Names the socket transport Reactor Netty uses in this JVM. */
+/** What the benchmark's header line says of the run: the socket transport and the algorithm. */
 final class Transport {
 
     private Transport() {
@@ -19,5 +19,29 @@ final class Transport {
             return t + "/nio";
         }
         return describe();
+    }
+
+    /** The algorithm flag, and for AUTO the group's choice for {@code op} (the header line's {@code algorithm=}). */
+    static String algorithm(io.reactivecollectives.core.Algorithm algorithm, String op, io.reactivecollectives.transport.GroupOptions go, int world) {
+        String a = algorithm.name().toLowerCase(java.util.Locale.ROOT);
+        if (algorithm != io.reactivecollectives.core.Algorithm.AUTO) {
+            return a;
+        }
+        switch (op) {
+            case "all_reduce":
+                return "auto(recursive_doubling<="
+                        + io.reactivecollectives.transport.algorithms.AlgorithmChoice.recursiveDoublingLimit(go.smallAllReduceBytes(), world) + "B,ring)";
+            case "broadcast":
+                return "auto(binomial_tree<="
+                        + io.reactivecollectives.transport.algorithms.AlgorithmChoice.binomialTreeLimit(go.smallBroadcastBytes(), world) + "B,pipelined_chain)";
+            case "all_gather":
+                return "auto(ring)";
+            case "reduce_scatter":
+                return "auto(ring)";
+            case "all_to_all":
+                return "auto(pairwise)";
+            default:
+                return "auto";
+        }
     }
 }

@@ -26,8 +26,7 @@ class SourceSizeTest {
                     + "torch.Tensor has them; element access and views live in TensorElements and TensorViews, "
                     + "what stays is one-line delegations, the factories and views that need its private constructor"),
             Map.entry("FlightRecorder.java", "its public nested types Config and Entry (Entry's progress methods "
-                    + "are on every collective's path); dumps, files and descriptions live in FlightRecorderDumps"),
-            Map.entry("CollectivesPerf.java", "the benchmark CLI"));
+                    + "are on every collective's path); dumps, files and descriptions live in FlightRecorderDumps"));
 
     @Test
     void mainSourcesStayUnderTheLimit() throws IOException {

@@ -1,0 +1,98 @@
+package io.reactivecollectives.perf;
+
+import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How {@link CollectivesPerf} runs on one host: a store server, one JVM per rank started with the
+ * same options, rank 0's output passed through, the others' errors prefixed with their rank, and
+ * every rank stopped when one fails.
+ */
+final class PerfLauncher {
+
+    private PerfLauncher() {
+    }
+
+    /** Starts {@code o.world} rank JVMs with {@code o}'s options and an embedded store; prints rank 0's rows. */
+    static int launch(CollectivesPerf o) throws Exception {
+        TcpStoreServer server = TcpStoreServer.builder().host("127.0.0.1").port(0).start().block(Duration.ofSeconds(30));
+        List<Process> ranks = new ArrayList<>();
+        List<Thread> pumps = new ArrayList<>();
+        try {
+            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+            for (int r = 0; r < o.world; r++) {
+                List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
+                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled"));
+                String extra = System.getenv("RC_RANK_JAVA_OPTS"); // e.g. a JFR recording per rank (see README)
+                if (extra != null && !extra.isBlank()) {
+                    cmd.addAll(List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+")));
+                }
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
+                cmd.addAll(List.of("--op", o.op, "--world", String.valueOf(o.world), "--min", o.min, "--max", o.max,
+                        "--step", String.valueOf(o.step), "--dtype", o.dtype, "--iters", String.valueOf(o.iters),
+                        "--warmup", String.valueOf(o.warmup), "--algorithm", o.algorithm.name(),
+                        "--repeat", String.valueOf(o.repeat), "--min-time-ms", String.valueOf(o.minTimeMs),
+                        "--segment", o.segment, "--depth", String.valueOf(o.depth), "--socket-buffer", o.socketBuffer, "--results", o.results.name(),
+                        "--tls-dir", o.tlsDir == null ? "" : o.tlsDir,
+                        "--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
+                ranks.add(p);
+                pumps.add(pump(p.getInputStream(), System.out, r == 0 ? "" : null));
+                pumps.add(pump(p.getErrorStream(), System.err, "[rank " + r + "] "));
+            }
+            int exit = 0;
+            boolean running = true;
+            while (running) {
+                running = false;
+                for (int r = 0; r < ranks.size(); r++) {
+                    Process p = ranks.get(r);
+                    if (p.isAlive()) {
+                        running = true;
+                    } else if (p.exitValue() != 0 && exit == 0) {
+                        exit = p.exitValue();
+                        System.err.println("collectives-perf: rank " + r + " failed with exit code " + exit + "; stopping the others");
+                        ranks.forEach(Process::destroy);
+                    }
+                }
+                if (running) {
+                    ranks.get(0).waitFor(100, TimeUnit.MILLISECONDS);
+                }
+            }
+            for (Thread t : pumps) {
+                t.join(5000);
+            }
+            return exit;
+        } finally {
+            ranks.forEach(Process::destroyForcibly);
+            server.close();
+        }
+    }
+
+    private static Thread pump(java.io.InputStream in, PrintStream out, String prefix) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (prefix != null) {
+                        out.println(prefix + line);
+                        out.flush();
+                    }
+                }
+            } catch (java.io.IOException ignored) {
+                // the rank exited
+            }
+        }, "perf-pump");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}
