@@ -292,7 +292,10 @@ final class StoreClientSession {
             channel.writeAndFlush(StoreFrameCodec.auth(channel.alloc(), HandshakeMac.mac(secret, hello.nonce()), clientNonce),
                     channel.voidPromise());
         } else {
+            // protocol 2: every client speaks first, so a connection that never does is closed by the server's
+            // handshake timeout; without a secret the AUTH is empty and unanswered (no extra round trip)
             state = 2;
+            channel.writeAndFlush(StoreFrameCodec.auth(channel.alloc(), new byte[0], new byte[0]), channel.voidPromise());
             ready.tryEmitValue(this);
         }
     }

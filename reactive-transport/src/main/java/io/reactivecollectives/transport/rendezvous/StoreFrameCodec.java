@@ -30,8 +30,10 @@ import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.size;
  * strings  := count:int32 string[count]
  *
  * HELLO    server -&gt; client  version:uint8 flags:uint8 (bit 0: authentication required) nonce:bytes
- * AUTH     client -&gt; server  mac:bytes clientNonce:bytes      mac = HMAC-SHA256(secret, nonce)
- * READY    server -&gt; client  proof:bytes                      proof = HMAC-SHA256(secret, clientNonce)
+ * AUTH     client -&gt; server  mac:bytes clientNonce:bytes      mac = HMAC-SHA256(secret, nonce);
+ *                                                            both empty when no secret is set
+ * READY    server -&gt; client  proof:bytes                      proof = HMAC-SHA256(secret, clientNonce);
+ *                                                            only when a secret is set
  * SET      key:string value:bytes                       -&gt; OK
  * SET_NO_REPLY key:string value:bytes                   -&gt; nothing (ERROR only if it fails)
  * GET      key:string timeoutMs:int64                   -&gt; VALUE | ERROR
@@ -55,13 +57,13 @@ import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.size;
 public final class StoreFrameCodec {
 
     /** Protocol version carried by HELLO. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Bytes of the length prefix. */
     public static final int LENGTH_FIELD = LengthPrefixedDecoder.LENGTH_FIELD;
     /** Bytes of opcode and request id: the smallest body. */
     public static final int HEADER = 5;
-    /** The default largest body (64 MiB). */
-    public static final int DEFAULT_MAX_FRAME = 64 << 20;
+    /** The default largest body (256 MiB): values of up to about that size in one call. */
+    public static final int DEFAULT_MAX_FRAME = 256 << 20;
     /** The largest body accepted before authentication. */
     public static final int HANDSHAKE_MAX_FRAME = 1024;
 

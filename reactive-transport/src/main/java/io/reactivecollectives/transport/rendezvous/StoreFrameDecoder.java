@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
+import io.reactivecollectives.transport.wire.FrameMemoryBudget;
 import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
 
 /**
@@ -34,11 +35,14 @@ final class StoreFrameDecoder extends LengthPrefixedDecoder {
     };
 
     StoreFrameDecoder(int maxFrameSize) {
-        this(maxFrameSize, 0);
+        super(StoreFrameCodec.HEADER, maxFrameSize, 0, ERRORS);
     }
 
-    /** A decoder whose partial frames must be complete within {@code frameTimeoutNanos} (0: no limit). */
-    StoreFrameDecoder(int maxFrameSize, long frameTimeoutNanos) {
-        super(StoreFrameCodec.HEADER, maxFrameSize, frameTimeoutNanos, ERRORS);
+    /**
+     * A server's decoder: partial frames must be complete within {@code frameTimeoutNanos} and hold
+     * memory of the server's {@code budget}.
+     */
+    StoreFrameDecoder(int maxFrameSize, long frameTimeoutNanos, FrameMemoryBudget budget) {
+        super(StoreFrameCodec.HEADER, maxFrameSize, frameTimeoutNanos, budget, ERRORS);
     }
 }

@@ -6,6 +6,7 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import io.reactivecollectives.transport.wire.FrameMemoryBudget;
 import io.reactivecollectives.transport.wire.HandshakeMac;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
@@ -33,7 +34,7 @@ final class StoreServerBinder {
     /** What a {@link TcpStoreServer.Builder} was told. */
     record Config(String host, int port, byte[] secret, SslContext ssl, int maxFrameSize, LoopResources loops,
                   MeterRegistry registry, boolean unixSocket, Duration handshakeTimeout, Duration frameTimeout,
-                  int maxConnections) { }
+                  int maxConnections, long frameMemory) { }
 
     /** The TCP server with its local socket server and file, when bound (else nulls). */
     record Bound(DisposableServer tcp, DisposableServer uds, Path path) { }
@@ -48,7 +49,12 @@ final class StoreServerBinder {
                 HandshakeMac.init();
             }
             KeyValueWaiters<StoreRequests.ServerWaiter> kv = new KeyValueWaiters<>();
-            StoreServerMetrics metrics = new StoreServerMetrics();
+            if (c.maxFrameSize() > c.frameMemory()) {
+                return Mono.error(new IllegalArgumentException("TCP store: maxFrameSize " + c.maxFrameSize()
+                        + " is over the frame memory budget " + c.frameMemory() + " (TcpStoreServer.Builder.frameMemory)"));
+            }
+            FrameMemoryBudget budget = new FrameMemoryBudget(c.frameMemory());
+            StoreServerMetrics metrics = new StoreServerMetrics(budget);
             AtomicReference<String> name = new AtomicReference<>(c.host() + ":" + c.port());
             StoreRejectionLog rejections = new StoreRejectionLog(name::get);
             StoreServerSession.Settings settings = new StoreServerSession.Settings(c.secret(), c.maxFrameSize(),
@@ -64,8 +70,7 @@ final class StoreServerBinder {
                             return;
                         }
                         conn.addHandlerLast(StoreFrameDecoder.NAME, new StoreFrameDecoder(
-                                c.secret() != null ? StoreFrameCodec.HANDSHAKE_MAX_FRAME : c.maxFrameSize(),
-                                c.frameTimeout().toNanos()));
+                                StoreFrameCodec.HANDSHAKE_MAX_FRAME, c.frameTimeout().toNanos(), budget));
                         conn.addHandlerLast("rc.store.flush", new FlushConsolidationHandler(256, true));
                         StoreServerSession session = new StoreServerSession(conn.channel(), kv, settings);
                         conn.addHandlerLast("rc.store.session", session.handler());

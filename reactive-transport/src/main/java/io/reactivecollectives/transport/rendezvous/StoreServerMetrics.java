@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import io.reactivecollectives.transport.wire.FrameMemoryBudget;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The counters of one {@link TcpStoreServer} (open connections, rejected frames, authentication
- * failures, rejected connections) and their meters ({@code rc.store.server.*}, tagged with the port), registered once the
+ * failures, rejected connections, the frame memory budget in use and the connections waiting for it)
+ * and their meters ({@code rc.store.server.*}, tagged with the port), registered once the
  * port is known and removed on close, so that a later server on the same port gets meters of its
  * own.
  */
@@ -24,8 +26,14 @@ final class StoreServerMetrics {
     final AtomicLong authFailures = new AtomicLong();
     /** Connections closed before being served: over the limit, or no handshake in time. */
     final AtomicLong rejectedConnections = new AtomicLong();
+    /** What incomplete frames hold, across connections. */
+    final FrameMemoryBudget frameMemory;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
     private volatile MeterRegistry registry;
+
+    StoreServerMetrics(FrameMemoryBudget frameMemory) {
+        this.frameMemory = frameMemory;
+    }
 
     /** Registers the meters of the server on {@code port}, the pending waits read from {@code kv}. */
     void register(MeterRegistry reg, int port, KeyValueWaiters<?> kv) {
@@ -39,6 +47,10 @@ final class StoreServerMetrics {
         meters.add(FunctionCounter.builder("rc.store.server.auth.failures", authFailures, AtomicLong::get)
                 .tag("port", p).register(reg));
         meters.add(FunctionCounter.builder("rc.store.server.rejected.connections", rejectedConnections, AtomicLong::get)
+                .tag("port", p).register(reg));
+        meters.add(Gauge.builder("rc.store.server.frame.memory", frameMemory, FrameMemoryBudget::used)
+                .tag("port", p).baseUnit("bytes").register(reg));
+        meters.add(Gauge.builder("rc.store.server.frame.memory.waiting", frameMemory, FrameMemoryBudget::waiting)
                 .tag("port", p).register(reg));
         registry = reg;
     }

@@ -56,19 +56,17 @@ final class StoreServerSession {
 
     /**
      * Greets the client of a connection already counted ({@link StoreServerMetrics#admit}): HELLO,
-     * with a nonce when a secret is set; then the client has the handshake timeout to authenticate.
+     * with a nonce when a secret is set; then the client has the handshake timeout to send its AUTH
+     * (with a secret, the right HMAC; without, an empty one), or the connection is closed.
      */
     void start() {
         ByteBufAllocator alloc = channel.alloc();
         if (secret != null) {
             nonce = HandshakeMac.nonce(StoreAuth.NONCE_BYTES);
-            requests.write(StoreFrameCodec.hello(alloc, true, nonce));
-            handshakeTimer = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutNanos,
-                    TimeUnit.NANOSECONDS);
-        } else {
-            authenticated = true;
-            requests.write(StoreFrameCodec.hello(alloc, false, new byte[0]));
         }
+        requests.write(StoreFrameCodec.hello(alloc, secret != null, secret != null ? nonce : new byte[0]));
+        handshakeTimer = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutNanos,
+                TimeUnit.NANOSECONDS);
     }
 
     /** The Netty handler that feeds this session: one frame body per read, released after use. */
@@ -116,7 +114,7 @@ final class StoreServerSession {
         }
         metrics.rejectedFrames.incrementAndGet();
         String why = String.valueOf(cause.getMessage());
-        close(!authenticated && secret != null ? "bad handshake"
+        close(!authenticated ? "bad handshake"
                 : why.startsWith(StoreFrameDecoder.STALLED) ? "stalled frame" : "protocol error", why);
     }
 
@@ -134,7 +132,7 @@ final class StoreServerSession {
     private void handshakeTimedOut() {
         if (!authenticated && !closing && channel.isActive()) {
             metrics.rejectedConnections.incrementAndGet();
-            close("bad handshake", "not authenticated within "
+            close("bad handshake", (secret != null ? "not authenticated" : "no client greeting") + " within "
                     + TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos) + " ms");
         }
     }
@@ -170,6 +168,13 @@ final class StoreServerSession {
 
     private void authenticate(ByteBuf body) {
         StoreFrameCodec.Auth auth = StoreFrameCodec.decodeAuth(body); // anything else: protocol error
+        if (secret == null) {
+            if (auth.mac().length != 0) {
+                throw new StoreProtocolException("a client with a secret, but this server authenticates no one");
+            }
+            serve();
+            return;
+        }
         if (!HandshakeMac.verify(secret, nonce, auth.mac())) {
             metrics.authFailures.incrementAndGet();
             closing = true;
@@ -179,9 +184,14 @@ final class StoreServerSession {
                     "authentication failed", List.of(), 0)).addListener(ChannelFutureListener.CLOSE);
             return;
         }
+        serve();
+        requests.write(StoreFrameCodec.ready(channel.alloc(), HandshakeMac.mac(secret, auth.clientNonce())));
+    }
+
+    /** The client has greeted (and, with a secret, authenticated): from now on its requests are served. */
+    private void serve() {
         authenticated = true;
         handshakeTimer.cancel(false);
         channel.pipeline().get(StoreFrameDecoder.class).maxFrameLength(maxFrame);
-        requests.write(StoreFrameCodec.ready(channel.alloc(), HandshakeMac.mac(secret, auth.clientNonce())));
     }
 }

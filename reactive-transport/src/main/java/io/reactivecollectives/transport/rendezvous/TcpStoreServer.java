@@ -3,6 +3,7 @@ package io.reactivecollectives.transport.rendezvous;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import reactor.core.publisher.Mono;
@@ -29,10 +30,14 @@ import java.util.Objects;
  *
  * <p>A malformed, oversized or truncated frame, or a request before authentication, closes that
  * one connection with a logged error; every other connection is served on. So do a client that has
- * not authenticated within the {@linkplain Builder#handshakeTimeout handshake timeout}, a frame
+ * not greeted (and, with a secret, authenticated) within the
+ * {@linkplain Builder#handshakeTimeout handshake timeout}, a frame
  * that stalls half-sent ({@linkplain Builder#frameTimeout frame timeout}), and connections beyond
  * {@linkplain Builder#maxConnections the limit}; such rejections are logged rate-limited (the first
- * of each reason in full, then one line per 10 s summing up the rest). With a secret the
+ * of each reason in full, then one line per 10 s summing up the rest). Before its greeting a client
+ * may send nothing bigger than {@link StoreFrameCodec#HANDSHAKE_MAX_FRAME} bytes, and all that
+ * incomplete frames hold across connections stays within the
+ * {@linkplain Builder#frameMemory frame memory budget}. With a secret the
  * server sends a nonce and reads nothing but the client's HMAC-SHA256 of it (a frame of at most
  * {@link StoreFrameCodec#HANDSHAKE_MAX_FRAME} bytes) before serving any key; with an
  * {@link SslContext} the connection is TLS.
@@ -49,6 +54,11 @@ public final class TcpStoreServer implements AutoCloseable {
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(60);
     /** The default {@link Builder#maxConnections(int)}: 16384. */
     public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
+    /**
+     * The most the default {@link Builder#frameMemory(long)} is: 512 MiB (it is also at most half of
+     * the JVM's direct memory).
+     */
+    public static final long DEFAULT_FRAME_MEMORY = 512L << 20;
 
     private final StoreServerBinder.Bound bound;
     private final KeyValueWaiters<StoreRequests.ServerWaiter> state;
@@ -63,7 +73,7 @@ public final class TcpStoreServer implements AutoCloseable {
         this.rejections = rejections;
     }
 
-    /** A builder: loopback, an ephemeral port, no secret, no TLS, 64 MiB frames. */
+    /** A builder: loopback, an ephemeral port, no secret, no TLS, frames of up to 256 MiB. */
     public static Builder builder() {
         return new Builder();
     }
@@ -99,6 +109,19 @@ public final class TcpStoreServer implements AutoCloseable {
      */
     public long rejectedConnections() {
         return metrics.rejectedConnections.get();
+    }
+
+    /**
+     * Bytes that incomplete frames hold now, across all connections: never over
+     * {@link Builder#frameMemory(long)}.
+     */
+    public long frameMemoryInUse() {
+        return metrics.frameMemory.used();
+    }
+
+    /** The most bytes incomplete frames have held at once since the server started. */
+    public long frameMemoryPeak() {
+        return metrics.frameMemory.peak();
     }
 
     /** Clients rejected by authentication so far. */
@@ -150,7 +173,8 @@ public final class TcpStoreServer implements AutoCloseable {
         private int port;
         private byte[] secret;
         private SslContext sslContext;
-        private int maxFrameSize = StoreFrameCodec.DEFAULT_MAX_FRAME;
+        private int maxFrameSize = -1;
+        private long frameMemory = -1;
         private LoopResources loops;
         private MeterRegistry registry = Metrics.globalRegistry;
         private boolean unixSocket = true;
@@ -201,12 +225,32 @@ public final class TcpStoreServer implements AutoCloseable {
             return this;
         }
 
-        /** The largest frame body accepted, in bytes (at least 1 KiB). */
+        /**
+         * The largest frame body accepted, in bytes (at least 1 KiB): it bounds a value set in one
+         * call. Default {@link StoreFrameCodec#DEFAULT_MAX_FRAME} (256 MiB), or the
+         * {@linkplain #frameMemory(long) frame memory} if that is less; it may not exceed the frame memory.
+         */
         public Builder maxFrameSize(int bytes) {
             if (bytes < 1024) {
                 throw new IllegalArgumentException("maxFrameSize must be at least 1024, was " + bytes);
             }
             this.maxFrameSize = bytes;
+            return this;
+        }
+
+        /**
+         * The most memory that incomplete frames may hold at once across all connections, in bytes
+         * (default: {@link TcpStoreServer#DEFAULT_FRAME_MEMORY}, at most half of the JVM's direct
+         * memory). A frame that does not arrive in one read reserves its whole declared length
+         * first; when that does not fit, its connection stops reading until other frames complete
+         * (back-pressure), so what clients announce never allocates more than this. See
+         * {@link TcpStoreServer#frameMemoryInUse()}.
+         */
+        public Builder frameMemory(long bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("frameMemory must be at least 1024, was " + bytes);
+            }
+            this.frameMemory = bytes;
             return this;
         }
 
@@ -223,10 +267,11 @@ public final class TcpStoreServer implements AutoCloseable {
         }
 
         /**
-         * How long a client of a server with a secret has, from connecting, to authenticate (default
+         * How long a client has, from connecting, to greet the server (every client of this library
+         * does so at once) and, with a secret, to authenticate (default
          * {@link TcpStoreServer#DEFAULT_HANDSHAKE_TIMEOUT}); a connection that has not is closed and
-         * counted in {@link TcpStoreServer#rejectedConnections()}, so unauthenticated connections
-         * cannot pile up.
+         * counted in {@link TcpStoreServer#rejectedConnections()}, so idle, slow or unauthenticated
+         * connections cannot pile up.
          */
         public Builder handshakeTimeout(Duration timeout) {
             this.handshakeTimeout = positive(timeout, "handshakeTimeout");
@@ -267,8 +312,11 @@ public final class TcpStoreServer implements AutoCloseable {
 
         /** Binds the server; emits it once listening (cold: binds once per subscription). */
         public Mono<TcpStoreServer> start() {
-            return StoreServerBinder.start(new StoreServerBinder.Config(host, port, secret, sslContext, maxFrameSize,
-                    loops, registry, unixSocket, handshakeTimeout, frameTimeout, maxConnections));
+            long memory = frameMemory > 0 ? frameMemory
+                    : Math.min(DEFAULT_FRAME_MEMORY, Math.max(1 << 20, PlatformDependent.maxDirectMemory() / 2));
+            int frame = maxFrameSize > 0 ? maxFrameSize : (int) Math.min(StoreFrameCodec.DEFAULT_MAX_FRAME, memory);
+            return StoreServerBinder.start(new StoreServerBinder.Config(host, port, secret, sslContext, frame,
+                    loops, registry, unixSocket, handshakeTimeout, frameTimeout, maxConnections, memory));
         }
     }
 }

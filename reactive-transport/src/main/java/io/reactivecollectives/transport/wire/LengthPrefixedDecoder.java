@@ -30,6 +30,12 @@ import java.util.concurrent.TimeUnit;
  * between frames ({@link #maxFrameLength(int)}, event loop only): a connection typically starts
  * with a handshake's limit and gets the full one once authenticated.
  *
+ * <p>With a {@link FrameMemoryBudget} (a server facing untrusted clients), a frame that does not
+ * arrive whole in one read reserves its declared length from the budget before anything is
+ * allocated for it, and is assembled into one buffer of exactly that size; when the budget cannot
+ * cover it the connection stops reading until it can, so all that incomplete frames hold across the
+ * server's connections stays within the budget whatever lengths clients announce.
+ *
  * <p>With a frame timeout, a frame that has begun to arrive must be complete within it: a peer
  * that sends part of a frame and stalls fails the channel with {@link Errors#stalled}.
  * Subclasses name the protocol's decoder (so a pipeline can look it up by class); the splitting
@@ -59,7 +65,15 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
     private final Errors errors;
     /** 0: no frame timeout. */
     private final long frameTimeoutNanos;
+    /** Null: frames are not budgeted (a mesh link's own peer, which is trusted after its handshake). */
+    private final FrameMemoryBudget budget;
     private int maxFrameLength;
+    /** Bytes of {@link #budget} the frame now arriving holds. */
+    private long reserved;
+    /** Bytes that arrived while this connection waits for the budget (at most about two reads). */
+    private ByteBuf held;
+    /** The retry queued at the budget while this connection waits for it, else null. */
+    private Runnable budgetRetry;
     private int lengthBytes;
     private int length;
     private ByteBuf current;
@@ -75,6 +89,21 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
      * @param errors            the protocol's exceptions
      */
     public LengthPrefixedDecoder(int minFrameLength, int maxFrameLength, long frameTimeoutNanos, Errors errors) {
+        this(minFrameLength, maxFrameLength, frameTimeoutNanos, null, errors);
+    }
+
+    /**
+     * A decoder whose incomplete frames hold memory of {@code budget} (null: none), shared with the
+     * other connections of a server: a frame that does not arrive whole in one read first reserves its
+     * declared length, and the connection stops reading until it can.
+     */
+    public LengthPrefixedDecoder(int minFrameLength, int maxFrameLength, long frameTimeoutNanos,
+                                 FrameMemoryBudget budget, Errors errors) {
+        if (budget != null && maxFrameLength > budget.limit()) {
+            throw new IllegalArgumentException("frames of up to " + maxFrameLength + " bytes cannot fit a frame memory"
+                    + " budget of " + budget.limit() + " bytes");
+        }
+        this.budget = budget;
         this.minFrameLength = minFrameLength;
         this.maxFrameLength = maxFrameLength;
         this.frameTimeoutNanos = frameTimeoutNanos;
@@ -98,46 +127,111 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBuf in = (ByteBuf) msg;
+        if (budgetRetry != null) {
+            hold(ctx, in); // a read already under way when reading stopped
+            return;
+        }
         try {
-            while (!failed && in.isReadable()) {
-                if (partialSinceNanos == 0 && frameTimeoutNanos > 0) {
-                    startStallClock(ctx);
+            decode(ctx, in);
+        } finally {
+            in.release();
+        }
+    }
+
+    private void decode(ChannelHandlerContext ctx, ByteBuf in) {
+        while (!failed && in.isReadable()) {
+            if (partialSinceNanos == 0 && frameTimeoutNanos > 0) {
+                startStallClock(ctx);
+            }
+            if (current == null) {
+                while (lengthBytes < LENGTH_FIELD && in.isReadable()) {
+                    length = (length << 8) | in.readUnsignedByte();
+                    lengthBytes++;
                 }
-                if (current == null) {
-                    while (lengthBytes < LENGTH_FIELD && in.isReadable()) {
-                        length = (length << 8) | in.readUnsignedByte();
-                        lengthBytes++;
-                    }
-                    if (lengthBytes < LENGTH_FIELD) {
+                if (lengthBytes < LENGTH_FIELD) {
+                    return;
+                }
+                if (length < minFrameLength || length > maxFrameLength) {
+                    failed = true;
+                    ctx.fireExceptionCaught(errors.badLength(length, minFrameLength, maxFrameLength));
+                    return;
+                }
+                if (in.readableBytes() >= length) {
+                    ByteBuf frame = in.retainedSlice(in.readerIndex(), length);
+                    in.skipBytes(length);
+                    emit(ctx, frame);
+                    continue;
+                }
+                if (budget != null) {
+                    if (!budget.tryReserve(length)) {
+                        waitForBudget(ctx, in);
                         return;
                     }
-                    if (length < minFrameLength || length > maxFrameLength) {
-                        failed = true;
-                        ctx.fireExceptionCaught(errors.badLength(length, minFrameLength, maxFrameLength));
-                        return;
-                    }
-                    if (in.readableBytes() >= length) {
-                        ByteBuf frame = in.retainedSlice(in.readerIndex(), length);
-                        in.skipBytes(length);
-                        emit(ctx, frame);
-                        continue;
-                    }
+                    reserved = length;
+                    current = ctx.alloc().directBuffer(length, length); // exactly what was reserved
+                } else {
                     current = length >= SCATTER_MIN_BYTES ? ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE)
                             : ctx.alloc().directBuffer(length, length);
                 }
-                int n = Math.min(length - current.writerIndex(), in.readableBytes());
-                if (current instanceof CompositeByteBuf) {
-                    ((CompositeByteBuf) current).addComponent(true, in.retainedSlice(in.readerIndex(), n));
-                    in.skipBytes(n);
-                } else {
-                    current.writeBytes(in, n);
-                }
-                if (current.writerIndex() == length) {
-                    ByteBuf frame = current;
-                    current = null;
-                    emit(ctx, frame);
-                }
             }
+            int n = Math.min(length - current.writerIndex(), in.readableBytes());
+            if (current instanceof CompositeByteBuf) {
+                ((CompositeByteBuf) current).addComponent(true, in.retainedSlice(in.readerIndex(), n));
+                in.skipBytes(n);
+            } else {
+                current.writeBytes(in, n);
+            }
+            if (current.writerIndex() == length) {
+                ByteBuf frame = current;
+                current = null;
+                emit(ctx, frame);
+            }
+        }
+    }
+
+    /** The budget cannot cover the frame just announced: stop reading, keep what came, wait in line. */
+    private void waitForBudget(ChannelHandlerContext ctx, ByteBuf in) {
+        ctx.channel().config().setAutoRead(false);
+        hold(ctx, in.retain());
+        queueRetry(ctx);
+    }
+
+    private void queueRetry(ChannelHandlerContext ctx) {
+        budgetRetry = () -> ctx.executor().execute(() -> retryBudget(ctx));
+        budget.await(length, budgetRetry);
+    }
+
+    private void retryBudget(ChannelHandlerContext ctx) {
+        if (budgetRetry == null || failed || !ctx.channel().isActive()) {
+            return;
+        }
+        if (!budget.tryReserve(length)) {
+            queueRetry(ctx);
+            return;
+        }
+        budgetRetry = null;
+        reserved = length;
+        current = ctx.alloc().directBuffer(length, length);
+        partialSinceNanos = System.nanoTime(); // the frame's time starts now: the wait was the server's
+        ByteBuf h = held;
+        held = null;
+        try {
+            decode(ctx, h);
+        } finally {
+            h.release();
+        }
+        if (budgetRetry == null) { // not waiting again for a later frame of what was held
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /** Keeps {@code in}'s unread bytes (releasing {@code in}) while waiting for the budget. */
+    private void hold(ChannelHandlerContext ctx, ByteBuf in) {
+        try {
+            if (held == null) {
+                held = ctx.alloc().heapBuffer(Math.max(in.readableBytes(), 256));
+            }
+            held.writeBytes(in);
         } finally {
             in.release();
         }
@@ -147,7 +241,15 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
         lengthBytes = 0;
         length = 0;
         partialSinceNanos = 0;
-        ctx.fireChannelRead(frame);
+        long r = reserved;
+        reserved = 0;
+        try {
+            ctx.fireChannelRead(frame); // handled, and released, before this returns
+        } finally {
+            if (r > 0) {
+                budget.release(r);
+            }
+        }
     }
 
     private void startStallClock(ChannelHandlerContext ctx) {
@@ -164,8 +266,9 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
             return;
         }
         long waited = System.nanoTime() - partialSinceNanos;
-        if (waited < frameTimeoutNanos) {
-            stallCheck = ctx.executor().schedule(() -> checkStall(ctx), frameTimeoutNanos - waited, TimeUnit.NANOSECONDS);
+        if (waited < frameTimeoutNanos || budgetRetry != null) { // waiting for the budget is the server's wait
+            stallCheck = ctx.executor().schedule(() -> checkStall(ctx), Math.max(frameTimeoutNanos - waited,
+                    frameTimeoutNanos / 4), TimeUnit.NANOSECONDS);
             return;
         }
         failed = true;
@@ -192,6 +295,19 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
         if (current != null) {
             ReferenceCountUtil.safeRelease(current);
             current = null;
+        }
+        if (held != null) {
+            ReferenceCountUtil.safeRelease(held);
+            held = null;
+        }
+        if (budgetRetry != null) {
+            budget.cancel(budgetRetry);
+            budgetRetry = null;
+        }
+        if (reserved > 0) {
+            long r = reserved;
+            reserved = 0;
+            budget.release(r);
         }
     }
 }

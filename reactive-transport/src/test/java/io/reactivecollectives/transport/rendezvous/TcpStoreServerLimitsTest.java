@@ -61,6 +61,17 @@ class TcpStoreServerLimitsTest {
         assertEquals(StoreOpcode.HELLO.code(), body[0] & 0xff, "the server greets first");
     }
 
+    /** Sends the greeting every client of this library sends (an AUTH without a secret). */
+    static void greet(Socket s) throws IOException {
+        io.netty.buffer.ByteBuf auth = StoreFrameCodec.auth(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT,
+                new byte[0], new byte[0]);
+        byte[] bytes = new byte[auth.readableBytes()];
+        auth.readBytes(bytes);
+        auth.release();
+        s.getOutputStream().write(bytes);
+        s.getOutputStream().flush();
+    }
+
     /** Milliseconds until the server closes {@code s} (read returns end of stream). */
     private static long millisUntilClosed(Socket s, long start) throws IOException {
         while (s.getInputStream().read() >= 0) {
@@ -101,12 +112,48 @@ class TcpStoreServerLimitsTest {
     }
 
     @Test
+    void withoutASecretAConnectionThatNeverGreetsIsClosedAfterTheHandshakeTimeoutAndGreetedOnesStay() throws Exception {
+        TcpStoreServer server = start(TcpStoreServer.builder().handshakeTimeout(Duration.ofMillis(300)));
+        TcpStore greeted = client(server.port(), null);
+        Socket silent = raw(server.port());
+        Socket slow = raw(server.port());
+        long start = System.nanoTime();
+        readHello(silent);
+        readHello(slow);
+        slow.getOutputStream().write(0); // a slowloris: one byte of a length, then one more now and then
+        slow.getOutputStream().flush();
+        assertTrue(millisUntilClosed(silent, start) < 5000);
+        long ms = millisUntilClosed(slow, start);
+        assertTrue(ms >= 250 && ms < 5000, ms + " ms");
+        assertEquals(2, server.rejectedConnections());
+        awaitValue(server::connections, 1);
+        Thread.sleep(400); // a greeted client may idle far longer than the handshake timeout
+        assertEquals(1L, greeted.add("n", 1).block(T));
+    }
+
+    @Test
+    void beforeItsGreetingAClientCannotAnnounceABigFrame() throws Exception {
+        TcpStoreServer server = start(TcpStoreServer.builder());
+        Socket big = raw(server.port());
+        readHello(big);
+        DataOutputStream out = new DataOutputStream(big.getOutputStream());
+        out.writeInt(48 << 20); // a 48 MiB frame, from a client that has not said who it is
+        out.write(new byte[4096]);
+        out.flush();
+        long ms = millisUntilClosed(big, System.nanoTime());
+        assertTrue(ms < 2000, "closed at once, was " + ms + " ms");
+        assertEquals(1, server.rejectedFrames());
+        assertEquals(0, server.frameMemoryPeak(), "nothing was buffered for it");
+    }
+
+    @Test
     void aFrameThatStallsHalfSentClosesItsConnectionButIdleConnectionsStay() throws Exception {
         TcpStoreServer server = start(TcpStoreServer.builder().frameTimeout(Duration.ofMillis(300)));
         TcpStore idle = client(server.port(), null);
         assertEquals(1L, idle.add("n", 1).block(T));
         Socket stalling = raw(server.port());
         readHello(stalling);
+        greet(stalling);
         DataOutputStream out = new DataOutputStream(stalling.getOutputStream());
         out.writeInt(100);
         out.write(new byte[10]); // 10 of the 100 bytes announced, then nothing
