@@ -318,7 +318,7 @@ public final class FileStore implements Store {
 
     private Mono<List<byte[]>> waitFor(String op, List<String> keys, Duration waitTimeout) {
         List<String> keyList = List.copyOf(keys);
-        Duration limit = HashStore.requirePositive(waitTimeout, "timeout");
+        Duration limit = HashStore.requireNotNegative(waitTimeout, "timeout");
         return Mono.defer(() -> {
             AtomicReference<List<String>> missing = new AtomicReference<>(distinct(keyList));
             Mono<List<byte[]>> poll = read(op, () -> {
@@ -338,6 +338,10 @@ public final class FileStore implements Store {
                 }
                 return out;
             });
+            if (limit.isZero()) { // no wait: a check now
+                return poll.switchIfEmpty(Mono.defer(() -> Mono.error(
+                        new StoreTimeoutException(op, missing.get(), limit))));
+            }
             return poll
                     .repeatWhenEmpty(attempts -> attempts.concatMap(i -> Mono.delay(backoff(i))))
                     .timeout(limit, Mono.defer(() -> Mono.error(new StoreTimeoutException(op, missing.get(), limit))));

@@ -157,7 +157,7 @@ public final class HashStore implements Store {
 
     private Mono<List<byte[]>> waitFor(String op, List<String> keys, Duration waitTimeout) {
         List<String> keyList = List.copyOf(keys);
-        Duration limit = requirePositive(waitTimeout, "timeout");
+        Duration limit = requireNotNegative(waitTimeout, "timeout");
         Mono<List<byte[]>> wait = Mono.create(sink -> {
             SinkWaiter waiter = new SinkWaiter(op, keyList, sink);
             List<byte[]> ready;
@@ -171,9 +171,14 @@ public final class HashStore implements Store {
                 sink.success(copies(ready));
                 return;
             }
+            if (limit.isZero()) { // no wait: a check now
+                map.remove(waiter);
+                sink.error(new StoreTimeoutException(op, map.missing(keyList), limit));
+                return;
+            }
             sink.onDispose(() -> map.remove(waiter));
         });
-        return wait.timeout(limit, Mono.defer(() -> Mono.error(
+        return limit.isZero() ? wait : wait.timeout(limit, Mono.defer(() -> Mono.error(
                 new StoreTimeoutException(op, map.missing(keyList), limit))));
     }
 
@@ -191,6 +196,15 @@ public final class HashStore implements Store {
 
     static long parseCounter(String key, byte[] value) {
         return KeyValueWaiters.parseCounter(key, value);
+    }
+
+    /** {@code d}, unless it is negative (zero is a wait that does not wait). */
+    static Duration requireNotNegative(Duration d, String what) {
+        Objects.requireNonNull(d, what);
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(what + " must not be negative, was " + d);
+        }
+        return d;
     }
 
     static Duration requirePositive(Duration d, String what) {

@@ -12,7 +12,12 @@ import java.util.Map;
  *
  * <p>Keys are strings, values byte arrays. Calls that wait ({@link #get}, {@link #await}) wait up
  * to the store's {@link #timeout()} unless given their own, then fail with a
- * {@link StoreTimeoutException} naming the keys still missing and the time waited. Implementations:
+ * {@link StoreTimeoutException} naming the keys still missing and the time waited. A zero timeout
+ * does not wait: the call answers if every key exists and fails with a {@link StoreTimeoutException}
+ * at once otherwise. (PyTorch's TCPStore reads a zero timeout as no timeout at all and waits forever
+ * for a missing key; here that is a deliberate difference, as a wait that cannot end hangs a job
+ * instead of failing it: pass a long timeout to wait long.) A negative timeout is an
+ * {@link IllegalArgumentException}. Implementations:
  * {@link HashStore} (one JVM), {@link PrefixStore} (a namespace over another store),
  * {@link FileStore} (processes sharing a file system) and the TCP store of {@code reactive-transport}.
  */

@@ -24,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -218,6 +219,27 @@ public abstract class StoreContractTest {
                 .verify(verifyTimeout());
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
         assertTrue(elapsedMs >= wait.toMillis() - 5, "failed after " + elapsedMs + " ms, before the timeout");
+    }
+
+    @Test
+    public void aZeroTimeoutDoesNotWait() {
+        Store store = store();
+        StepVerifier.create(store.set("here", b("v")).then(store.get("here", Duration.ZERO)))
+                .assertNext(v -> assertArrayEquals(b("v"), v))
+                .expectComplete()
+                .verify(verifyTimeout());
+        StepVerifier.create(store.await(List.of("here"), Duration.ZERO)).expectComplete().verify(verifyTimeout());
+        long start = System.nanoTime();
+        StepVerifier.create(store.await(List.of("here", "absent"), Duration.ZERO))
+                .expectErrorSatisfies(e -> {
+                    StoreTimeoutException te = assertInstanceOf(StoreTimeoutException.class, e);
+                    assertEquals(1, te.missingKeys().size(), "missing keys " + te.missingKeys());
+                    assertTrue(te.missingKeys().get(0).endsWith("absent"), "missing keys " + te.missingKeys());
+                    assertEquals(Duration.ZERO, te.waited());
+                })
+                .verify(verifyTimeout());
+        assertTrue(System.nanoTime() - start < shortWait().toNanos() + 1_000_000_000L, "failed at once");
+        assertThrows(IllegalArgumentException.class, () -> store.get("here", Duration.ofMillis(-1)).block(verifyTimeout()));
     }
 
     @Test

@@ -101,10 +101,13 @@ final class StoreRequests {
         fire(fired);
     }
 
-    /** A waiting request: answered now if every key exists, else registered with a timer on this event loop. */
+    /**
+     * A waiting request: answered now if every key exists, else registered with a timer on this event
+     * loop; with a zero timeout it does not wait, failing at once if a key is missing.
+     */
     private void await(int id, String op, List<String> keys, long timeoutMs) {
-        if (timeoutMs <= 0) {
-            throw new IllegalArgumentException(op + ": timeout must be positive, was " + timeoutMs + " ms");
+        if (timeoutMs < 0) {
+            throw new IllegalArgumentException(op + ": timeout must not be negative, was " + timeoutMs + " ms");
         }
         if (waits.containsKey(id)) {
             throw new StoreProtocolException("request id " + id + " is already waiting");
@@ -119,6 +122,10 @@ final class StoreRequests {
             return;
         }
         waits.put(id, w);
+        if (timeoutMs == 0) { // no wait: a check now
+            onTimeout(w, 0);
+            return;
+        }
         long ms = Math.min(timeoutMs, MAX_WAIT_MS);
         w.timer = channel.eventLoop().schedule(() -> onTimeout(w, ms), ms, TimeUnit.MILLISECONDS);
     }

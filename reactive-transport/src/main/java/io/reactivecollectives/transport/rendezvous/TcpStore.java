@@ -204,10 +204,10 @@ public final class TcpStore implements Store {
 
     private static long waitMillis(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isZero() || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
         }
-        return Math.max(1, timeout.toMillis());
+        return timeout.isZero() ? 0 : Math.max(1, timeout.toMillis());
     }
 
     static String utf8(byte[] b) {
