@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
+import io.reactivecollectives.transport.wire.RejectionLog;
 import io.reactivecollectives.transport.frame.FrameDecoders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class Mesh implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Mesh.class);
+    /** The longest an accepted connection may take to complete its handshake (see {@link #handshakeTime()}). */
+    public static final Duration MAX_HANDSHAKE_TIME = Duration.ofSeconds(10);
 
     private final Store store;
     private final int rank;
@@ -55,6 +58,8 @@ public final class Mesh implements AutoCloseable {
     private final Sinks.Empty<Void> connected = Sinks.empty();
     private final Sinks.Empty<Void> startFailed = Sinks.empty();
     private final MeshSockets sockets;
+    /** Connections this rank's port refused, logged rate-limited (a port scan must not flood the log). */
+    private final RejectionLog rejections;
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -71,6 +76,21 @@ public final class Mesh implements AutoCloseable {
         hostIds.set(rank, LocalSockets.NODE_ID);
         this.missing = new AtomicInteger(world - 1);
         this.sockets = new MeshSockets(options, rank);
+        this.rejections = new RejectionLog(this::describe, log);
+    }
+
+    /**
+     * How long an accepted connection has to complete its handshake: the connect timeout, at most
+     * {@link #MAX_HANDSHAKE_TIME} (a peer sends its HELLO as soon as it has connected), so idle or
+     * slow connections to a rank's port cannot pile up.
+     */
+    Duration handshakeTime() {
+        return options.connectTimeout().compareTo(MAX_HANDSHAKE_TIME) < 0 ? options.connectTimeout() : MAX_HANDSHAKE_TIME;
+    }
+
+    /** Logs a connection this rank's port refused (rate-limited, summed up per reason every 10 s). */
+    void rejected(String reason, Channel ch, String detail) {
+        rejections.reject(reason, ch.remoteAddress(), detail, ch.eventLoop());
     }
 
     /** Store key under which {@code rank} publishes its address. */
@@ -154,13 +174,13 @@ public final class Mesh implements AutoCloseable {
         }
         conn.addHandlerLast("rc-decoder", FrameDecoders.handshake());
         conn.addHandlerLast("rc-accept", new MeshHandshake.Accept(this));
+        Duration limit = handshakeTime();
         ch.eventLoop().schedule(() -> {
             if (ch.pipeline().get("rc-accept") != null) {
-                log.warn("{}: closing connection from {}: no handshake within {} ms", describe(), ch.remoteAddress(),
-                        options.connectTimeout().toMillis());
+                rejected("no handshake", ch, "no handshake within " + limit.toMillis() + " ms");
                 ch.close();
             }
-        }, options.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }, limit.toMillis(), TimeUnit.MILLISECONDS);
         ch.config().setAutoRead(true);
         ch.read();
     }
@@ -331,6 +351,7 @@ public final class Mesh implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        rejections.flush(true);
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
             if (l != null) {

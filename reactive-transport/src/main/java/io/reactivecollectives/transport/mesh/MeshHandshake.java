@@ -11,8 +11,6 @@ import io.reactivecollectives.transport.frame.FrameDecoder;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.Handshake;
 import io.reactivecollectives.transport.frame.MalformedFrameException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -28,7 +26,6 @@ import reactor.core.publisher.Sinks;
  */
 final class MeshHandshake {
 
-    private static final Logger log = LoggerFactory.getLogger(MeshHandshake.class);
 
     private MeshHandshake() {
     }
@@ -119,8 +116,7 @@ final class MeshHandshake {
         /** Closes the connection; an authenticated {@code hello} first gets a HELLO_ACK with the reason. */
         private void reject(ChannelHandlerContext ctx, String why, Handshake.Hello hello) {
             MeshOptions o = mesh.options();
-            log.warn("group '{}' rank {}: closing connection from {}: {}", o.groupId(), mesh.rank(),
-                    ctx.channel().remoteAddress(), why);
+            mesh.rejected(hello == null ? "bad handshake" : "refused peer", ctx.channel(), why);
             rejected = true;
             ctx.channel().config().setAutoRead(false);
             if (hello == null) {

@@ -8,6 +8,7 @@ import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.transport.wire.FrameMemoryBudget;
 import io.reactivecollectives.transport.wire.HandshakeMac;
+import io.reactivecollectives.transport.wire.RejectionLog;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,7 +57,7 @@ final class StoreServerBinder {
             FrameMemoryBudget budget = new FrameMemoryBudget(c.frameMemory());
             StoreServerMetrics metrics = new StoreServerMetrics(budget);
             AtomicReference<String> name = new AtomicReference<>(c.host() + ":" + c.port());
-            StoreRejectionLog rejections = new StoreRejectionLog(name::get);
+            RejectionLog rejections = new RejectionLog(() -> "TCP store on " + name.get(), LOG);
             StoreServerSession.Settings settings = new StoreServerSession.Settings(c.secret(), c.maxFrameSize(),
                     c.handshakeTimeout().toNanos(), metrics, rejections);
             UnaryOperator<TcpServer> serving = base -> {

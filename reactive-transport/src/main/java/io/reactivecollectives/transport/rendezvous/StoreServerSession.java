@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.transport.wire.HandshakeMac;
+import io.reactivecollectives.transport.wire.RejectionLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * checks the client's HMAC before serving anything, then hands every request to its
  * {@link StoreRequests}. A frame that breaks the protocol, a client that has not authenticated within
  * the handshake timeout, closes this one connection, counted and logged through the server's
- * {@link StoreRejectionLog} (rate-limited).
+ * {@link RejectionLog} (rate-limited).
  */
 final class StoreServerSession {
 
@@ -30,13 +31,13 @@ final class StoreServerSession {
 
     /** What the server tells every session. */
     record Settings(byte[] secret, int maxFrame, long handshakeTimeoutNanos, StoreServerMetrics metrics,
-                    StoreRejectionLog rejections) { }
+                    RejectionLog rejections) { }
 
     private final Channel channel;
     private final byte[] secret;
     private final int maxFrame;
     private final StoreServerMetrics metrics;
-    private final StoreRejectionLog rejections;
+    private final RejectionLog rejections;
     private final long handshakeTimeoutNanos;
     private final StoreRequests requests;
     private ScheduledFuture<?> handshakeTimer;

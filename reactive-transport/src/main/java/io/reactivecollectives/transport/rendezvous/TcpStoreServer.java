@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Metrics;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
+import io.reactivecollectives.transport.wire.RejectionLog;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
@@ -63,10 +64,10 @@ public final class TcpStoreServer implements AutoCloseable {
     private final StoreServerBinder.Bound bound;
     private final KeyValueWaiters<StoreRequests.ServerWaiter> state;
     private final StoreServerMetrics metrics;
-    private final StoreRejectionLog rejections;
+    private final RejectionLog rejections;
 
     TcpStoreServer(StoreServerBinder.Bound bound, KeyValueWaiters<StoreRequests.ServerWaiter> state,
-                   StoreServerMetrics metrics, StoreRejectionLog rejections) {
+                   StoreServerMetrics metrics, RejectionLog rejections) {
         this.bound = bound;
         this.state = state;
         this.metrics = metrics;

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
+import io.reactivecollectives.transport.wire.RejectionLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -191,9 +192,9 @@ class TcpStoreServerLimitsTest {
     void floodsOfRejectionsAreSummedUpPerReasonEveryWindow() {
         AtomicLong now = new AtomicLong(1_000);
         List<String> lines = new ArrayList<>();
-        StoreRejectionLog log = new StoreRejectionLog(() -> "127.0.0.1:29500", lines::add, now::get);
+        RejectionLog log = new RejectionLog(() -> "TCP store on 127.0.0.1:29500", lines::add, now::get);
         for (int i = 0; i < 1532; i++) {
-            now.set(1_000 + i * (StoreRejectionLog.WINDOW.toNanos() / 2000));
+            now.set(1_000 + i * (RejectionLog.WINDOW.toNanos() / 2000));
             log.reject("bad handshake", "/10.0.0." + (i % 250) + ":4000" + i, "authentication failed", null);
         }
         log.reject("connection limit", "/10.0.0.9:1", "2 connections are open", null);
@@ -202,7 +203,7 @@ class TcpStoreServerLimitsTest {
                 + "bad handshake: authentication failed"), lines.get(0));
         log.flush(false);
         assertEquals(2, lines.size(), "the window has not ended: " + lines);
-        now.addAndGet(StoreRejectionLog.WINDOW.toNanos());
+        now.addAndGet(RejectionLog.WINDOW.toNanos());
         log.flush(false);
         assertEquals(List.of("TCP store on 127.0.0.1:29500: rejected 1,532 connections in the last 10 s: bad handshake"),
                 lines.subList(2, lines.size()), "one rejection of its reason needs no summary");

@@ -1,8 +1,7 @@
-package io.reactivecollectives.transport.rendezvous;
+package io.reactivecollectives.transport.wire;
 
 import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -14,17 +13,17 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * The log of the connections a {@link TcpStoreServer} rejects (bad handshakes, protocol errors,
- * the connection limit, stalled frames), rate-limited so that a flood of hostile or careless
- * clients cannot flood the log: per reason, the first rejection of a {@link #WINDOW} is logged in
- * full, and when the window ends, if more followed, one line sums them up, e.g.
- * {@code TCP store on port 29500: rejected 1,532 connections in the last 10 s: bad handshake}.
+ * The log of the connections a server rejects (bad handshakes, protocol errors, the connection
+ * limit, stalled frames), rate-limited so that a flood of hostile or careless clients cannot flood
+ * the log: per reason, the first rejection of a {@link #WINDOW} is logged in full, and when the
+ * window ends, if more followed, one line sums them up, e.g.
+ * {@code TCP store on 127.0.0.1:29500: rejected 1,532 connections in the last 10 s: bad handshake}.
+ * The TCP store server and every mesh (a rank's listening port) keep one each.
  */
-final class StoreRejectionLog {
+public final class RejectionLog {
 
-    private static final Logger LOG = LoggerFactory.getLogger(TcpStoreServer.class);
     /** How long a summary covers. */
-    static final Duration WINDOW = Duration.ofSeconds(10);
+    public static final Duration WINDOW = Duration.ofSeconds(10);
 
     /** The rejections of one reason in the current window. */
     private static final class Window {
@@ -33,19 +32,20 @@ final class StoreRejectionLog {
         boolean open;
     }
 
-    /** The server's address, once known (set after binding). */
+    /** What rejects, e.g. "TCP store on 127.0.0.1:29500" (its address may be known only once bound). */
     private final java.util.function.Supplier<String> server;
     private final Consumer<String> out;
     private final LongSupplier clock;
     private final Map<String, Window> byReason = new ConcurrentHashMap<>();
 
-    /** Logs to the server's logger at error level. */
-    StoreRejectionLog(java.util.function.Supplier<String> server) {
-        this(server, LOG::error, System::nanoTime);
+    /** Logs lines that begin with {@code subject} to {@code log} at warn level. */
+    public RejectionLog(java.util.function.Supplier<String> subject, Logger log) {
+        this(subject, log::warn, System::nanoTime);
     }
 
-    StoreRejectionLog(java.util.function.Supplier<String> server, Consumer<String> out, LongSupplier clock) {
-        this.server = server;
+    /** Logs lines that begin with {@code subject} to {@code out}, windows timed by {@code clock} (nanoseconds). */
+    public RejectionLog(java.util.function.Supplier<String> subject, Consumer<String> out, LongSupplier clock) {
+        this.server = subject;
         this.out = out;
         this.clock = clock;
     }
@@ -54,7 +54,7 @@ final class StoreRejectionLog {
      * Records one rejected connection from {@code remote} for {@code reason} ({@code detail}: what
      * exactly); {@code timer} (may be null) runs the summary at the end of the window.
      */
-    void reject(String reason, Object remote, String detail, EventExecutor timer) {
+    public void reject(String reason, Object remote, String detail, EventExecutor timer) {
         Window w = byReason.computeIfAbsent(reason, r -> new Window());
         String summary = null;
         boolean first;
@@ -74,7 +74,7 @@ final class StoreRejectionLog {
             out.accept(summary);
         }
         if (first) {
-            out.accept("TCP store on " + server.get() + ": closing connection from " + remote + ": " + reason
+            out.accept(server.get() + ": closing connection from " + remote + ": " + reason
                     + (detail == null ? "" : ": " + detail) + " (more of these are summed up every "
                     + WINDOW.toSeconds() + " s)");
             if (timer != null) {
@@ -88,7 +88,7 @@ final class StoreRejectionLog {
     }
 
     /** Logs the summaries of the windows that have ended ({@code all}: of every window, e.g. on close). */
-    void flush(boolean all) {
+    public void flush(boolean all) {
         byReason.forEach((reason, w) -> {
             String summary = null;
             synchronized (w) {
@@ -110,7 +110,7 @@ final class StoreRejectionLog {
         if (n <= 1) {
             return null;
         }
-        return String.format(Locale.ROOT, "TCP store on %s: rejected %,d connections in the last %d s: %s",
+        return String.format(Locale.ROOT, "%s: rejected %,d connections in the last %d s: %s",
                 server.get(), n, WINDOW.toSeconds(), reason);
     }
 }

@@ -1,0 +1,96 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.mesh.Mesh;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Mono;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Idle and slowloris connections to a rank's transport port are closed once the bounded handshake
+ * time has passed (the connect timeout, at most {@link Mesh#MAX_HANDSHAKE_TIME}), while the group's
+ * collectives carry on.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TransportPortIdleClientsTest {
+
+    @Test
+    void idleAndSlowConnectionsAreClosedAfterTheHandshakeTime() throws Exception {
+        Duration handshake = Duration.ofMillis(1500);
+        GroupOptions opts = GroupOptions.defaults().withGroupId("idle-clients").withConnectTimeout(handshake)
+                .withTimeout(Duration.ofSeconds(20));
+        LocalCluster cluster = LocalCluster.start(2, opts).block(ClusterTesting.TIMEOUT);
+        List<Socket> sockets = new ArrayList<>();
+        Tensor a = Tensor.empty(DType.FLOAT32, 1024);
+        Tensor b = Tensor.empty(DType.FLOAT32, 1024);
+        try {
+            long start = System.nanoTime();
+            for (int i = 0; i < 40; i++) {
+                Socket s = new Socket(InetAddress.getLoopbackAddress(), cluster.group(0).port());
+                s.setSoTimeout(200);
+                sockets.add(s);
+            }
+            // the odd ones are slowloris: a byte of a frame header every 200 ms
+            long[] closedAfter = new long[sockets.size()];
+            int open = sockets.size();
+            while (open > 0 && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20)) {
+                for (int i = 0; i < sockets.size(); i++) {
+                    if (closedAfter[i] != 0) {
+                        continue;
+                    }
+                    Socket s = sockets.get(i);
+                    try {
+                        if (i % 2 == 1) {
+                            s.getOutputStream().write(0);
+                        }
+                        if (read(s.getInputStream()) < 0) {
+                            closedAfter[i] = System.nanoTime() - start;
+                            open--;
+                        }
+                    } catch (IOException e) { // reset by the rank: closed
+                        closedAfter[i] = System.nanoTime() - start;
+                        open--;
+                    }
+                }
+                Mono.when(cluster.group(0).allReduce(a, ReduceOp.SUM), cluster.group(1).allReduce(b, ReduceOp.SUM))
+                        .block(Duration.ofSeconds(20)); // collectives carry on meanwhile
+            }
+            assertEquals(0, open, "every idle or slow connection was closed");
+            for (long ns : closedAfter) {
+                long ms = TimeUnit.NANOSECONDS.toMillis(ns);
+                assertTrue(ms >= handshake.toMillis() - 100 && ms < handshake.toMillis() + 5000, "closed after " + ms + " ms");
+            }
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+            a.release();
+            b.release();
+            cluster.close();
+        }
+        assertEquals(Duration.ofSeconds(10), Mesh.MAX_HANDSHAKE_TIME);
+    }
+
+    private static int read(InputStream in) throws IOException {
+        try {
+            return in.read();
+        } catch (SocketTimeoutException e) {
+            return 0; // still open
+        }
+    }
+}
