@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.test.StepVerifier;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -22,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Collective and point-to-point timeouts honour Reactor's virtual time: under
  * {@code StepVerifier.withVirtualTime}, a 30-minute timeout on a rank whose peer never takes part
- * fires when the test advances the clock past it, in a moment of real time, and not before.
+ * fires when the test advances the clock past it, in a moment of real time, and not before; the
+ * error arrives once the flight recorder's automatic dump is on disk.
  */
 class VirtualTimeTimeoutTest {
 
@@ -66,6 +68,8 @@ class VirtualTimeTimeoutTest {
                     assertEquals(Duration.ofMinutes(30), te.elapsed());
                     assertTrue(te.getMessage().startsWith("allReduce[seq=0] rank 0: timed out after 1800000 ms"),
                             te.getMessage());
+                    // the automatic dump the timeout triggers is written before the error arrives
+                    assertTrue(Files.exists(dir.resolve(FlightRecorder.fileName("virtual-time", 0))), "no dump yet");
                 })
                 .verify(REAL);
         assertTrue(took.compareTo(REAL) < 0, "took " + took);
