@@ -241,11 +241,12 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 heartbeatInterval, missedHeartbeats, errorHandling, v, tls);
     }
 
-    /** What the collective runtime of rank {@code rank} reads of these options. */
-    io.reactivecollectives.transport.runtime.RuntimeSettings runtimeSettings(int rank) {
+    /** What the collective runtime of rank {@code rank}, whose recorder is {@code recorder}, reads of these options. */
+    io.reactivecollectives.transport.runtime.RuntimeSettings runtimeSettings(int rank,
+            io.reactivecollectives.core.observe.FlightRecorder recorder) {
         return new io.reactivecollectives.transport.runtime.RuntimeSettings(groupId, timeout, segmentBytes,
                 pipelineDepth, maxFramePayload, maxUnclaimedBytes, diagnostics.checkCollectives(), smallAllReduceBytes,
-                smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank),
+                smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank, recorder),
                 resultDelivery == ResultDelivery.EVENT_LOOP ? null
                         : io.reactivecollectives.transport.runtime.ResultThreads.get());
     }

@@ -18,8 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The flight recorder's automatic dump survives the process ending on the failure that triggered it
  * ({@link TimeoutDumpMain}, in its own JVM): when a collective's timeout leaves {@code main}, the
- * dump is already complete (the error waited for it); when {@code main} ends while a dump is still
- * queued, the shutdown hook writes it. Either way the directory holds a whole, parseable dump naming
+ * dump is already complete (the error waited for it); when the timeout tears the process down
+ * ({@link ErrorHandling#tearDown()}), the exit waits for it; when {@code main} ends while a dump is
+ * still queued, the shutdown hook writes it. Either way the directory holds a whole, parseable dump naming
  * the op and sequence number, and no temporary file.
  */
 class FlightRecorderExitProcessesTest {
@@ -29,7 +30,7 @@ class FlightRecorderExitProcessesTest {
 
     @Test
     void aTimeoutThatLeavesMainLeavesACompleteDump() throws Exception {
-        String out = runChild("timeout");
+        String out = runChild("timeout", 1);
         assertTrue(out.contains("CollectiveTimeoutException: allReduce[seq=1] rank 0: timed out after 300 ms"), out);
         FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-timeout", 0), out);
         FlightRecorderDump.Entry last = d.entries().get(d.entries().size() - 1);
@@ -42,8 +43,19 @@ class FlightRecorderExitProcessesTest {
     }
 
     @Test
+    void aTimeoutThatTearsTheProcessDownLeavesACompleteDump() throws Exception {
+        String out = runChild("teardown", ErrorHandling.EXIT_STATUS);
+        assertTrue(out.contains("tearing the process down"), out);
+        FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-teardown", 0), out);
+        FlightRecorderDump.Entry last = d.entries().get(d.entries().size() - 1);
+        assertEquals(1, last.seq());
+        assertEquals("allReduce", last.op());
+        assertEquals("FAILED", last.state());
+    }
+
+    @Test
     void aDumpStillQueuedWhenMainEndsIsWrittenAtExit() throws Exception {
-        String out = runChild("queued");
+        String out = runChild("queued", 1);
         assertTrue(out.contains("IllegalStateException: allGather[seq=7] rank 0: gave up"), out);
         FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-queued", 0), out);
         assertEquals(1, d.entries().size());
@@ -54,8 +66,8 @@ class FlightRecorderExitProcessesTest {
         assertEquals("allGather[seq=7] rank 0: gave up", d.reason());
     }
 
-    /** Runs the child to its end (exit status 1: the exception left main); its output. */
-    private String runChild(String mode) throws Exception {
+    /** Runs the child to its end, which must be {@code status} (1: the exception left main); its output. */
+    private String runChild(String mode, int status) throws Exception {
         Path log = dir.resolveSibling(dir.getFileName() + "-" + mode + ".log");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -66,7 +78,7 @@ class FlightRecorderExitProcessesTest {
             boolean ended = p.waitFor(30, TimeUnit.SECONDS);
             String out = Files.readString(log, StandardCharsets.UTF_8);
             assertTrue(ended, "the child did not exit\n" + out);
-            assertEquals(1, p.exitValue(), out);
+            assertEquals(status, p.exitValue(), out);
             return out;
         } finally {
             p.destroyForcibly();

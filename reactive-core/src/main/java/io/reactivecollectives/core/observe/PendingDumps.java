@@ -105,35 +105,44 @@ final class PendingDumps {
         return j;
     }
 
-    /** Dumps not yet written (tests). */
-    static int pending() {
-        return PENDING.size();
-    }
-
-    /** The shutdown hook: every pending dump written or waited for, oldest first. */
+    /**
+     * The shutdown hook: every pending dump written or waited for, oldest first, until none is left
+     * (a failure on its way may register one more while the hook runs) or the wait is over.
+     */
     static void writeAll() {
-        List<Job> jobs = new ArrayList<>(PENDING);
-        jobs.sort(Comparator.comparingLong(j -> j.order));
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HOOK_WAIT_MILLIS);
-        for (Job j : jobs) {
-            if (j.state.compareAndSet(QUEUED, WRITING)) {
-                try {
-                    j.write.call();
-                } catch (Exception e) {
-                    System.err.println("flight recorder: dump to " + j.target + " failed at exit: " + e);
-                } finally {
-                    j.finish();
-                }
-            } else {
-                try {
-                    if (!j.done.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                        System.err.println("flight recorder: dump to " + j.target + " not finished at exit");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+        while (!PENDING.isEmpty() && System.nanoTime() - deadline < 0) {
+            List<Job> jobs = new ArrayList<>(PENDING);
+            jobs.sort(Comparator.comparingLong(j -> j.order));
+            for (Job j : jobs) {
+                if (!writeOrAwait(j, deadline)) {
                     return;
                 }
             }
+        }
+    }
+
+    /** False when the wait is over or the hook was interrupted. */
+    private static boolean writeOrAwait(Job j, long deadline) {
+        if (j.state.compareAndSet(QUEUED, WRITING)) {
+            try {
+                j.write.call();
+            } catch (Exception e) {
+                System.err.println("flight recorder: dump to " + j.target + " failed at exit: " + e);
+            } finally {
+                j.finish();
+            }
+            return true;
+        }
+        try {
+            if (j.done.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                return true;
+            }
+            System.err.println("flight recorder: dump to " + j.target + " not finished at exit");
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 }
