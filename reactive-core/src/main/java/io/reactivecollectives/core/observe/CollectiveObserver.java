@@ -55,8 +55,8 @@ public final class CollectiveObserver {
      * cancellation FAILED; each terminal signal records the duration since this call in
      * {@code rc.collective}. An error for which {@link #dumpsOn(Throwable)} holds (a timeout, a
      * {@link PeerFailureException}, ...) also triggers the automatic dump, and goes downstream once
-     * the dump is written (on the dump's thread). The signals themselves pass through unchanged. Call it where the sequence number is assigned (inside the collective's
-     * {@code Mono.defer}).
+     * the dump is written (on the dump's thread). The signals themselves pass through unchanged.
+     * Call it where the sequence number is assigned (inside the collective's {@code Mono.defer}).
      *
      * @param body builds the collective's work; it may report progress on the entry
      *             ({@link FlightRecorder.Entry#waitingFor(int, String)}, {@link FlightRecorder.Entry#algorithm(String)})
