@@ -12,7 +12,8 @@ import reactor.core.scheduler.Schedulers;
  * threads getting there at once make one of them dispose its spare copy, which takes a lock that
  * may park; on an event loop that is a blocking call (BlockHound caught it when several groups
  * started at once). This scheduler is created once, without that race, the first time any thread
- * asks for it.
+ * asks for it, by Reactor's own implementation whatever scheduler factory is installed (see
+ * {@link LibrarySchedulers}: a test's virtual time does not capture it).
  */
 public final class BlockingScheduler {
 
@@ -20,8 +21,8 @@ public final class BlockingScheduler {
     }
 
     private static final class Holder {
-        static final Scheduler INSTANCE = Schedulers.newBoundedElastic(
-                4 * Runtime.getRuntime().availableProcessors(), 100_000, "rc-blocking", 60, true);
+        static final Scheduler INSTANCE = LibrarySchedulers.newBoundedElastic(
+                4 * Runtime.getRuntime().availableProcessors(), 100_000, "rc-blocking", 60);
     }
 
     /** The shared instance (never disposed: its idle threads end after 60 s). */

@@ -6,7 +6,10 @@ import java.util.Objects;
 /**
  * Per-call options of a collective.
  *
- * @param timeout   how long the collective may run on this rank; {@code null} means the group's default
+ * @param timeout   how long the collective may run on this rank; {@code null} means the group's default.
+ *                  Timed by Reactor's parallel scheduler ({@code Schedulers.parallel()}), so it honours
+ *                  virtual time: under {@code StepVerifier.withVirtualTime}, {@code thenAwait} past it
+ *                  fails the collective with its {@link CollectiveTimeoutException}
  * @param algorithm the algorithm to run; {@link Algorithm#AUTO} lets the group choose
  */
 public record CollectiveOptions(Duration timeout, Algorithm algorithm) {
@@ -21,6 +24,7 @@ public record CollectiveOptions(Duration timeout, Algorithm algorithm) {
         }
     }
 
+    /** The group's algorithm choice with {@code timeout} (timed by Reactor's parallel scheduler; see above). */
     public static CollectiveOptions timeout(Duration timeout) {
         return new CollectiveOptions(timeout, Algorithm.AUTO);
     }

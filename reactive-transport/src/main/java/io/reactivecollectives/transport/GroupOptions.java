@@ -9,7 +9,10 @@ import java.util.Objects;
  * thresholds.
  *
  * @param groupId             the group's name; prefixes its keys in the store and is checked in every frame
- * @param timeout             default timeout of a collective (per-call options override it)
+ * @param timeout             default timeout of a collective (per-call options override it); timed by
+ *                            Reactor's parallel scheduler ({@code Schedulers.parallel()}), so it honours
+ *                            virtual time: under {@code StepVerifier.withVirtualTime}, {@code thenAwait}
+ *                            past it fails the collective with its {@code CollectiveTimeoutException}
  * @param connectTimeout      how long start-up waits for every rank to publish its address and connect
  * @param host                address the rank's server binds to and publishes (loopback by default)
  * @param secret              shared secret for the handshake HMAC, or {@code null} for none
@@ -101,6 +104,10 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * The default timeout of a collective; timed by Reactor's parallel scheduler, so a test can
+     * pass it in virtual time ({@code StepVerifier.withVirtualTime}).
+     */
     public GroupOptions withTimeout(Duration v) {
         return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
@@ -234,11 +241,12 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 heartbeatInterval, missedHeartbeats, errorHandling, v, tls);
     }
 
-    /** What the collective runtime of rank {@code rank} reads of these options. */
-    io.reactivecollectives.transport.runtime.RuntimeSettings runtimeSettings(int rank) {
+    /** What the collective runtime of rank {@code rank}, whose recorder is {@code recorder}, reads of these options. */
+    io.reactivecollectives.transport.runtime.RuntimeSettings runtimeSettings(int rank,
+            io.reactivecollectives.core.observe.FlightRecorder recorder) {
         return new io.reactivecollectives.transport.runtime.RuntimeSettings(groupId, timeout, segmentBytes,
                 pipelineDepth, maxFramePayload, maxUnclaimedBytes, diagnostics.checkCollectives(), smallAllReduceBytes,
-                smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank),
+                smallBroadcastBytes, new GroupErrors(errorHandling, groupId, rank, recorder),
                 resultDelivery == ResultDelivery.EVENT_LOOP ? null
                         : io.reactivecollectives.transport.runtime.ResultThreads.get());
     }

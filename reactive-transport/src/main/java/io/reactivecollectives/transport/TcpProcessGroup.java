@@ -84,8 +84,9 @@ public final class TcpProcessGroup implements ProcessGroup {
     private TcpProcessGroup(Store store, int rank, int size, GroupOptions options) {
         this.store = store;
         this.options = options;
-        this.runtime = new GroupRuntime(rank, size, options.runtimeSettings(rank),
-                options.diagnostics().observer(options.groupId(), rank, size));
+        io.reactivecollectives.core.observe.CollectiveObserver observer =
+                options.diagnostics().observer(options.groupId(), rank, size);
+        this.runtime = new GroupRuntime(rank, size, options.runtimeSettings(rank, observer.recorder()), observer);
         this.aborts = new AbortProtocol(rank, size, runtime::mesh);
         this.ops = new OpFamilies(new CollectiveRunner(runtime, aborts));
         this.lifecycle = new GroupLifecycle(runtime, aborts);

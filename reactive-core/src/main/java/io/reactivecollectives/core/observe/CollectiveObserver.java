@@ -10,6 +10,7 @@ import io.reactivecollectives.core.PeerFailureException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeoutException;
@@ -21,7 +22,9 @@ import java.util.function.Function;
  * body of each collective with {@link #observe} and it is recorded (SCHEDULED when observed,
  * STARTED on subscription to the body, then COMPLETED or FAILED), timed with its outcome, counted
  * in flight, and a timeout, a peer failure or a peer's abort dumps the recorder (see
- * {@link #dumpsOn(Throwable)} and {@link FlightRecorder#dumpOnFailure(String)}).
+ * {@link #dumpsOn(Throwable)} and {@link FlightRecorder#dumpOnFailure(String)}): the error reaches
+ * the subscriber once that dump is written (or has failed, or after at most 5 s), so a process that
+ * exits on the error still leaves the dump.
  */
 public final class CollectiveObserver {
 
@@ -51,9 +54,9 @@ public final class CollectiveObserver {
      * with its signals observed: subscription marks it STARTED, success COMPLETED, an error or a
      * cancellation FAILED; each terminal signal records the duration since this call in
      * {@code rc.collective}. An error for which {@link #dumpsOn(Throwable)} holds (a timeout, a
-     * {@link PeerFailureException}, ...) also triggers the automatic dump. The signals themselves pass
-     * through unchanged. Call it where the sequence number is assigned (inside the collective's
-     * {@code Mono.defer}).
+     * {@link PeerFailureException}, ...) also triggers the automatic dump, and goes downstream once
+     * the dump is written (on the dump's thread). The signals themselves pass through unchanged.
+     * Call it where the sequence number is assigned (inside the collective's {@code Mono.defer}).
      *
      * @param body builds the collective's work; it may report progress on the entry
      *             ({@link FlightRecorder.Entry#waitingFor(int, String)}, {@link FlightRecorder.Entry#algorithm(String)})
@@ -76,7 +79,7 @@ public final class CollectiveObserver {
         return work
                 .doOnSubscribe(s -> entry.started())
                 .doOnSuccess(v -> end(entry, t0, ended, null))
-                .doOnError(e -> end(entry, t0, ended, e))
+                .onErrorResume(e -> failed(entry, t0, ended, e))
                 .doOnCancel(() -> end(entry, t0, ended, new CancellationException("cancelled")));
     }
 
@@ -102,13 +105,20 @@ public final class CollectiveObserver {
         return work
                 .doOnSubscribe(s -> entry.started())
                 .doOnComplete(() -> end(entry, t0, ended, null))
-                .doOnError(e -> end(entry, t0, ended, e))
+                .onErrorResume(e -> failed(entry, t0, ended, e))
                 .doOnCancel(() -> end(entry, t0, ended, new CancellationException("cancelled")));
     }
 
-    private void end(FlightRecorder.Entry entry, long t0, AtomicBoolean ended, Throwable error) {
+    /** The collective failed: {@code error} goes on once the automatic dump it triggers is written. */
+    private <T> Mono<T> failed(FlightRecorder.Entry entry, long t0, AtomicBoolean ended, Throwable error) {
+        Mono<Path> dump = end(entry, t0, ended, error);
+        return dump == null ? Mono.error(error) : FlightRecorderDumps.errorAfter(dump, error);
+    }
+
+    /** Records the ending; the automatic dump it started, or null. */
+    private Mono<Path> end(FlightRecorder.Entry entry, long t0, AtomicBoolean ended, Throwable error) {
         if (!ended.compareAndSet(false, true)) {
-            return;
+            return null;
         }
         if (error == null) {
             entry.completed();
@@ -119,9 +129,10 @@ public final class CollectiveObserver {
             metrics.collectiveFinished(entry.op, entry.dtype, entry.algorithm, CollectiveMetrics.outcomeOf(error),
                     System.nanoTime() - t0);
         }
-        if (dumpsOn(error)) {
-            recorder.dumpOnFailure(error);
+        if (dumpsOn(error) && recorder.config().dumpOnFailure()) {
+            return recorder.dumpOnFailure(error);
         }
+        return null;
     }
 
     /**

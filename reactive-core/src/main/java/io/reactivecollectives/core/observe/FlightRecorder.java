@@ -35,7 +35,9 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * does the file I/O on {@link BlockingScheduler} and emits the file's path.
  * {@link #dumpOnFailure(String)} is what a group calls on a timeout or a peer failure: it starts the
  * dump at once (without a subscriber) unless it is disabled, and coalesces a burst of failures
- * into one or two writes. {@link FlightRecorderAnalyzer} reads the dumps of all ranks.
+ * into one or two writes; a collective's error reaches its subscriber once that dump is written,
+ * and a JVM shutdown hook writes any automatic dump still pending when the process exits.
+ * {@link FlightRecorderAnalyzer} reads the dumps of all ranks.
  */
 public final class FlightRecorder {
 

@@ -6,22 +6,30 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A {@link FlightRecorder}'s dump files (written atomically: a temporary file, then moved in place,
- * on the {@link BlockingScheduler}), the chain of automatic dumps on failures, and the one-line
- * description of a collective for error messages.
+ * A {@link FlightRecorder}'s dump files (written atomically: a temporary file, synced, then moved in
+ * place, on the {@link BlockingScheduler}), the chain of automatic dumps on failures (each also
+ * registered with {@link PendingDumps}, whose shutdown hook writes it if the process exits first),
+ * and the one-line description of a collective for error messages.
  */
 final class FlightRecorderDumps {
 
     private static final Logger LOG = LoggerFactory.getLogger(FlightRecorder.class);
+
+    /** The longest a collective's error waits for its automatic dump. */
+    static final Duration MAX_ERROR_DELAY = Duration.ofSeconds(5);
 
     private final FlightRecorder recorder;
     private final AtomicReference<AutoDump> lastAutoDump = new AtomicReference<>();
@@ -37,7 +45,7 @@ final class FlightRecorderDumps {
     Mono<Path> dumpOnFailure(String reason) {
         for (;;) {
             AutoDump prev = lastAutoDump.get();
-            if (prev != null && !prev.started) {
+            if (prev != null && !prev.started()) {
                 return prev.result;
             }
             AutoDump next = new AutoDump(reason, prev);
@@ -49,6 +57,7 @@ final class FlightRecorderDumps {
                                 recorder.rank(), e.toString()));
                 return next.result;
             }
+            next.job.discard();
         }
     }
 
@@ -58,24 +67,45 @@ final class FlightRecorderDumps {
     }
 
     private final class AutoDump {
-        volatile boolean started;
+        final PendingDumps.Job job;
         final Mono<Path> result;
 
         AutoDump(String reason, AutoDump prev) {
             Mono<Void> after = prev == null ? Mono.empty() : prev.result.onErrorResume(e -> Mono.empty()).then();
-            this.result = after.then(Mono.fromCallable(() -> {
-                started = true;
-                return write(recorder.snapshot(reason));
-            }).subscribeOn(BlockingScheduler.get())).cache();
+            this.job = PendingDumps.add(recorder.dumpFile(), () -> write(recorder.snapshot(reason)));
+            this.result = after.then(Mono.fromCallable(job::run).subscribeOn(BlockingScheduler.get())).cache();
+        }
+
+        boolean started() {
+            return job.started();
         }
     }
 
+    /**
+     * {@code error}, once the automatic dump {@code dump} has been written, or has failed, or
+     * {@link #MAX_ERROR_DELAY} has passed (timed on {@link BlockingScheduler}, in real time).
+     */
+    static <T> Mono<T> errorAfter(Mono<Path> dump, Throwable error) {
+        return dump.timeout(MAX_ERROR_DELAY, BlockingScheduler.get())
+                .onErrorResume(e -> Mono.empty())
+                .then(Mono.error(error));
+    }
+
+    /** Writes {@code dump} to a temporary file in the target's directory, syncs it, then moves it in place. */
     private Path write(FlightRecorderDump dump) throws IOException {
         Path target = recorder.dumpFile();
-        Files.createDirectories(target.getParent() == null ? Paths.get(".") : target.getParent());
-        Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".tmp");
+        Path dir = target.getParent() == null ? Paths.get(".") : target.getParent();
+        Files.createDirectories(dir);
+        byte[] json = FlightRecorder.JSON.writeValueAsBytes(dump);
+        Path tmp = Files.createTempFile(dir, target.getFileName().toString(), ".tmp");
         try {
-            FlightRecorder.JSON.writeValue(tmp.toFile(), dump);
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.wrap(json);
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                ch.force(true);
+            }
             try {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {

@@ -1,9 +1,11 @@
 package io.reactivecollectives.transport.group;
 
+import io.reactivecollectives.core.LibrarySchedulers;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Iterator;
@@ -20,6 +22,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * for a chain of small collectives that wake-up is a large share of the latency. Here arming and
  * disarming a deadline is a map insertion and removal, and a collective's alarm fires within one
  * {@link #tick()} of its deadline.
+ *
+ * <p>The deadlines are timed by Reactor's parallel scheduler ({@link Schedulers#parallel()} at the
+ * time an alarm is armed). While that scheduler keeps the system's time, the periodic check here
+ * stands in for it; where it does not, as under {@code StepVerifier.withVirtualTime} (whose
+ * {@code VirtualTimeScheduler} replaces it), each alarm is a task on that scheduler, so a test that
+ * advances virtual time past a deadline sees the alarm fire at once.
  */
 public final class CollectiveWatchdog implements AutoCloseable {
 
@@ -30,7 +38,7 @@ public final class CollectiveWatchdog implements AutoCloseable {
 
     private static final class Shared {
         static final CollectiveWatchdog INSTANCE = new CollectiveWatchdog(Duration.ofMillis(10),
-                reactor.core.scheduler.Schedulers.newSingle("rc-watchdog", true));
+                LibrarySchedulers.newSingle("rc-watchdog"));
     }
 
     /**
@@ -72,13 +80,41 @@ public final class CollectiveWatchdog implements AutoCloseable {
 
     /**
      * Arms an alarm that runs {@code onFire} once {@code timeout} has passed, unless disarmed first;
-     * on the watchdog's thread, so it must not block.
+     * on the watchdog's thread (or, while the parallel scheduler does not keep the system's time, on
+     * that scheduler's), so it must not block.
      */
     public Alarm arm(Duration timeout, Runnable onFire) {
         long id = ids.incrementAndGet();
+        Scheduler clock = Schedulers.parallel();
+        if (!keepsSystemTime(clock)) {
+            Alarm a = new Alarm(id, clock.now(TimeUnit.NANOSECONDS) + timeout.toNanos(), onFire);
+            a.task = clock.schedule(a::fire, timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return a;
+        }
         Alarm a = new Alarm(id, System.nanoTime() + timeout.toNanos(), onFire);
         armed.put(id, a);
         return a;
+    }
+
+    /** The parallel scheduler last seen, and whether its clock is the system's. */
+    private record Clock(Scheduler scheduler, boolean system) {
+    }
+
+    private static volatile Clock lastClock;
+
+    /**
+     * Whether {@code s} keeps the system's time ({@link Scheduler#now} within a minute of
+     * {@link System#currentTimeMillis()}: a {@code VirtualTimeScheduler} starts at 0); remembered for
+     * the last scheduler seen, so an arm costs a read and a comparison.
+     */
+    static boolean keepsSystemTime(Scheduler s) {
+        Clock c = lastClock;
+        if (c == null || c.scheduler != s) {
+            long skew = s.now(TimeUnit.MILLISECONDS) - System.currentTimeMillis();
+            c = new Clock(s, Math.abs(skew) < 60_000);
+            lastClock = c;
+        }
+        return c.system;
     }
 
     private void check() {
@@ -117,6 +153,7 @@ public final class CollectiveWatchdog implements AutoCloseable {
         private final Runnable onFire;
         private Sinks.One<Boolean> sink;   // made on the first fired(), for alarms without a callback
         private boolean fired;
+        private volatile Disposable task;  // the alarm's task on a parallel scheduler not on system time; else null
 
         private Alarm(long id, long deadline, Runnable onFire) {
             this.id = id;
@@ -155,7 +192,12 @@ public final class CollectiveWatchdog implements AutoCloseable {
 
         /** Removes the alarm; it will not fire. */
         public void disarm() {
-            armed.remove(id);
+            Disposable t = task;
+            if (t != null) {
+                t.dispose();
+            } else {
+                armed.remove(id);
+            }
         }
     }
 }

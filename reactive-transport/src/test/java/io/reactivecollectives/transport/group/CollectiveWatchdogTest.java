@@ -4,13 +4,18 @@ import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Deadlines fire within a tick after they pass, never before, and never once disarmed. */
+/**
+ * Deadlines fire within a tick after they pass, never before, and never once disarmed; in virtual
+ * time, when the test's clock passes them.
+ */
 class CollectiveWatchdogTest {
 
     @Test
@@ -28,6 +33,25 @@ class CollectiveWatchdogTest {
             assertEquals(0, w.armedCount());
         } finally {
             s.dispose();
+        }
+    }
+
+    @Test
+    void underVirtualTimeAnAlarmFiresWhenTheClockPassesItsDeadline() {
+        VirtualTimeScheduler vts = VirtualTimeScheduler.getOrSet();
+        try {
+            CollectiveWatchdog w = CollectiveWatchdog.shared();
+            AtomicInteger fired = new AtomicInteger();
+            CollectiveWatchdog.Alarm fires = w.arm(Duration.ofHours(1), fired::incrementAndGet);
+            CollectiveWatchdog.Alarm quiet = w.arm(Duration.ofMinutes(30), () -> fired.addAndGet(100));
+            quiet.disarm();
+            vts.advanceTimeBy(Duration.ofMinutes(59));
+            assertEquals(0, fired.get());
+            vts.advanceTimeBy(Duration.ofMinutes(1));
+            assertEquals(1, fired.get());   // on this thread, as the clock passed the deadline
+            assertEquals(0, w.armedCount());
+        } finally {
+            VirtualTimeScheduler.reset();
         }
     }
 
