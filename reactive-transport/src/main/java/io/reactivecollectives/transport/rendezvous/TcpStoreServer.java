@@ -56,10 +56,10 @@ public final class TcpStoreServer implements AutoCloseable {
     /** The default {@link Builder#maxConnections(int)}: 16384. */
     public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
     /**
-     * The most the default {@link Builder#frameMemory(long)} is: 512 MiB (it is also at most half of
+     * The most the default {@link Builder#frameMemory(long)} is: 256 MiB (it is also at most half of
      * the JVM's direct memory).
      */
-    public static final long DEFAULT_FRAME_MEMORY = 512L << 20;
+    public static final long DEFAULT_FRAME_MEMORY = 256L << 20;
 
     private final StoreServerBinder.Bound bound;
     private final KeyValueWaiters<StoreRequests.ServerWaiter> state;

@@ -27,9 +27,21 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
             defaultValue = "29500")
     int port;
 
-    @Option(names = "--max-frame-size", description = "largest frame body in bytes (default: ${DEFAULT-VALUE})",
-            defaultValue = "67108864")
-    int maxFrameSize;
+    @Option(names = "--max-frame-size", description = "largest frame body in bytes, so the largest value of one call"
+            + " (default: 256 MiB, or --frame-memory if less)")
+    Integer maxFrameSize;
+
+    @Option(names = "--frame-memory", description = "most bytes incomplete frames may hold across all connections"
+            + " (default: 256 MiB, at most half the direct memory)")
+    Long frameMemory;
+
+    @Option(names = "--handshake-timeout-ms", description = "time a client has to greet (and authenticate)"
+            + " (default: ${DEFAULT-VALUE})", defaultValue = "10000")
+    long handshakeTimeoutMs;
+
+    @Option(names = "--frame-timeout-ms", description = "time a begun frame has to arrive whole"
+            + " (default: ${DEFAULT-VALUE})", defaultValue = "60000")
+    long frameTimeoutMs;
 
     @Option(names = "--tls-cert", description = "PEM certificate chain: turns TLS on (with --tls-key)")
     File tlsCert;
@@ -50,10 +62,18 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--tls-cert and --tls-key go together");
         }
         SslContext ssl = tlsCert == null ? null : SslContextBuilder.forServer(tlsCert, tlsKey).build();
-        TcpStoreServer server = TcpStoreServer.builder()
+        TcpStoreServer.Builder builder = TcpStoreServer.builder();
+        if (maxFrameSize != null) {
+            builder.maxFrameSize(maxFrameSize);
+        }
+        if (frameMemory != null) {
+            builder.frameMemory(frameMemory);
+        }
+        TcpStoreServer server = builder
                 .host(host)
                 .port(port)
-                .maxFrameSize(maxFrameSize)
+                .handshakeTimeout(java.time.Duration.ofMillis(handshakeTimeoutMs))
+                .frameTimeout(java.time.Duration.ofMillis(frameTimeoutMs))
                 .secret(StoreAuth.secretFrom(System.getenv()))
                 .ssl(ssl)
                 .unixSocket(!noUnixSocket)
