@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.reactivecollectives.transport.frame.FrameDecoder;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.Handshake;
@@ -14,6 +15,8 @@ import io.reactivecollectives.transport.frame.MalformedFrameException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Sinks;
+
+import java.util.concurrent.TimeUnit;
 
 /**
  * The two ends of the handshake that opens a connection of the mesh. The connecting rank sends
@@ -33,13 +36,39 @@ final class MeshHandshake {
     private MeshHandshake() {
     }
 
-    /** Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the frame handler. */
+    /**
+     * Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the
+     * frame handler. A connection that sends no HELLO within the connect timeout is closed; that
+     * deadline is cancelled as soon as this handler leaves the pipeline (handshake done, or the
+     * connection closed), so no task outlives the connection.
+     */
     static final class Accept extends ChannelInboundHandlerAdapter {
         private final Mesh mesh;
         private boolean rejected;
+        private ScheduledFuture<?> deadline;
 
         Accept(Mesh mesh) {
             this.mesh = mesh;
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            long ms = mesh.options().connectTimeout().toMillis();
+            deadline = ctx.executor().schedule(() -> {
+                if (!ctx.isRemoved()) {
+                    log.warn("{}: closing connection from {}: no handshake within {} ms", mesh.describe(),
+                            ctx.channel().remoteAddress(), ms);
+                    ctx.channel().close();
+                }
+            }, ms, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            ScheduledFuture<?> d = deadline;
+            if (d != null) {
+                d.cancel(false);
+            }
         }
 
         @Override
