@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.netty.handler.ssl.SslContext;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
-import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpServer;
@@ -126,7 +125,7 @@ public final class TcpStoreServer implements AutoCloseable {
         rejections.flush(true);
         if (bound.uds() != null) {
             bound.uds().dispose();
-            UnixSocketFiles.deleteNowOrLater(bound.path());
+            bound.file().release();
         }
     }
 
