@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Unix socket files and process death, with the processes in separate JVMs: a store server or a
  * rank ended by SIGTERM ({@link Process#destroy()}) removes its socket files on the way out; the
  * file a SIGKILLed server leaves is cleared by the next server on that path, which then serves local
- * clients through it; a live server's file is never taken over.
+ * clients through it, and the files of SIGKILLed ranks by the next rank that starts on this host; a
+ * live server's file is never taken over.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SocketFilesProcessesTest {
@@ -103,6 +104,23 @@ class SocketFilesProcessesTest {
         for (int r = 0; r < 2; r++) {
             assertFalse(exists(c.path(r)), "rank " + r + " ended by SIGTERM left its socket file " + c.path(r));
         }
+    }
+
+    @Test
+    void theFilesOfKilledRanksAreClearedByTheNextRankOnThisHost() throws Exception {
+        Child dead = child("cluster");
+        dead.process().destroyForcibly();   // SIGKILL: no shutdown hook runs
+        assertTrue(dead.process().waitFor(20, TimeUnit.SECONDS));
+        for (int r = 0; r < 2; r++) {
+            assertTrue(exists(dead.path(r)), "a SIGKILLed rank leaves its file behind: " + dead.path(r));
+        }
+        Child next = child("cluster");   // its first mesh sweeps the files of dead processes
+        for (int r = 0; r < 2; r++) {
+            assertFalse(exists(dead.path(r)), "the killed rank's stale file is still there: " + dead.path(r));
+            assertTrue(exists(next.path(r)), "a live rank's file: " + next.path(r));
+        }
+        next.process().destroy();
+        assertTrue(next.process().waitFor(20, TimeUnit.SECONDS));
     }
 
     @Test

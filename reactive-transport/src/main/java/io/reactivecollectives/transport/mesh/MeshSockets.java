@@ -87,8 +87,12 @@ final class MeshSockets {
         if (!LocalSockets.ENABLED || options.tls() != null) {   // with TLS, every connection goes through it
             return Mono.empty();
         }
-        // the node id reads a file once: on a thread that may block, never on an event loop
-        return Mono.fromCallable(() -> LocalSockets.NODE_ID).subscribeOn(BlockingScheduler.get())
+        // the node id reads a file once, and the first bind sweeps the files of dead ranks: on a
+        // thread that may block, never on an event loop
+        return Mono.fromCallable(() -> {
+                    LocalSockets.sweepStaleOnce();
+                    return LocalSockets.NODE_ID;
+                }).subscribeOn(BlockingScheduler.get())
                 .flatMap(id -> bindLocal(LocalSockets.newPath(rank), onAccepted));
     }
 
