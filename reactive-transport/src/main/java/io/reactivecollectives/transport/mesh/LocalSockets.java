@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * kernel's boot id with the host name (two containers on one host with separate file systems
  * differ in the file check). Measured on the 2-core build machine with a plain socket pair: 8.3-8.6
  * GB/s through a Unix socket against 3.1-3.9 GB/s over loopback TCP. The files themselves are
- * handled by {@link UnixSocketFiles}, as the store's are.
+ * handled by {@link UnixSocketFiles}, as the store's are; a rank's files go when its mesh closes or
+ * its JVM exits (SIGTERM too), and the files SIGKILLed ranks left are swept by the next JVM's first
+ * mesh on this host ({@link #sweepStaleOnce()}).
  */
 final class LocalSockets {
 

@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.bench;
 
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.LocalCluster;
 
 import java.io.File;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A soak harness (not a test): {@code cycles} LocalCluster(world) start / all-reduce / close
@@ -19,8 +21,11 @@ import java.util.List;
  * were before the cycle.
  *
  * <pre>java -cp ... ClusterCycles [cycles] [every] [world]</pre>
+ * (system property {@code rc.cycles.uniqueGroups=true}: a new group id every cycle)
  */
 public final class ClusterCycles {
+
+    private static final AtomicInteger CYCLES = new AtomicInteger();
 
     private ClusterCycles() {
     }
@@ -69,7 +74,14 @@ public final class ClusterCycles {
      * descriptors are open again (its sockets are closed).
      */
     public static void cycle(int world, int fds) throws InterruptedException {
-        LocalCluster c = LocalCluster.start(world).block(Duration.ofSeconds(30));
+        // with rc.cycles.uniqueGroups, meters tagged with a new group id every cycle
+        cycle(world, fds, Boolean.getBoolean("rc.cycles.uniqueGroups") ? "cycle-" + CYCLES.incrementAndGet() : "default");
+    }
+
+    /** {@link #cycle(int, int)} for a group named {@code groupId}. */
+    public static void cycle(int world, int fds, String groupId) throws InterruptedException {
+        LocalCluster c = LocalCluster.start(world, GroupOptions.defaults().withGroupId(groupId))
+                .block(Duration.ofSeconds(30));
         try {
             List<Tensor> out = c.run(g -> g.allReduce(Tensor.fromFloats(new float[] {g.rank(), 1}, 2), ReduceOp.SUM))
                     .block(Duration.ofSeconds(30));
