@@ -45,7 +45,7 @@ final class MeshHandshake {
     static final class Accept extends ChannelInboundHandlerAdapter {
         private final Mesh mesh;
         private boolean rejected;
-        private ScheduledFuture<?> deadline;
+        private volatile ScheduledFuture<?> deadline;
 
         Accept(Mesh mesh) {
             this.mesh = mesh;
@@ -61,10 +61,16 @@ final class MeshHandshake {
                     ctx.channel().close();
                 }
             }, ms, TimeUnit.MILLISECONDS);
+            // also when the channel closes before this handler ever sits in a live pipeline
+            ctx.channel().closeFuture().addListener(f -> cancelDeadline());
         }
 
         @Override
         public void handlerRemoved(ChannelHandlerContext ctx) {
+            cancelDeadline();
+        }
+
+        private void cancelDeadline() {
             ScheduledFuture<?> d = deadline;
             if (d != null) {
                 d.cancel(false);
