@@ -76,6 +76,23 @@ class RogueClientTest {
         }
     }
 
+    /** A connection that never says HELLO is closed by the rank once the connect timeout has passed. */
+    @Test
+    void aSilentConnectionIsClosedAtTheHandshakeDeadline() throws Exception {
+        GroupOptions opts = GroupOptions.defaults().withGroupId("silent-client").withConnectTimeout(Duration.ofSeconds(1));
+        LocalCluster cluster = LocalCluster.start(2, opts).block(ClusterTesting.TIMEOUT);
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", cluster.group(0).port()), 5_000);
+            s.setSoTimeout(10_000);
+            long t0 = System.nanoTime();
+            assertEquals(-1, s.getInputStream().read(), "the rank closes the silent connection");
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms >= 900, "closed after " + ms + " ms, before the 1000 ms deadline");
+        } finally {
+            cluster.close();
+        }
+    }
+
     /**
      * Opens {@link #CONNECTIONS} connections, writes {@link #FRAMES_PER_CONNECTION} frames on each
      * (until the rank closes it), and counts the connections the rank closed. Returns {frames, closed}.

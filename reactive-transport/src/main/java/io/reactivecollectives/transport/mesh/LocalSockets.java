@@ -1,12 +1,16 @@
 package io.reactivecollectives.transport.mesh;
 
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Unix domain sockets between ranks on the same host: where their files live, how a rank knows a
@@ -17,7 +21,9 @@ import java.util.UUID;
  * kernel's boot id with the host name (two containers on one host with separate file systems
  * differ in the file check). Measured on the 2-core build machine with a plain socket pair: 8.3-8.6
  * GB/s through a Unix socket against 3.1-3.9 GB/s over loopback TCP. The files themselves are
- * handled by {@link UnixSocketFiles}, as the store's are.
+ * handled by {@link UnixSocketFiles}, as the store's are; a rank's files go when its mesh closes or
+ * its JVM exits (SIGTERM too), and the files SIGKILLed ranks left are swept by the next JVM's first
+ * mesh on this host ({@link #sweepStaleOnce()}).
  */
 final class LocalSockets {
 
@@ -26,6 +32,11 @@ final class LocalSockets {
 
     /** This host's identity as peers compare it. */
     static final String NODE_ID = nodeId();
+
+    /** Most files one sweep looks at (a temporary directory may hold many). */
+    private static final int SWEEP_LIMIT = 10_000;
+    private static final AtomicBoolean SWEPT = new AtomicBoolean();
+    private static final Logger log = LoggerFactory.getLogger(LocalSockets.class);
 
     private LocalSockets() {
     }
@@ -44,6 +55,48 @@ final class LocalSockets {
             host = "unknown-host";
         }
         return (host + "/" + boot).replace(';', '_');
+    }
+
+    /**
+     * Removes, once per JVM, the mesh socket files that ranks of processes no longer alive left in
+     * the temporary directory ({@code rc-<pid>-<rank>-<id>.sock}: a SIGKILL or a crash runs no
+     * shutdown hook), each only when connecting to it is refused ({@link UnixSocketFiles#clearStale}),
+     * so a live rank's file is never touched, even one of another PID namespace. Lists the directory
+     * and connects: on a thread that may block. Failures are ignored.
+     */
+    static void sweepStaleOnce() {
+        if (!SWEPT.compareAndSet(false, true)) {
+            return;
+        }
+        long self = ProcessHandle.current().pid();
+        int looked = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(UnixSocketFiles.inTempDir(""), "rc-*-*-*.sock")) {
+            for (Path p : files) {
+                if (++looked > SWEEP_LIMIT) {
+                    break;
+                }
+                long pid = pidOf(p.getFileName().toString());
+                if (pid > 0 && pid != self && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)
+                        && UnixSocketFiles.clearStale(p)) {
+                    log.debug("removed the stale mesh socket file {} (process {} is gone)", p, pid);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("could not sweep stale mesh socket files: {}", e.toString());
+        }
+    }
+
+    /** The process id in a mesh socket file's name ({@code rc-<pid>-...}), or -1. */
+    static long pidOf(String name) {
+        int end = name.indexOf('-', 3);
+        if (!name.startsWith("rc-") || end < 0) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(name.substring(3, end));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** A fresh socket path for {@code rank} of this process, in the temporary directory. */

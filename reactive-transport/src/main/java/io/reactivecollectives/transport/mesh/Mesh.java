@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -165,7 +164,11 @@ public final class Mesh implements AutoCloseable {
         startFailed.tryEmitError(new MeshStartException(describe() + ": " + why, null));
     }
 
-    /** An inbound connection (TCP or local): decoder, handshake check with a deadline, reading on. */
+    /**
+     * An inbound connection (TCP or local): decoder, handshake check with a deadline (cancelled when
+     * the handshake ends or the connection closes: a pending task would hold the closed channel,
+     * and through its handler this mesh, until the deadline), reading on.
+     */
     private void onAccepted(Connection conn) {
         Channel ch = conn.channel();
         if (closed) {
@@ -173,14 +176,7 @@ public final class Mesh implements AutoCloseable {
             return;
         }
         conn.addHandlerLast("rc-decoder", FrameDecoders.handshake());
-        conn.addHandlerLast("rc-accept", new MeshHandshake.Accept(this));
-        Duration limit = handshakeTime();
-        ch.eventLoop().schedule(() -> {
-            if (ch.pipeline().get("rc-accept") != null) {
-                rejected("no handshake", ch, "no handshake within " + limit.toMillis() + " ms");
-                ch.close();
-            }
-        }, limit.toMillis(), TimeUnit.MILLISECONDS);
+        conn.addHandlerLast("rc-accept", new MeshHandshake.Accept(this));  // with its deadline
         ch.config().setAutoRead(true);
         ch.read();
     }

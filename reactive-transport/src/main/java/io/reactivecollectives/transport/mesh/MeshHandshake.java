@@ -7,11 +7,14 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.reactivecollectives.transport.frame.FrameDecoder;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.Handshake;
 import io.reactivecollectives.transport.frame.MalformedFrameException;
 import reactor.core.publisher.Sinks;
+
+import java.util.concurrent.TimeUnit;
 
 /**
  * The two ends of the handshake that opens a connection of the mesh. The connecting rank sends
@@ -26,17 +29,47 @@ import reactor.core.publisher.Sinks;
  */
 final class MeshHandshake {
 
-
     private MeshHandshake() {
     }
 
-    /** Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the frame handler. */
+    /**
+     * Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the
+     * frame handler. A connection that sends no HELLO within {@link Mesh#handshakeTime()} is closed; that
+     * deadline is cancelled as soon as this handler leaves the pipeline (handshake done, or the
+     * connection closed), so no task outlives the connection.
+     */
     static final class Accept extends ChannelInboundHandlerAdapter {
         private final Mesh mesh;
         private boolean rejected;
+        private volatile ScheduledFuture<?> deadline;
 
         Accept(Mesh mesh) {
             this.mesh = mesh;
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            long ms = mesh.handshakeTime().toMillis();
+            deadline = ctx.executor().schedule(() -> {
+                if (!ctx.isRemoved()) {
+                    mesh.rejected("no handshake", ctx.channel(), "no handshake within " + ms + " ms");
+                    ctx.channel().close();
+                }
+            }, ms, TimeUnit.MILLISECONDS);
+            // also when the channel closes before this handler ever sits in a live pipeline
+            ctx.channel().closeFuture().addListener(f -> cancelDeadline());
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            cancelDeadline();
+        }
+
+        private void cancelDeadline() {
+            ScheduledFuture<?> d = deadline;
+            if (d != null) {
+                d.cancel(false);
+            }
         }
 
         @Override

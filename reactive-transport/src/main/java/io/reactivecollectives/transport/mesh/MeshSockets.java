@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOption;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.transport.frame.FrameDecoders;
 import io.reactivecollectives.transport.wire.HostPorts;
+import io.reactivecollectives.transport.wire.OwnedSocketFile;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,7 @@ final class MeshSockets {
     private volatile DisposableServer server;
     private volatile DisposableServer localServer;
     private volatile Path localPath;
+    private volatile OwnedSocketFile localFile;
     private final List<Connection> connections = new ArrayList<>();
     private volatile boolean closed;
 
@@ -85,8 +87,12 @@ final class MeshSockets {
         if (!LocalSockets.ENABLED || options.tls() != null) {   // with TLS, every connection goes through it
             return Mono.empty();
         }
-        // the node id reads a file once: on a thread that may block, never on an event loop
-        return Mono.fromCallable(() -> LocalSockets.NODE_ID).subscribeOn(BlockingScheduler.get())
+        // the node id reads a file once, and the first bind sweeps the files of dead ranks: on a
+        // thread that may block, never on an event loop
+        return Mono.fromCallable(() -> {
+                    LocalSockets.sweepStaleOnce();
+                    return LocalSockets.NODE_ID;
+                }).subscribeOn(BlockingScheduler.get())
                 .flatMap(id -> bindLocal(LocalSockets.newPath(rank), onAccepted));
     }
 
@@ -100,10 +106,12 @@ final class MeshSockets {
                 .doOnConnection(onAccepted::accept)
                 .handle((in, out) -> out.neverComplete());
         return s.bind().doOnNext(ds -> {
+            OwnedSocketFile file = OwnedSocketFile.own(path);  // deleted at exit (SIGTERM too) unless closed first
+            localFile = file;
             localServer = ds;
             localPath = path;
             if (closed) {
-                disposeLocal(ds, path);
+                disposeLocal(ds, file);
             }
         }).onErrorResume(e -> {
             log.debug("group '{}' rank {}: no Unix domain socket at {} ({}); peers on this host use TCP",
@@ -196,9 +204,9 @@ final class MeshSockets {
             s.dispose();
         }
         DisposableServer ls = localServer;
-        Path lp = localPath;
-        if (ls != null && lp != null) {
-            disposeLocal(ls, lp);
+        OwnedSocketFile lf = localFile;
+        if (ls != null && lf != null) {
+            disposeLocal(ls, lf);
         }
     }
 
@@ -206,8 +214,8 @@ final class MeshSockets {
      * Disposes the local server and deletes its file (unlinking it stops new connections at once):
      * right here on a thread that may block, else on the {@link BlockingScheduler}.
      */
-    private static void disposeLocal(DisposableServer ls, Path path) {
+    private static void disposeLocal(DisposableServer ls, OwnedSocketFile file) {
         ls.dispose();
-        UnixSocketFiles.deleteNowOrLater(path);
+        file.release();
     }
 }

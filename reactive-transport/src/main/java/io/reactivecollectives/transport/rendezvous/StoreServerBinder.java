@@ -9,6 +9,7 @@ import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.transport.wire.FrameMemoryBudget;
 import io.reactivecollectives.transport.wire.HandshakeMac;
 import io.reactivecollectives.transport.wire.RejectionLog;
+import io.reactivecollectives.transport.wire.OwnedSocketFile;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +39,11 @@ final class StoreServerBinder {
                   int maxConnections, long frameMemory) { }
 
     /** The TCP server with its local socket server and file, when bound (else nulls). */
-    record Bound(DisposableServer tcp, DisposableServer uds, Path path) { }
+    record Bound(DisposableServer tcp, DisposableServer uds, OwnedSocketFile file) {
+        Path path() {
+            return file == null ? null : file.path();
+        }
+    }
 
     private StoreServerBinder() {
     }
@@ -103,16 +108,28 @@ final class StoreServerBinder {
     }
 
     /**
-     * Binds the local socket of the TCP server {@code tcp} (its file replaced if a dead server left
-     * one), on a thread that may touch files; a failure only logs: clients then use TCP.
+     * Binds the local socket of the TCP server {@code tcp}, on a thread that may touch files. A file
+     * a dead server left there (nobody accepts on it) is removed first; a live one (another server
+     * accepts there: another network namespace sharing this temporary directory) is left alone and
+     * this server has no local socket. Neither that nor a failure to bind stops the server: local
+     * clients then use TCP.
      */
     private static Mono<Bound> bindLocal(UnaryOperator<TcpServer> serving, DisposableServer tcp) {
         int port = ((InetSocketAddress) tcp.address()).getPort();
         Path path = StoreLocalSocket.path(port);
-        return UnixSocketFiles.deleteLater(path)
-                .then(serving.apply(TcpServer.create().bindAddress(() -> UnixDomainSocketAddress.of(path))).bind())
-                .publishOn(BlockingScheduler.get())
-                .map(uds -> new Bound(tcp, uds, path))
+        return Mono.fromCallable(() -> UnixSocketFiles.clearStale(path))
+                .subscribeOn(BlockingScheduler.get())
+                .flatMap(free -> {
+                    if (!free) {
+                        LOG.warn("TCP store on port {}: another process serves on the local socket {}; leaving it "
+                                + "alone, this server listens on TCP only (set -Drc.store.unixSockets=false on "
+                                + "hosts whose network namespaces share a temporary directory)", port, path);
+                        return Mono.just(new Bound(tcp, null, null));
+                    }
+                    return serving.apply(TcpServer.create().bindAddress(() -> UnixDomainSocketAddress.of(path))).bind()
+                            .publishOn(BlockingScheduler.get())
+                            .map(uds -> new Bound(tcp, uds, OwnedSocketFile.own(path)));
+                })
                 .onErrorResume(e -> {
                     LOG.debug("TCP store on port {}: no local socket at {} ({}); local clients use TCP",
                             port, path, e.toString());

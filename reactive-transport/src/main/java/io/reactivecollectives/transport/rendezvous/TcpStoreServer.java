@@ -6,7 +6,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.transport.wire.RejectionLog;
-import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpServer;
@@ -150,7 +149,7 @@ public final class TcpStoreServer implements AutoCloseable {
         rejections.flush(true);
         if (bound.uds() != null) {
             bound.uds().dispose();
-            UnixSocketFiles.deleteNowOrLater(bound.path());
+            bound.file().release();
         }
     }
 

@@ -6,13 +6,19 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
 /**
  * The files of Unix domain sockets, which the store and the mesh both bind in the temporary
- * directory: where they go, whether a switch turns them off, whether a peer's file is there, and
- * their removal (best effort, never on an event loop).
+ * directory: where they go, whether a switch turns them off, whether a peer's file is there, a
+ * stale file's removal before a bind ({@link #clearStale}), and their removal (best effort, never on
+ * an event loop). The files this JVM bound are also removed at its exit ({@link OwnedSocketFile}).
  */
 public final class UnixSocketFiles {
 
@@ -53,10 +59,40 @@ public final class UnixSocketFiles {
      * non-blocking thread) on the {@link BlockingScheduler}; failures are ignored either way.
      */
     public static void deleteNowOrLater(Path p) {
+        runNowOrLater(() -> delete(p));
+    }
+
+    /** Runs {@code work} (file work) right here on a thread that may block, else on the {@link BlockingScheduler}. */
+    static void runNowOrLater(Runnable work) {
         if (mayBlock()) {
-            delete(p);
+            work.run();
         } else {
-            deleteLater(p).subscribe(null, e -> { });
+            Mono.fromRunnable(work).subscribeOn(BlockingScheduler.get()).subscribe(null, e -> { });
+        }
+    }
+
+    /**
+     * Makes {@code p} free to bind unless someone serves on it: true when there is no file, or when
+     * there was one but connecting to it was refused (the process that bound it died without
+     * removing it: a SIGKILL, a crash), which is then deleted; false when a process accepts
+     * connections there (its file is left alone) or the path is a directory. Connects and touches
+     * the file system: call on a thread that may block.
+     */
+    public static boolean clearStale(Path p) {
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            return true;
+        }
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.connect(UnixDomainSocketAddress.of(p));
+            return false;   // someone listens: a live server's file
+        } catch (ConnectException e) {
+            delete(p);      // refused: nobody listens there any more
+            return !Files.exists(p, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;   // cannot tell: leave the file alone
         }
     }
 
