@@ -1,8 +1,5 @@
 package io.reactivecollectives.perf;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.UnpooledByteBufAllocator;
-import io.reactivecollectives.transport.rendezvous.StoreFrameCodec;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import picocli.CommandLine;
@@ -13,9 +10,6 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,11 +18,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Hostile and careless clients against a TCP store server running in its own JVM (issue 17): for
@@ -59,7 +51,7 @@ public final class StoreAttack implements Callable<Integer> {
     @Option(names = "--legit-clients", defaultValue = "4", description = "well-behaved clients (default ${DEFAULT-VALUE})")
     int legitClients;
 
-    private static final int MIB = 1 << 20;
+    static final int MIB = 1 << 20;
 
     @Override
     public Integer call() throws Exception {
@@ -92,7 +84,7 @@ public final class StoreAttack implements Callable<Integer> {
                 Base baseline = base;
                 RssSampler sampler = new RssSampler(pid);
                 sampler.start();
-                Attack a = new Attack(attack, port);
+                StoreAttackConnections a = new StoreAttackConnections(attack, port);
                 a.run(seconds);
                 Legit.Stats during = legit.phase();
                 int open = a.stillOpen();
@@ -128,8 +120,11 @@ public final class StoreAttack implements Callable<Integer> {
     private static int readPort(Process server, File log) throws IOException {
         BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
         String line = r.readLine();
-        if (line == null || !line.contains("listening on")) {
-            throw new IllegalStateException("the server did not start: " + line);
+        while (line != null && !line.contains("listening on")) {
+            line = r.readLine();
+        }
+        if (line == null) {
+            throw new IllegalStateException("the server did not start");
         }
         String addr = line.substring(line.indexOf("listening on ") + 13).split("[ ,]")[0];
         int port = Integer.parseInt(addr.substring(addr.lastIndexOf(':') + 1));
@@ -251,147 +246,6 @@ public final class StoreAttack implements Callable<Integer> {
         public void close() {
             stop.set(true);
             clients.forEach(TcpStore::close);
-        }
-    }
-
-    /** The connections of one attack, driven from one thread with non-blocking sockets. */
-    private static final class Attack implements AutoCloseable {
-        final String kind;
-        final int port;
-        final List<SocketChannel> channels = new ArrayList<>();
-        final List<long[]> progress = new ArrayList<>(); // per channel: bytes of the big frame sent
-        final boolean[] closedBy;
-        final SplittableRandom random = new SplittableRandom(17);
-        final AtomicLong writes = new AtomicLong();
-        int tried;
-
-        Attack(String kind, int port) {
-            this.kind = kind;
-            this.port = port;
-            this.closedBy = new boolean[count(kind)];
-        }
-
-        static int count(String kind) {
-            return switch (kind) {
-                case "idle" -> 2000;
-                case "slowloris", "greeted-slowloris" -> 50;
-                case "random" -> 1577;
-                case "big-unauth", "big-greeted" -> 16;
-                default -> throw new IllegalArgumentException("unknown attack " + kind);
-            };
-        }
-
-        void run(int seconds) throws Exception {
-            int count = count(kind);
-            for (int i = 0; i < count; i++) {
-                SocketChannel ch;
-                try {
-                    ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
-                } catch (IOException e) {
-                    tried++;
-                    closedBy[i] = true;
-                    channels.add(null);
-                    progress.add(new long[1]);
-                    continue;
-                }
-                tried++;
-                ch.configureBlocking(false);
-                channels.add(ch);
-                progress.add(new long[1]);
-                if (kind.startsWith("greeted") || kind.equals("big-greeted")) {
-                    write(i, greeting());
-                }
-                if (kind.equals("random")) {
-                    byte[] junk = new byte[1 + random.nextInt(2048)];
-                    random.nextBytes(junk);
-                    write(i, ByteBuffer.wrap(junk));
-                }
-                if (kind.startsWith("big")) {
-                    write(i, ByteBuffer.allocate(4).putInt(0, 48 * MIB));
-                }
-            }
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            long nextSlow = 0;
-            ByteBuffer zeros = ByteBuffer.allocateDirect(256 * 1024);
-            ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
-            while (System.nanoTime() < end) {
-                boolean slowTick = System.nanoTime() >= nextSlow;
-                if (slowTick) {
-                    nextSlow = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-                }
-                for (int i = 0; i < channels.size(); i++) {
-                    if (closedBy[i]) {
-                        continue;
-                    }
-                    if (kind.endsWith("slowloris") && slowTick) {
-                        write(i, ByteBuffer.wrap(new byte[] {(byte) random.nextInt(256)}));
-                    }
-                    if (kind.startsWith("big")) {
-                        long left = 47L * MIB - progress.get(i)[0]; // all but the last MiB, then stall
-                        if (left > 0) {
-                            zeros.clear().limit((int) Math.min(zeros.capacity(), left));
-                            progress.get(i)[0] += write(i, zeros);
-                        }
-                    }
-                    read(i, scratch);
-                }
-                Thread.sleep(kind.startsWith("big") ? 1 : 50);
-            }
-        }
-
-        private static ByteBuffer greeting() {
-            ByteBuf auth = StoreFrameCodec.auth(UnpooledByteBufAllocator.DEFAULT, new byte[0], new byte[0]);
-            ByteBuffer b = ByteBuffer.allocate(auth.readableBytes());
-            auth.readBytes(b);
-            auth.release();
-            return b.flip();
-        }
-
-        private int write(int i, ByteBuffer b) {
-            try {
-                return channels.get(i).write(b);
-            } catch (IOException e) {
-                closedBy[i] = true;
-                return 0;
-            }
-        }
-
-        private void read(int i, ByteBuffer scratch) {
-            try {
-                scratch.clear();
-                if (channels.get(i).read(scratch) < 0) {
-                    closedBy[i] = true;
-                }
-            } catch (IOException e) {
-                closedBy[i] = true;
-            }
-        }
-
-        int stillOpen() {
-            ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
-            int open = 0;
-            for (int i = 0; i < channels.size(); i++) {
-                if (!closedBy[i]) {
-                    read(i, scratch);
-                }
-                if (!closedBy[i]) {
-                    open++;
-                }
-            }
-            return open;
-        }
-
-        @Override
-        public void close() {
-            for (SocketChannel ch : channels) {
-                if (ch != null) {
-                    try {
-                        ch.close();
-                    } catch (IOException e) {
-                        // closing anyway
-                    }
-                }
-            }
         }
     }
 

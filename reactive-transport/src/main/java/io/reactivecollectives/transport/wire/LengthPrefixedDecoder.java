@@ -32,9 +32,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With a {@link FrameMemoryBudget} (a server facing untrusted clients), a frame that does not
  * arrive whole in one read reserves its declared length from the budget before anything is
- * allocated for it, and is assembled into one buffer of exactly that size; when the budget cannot
+ * allocated for it; when the budget cannot
  * cover it the connection stops reading until it can, so all that incomplete frames hold across the
- * server's connections stays within the budget whatever lengths clients announce.
+ * server's connections stays within the budget whatever lengths clients announce. Large frames are
+ * kept as copies of what arrived, so memory follows the bytes received, not those announced.
  *
  * <p>With a frame timeout, a frame that has begun to arrive must be complete within it: a peer
  * that sends part of a frame and stalls fails the channel with {@link Errors#stalled}.
@@ -168,14 +169,17 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
                         return;
                     }
                     reserved = length;
-                    current = ctx.alloc().directBuffer(length, length); // exactly what was reserved
+                    current = budgeted(ctx);
                 } else {
                     current = length >= SCATTER_MIN_BYTES ? ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE)
                             : ctx.alloc().directBuffer(length, length);
                 }
             }
             int n = Math.min(length - current.writerIndex(), in.readableBytes());
-            if (current instanceof CompositeByteBuf) {
+            if (budget != null && current instanceof CompositeByteBuf) {
+                // a copy of exactly what arrived: memory grows with the bytes received, never past the reservation
+                ((CompositeByteBuf) current).addComponent(true, ctx.alloc().directBuffer(n, n).writeBytes(in, n));
+            } else if (current instanceof CompositeByteBuf) {
                 ((CompositeByteBuf) current).addComponent(true, in.retainedSlice(in.readerIndex(), n));
                 in.skipBytes(n);
             } else {
@@ -187,6 +191,15 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
                 emit(ctx, frame);
             }
         }
+    }
+
+    /**
+     * The buffer of a budgeted frame: small ones at once (one exact buffer), large ones as the copies
+     * of what arrives (so a client that announces much and sends little gets little memory).
+     */
+    private ByteBuf budgeted(ChannelHandlerContext ctx) {
+        return length >= SCATTER_MIN_BYTES ? ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE)
+                : ctx.alloc().directBuffer(length, length);
     }
 
     /** The budget cannot cover the frame just announced: stop reading, keep what came, wait in line. */
@@ -211,7 +224,7 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
         }
         budgetRetry = null;
         reserved = length;
-        current = ctx.alloc().directBuffer(length, length);
+        current = budgeted(ctx);
         partialSinceNanos = System.nanoTime(); // the frame's time starts now: the wait was the server's
         ByteBuf h = held;
         held = null;

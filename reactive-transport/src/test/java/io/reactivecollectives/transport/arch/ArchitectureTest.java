@@ -43,7 +43,7 @@ class ArchitectureTest {
                 .check(main);
         classes().that().resideInAPackage(T + ".wire..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(T + ".wire..", "io.reactivecollectives.core..",
-                        "io.netty..", "reactor..", "java..", "javax..")
+                        "io.netty..", "reactor..", "java..", "javax..", "org.slf4j..")
                 .check(main);
     }
 
