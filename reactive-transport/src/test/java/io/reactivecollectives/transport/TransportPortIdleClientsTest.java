@@ -8,11 +8,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Idle and slowloris connections to a rank's transport port are closed once the bounded handshake
  * time has passed (the connect timeout, at most {@link Mesh#MAX_HANDSHAKE_TIME}), while the group's
- * collectives carry on.
+ * collectives carry on; the 40 rejections take two log lines (the first, then a summary).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TransportPortIdleClientsTest {
@@ -36,6 +39,9 @@ class TransportPortIdleClientsTest {
                 .withTimeout(Duration.ofSeconds(20));
         LocalCluster cluster = LocalCluster.start(2, opts).block(ClusterTesting.TIMEOUT);
         List<Socket> sockets = new ArrayList<>();
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream err = System.err;
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         Tensor a = Tensor.empty(DType.FLOAT32, 1024);
         Tensor b = Tensor.empty(DType.FLOAT32, 1024);
         try {
@@ -82,8 +88,15 @@ class TransportPortIdleClientsTest {
             a.release();
             b.release();
             cluster.close();
+            System.setErr(err);
         }
         assertEquals(Duration.ofSeconds(10), Mesh.MAX_HANDSHAKE_TIME);
+        // 40 rejections, logged rate-limited: the first in full, the rest summed up (here when the rank closed)
+        List<String> lines = captured.toString(StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains("group 'idle-clients' rank 0")).toList();
+        assertEquals(1, lines.stream().filter(l -> l.contains("closing connection from")).count(), String.join("\n", lines));
+        assertEquals(1, lines.stream().filter(l -> l.contains("rejected 40 connections in the last 10 s: no handshake"))
+                .count(), String.join("\n", lines));
     }
 
     private static int read(InputStream in) throws IOException {

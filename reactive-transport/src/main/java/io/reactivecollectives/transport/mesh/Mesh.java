@@ -365,6 +365,7 @@ public final class Mesh implements AutoCloseable {
      */
     public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
         closed = true;
+        rejections.flush(true);
         sockets.closeServers();
         java.util.List<Mono<Void>> all = new java.util.ArrayList<>();
         for (int p = 0; p < world; p++) {
