@@ -47,6 +47,9 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
     /** Frames from this length up that span reads are assembled without copying. */
     public static final int SCATTER_MIN_BYTES = 32 * 1024;
 
+    /** The size of the pieces a large budgeted frame is copied into. */
+    static final int BUDGET_CHUNK = 64 * 1024;
+
     /** Bytes of the length field. */
     public static final int LENGTH_FIELD = 4;
 
@@ -69,6 +72,8 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
     /** Null: frames are not budgeted (a mesh link's own peer, which is trusted after its handshake). */
     private final FrameMemoryBudget budget;
     private int maxFrameLength;
+    /** The piece of a large budgeted frame being filled, added to {@link #current} once full. */
+    private ByteBuf chunk;
     /** Bytes of {@link #budget} the frame now arriving holds. */
     private long reserved;
     /** Bytes that arrived while this connection waits for the budget (at most about two reads). */
@@ -177,8 +182,7 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
             }
             int n = Math.min(length - current.writerIndex(), in.readableBytes());
             if (budget != null && current instanceof CompositeByteBuf) {
-                // a copy of exactly what arrived: memory grows with the bytes received, never past the reservation
-                ((CompositeByteBuf) current).addComponent(true, ctx.alloc().directBuffer(n, n).writeBytes(in, n));
+                copyInChunks(ctx, (CompositeByteBuf) current, in);
             } else if (current instanceof CompositeByteBuf) {
                 ((CompositeByteBuf) current).addComponent(true, in.retainedSlice(in.readerIndex(), n));
                 in.skipBytes(n);
@@ -189,6 +193,28 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
                 ByteBuf frame = current;
                 current = null;
                 emit(ctx, frame);
+            }
+        }
+    }
+
+    /**
+     * Copies what {@code in} holds of a large budgeted frame into chunks of {@link #BUDGET_CHUNK}
+     * bytes (the last one exact), each added to {@code frame} once full: memory grows with the bytes
+     * received, never past the reservation, in pieces of one size that the allocator reuses.
+     */
+    private void copyInChunks(ChannelHandlerContext ctx, CompositeByteBuf frame, ByteBuf in) {
+        int n = Math.min(length - frame.writerIndex() - (chunk == null ? 0 : chunk.readableBytes()), in.readableBytes());
+        while (n > 0) {
+            if (chunk == null) {
+                int size = Math.min(BUDGET_CHUNK, length - frame.writerIndex());
+                chunk = ctx.alloc().directBuffer(size, size);
+            }
+            int k = Math.min(n, chunk.writableBytes());
+            chunk.writeBytes(in, k);
+            n -= k;
+            if (!chunk.isWritable()) {
+                frame.addComponent(true, chunk);
+                chunk = null;
             }
         }
     }
@@ -285,7 +311,7 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
             return;
         }
         failed = true;
-        int buffered = lengthBytes + (current == null ? 0 : current.writerIndex());
+        int buffered = lengthBytes + (current == null ? 0 : current.writerIndex()) + (chunk == null ? 0 : chunk.readableBytes());
         ctx.fireExceptionCaught(errors.stalled(buffered, TimeUnit.NANOSECONDS.toMillis(waited)));
     }
 
@@ -312,6 +338,10 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
         if (held != null) {
             ReferenceCountUtil.safeRelease(held);
             held = null;
+        }
+        if (chunk != null) {
+            ReferenceCountUtil.safeRelease(chunk);
+            chunk = null;
         }
         if (budgetRetry != null) {
             budget.cancel(budgetRetry);
