@@ -56,7 +56,7 @@ public final class TcpStoreServer implements AutoCloseable {
     public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
     /**
      * The most the default {@link Builder#frameMemory(long)} is: 256 MiB (it is also at most half of
-     * the JVM's direct memory).
+     * the JVM's heap and of its direct memory).
      */
     public static final long DEFAULT_FRAME_MEMORY = 256L << 20;
 
@@ -240,8 +240,8 @@ public final class TcpStoreServer implements AutoCloseable {
 
         /**
          * The most memory that incomplete frames may hold at once across all connections, in bytes
-         * (default: {@link TcpStoreServer#DEFAULT_FRAME_MEMORY}, at most half of the JVM's direct
-         * memory). A frame that does not arrive in one read reserves its whole declared length
+         * (default: {@link TcpStoreServer#DEFAULT_FRAME_MEMORY}, at most half of the JVM's heap and of
+         * its direct memory). A frame that does not arrive in one read reserves its whole declared length
          * first; when that does not fit, its connection stops reading until other frames complete
          * (back-pressure), so what clients announce never allocates more than this. See
          * {@link TcpStoreServer#frameMemoryInUse()}.
@@ -313,7 +313,8 @@ public final class TcpStoreServer implements AutoCloseable {
         /** Binds the server; emits it once listening (cold: binds once per subscription). */
         public Mono<TcpStoreServer> start() {
             long memory = frameMemory > 0 ? frameMemory
-                    : Math.min(DEFAULT_FRAME_MEMORY, Math.max(1 << 20, PlatformDependent.maxDirectMemory() / 2));
+                    : Math.min(DEFAULT_FRAME_MEMORY, Math.max(1 << 20,
+                            Math.min(PlatformDependent.maxDirectMemory(), Runtime.getRuntime().maxMemory()) / 2));
             int frame = maxFrameSize > 0 ? maxFrameSize : (int) Math.min(StoreFrameCodec.DEFAULT_MAX_FRAME, memory);
             return StoreServerBinder.start(new StoreServerBinder.Config(host, port, secret, sslContext, frame,
                     loops, registry, unixSocket, handshakeTimeout, frameTimeout, maxConnections, memory));

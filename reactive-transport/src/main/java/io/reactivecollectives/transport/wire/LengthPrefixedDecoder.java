@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -198,16 +199,18 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Copies what {@code in} holds of a large budgeted frame into chunks of {@link #BUDGET_CHUNK}
-     * bytes (the last one exact), each added to {@code frame} once full: memory grows with the bytes
-     * received, never past the reservation, in pieces of one size that the allocator reuses.
+     * Copies what {@code in} holds of a large budgeted frame into heap chunks of
+     * {@link #BUDGET_CHUNK} bytes (the last one exact), each added to {@code frame} once full: memory
+     * grows with the bytes received, never past the reservation, and what a closed connection held
+     * goes back to the one heap (a pooled allocator would keep it in the pools of the event loop that
+     * allocated it, so the process would hold more than the budget over time).
      */
     private void copyInChunks(ChannelHandlerContext ctx, CompositeByteBuf frame, ByteBuf in) {
         int n = Math.min(length - frame.writerIndex() - (chunk == null ? 0 : chunk.readableBytes()), in.readableBytes());
         while (n > 0) {
             if (chunk == null) {
                 int size = Math.min(BUDGET_CHUNK, length - frame.writerIndex());
-                chunk = ctx.alloc().directBuffer(size, size);
+                chunk = Unpooled.buffer(size, size); // the heap: shared by every event loop, given back by the GC
             }
             int k = Math.min(n, chunk.writableBytes());
             chunk.writeBytes(in, k);
@@ -224,7 +227,7 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
      * of what arrives (so a client that announces much and sends little gets little memory).
      */
     private ByteBuf budgeted(ChannelHandlerContext ctx) {
-        return length >= SCATTER_MIN_BYTES ? ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE)
+        return length >= SCATTER_MIN_BYTES ? Unpooled.compositeBuffer(Integer.MAX_VALUE)
                 : ctx.alloc().directBuffer(length, length);
     }
 
