@@ -1,5 +1,10 @@
 package io.reactivecollectives.transport.wire;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledDirectByteBuf;
+
+import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,6 +18,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * for each other; a client that stalls while holding a reservation is closed by the decoder's frame
  * timeout, which returns it.
  *
+ * <p>Large frames are assembled from this budget's own chunks ({@link #CHUNK} bytes of direct
+ * memory each, reused by every connection and event loop): as reservations bound the chunks in use,
+ * the chunks ever allocated stay within the budget too, so the process's memory does not grow past
+ * it however often connections come and go (a pooled allocator would keep what one event loop
+ * freed for that loop alone).
+ *
  * <p>Thread-safe: connections on different event loops share one budget; a waiting connection is
  * resumed on its own event loop.
  */
@@ -22,6 +33,11 @@ public final class FrameMemoryBudget {
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
     private final ConcurrentLinkedQueue<Runnable> waiting = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<ByteBuffer> chunks = new ConcurrentLinkedQueue<>();
+    private final AtomicLong chunksAllocated = new AtomicLong();
+
+    /** The size of the chunks large frames are assembled from. */
+    public static final int CHUNK = 64 * 1024;
 
     /** A budget of {@code limit} bytes (at least 1). */
     public FrameMemoryBudget(long limit) {
@@ -44,6 +60,45 @@ public final class FrameMemoryBudget {
     /** The most bytes reserved at once so far. */
     public long peak() {
         return peak.get();
+    }
+
+    /** Bytes of chunks allocated so far (in use or free for reuse): at most the budget, rounded up to a chunk. */
+    public long chunkMemory() {
+        return chunksAllocated.get() * CHUNK;
+    }
+
+    /**
+     * A buffer of {@code size} bytes (at most {@link #CHUNK}) on one of this budget's chunks, which
+     * goes back to the budget's free chunks when the buffer is released. Call only for bytes
+     * reserved.
+     */
+    ByteBuf chunk(ByteBufAllocator alloc, int size) {
+        ByteBuffer whole = chunks.poll();
+        if (whole == null) {
+            whole = ByteBuffer.allocateDirect(CHUNK);
+            chunksAllocated.incrementAndGet();
+        }
+        whole.clear().limit(size);
+        return new Chunk(alloc, whole, this);
+    }
+
+    /** A buffer on a chunk: released, it returns the chunk to the budget instead of freeing it. */
+    private static final class Chunk extends UnpooledDirectByteBuf {
+        private final ByteBuffer whole;
+        private final FrameMemoryBudget home;
+
+        Chunk(ByteBufAllocator alloc, ByteBuffer whole, FrameMemoryBudget home) {
+            super(alloc, whole.slice(), whole.limit()); // a wrapped buffer: never freed by Netty
+            this.whole = whole;
+            this.home = home;
+            writerIndex(0);
+        }
+
+        @Override
+        protected void deallocate() {
+            super.deallocate();
+            home.chunks.offer(whole);
+        }
     }
 
     /** Connections waiting for the budget now. */

@@ -48,9 +48,6 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
     /** Frames from this length up that span reads are assembled without copying. */
     public static final int SCATTER_MIN_BYTES = 32 * 1024;
 
-    /** The size of the pieces a large budgeted frame is copied into. */
-    static final int BUDGET_CHUNK = 64 * 1024;
-
     /** Bytes of the length field. */
     public static final int LENGTH_FIELD = 4;
 
@@ -199,18 +196,16 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Copies what {@code in} holds of a large budgeted frame into heap chunks of
-     * {@link #BUDGET_CHUNK} bytes (the last one exact), each added to {@code frame} once full: memory
-     * grows with the bytes received, never past the reservation, and what a closed connection held
-     * goes back to the one heap (a pooled allocator would keep it in the pools of the event loop that
-     * allocated it, so the process would hold more than the budget over time).
+     * Copies what {@code in} holds of a large budgeted frame into the budget's chunks
+     * ({@link FrameMemoryBudget#chunk}, the last one exact), each added to {@code frame} once full:
+     * memory grows with the bytes received, never past the reservation, and the chunks a closed
+     * connection held serve the next one, whatever its event loop.
      */
     private void copyInChunks(ChannelHandlerContext ctx, CompositeByteBuf frame, ByteBuf in) {
         int n = Math.min(length - frame.writerIndex() - (chunk == null ? 0 : chunk.readableBytes()), in.readableBytes());
         while (n > 0) {
             if (chunk == null) {
-                int size = Math.min(BUDGET_CHUNK, length - frame.writerIndex());
-                chunk = Unpooled.buffer(size, size); // the heap: shared by every event loop, given back by the GC
+                chunk = budget.chunk(ctx.alloc(), Math.min(FrameMemoryBudget.CHUNK, length - frame.writerIndex()));
             }
             int k = Math.min(n, chunk.writableBytes());
             chunk.writeBytes(in, k);
