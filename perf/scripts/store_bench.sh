@@ -14,7 +14,8 @@ mkdir -p perf/$BUILD/store-bench
 mvn -B -q -Drc.build.dir=$BUILD -pl reactive-transport -am test-compile dependency:build-classpath \
     -DincludeScope=runtime -Dmdep.outputFile=$CPFILE -Dmaven.test.skip.exec=true >/dev/null
 CP=$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
-javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreBenchmark.java
+javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreBenchmark.java \
+    perf/src/main/java/io/reactivecollectives/perf/ChildJvm.java
 PEER=$(cd "$(dirname "$0")/../../.." && pwd)/shared/peers/tcpstore_bench.py
 [ -f "$PEER" ] || PEER=/work/shared/peers/tcpstore_bench.py
 # alternate the two, ROUNDS times (the machine is shared and noisy: compare within a round)

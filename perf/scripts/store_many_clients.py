@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """PyTorch's TCPStore with many clients (issue 17), the layout of StoreManyClients: P client processes each
-connect C clients at once (threads; the time until all are connected is the set-up time), then every client
+connect C clients at once (threads; the time until all are connected is the set-up time; with
+--start-method spawn the processes are fresh interpreters that import torch, as separately launched ranks are,
+and "all_connected_s" includes that), then every client
 adds 1 to one counter N times, one at a time; all processes start adding together.
 Usage: store_many_clients.py --processes 8 --clients 125 --adds 200"""
 import argparse, time, threading, multiprocessing as mp
@@ -28,7 +30,10 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--processes", type=int, default=8); p.add_argument("--clients", type=int, default=125)
     p.add_argument("--adds", type=int, default=200); p.add_argument("--port", type=int, default=29612)
+    p.add_argument("--start-method", default="fork", choices=["fork", "spawn"],
+                   help="spawn: fresh interpreters that import torch, as separately launched ranks do")
     a = p.parse_args()
+    mp.set_start_method(a.start_method)
     master = dist.TCPStore("127.0.0.1", a.port, is_master=True, timeout=timedelta(seconds=300))
     q_ready, q_go, q_done = mp.Queue(), mp.Queue(), mp.Queue()
     t0 = time.perf_counter()
@@ -43,6 +48,6 @@ if __name__ == "__main__":
     for x in ps: x.join()
     total = a.processes * a.clients * a.adds
     ok = int(master.get("counter")) == total
-    print(f"torch processes {a.processes} clients/process {a.clients} connect_s(slowest process) {connect:.3f}"
+    print(f"torch({a.start_method}) processes {a.processes} clients/process {a.clients} connect_s(slowest process) {connect:.3f}"
           f" all_connected_s(incl. process start) {startup:.2f} adds {total} seconds {seconds:.2f}"
           f" adds_per_s {total / seconds:.0f} counter_ok {ok} via tcp")

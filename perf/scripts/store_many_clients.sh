@@ -14,7 +14,8 @@ mkdir -p perf/$BUILD/store-bench
 mvn -B -q -Drc.build.dir=$BUILD -pl reactive-transport -am compile dependency:build-classpath \
     -DincludeScope=runtime -Dmdep.outputFile=$CPFILE >/dev/null
 CP=$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
-javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreManyClients.java
+javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreManyClients.java \
+    perf/src/main/java/io/reactivecollectives/perf/ChildJvm.java
 for round in $(seq 1 "${ROUNDS:-3}"); do
   echo "## round $round: $(date -u '+%Y-%m-%d %H:%M:%S UTC') $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   java -Xmx512m -XX:+UseSerialGC -Dio.netty.leakDetection.level=disabled -cp "perf/$BUILD/store-bench:$CP" \
@@ -22,4 +23,6 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
   java -Xmx512m -XX:+UseSerialGC -Dio.netty.leakDetection.level=disabled -cp "perf/$BUILD/store-bench:$CP" \
       io.reactivecollectives.perf.StoreManyClients --tcp-only "$@" 2>&1 | grep -v '^SLF4J'
   /usr/bin/python3 perf/scripts/store_many_clients.py --processes "$P" --clients "$C" --adds "$N" --port $((20000 + RANDOM % 20000))
+  /usr/bin/python3 perf/scripts/store_many_clients.py --processes "$P" --clients "$C" --adds "$N" --port $((20000 + RANDOM % 20000)) \
+      --start-method spawn
 done

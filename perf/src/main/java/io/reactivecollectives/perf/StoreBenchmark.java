@@ -11,10 +11,8 @@ import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -97,19 +95,11 @@ public final class StoreBenchmark implements Callable<Integer> {
         TcpStore master = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port()).withTimeout(T)).block(T);
         List<Process> children = new ArrayList<>();
         try {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             for (int c = 0; c < clients; c++) {
-                List<String> cmd = new ArrayList<>();
-                cmd.add(java);
-                cmd.addAll(Arrays.asList(childJvmArgs.trim().split("\\s+")));
-                if (tcpOnly) {
-                    cmd.add("-Drc.store.unixSockets=false");
-                }
-                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StoreBenchmark.class.getName(),
-                        "--child", "--port", Integer.toString(server.port()), "--id", Integer.toString(c),
-                        "--clients", Integer.toString(clients), "--ops", Integer.toString(ops),
-                        "--window", Integer.toString(window), "--warmup", Integer.toString(warmup),
-                        "--op", String.join(",", only)));
+                List<String> cmd = ChildJvm.command(childJvmArgs, tcpOnly, StoreBenchmark.class, "--child", "--port",
+                        Integer.toString(server.port()), "--id", Integer.toString(c), "--clients", Integer.toString(clients),
+                        "--ops", Integer.toString(ops), "--window", Integer.toString(window), "--warmup",
+                        Integer.toString(warmup), "--op", String.join(",", only));
                 children.add(new ProcessBuilder(cmd).inheritIO().start());
             }
             System.out.printf("# TcpStore, %d client processes (separate JVMs: %s), %d ops each, %d request(s) in flight"

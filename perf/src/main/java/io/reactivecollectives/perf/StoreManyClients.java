@@ -9,10 +9,8 @@ import picocli.CommandLine.Option;
 import reactor.core.publisher.Flux;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -67,18 +65,11 @@ public final class StoreManyClients implements Callable<Integer> {
         TcpStore master = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port()).withTimeout(T)).block(T);
         List<Process> children = new ArrayList<>();
         try {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             long t0 = System.nanoTime();
             for (int p = 0; p < processes; p++) {
-                List<String> cmd = new ArrayList<>();
-                cmd.add(java);
-                cmd.addAll(Arrays.asList(childJvmArgs.trim().split("\\s+")));
-                if (tcpOnly) {
-                    cmd.add("-Drc.store.unixSockets=false");
-                }
-                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StoreManyClients.class.getName(),
-                        "--child", "--port", Integer.toString(server.port()), "--processes", Integer.toString(processes),
-                        "--clients", Integer.toString(clients), "--adds", Integer.toString(adds)));
+                List<String> cmd = ChildJvm.command(childJvmArgs, tcpOnly, StoreManyClients.class, "--child", "--port",
+                        Integer.toString(server.port()), "--processes", Integer.toString(processes), "--clients",
+                        Integer.toString(clients), "--adds", Integer.toString(adds));
                 children.add(new ProcessBuilder(cmd).inheritIO().start());
             }
             master.get("all-connected", T).block(T);
