@@ -368,7 +368,8 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     }
 
     /**
-     * TLS between the ranks (null: none); see {@link io.reactivecollectives.transport.mesh.MeshTls}.
+     * TLS between the ranks (null: none); see {@link io.reactivecollectives.transport.mesh.MeshTls}
+     * ({@code MeshTls.fromPem(certificate, privateKey, trusted)} reads PEM files; mutual TLS).
      *
      * @param v the TLS configuration, or null for plain connections
      * @return the new options
