@@ -494,7 +494,7 @@ public interface ProcessGroup extends AutoCloseable {
      * A group over the given ranks of this group, built through the store. Every rank of this group
      * must call it with the same list; a rank outside the list gets an empty {@code Mono}.
      *
-     * @param ranks the ranks of this group that form the new one, in their new rank order
+     * @param ranks the ranks of this group that form the new one (numbered in ascending order there)
      * @return a cold {@code Mono} emitting the new group, or empty on a rank outside {@code ranks}
      */
     default Mono<ProcessGroup> newGroup(List<Integer> ranks) {
