@@ -85,7 +85,8 @@ public enum DType {
     /**
      * Parses a PyTorch or enum name, case-insensitively ({@code float32}, {@code FLOAT32}, {@code float}).
      *
-     * @param name the name ({@code float32}, {@code FLOAT32}, or an alias: {@code float}, {@code double}, {@code half}, {@code int}, {@code long})
+     * @param name the name ({@code float32}, {@code FLOAT32}, or an alias: {@code float}, {@code double},
+     *             {@code half}, {@code int}, {@code long})
      * @return the dtype
      */
     public static DType parse(String name) {

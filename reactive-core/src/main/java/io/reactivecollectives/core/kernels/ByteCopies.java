@@ -18,7 +18,8 @@ public final class ByteCopies {
     }
 
     /**
-     * Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex}; indexes are absolute.
+     * Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex};
+     * indexes are absolute.
      *
      * @param src      the source
      * @param srcIndex the first source byte

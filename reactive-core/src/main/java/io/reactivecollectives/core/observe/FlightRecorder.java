@@ -314,7 +314,8 @@ public final class FlightRecorder {
     }
 
     /**
-     * {@code flight-recorder-<group>-rank<r>.json}, with characters other than letters, digits, '.', '_' and '-' in the group replaced by '_'.
+     * {@code flight-recorder-<group>-rank<r>.json}, with characters other than letters, digits, '.', '_'
+     * and '-' in the group replaced by '_'.
      *
      * @param groupId the group's name
      * @param rank    this process's rank in the group
