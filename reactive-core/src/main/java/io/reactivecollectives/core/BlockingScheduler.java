@@ -25,7 +25,11 @@ public final class BlockingScheduler {
                 4 * Runtime.getRuntime().availableProcessors(), 100_000, "rc-blocking", 60);
     }
 
-    /** The shared instance (never disposed: its idle threads end after 60 s). */
+    /**
+     * The shared instance (never disposed: its idle threads end after 60 s).
+     *
+     * @return the scheduler
+     */
     public static Scheduler get() {
         return Holder.INSTANCE;
     }

@@ -15,6 +15,14 @@ import java.util.Objects;
  */
 public record Chunk(int index, long elementOffset, Tensor tensor) {
 
+    /**
+     * Checks the chunk.
+     *
+     * @param index         position of the chunk in its stream, at least 0
+     * @param elementOffset offset of the first element in the whole tensor, at least 0
+     * @param tensor        the chunk's elements, not null
+     * @throws IllegalArgumentException for a negative index or offset
+     */
     public Chunk {
         if (index < 0) {
             throw new IllegalArgumentException("chunk index must be >= 0, got " + index);
@@ -25,12 +33,20 @@ public record Chunk(int index, long elementOffset, Tensor tensor) {
         Objects.requireNonNull(tensor, "tensor");
     }
 
-    /** Number of elements in this chunk. */
+    /**
+     * Number of elements in this chunk.
+     *
+     * @return the number of elements
+     */
     public long numel() {
         return tensor.numel();
     }
 
-    /** Element type of this chunk. */
+    /**
+     * Element type of this chunk.
+     *
+     * @return the element type
+     */
     public DType dtype() {
         return tensor.dtype();
     }

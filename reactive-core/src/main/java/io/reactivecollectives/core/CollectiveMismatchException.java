@@ -8,6 +8,15 @@ public class CollectiveMismatchException extends CollectiveException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A mismatch found by {@code rank}.
+     *
+     * @param op       the operation, as {@link OpType#displayName()} names it
+     * @param rank     the rank that reports the failure
+     * @param sequence the collective's sequence number, or -1 outside any collective
+     * @param peer     the peer to blame, or {@link #NO_PEER}
+     * @param detail   what happened
+     */
     public CollectiveMismatchException(String op, int rank, long sequence, int peer, String detail) {
         super(op, rank, sequence, peer, detail, null);
     }

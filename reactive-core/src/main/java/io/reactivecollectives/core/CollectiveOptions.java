@@ -17,6 +17,13 @@ public record CollectiveOptions(Duration timeout, Algorithm algorithm) {
     /** The group's default timeout, algorithm chosen by the group. */
     public static final CollectiveOptions DEFAULT = new CollectiveOptions(null, Algorithm.AUTO);
 
+    /**
+     * Checks the options.
+     *
+     * @param timeout   how long the collective may run on this rank, positive; null for the group's default
+     * @param algorithm the algorithm to run, not null
+     * @throws IllegalArgumentException for a zero or negative timeout
+     */
     public CollectiveOptions {
         Objects.requireNonNull(algorithm, "algorithm");
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
@@ -24,19 +31,42 @@ public record CollectiveOptions(Duration timeout, Algorithm algorithm) {
         }
     }
 
-    /** The group's algorithm choice with {@code timeout} (timed by Reactor's parallel scheduler; see above). */
+    /**
+     * The group's algorithm choice with {@code timeout} (timed by Reactor's parallel scheduler; see above).
+     *
+     * @param timeout the timeout, positive
+     * @return the options
+     */
     public static CollectiveOptions timeout(Duration timeout) {
         return new CollectiveOptions(timeout, Algorithm.AUTO);
     }
 
+    /**
+     * The group's default timeout with a forced algorithm.
+     *
+     * @param algorithm the algorithm to run
+     * @return the options
+     */
     public static CollectiveOptions algorithm(Algorithm algorithm) {
         return new CollectiveOptions(null, algorithm);
     }
 
+    /**
+     * These options with another timeout.
+     *
+     * @param t the timeout, positive; null for the group's default
+     * @return the new options
+     */
     public CollectiveOptions withTimeout(Duration t) {
         return new CollectiveOptions(t, algorithm);
     }
 
+    /**
+     * These options with another algorithm.
+     *
+     * @param a the algorithm to run ({@link Algorithm#AUTO}: the group chooses)
+     * @return the new options
+     */
     public CollectiveOptions withAlgorithm(Algorithm a) {
         return new CollectiveOptions(timeout, a);
     }

@@ -7,14 +7,29 @@ public class CollectiveTimeoutException extends CollectiveException {
 
     private static final long serialVersionUID = 1L;
 
+    /** How long the collective ran before it timed out. */
     private final Duration elapsed;
 
+    /**
+     * A timeout of collective {@code op[sequence]} on {@code rank}.
+     *
+     * @param op       the operation, as {@link OpType#displayName()} names it
+     * @param rank     the rank that reports the failure
+     * @param sequence the collective's sequence number, or -1 outside any collective
+     * @param peer     the rank it was waiting for, or {@link #NO_PEER}
+     * @param elapsed  how long the collective ran
+     * @param detail   what happened
+     */
     public CollectiveTimeoutException(String op, int rank, long sequence, int peer, Duration elapsed, String detail) {
         super(op, rank, sequence, peer, detail, null);
         this.elapsed = elapsed;
     }
 
-    /** How long the collective ran before it timed out. */
+    /**
+     * How long the collective ran before it timed out.
+     *
+     * @return the time it ran
+     */
     public Duration elapsed() {
         return elapsed;
     }

@@ -9,7 +9,12 @@ import java.util.Objects;
 public final class Device {
 
     /** The kind of a device. */
-    public enum Type { CPU, CUDA }
+    public enum Type {
+        /** Host memory. */
+        CPU,
+        /** A CUDA device. */
+        CUDA
+    }
 
     /** Host memory. */
     public static final Device CPU = new Device(Type.CPU, -1);
@@ -25,6 +30,8 @@ public final class Device {
     /**
      * The CUDA device with the given ordinal.
      *
+     * @param index the device ordinal, at least 0
+     * @return the device
      * @throws IllegalArgumentException if {@code index} is negative
      */
     public static Device cuda(int index) {
@@ -34,19 +41,26 @@ public final class Device {
         return new Device(Type.CUDA, index);
     }
 
+    /** {@return the kind of device} */
     public Type type() {
         return type;
     }
 
-    /** Device ordinal for CUDA; -1 for CPU. */
+    /**
+     * Device ordinal for CUDA; -1 for CPU.
+     *
+     * @return the ordinal, or -1
+     */
     public int index() {
         return index;
     }
 
+    /** {@return whether this is host memory} */
     public boolean isCpu() {
         return type == Type.CPU;
     }
 
+    /** {@return whether this is a CUDA device} */
     public boolean isCuda() {
         return type == Type.CUDA;
     }

@@ -10,15 +10,33 @@ import io.netty.util.ReferenceCounted;
  */
 public interface DeviceMemory extends ReferenceCounted {
 
-    /** The device that holds this memory. */
+    /**
+     * The device that holds this memory.
+     *
+     * @return the device
+     */
     Device device();
 
-    /** Device address of the first byte. */
+    /**
+     * Device address of the first byte.
+     *
+     * @return the address
+     */
     long address();
 
-    /** Length in bytes. */
+    /**
+     * Length in bytes.
+     *
+     * @return the length in bytes
+     */
     long byteSize();
 
-    /** A view of {@code length} bytes from {@code offset}, sharing this memory's reference count. */
+    /**
+     * A view of {@code length} bytes from {@code offset}, sharing this memory's reference count.
+     *
+     * @param offset the first byte of the view
+     * @param length its length in bytes
+     * @return the view
+     */
     DeviceMemory slice(long offset, long length);
 }

@@ -11,7 +11,12 @@ public final class Flattening {
     private Flattening() {
     }
 
-    /** A new tensor (the caller releases it) holding the elements of {@code tensors}, one after the other. */
+    /**
+     * A new tensor (the caller releases it) holding the elements of {@code tensors}, one after the other.
+     *
+     * @param tensors the tensors, all of one dtype
+     * @return the flat tensor
+     */
     public static Tensor flatten(List<Tensor> tensors) {
         long n = 0;
         for (Tensor t : tensors) {
@@ -26,7 +31,12 @@ public final class Flattening {
         return flat;
     }
 
-    /** Copies {@code flat}'s elements back into {@code tensors}, in the order {@link #flatten} took them. */
+    /**
+     * Copies {@code flat}'s elements back into {@code tensors}, in the order {@link #flatten} took them.
+     *
+     * @param flat    the flat tensor
+     * @param tensors the tensors written, as passed to {@link #flatten}
+     */
     public static void unflatten(Tensor flat, List<Tensor> tensors) {
         long off = 0;
         for (Tensor t : tensors) {

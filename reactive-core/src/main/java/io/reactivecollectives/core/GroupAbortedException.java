@@ -5,6 +5,15 @@ public class GroupAbortedException extends CollectiveException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An abort or close of the group, as {@code rank} reports it.
+     *
+     * @param op       the operation, as {@link OpType#displayName()} names it
+     * @param rank     the rank that reports the failure
+     * @param sequence the collective's sequence number, or -1 outside any collective
+     * @param peer     the peer to blame, or {@link #NO_PEER}
+     * @param detail   what happened
+     */
     public GroupAbortedException(String op, int rank, long sequence, int peer, String detail) {
         super(op, rank, sequence, peer, detail, null);
     }

@@ -9,7 +9,12 @@ public final class HalfFloats {
     private HalfFloats() {
     }
 
-    /** binary16 bits to float32 (exact). */
+    /**
+     * binary16 bits to float32 (exact).
+     *
+     * @param bits the binary16 bits
+     * @return the float
+     */
     public static float halfToFloat(short bits) {
         int h = bits & 0xffff;
         int sign = (h & 0x8000) << 16;
@@ -29,7 +34,12 @@ public final class HalfFloats {
         return Float.intBitsToFloat(sign | ((exp + 112) << 23) | (mant << 13));
     }
 
-    /** float32 to binary16 bits, round to nearest-even; overflow gives infinity, NaN stays NaN. */
+    /**
+     * float32 to binary16 bits, round to nearest-even; overflow gives infinity, NaN stays NaN.
+     *
+     * @param f the float
+     * @return the binary16 bits
+     */
     public static short floatToHalf(float f) {
         int x = Float.floatToRawIntBits(f);
         int sign = (x >>> 16) & 0x8000;
@@ -64,12 +74,22 @@ public final class HalfFloats {
         return (short) (sign | half);
     }
 
-    /** bfloat16 bits to float32 (exact). */
+    /**
+     * bfloat16 bits to float32 (exact).
+     *
+     * @param bits the bfloat16 bits
+     * @return the float
+     */
     public static float bfloat16ToFloat(short bits) {
         return Float.intBitsToFloat((bits & 0xffff) << 16);
     }
 
-    /** float32 to bfloat16 bits, round to nearest-even; NaN stays a quiet NaN. */
+    /**
+     * float32 to bfloat16 bits, round to nearest-even; NaN stays a quiet NaN.
+     *
+     * @param f the float
+     * @return the bfloat16 bits
+     */
     public static short floatToBfloat16(float f) {
         int x = Float.floatToRawIntBits(f);
         if ((x & 0x7fffffff) > 0x7f800000) {

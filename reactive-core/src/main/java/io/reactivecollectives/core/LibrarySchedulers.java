@@ -27,6 +27,9 @@ public final class LibrarySchedulers {
     /**
      * One daemon thread named {@code name-N}, marked {@link NonBlocking} (as Reactor's single
      * scheduler's threads are), so BlockHound reports a blocking call on it.
+     *
+     * @param name the threads' name prefix
+     * @return a new scheduler, which the caller disposes
      */
     public static Scheduler newSingle(String name) {
         Scheduler s = REACTOR.newSingle(threads(name, true));
@@ -38,6 +41,12 @@ public final class LibrarySchedulers {
      * A bounded elastic scheduler (for work that may block) of at most {@code threadCap} daemon
      * threads named {@code name-N}, {@code queuedTaskCap} queued tasks, idle threads ending after
      * {@code ttlSeconds}.
+     *
+     * @param threadCap     the most threads
+     * @param queuedTaskCap the most queued tasks
+     * @param name          the threads' name prefix
+     * @param ttlSeconds    seconds an idle thread lives
+     * @return a new scheduler, which the caller disposes
      */
     public static Scheduler newBoundedElastic(int threadCap, int queuedTaskCap, String name, int ttlSeconds) {
         Scheduler s = REACTOR.newBoundedElastic(threadCap, queuedTaskCap, threads(name, false), ttlSeconds);

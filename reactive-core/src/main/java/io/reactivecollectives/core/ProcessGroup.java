@@ -23,29 +23,57 @@ import java.util.List;
  */
 public interface ProcessGroup extends AutoCloseable {
 
-    /** This process's rank in the group, in {@code [0, size())}. */
+    /** {@return this process's rank in the group, in {@code [0, size())}} */
     int rank();
 
-    /** Number of ranks in the group. */
+    /** {@return the number of ranks in the group} */
     int size();
 
-    /** The group's name, unique within its store. */
+    /** {@return the group's name, unique within its store} */
     String groupId();
 
     // ------------------------------------------------------------------ reductions
 
-    /** Reduces {@code tensor} across all ranks with {@code op}, in place on every rank. */
+    /**
+     * Reduces {@code tensor} across all ranks with {@code op}, in place on every rank.
+     *
+     * @param tensor this rank's contribution, overwritten with the result
+     * @param op     the reduction
+     * @return a cold {@code Mono} emitting {@code tensor} once it holds the reduction
+     */
     default Mono<Tensor> allReduce(Tensor tensor, ReduceOp op) {
         return allReduce(tensor, op, CollectiveOptions.DEFAULT);
     }
 
-    /** {@link #allReduce(Tensor, ReduceOp)} with per-call options. */
+    /**
+     * {@link #allReduce(Tensor, ReduceOp)} with per-call options.
+     *
+     * @param tensor  this rank's contribution, overwritten with the result
+     * @param op      the reduction
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code tensor} once it holds the reduction
+     */
     Mono<Tensor> allReduce(Tensor tensor, ReduceOp op, CollectiveOptions options);
 
-    /** All-reduces several tensors as one collective (flattened together); emits them in order. */
+    /**
+     * All-reduces several tensors as one collective (flattened together); emits them in order.
+     *
+     * @param tensors this rank's contributions, each overwritten with its result
+     * @param op      the reduction
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code tensors} once they hold the reductions
+     */
     Mono<List<Tensor>> allReduceCoalesced(List<Tensor> tensors, ReduceOp op, CollectiveOptions options);
 
-    /** Reduces {@code tensor} across all ranks into {@code root}'s tensor; other ranks' tensors are unspecified after. */
+    /**
+     * Reduces {@code tensor} across all ranks into {@code root}'s tensor; other ranks' tensors are unspecified after.
+     *
+     * @param tensor  this rank's contribution; on {@code root} overwritten with the result
+     * @param root    the root rank, in {@code [0, size())}
+     * @param op      the reduction
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code tensor} once this rank's part is done
+     */
     Mono<Tensor> reduce(Tensor tensor, int root, ReduceOp op, CollectiveOptions options);
 
     /**
@@ -53,32 +81,73 @@ public interface ProcessGroup extends AutoCloseable {
      * index on every rank, and emitted (reduced in place) downstream in order. Demand from
      * downstream is honoured and at most {@code prefetch} chunks are in flight, whatever the
      * stream's length. All ranks must emit chunks of the same sizes in the same order.
+     *
+     * @param chunks   this rank's chunks, in index order
+     * @param op       the reduction
+     * @param prefetch the most chunks in flight at once
+     * @return a {@code Flux} of the reduced chunks, in order
      */
     Flux<Chunk> allReduceStream(Flux<Chunk> chunks, ReduceOp op, int prefetch);
 
     // ------------------------------------------------------------------ data movement
 
-    /** Copies {@code root}'s tensor into every rank's tensor. */
+    /**
+     * Copies {@code root}'s tensor into every rank's tensor.
+     *
+     * @param tensor on {@code root} the data to send; elsewhere overwritten with it
+     * @param root   the root rank, in {@code [0, size())}
+     * @return a cold {@code Mono} emitting {@code tensor} once it holds the root's data
+     */
     default Mono<Tensor> broadcast(Tensor tensor, int root) {
         return broadcast(tensor, root, CollectiveOptions.DEFAULT);
     }
 
-    /** {@link #broadcast(Tensor, int)} with per-call options. */
+    /**
+     * {@link #broadcast(Tensor, int)} with per-call options.
+     *
+     * @param tensor  on {@code root} the data to send; elsewhere overwritten with it
+     * @param root    the root rank, in {@code [0, size())}
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code tensor} once it holds the root's data
+     */
     Mono<Tensor> broadcast(Tensor tensor, int root, CollectiveOptions options);
 
-    /** Completes on every rank once all ranks have entered the barrier. */
+    /**
+     * Completes on every rank once all ranks have entered the barrier.
+     *
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} completing once every rank has entered the barrier
+     */
     Mono<Void> barrier(CollectiveOptions options);
 
+    /**
+     * {@link #barrier(CollectiveOptions)} with the default options.
+     *
+     * @return a cold {@code Mono} completing once every rank has entered the barrier
+     */
     default Mono<Void> barrier() {
         return barrier(CollectiveOptions.DEFAULT);
     }
 
-    /** Sends {@code tensor} to rank {@code dst}; matched by the receive with the same tag there. */
+    /**
+     * Sends {@code tensor} to rank {@code dst}; matched by the receive with the same tag there.
+     *
+     * @param tensor the data to send (only read)
+     * @param dst    the destination rank
+     * @param tag    the tag that matches a send with its receive
+     * @return a cold {@code Mono} completing once the tensor has been sent
+     */
     Mono<Void> send(Tensor tensor, int dst, int tag);
 
     /**
      * {@link #send} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param tensor  the data to send (only read)
+     * @param dst     the destination rank
+     * @param tag     the tag that matches a send with its receive
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} completing once the tensor has been sent
      */
     default Mono<Void> send(Tensor tensor, int dst, int tag, CollectiveOptions options) {
         if (options == null) {
@@ -88,12 +157,25 @@ public interface ProcessGroup extends AutoCloseable {
                 : Mono.error(new UnsupportedOperationException("send with options " + options));
     }
 
-    /** Receives into {@code tensor} from rank {@code src} the send with the same tag. */
+    /**
+     * Receives into {@code tensor} from rank {@code src} the send with the same tag.
+     *
+     * @param tensor overwritten with the data received
+     * @param src    the source rank
+     * @param tag    the tag that matches a send with its receive
+     * @return a cold {@code Mono} emitting {@code tensor} once it holds the data
+     */
     Mono<Tensor> recv(Tensor tensor, int src, int tag);
 
     /**
      * {@link #recv} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param tensor  overwritten with the data received
+     * @param src     the source rank
+     * @param tag     the tag that matches a send with its receive
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code tensor} once it holds the data
      */
     default Mono<Tensor> recv(Tensor tensor, int src, int tag, CollectiveOptions options) {
         if (options == null) {
@@ -103,12 +185,23 @@ public interface ProcessGroup extends AutoCloseable {
                 : Mono.error(new UnsupportedOperationException("recv with options " + options));
     }
 
-    /** Receives into {@code tensor} from whichever rank sends with {@code tag} first; emits the source rank. */
+    /**
+     * Receives into {@code tensor} from whichever rank sends with {@code tag} first; emits the source rank.
+     *
+     * @param tensor overwritten with the data received
+     * @param tag    the tag that matches a send with its receive
+     * @return a cold {@code Mono} emitting the rank the data came from
+     */
     Mono<Integer> recvAnySource(Tensor tensor, int tag);
 
     /**
      * {@link #recvAnySource} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param tensor  overwritten with the data received
+     * @param tag     the tag that matches a send with its receive
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting the rank the data came from
      */
     default Mono<Integer> recvAnySource(Tensor tensor, int tag, CollectiveOptions options) {
         if (options == null) {
@@ -120,7 +213,13 @@ public interface ProcessGroup extends AutoCloseable {
 
     // ------------------------------------------------------------------ the full set (issue: full collective set)
 
-    /** Gathers every rank's {@code input} into {@code outputs} (one per rank) on every rank. */
+    /**
+     * Gathers every rank's {@code input} into {@code outputs} (one per rank) on every rank.
+     *
+     * @param outputs one tensor per rank, in rank order, overwritten with that rank's {@code input}
+     * @param input   this rank's contribution (only read)
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
+     */
     default Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input) {
         return allGather(outputs, input, CollectiveOptions.DEFAULT);
     }
@@ -128,12 +227,23 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #allGather} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param outputs one tensor per rank, in rank order, overwritten with that rank's {@code input}
+     * @param input   this rank's contribution (only read)
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
      */
     default Mono<List<Tensor>> allGather(List<Tensor> outputs, Tensor input, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allGather"));
     }
 
-    /** Gathers every rank's {@code input} into the flat {@code output} (size x world) on every rank. */
+    /**
+     * Gathers every rank's {@code input} into the flat {@code output} (size x world) on every rank.
+     *
+     * @param output a tensor of world size times {@code input}'s elements, overwritten with every rank's input in rank order
+     * @param input  this rank's contribution (only read)
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
+     */
     default Mono<Tensor> allGatherInto(Tensor output, Tensor input) {
         return allGatherInto(output, input, CollectiveOptions.DEFAULT);
     }
@@ -141,12 +251,23 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #allGatherInto} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param output  a tensor of world size times {@code input}'s elements, overwritten with every rank's input in rank order
+     * @param input   this rank's contribution (only read)
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
      */
     default Mono<Tensor> allGatherInto(Tensor output, Tensor input, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allGatherInto"));
     }
 
-    /** All-gathers several tensors as one collective: {@code outputs.get(i)} receives every rank's {@code inputs.get(i)}. */
+    /**
+     * All-gathers several tensors as one collective: {@code outputs.get(i)} receives every rank's {@code inputs.get(i)}.
+     *
+     * @param outputs for each input, one tensor per rank, overwritten with that rank's input
+     * @param inputs  this rank's contributions (only read)
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
+     */
     default Mono<List<List<Tensor>>> allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs) {
         return allGatherCoalesced(outputs, inputs, CollectiveOptions.DEFAULT);
     }
@@ -154,12 +275,24 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #allGatherCoalesced} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param outputs for each input, one tensor per rank, overwritten with that rank's input
+     * @param inputs  this rank's contributions (only read)
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
      */
     default Mono<List<List<Tensor>>> allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allGatherCoalesced"));
     }
 
-    /** Gathers every rank's {@code input} into {@code outputs} on {@code root} (other ranks pass an empty list). */
+    /**
+     * Gathers every rank's {@code input} into {@code outputs} on {@code root} (other ranks pass an empty list).
+     *
+     * @param outputs on {@code root} one tensor per rank, overwritten with that rank's input; elsewhere empty
+     * @param input   this rank's contribution (only read)
+     * @param root    the root rank, in {@code [0, size())}
+     * @return a cold {@code Mono} emitting {@code outputs} once this rank's part is done
+     */
     default Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root) {
         return gather(outputs, input, root, CollectiveOptions.DEFAULT);
     }
@@ -167,12 +300,25 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #gather} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param outputs on {@code root} one tensor per rank, overwritten with that rank's input; elsewhere empty
+     * @param input   this rank's contribution (only read)
+     * @param root    the root rank, in {@code [0, size())}
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code outputs} once this rank's part is done
      */
     default Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("gather"));
     }
 
-    /** Scatters {@code root}'s {@code inputs} (one per rank) into every rank's {@code output}. */
+    /**
+     * Scatters {@code root}'s {@code inputs} (one per rank) into every rank's {@code output}.
+     *
+     * @param output overwritten with this rank's piece of the root's inputs
+     * @param inputs on {@code root} one tensor per rank (only read); elsewhere empty
+     * @param root   the root rank, in {@code [0, size())}
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
+     */
     default Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root) {
         return scatter(output, inputs, root, CollectiveOptions.DEFAULT);
     }
@@ -180,12 +326,25 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #scatter} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param output  overwritten with this rank's piece of the root's inputs
+     * @param inputs  on {@code root} one tensor per rank (only read); elsewhere empty
+     * @param root    the root rank, in {@code [0, size())}
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
      */
     default Mono<Tensor> scatter(Tensor output, List<Tensor> inputs, int root, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("scatter"));
     }
 
-    /** Reduces {@code inputs} (one per rank) across ranks; rank r receives the reduction of everyone's {@code inputs.get(r)}. */
+    /**
+     * Reduces {@code inputs} (one per rank) across ranks; rank r receives the reduction of everyone's {@code inputs.get(r)}.
+     *
+     * @param output overwritten with the reduction of every rank's piece for this rank
+     * @param inputs one tensor per rank: the piece destined for that rank (only read)
+     * @param op     the reduction
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
+     */
     default Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op) {
         return reduceScatter(output, inputs, op, CollectiveOptions.DEFAULT);
     }
@@ -193,12 +352,25 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #reduceScatter} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param output  overwritten with the reduction of every rank's piece for this rank
+     * @param inputs  one tensor per rank: the piece destined for that rank (only read)
+     * @param op      the reduction
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
      */
     default Mono<Tensor> reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("reduceScatter"));
     }
 
-    /** Reduce-scatter of a flat {@code input} of size world x output size. */
+    /**
+     * Reduce-scatter of a flat {@code input} of size world x output size.
+     *
+     * @param output overwritten with the reduction of every rank's slice {@code rank()} of {@code input}
+     * @param input  world size slices of {@code output}'s size, in rank order (only read)
+     * @param op     the reduction
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
+     */
     default Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op) {
         return reduceScatterTensor(output, input, op, CollectiveOptions.DEFAULT);
     }
@@ -206,12 +378,25 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #reduceScatterTensor} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param output  overwritten with the reduction of every rank's slice {@code rank()} of {@code input}
+     * @param input   world size slices of {@code output}'s size, in rank order (only read)
+     * @param op      the reduction
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
      */
     default Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("reduceScatterTensor"));
     }
 
-    /** Several flat reduce-scatters as one collective. */
+    /**
+     * Several flat reduce-scatters as one collective.
+     *
+     * @param outputs one output per reduce-scatter, each overwritten with its result
+     * @param inputs  one flat input per output, of world size times its size (only read)
+     * @param op      the reduction
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
+     */
     default Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op) {
         return reduceScatterTensorCoalesced(outputs, inputs, op, CollectiveOptions.DEFAULT);
     }
@@ -219,12 +404,24 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #reduceScatterTensorCoalesced} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param outputs one output per reduce-scatter, each overwritten with its result
+     * @param inputs  one flat input per output, of world size times its size (only read)
+     * @param op      the reduction
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
      */
     default Mono<List<Tensor>> reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("reduceScatterTensorCoalesced"));
     }
 
-    /** Rank r sends {@code inputs.get(p)} to rank p and receives rank p's into {@code outputs.get(p)}. */
+    /**
+     * Rank r sends {@code inputs.get(p)} to rank p and receives rank p's into {@code outputs.get(p)}.
+     *
+     * @param outputs one tensor per rank, overwritten with what that rank sent here
+     * @param inputs  one tensor per rank, sent to that rank (only read)
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
+     */
     default Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs) {
         return allToAll(outputs, inputs, CollectiveOptions.DEFAULT);
     }
@@ -232,6 +429,11 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #allToAll} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param outputs one tensor per rank, overwritten with what that rank sent here
+     * @param inputs  one tensor per rank, sent to that rank (only read)
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code outputs} once they are filled
      */
     default Mono<List<Tensor>> allToAll(List<Tensor> outputs, List<Tensor> inputs, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allToAll"));
@@ -240,6 +442,12 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * All-to-all over dimension 0 of one input and one output, with split sizes (rows) per rank; an
      * empty split array means equal splits.
+     *
+     * @param output       overwritten with the rows received, in rank order
+     * @param input        the rows to send, in rank order (only read)
+     * @param outputSplits rows received from each rank, or empty for equal splits
+     * @param inputSplits  rows sent to each rank, or empty for equal splits
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
      */
     default Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits) {
         return allToAllSingle(output, input, outputSplits, inputSplits, CollectiveOptions.DEFAULT);
@@ -248,12 +456,24 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #allToAllSingle} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param output       overwritten with the rows received, in rank order
+     * @param input        the rows to send, in rank order (only read)
+     * @param outputSplits rows received from each rank, or empty for equal splits
+     * @param inputSplits  rows sent to each rank, or empty for equal splits
+     * @param options      per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting {@code output} once it is filled
      */
     default Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allToAllSingle"));
     }
 
-    /** Issues sends and receives to several peers as one operation, completing when all finish. */
+    /**
+     * Issues sends and receives to several peers as one operation, completing when all finish.
+     *
+     * @param ops the sends and receives
+     * @return a cold {@code Mono} completing once every operation has
+     */
     default Mono<Void> batchSendRecv(List<P2POp> ops) {
         return Mono.error(new UnsupportedOperationException("batchSendRecv"));
     }
@@ -261,6 +481,10 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * A barrier in which rank 0 collects every rank's arrival; on timeout it fails naming the ranks
      * that did not arrive (the first one, or all of them with {@code waitAllRanks}).
+     *
+     * @param timeout      how long rank 0 waits for the other ranks
+     * @param waitAllRanks whether to wait out the timeout and name every missing rank, rather than fail at the first
+     * @return a cold {@code Mono} completing once every rank has arrived
      */
     default Mono<Void> monitoredBarrier(Duration timeout, boolean waitAllRanks) {
         return Mono.error(new UnsupportedOperationException("monitoredBarrier"));
@@ -269,6 +493,9 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * A group over the given ranks of this group, built through the store. Every rank of this group
      * must call it with the same list; a rank outside the list gets an empty {@code Mono}.
+     *
+     * @param ranks the ranks of this group that form the new one (numbered in ascending order there)
+     * @return a cold {@code Mono} emitting the new group, or empty on a rank outside {@code ranks}
      */
     default Mono<ProcessGroup> newGroup(List<Integer> ranks) {
         return Mono.error(new UnsupportedOperationException("newGroup"));
@@ -280,6 +507,9 @@ public interface ProcessGroup extends AutoCloseable {
      * this rank belongs to, or completes empty for a rank in no list. Bad lists (empty, out of
      * range, a rank twice) are an {@link IllegalArgumentException} naming {@code split}, before any
      * subgroup is made.
+     *
+     * @param partition disjoint lists of ranks of this group, one per subgroup
+     * @return a cold {@code Mono} emitting this rank's subgroup, or empty
      */
     default Mono<ProcessGroup> split(List<List<Integer>> partition) {
         return Mono.defer(() -> {
@@ -297,6 +527,10 @@ public interface ProcessGroup extends AutoCloseable {
      * other op is an {@link IllegalArgumentException}. Every rank's tensor must have the same dense
      * shape, sparse dimensions and dtype. Emits a new coalesced tensor holding the sum, which the
      * caller releases; {@code tensor} is only read.
+     *
+     * @param tensor this rank's sparse tensor (only read)
+     * @param op     the reduction: {@link ReduceOp#SUM}
+     * @return a cold {@code Mono} emitting the sum, a new coalesced tensor owned by the caller
      */
     default Mono<SparseTensor> allReduceSparse(SparseTensor tensor, ReduceOp op) {
         return allReduceSparse(tensor, op, CollectiveOptions.DEFAULT);
@@ -305,6 +539,11 @@ public interface ProcessGroup extends AutoCloseable {
     /**
      * {@link #allReduceSparse} with per-call options: a timeout, and a forced algorithm where the
      * implementation has one (an {@link IllegalArgumentException} names what it implements).
+     *
+     * @param tensor  this rank's sparse tensor (only read)
+     * @param op      the reduction: {@link ReduceOp#SUM}
+     * @param options per-call options: a timeout, a forced algorithm ({@link CollectiveOptions#DEFAULT} for neither)
+     * @return a cold {@code Mono} emitting the sum, a new coalesced tensor owned by the caller
      */
     default Mono<SparseTensor> allReduceSparse(SparseTensor tensor, ReduceOp op, CollectiveOptions options) {
         return Mono.error(new UnsupportedOperationException("allReduceSparse"));
@@ -319,6 +558,8 @@ public interface ProcessGroup extends AutoCloseable {
      * saying it was aborted. The {@code Mono} completes when the peers have been told (or could not
      * be); it is cold and idempotent. Implementations without abort signal
      * {@link UnsupportedOperationException}.
+     *
+     * @return a cold {@code Mono} completing once the peers have been told
      */
     default Mono<Void> abort() {
         return Mono.error(new UnsupportedOperationException("abort"));
@@ -331,6 +572,8 @@ public interface ProcessGroup extends AutoCloseable {
      * their old order. This group is closed. Emits the new group; signals an error when this rank is
      * not among the survivors or the survivors cannot agree in time. Implementations without
      * recovery signal {@link UnsupportedOperationException}.
+     *
+     * @return a cold {@code Mono} emitting this rank's group of the next generation
      */
     default Mono<ProcessGroup> shrink() {
         return Mono.error(new UnsupportedOperationException("shrink"));

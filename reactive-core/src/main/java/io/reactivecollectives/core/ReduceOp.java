@@ -19,15 +19,42 @@ import java.util.Objects;
 public final class ReduceOp {
 
     /** The operation, without its parameter. */
-    public enum Kind { SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM }
+    public enum Kind {
+        /** Sum (logical OR on BOOL). */
+        SUM,
+        /** Average: the sum divided by the world size. */
+        AVG,
+        /** Product (logical AND on BOOL). */
+        PRODUCT,
+        /** Minimum. */
+        MIN,
+        /** Maximum. */
+        MAX,
+        /** Bitwise AND. */
+        BAND,
+        /** Bitwise OR. */
+        BOR,
+        /** Bitwise XOR. */
+        BXOR,
+        /** Sum of the inputs each multiplied by a factor. */
+        PREMUL_SUM
+    }
 
+    /** Sum; logical OR on BOOL. */
     public static final ReduceOp SUM = new ReduceOp(Kind.SUM, 1.0);
+    /** Average: the sum divided by the world size (truncated toward zero on integers; not on BOOL). */
     public static final ReduceOp AVG = new ReduceOp(Kind.AVG, 1.0);
+    /** Product; logical AND on BOOL. */
     public static final ReduceOp PRODUCT = new ReduceOp(Kind.PRODUCT, 1.0);
+    /** Minimum (NaN propagates). */
     public static final ReduceOp MIN = new ReduceOp(Kind.MIN, 1.0);
+    /** Maximum (NaN propagates). */
     public static final ReduceOp MAX = new ReduceOp(Kind.MAX, 1.0);
+    /** Bitwise AND, on integer and bool types only. */
     public static final ReduceOp BAND = new ReduceOp(Kind.BAND, 1.0);
+    /** Bitwise OR, on integer and bool types only. */
     public static final ReduceOp BOR = new ReduceOp(Kind.BOR, 1.0);
+    /** Bitwise XOR, on integer and bool types only. */
     public static final ReduceOp BXOR = new ReduceOp(Kind.BXOR, 1.0);
 
     private final Kind kind;
@@ -38,7 +65,13 @@ public final class ReduceOp {
         this.factor = factor;
     }
 
-    /** Sum of each rank's input multiplied by {@code factor} (c10d's {@code _make_nccl_premul_sum}). */
+    /**
+     * Sum of each rank's input multiplied by {@code factor} (c10d's {@code _make_nccl_premul_sum}).
+     *
+     * @param factor the factor, finite
+     * @return the op
+     * @throws IllegalArgumentException for an infinite or NaN factor
+     */
     public static ReduceOp premulSum(double factor) {
         if (!Double.isFinite(factor)) {
             throw new IllegalArgumentException("PREMUL_SUM factor must be finite, got " + factor);
@@ -46,12 +79,22 @@ public final class ReduceOp {
         return new ReduceOp(Kind.PREMUL_SUM, factor);
     }
 
-    /** Every op without a parameter, and PREMUL_SUM with a factor of 1. */
+    /**
+     * Every op without a parameter, and PREMUL_SUM with a factor of 1.
+     *
+     * @return the ops
+     */
     public static ReduceOp[] values() {
         return new ReduceOp[] {SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, premulSum(1.0)};
     }
 
-    /** Parses {@code sum}, {@code avg}, ..., {@code premul_sum:0.5}. */
+    /**
+     * Parses {@code sum}, {@code avg}, ..., {@code premul_sum:0.5}.
+     *
+     * @param s the name, case-insensitive
+     * @return the op
+     * @throws IllegalArgumentException for an unknown name
+     */
     public static ReduceOp parse(String s) {
         String n = s.trim().toUpperCase(java.util.Locale.ROOT);
         if (n.startsWith("PREMUL_SUM")) {
@@ -70,7 +113,12 @@ public final class ReduceOp {
                 + java.util.Arrays.toString(Kind.values()) + " (premul_sum:FACTOR for a factor)");
     }
 
-    /** The op of a kind without parameter. */
+    /**
+     * The op of a kind without parameter.
+     *
+     * @param kind the kind
+     * @return the op (PREMUL_SUM with a factor of 1)
+     */
     public static ReduceOp of(Kind kind) {
         switch (kind) {
             case SUM: return SUM;
@@ -85,16 +133,26 @@ public final class ReduceOp {
         }
     }
 
+    /** {@return the operation, without its parameter} */
     public Kind kind() {
         return kind;
     }
 
-    /** The factor of PREMUL_SUM; 1 for the other ops. */
+    /**
+     * The factor of PREMUL_SUM; 1 for the other ops.
+     *
+     * @return the factor
+     */
     public double factor() {
         return factor;
     }
 
-    /** Whether this op may reduce tensors of {@code dtype}. */
+    /**
+     * Whether this op may reduce tensors of {@code dtype}.
+     *
+     * @param dtype the element type
+     * @return whether the pair is allowed
+     */
     public boolean supports(DType dtype) {
         return rejection(dtype) == null;
     }
@@ -102,6 +160,7 @@ public final class ReduceOp {
     /**
      * Checks that this op may reduce {@code dtype}.
      *
+     * @param dtype the element type
      * @param opName the collective, named in the message ({@code allReduce})
      * @throws IllegalArgumentException naming the op and dtype
      */

@@ -42,6 +42,10 @@ public final class SparseTensor implements ReferenceCounted {
      * A sparse tensor from its parts, taking ownership of one reference of each tensor (also when
      * this throws, so a caller never has to release after a failed call).
      *
+     * @param indices    the INT64 indices, {@code [sparseDim, nnz]}
+     * @param values     the values, {@code [nnz, denseShape[sparseDim:]...]}
+     * @param denseShape the shape of the dense tensor this one stands for
+     * @return the sparse tensor, owning {@code indices} and {@code values}
      * @throws IllegalArgumentException when indices are not INT64 {@code [sparseDim, nnz]}, values
      *         are not {@code [nnz, denseShape[sparseDim:]...]}, or an index is out of range
      */
@@ -59,7 +63,14 @@ public final class SparseTensor implements ReferenceCounted {
         return new SparseTensor(indices, values, denseShape.clone(), false);
     }
 
-    /** An empty (nnz = 0) sparse tensor with {@code sparseDim} sparse dimensions. */
+    /**
+     * An empty (nnz = 0) sparse tensor with {@code sparseDim} sparse dimensions.
+     *
+     * @param dtype      the values' element type
+     * @param sparseDim  the number of sparse dimensions
+     * @param denseShape the shape of the dense tensor this one stands for
+     * @return a new empty sparse tensor, owned by the caller
+     */
     public static SparseTensor empty(DType dtype, int sparseDim, long... denseShape) {
         if (sparseDim < 1 || sparseDim > denseShape.length) {
             throw new IllegalArgumentException("sparseDim " + sparseDim + " for dense shape " + Arrays.toString(denseShape));
@@ -73,6 +84,9 @@ public final class SparseTensor implements ReferenceCounted {
     /**
      * The non-zero elements of {@code dense} (every dimension sparse), coalesced; {@code dense} is
      * not consumed.
+     *
+     * @param dense a CPU tensor
+     * @return a new sparse tensor, owned by the caller
      */
     public static SparseTensor fromDense(Tensor dense) {
         if (dense.dim() == 0) {
@@ -143,42 +157,50 @@ public final class SparseTensor implements ReferenceCounted {
 
     // ------------------------------------------------------------------ properties
 
-    /** The INT64 indices, {@code [sparseDim, nnz]} (owned by this tensor: do not release). */
+    /**
+     * The INT64 indices, {@code [sparseDim, nnz]} (owned by this tensor: do not release).
+     *
+     * @return the indices
+     */
     public Tensor indices() {
         return indices;
     }
 
-    /** The values, {@code [nnz, dense dims...]} (owned by this tensor: do not release). */
+    /**
+     * The values, {@code [nnz, dense dims...]} (owned by this tensor: do not release).
+     *
+     * @return the values
+     */
     public Tensor values() {
         return values;
     }
 
-    /** A copy of the dense shape. */
+    /** {@return a copy of the dense shape} */
     public long[] denseShape() {
         return denseShape.clone();
     }
 
-    /** Number of sparse (indexed) dimensions. */
+    /** {@return the number of sparse (indexed) dimensions} */
     public int sparseDim() {
         return (int) indices.size(0);
     }
 
-    /** Number of dense dimensions (of each value). */
+    /** {@return the number of dense dimensions (of each value)} */
     public int denseDim() {
         return denseShape.length - sparseDim();
     }
 
-    /** Number of stored entries (duplicates counted). */
+    /** {@return the number of stored entries (duplicates counted)} */
     public long nnz() {
         return indices.size(1);
     }
 
-    /** The values' element type. */
+    /** {@return the values' element type} */
     public DType dtype() {
         return values.dtype();
     }
 
-    /** True when the entries are known to be sorted and free of duplicates. */
+    /** {@return true when the entries are known to be sorted and free of duplicates} */
     public boolean isCoalesced() {
         return coalesced;
     }
@@ -198,6 +220,8 @@ public final class SparseTensor implements ReferenceCounted {
      * A new, coalesced sparse tensor: entries sorted by index in the row-major order of the dense
      * tensor, duplicates summed (SUM of the dtype: wrap-around for integers, OR for bool). This
      * tensor is left as it is (and must still be released).
+     *
+     * @return a new coalesced sparse tensor, owned by the caller
      */
     public SparseTensor coalesce() {
         return sum(List.of(this));
@@ -207,6 +231,8 @@ public final class SparseTensor implements ReferenceCounted {
      * The sum of several sparse tensors of the same dense shape, sparse dimensions and dtype,
      * coalesced: a SUM all-reduce's result. None of the parts is consumed.
      *
+     * @param parts the tensors to add, at least one
+     * @return a new coalesced sparse tensor holding the sum, owned by the caller
      * @throws IllegalArgumentException when the parts disagree on shape, sparse dims or dtype
      */
     public static SparseTensor sum(List<SparseTensor> parts) {
@@ -312,7 +338,11 @@ public final class SparseTensor implements ReferenceCounted {
         }
     }
 
-    /** A new dense CPU tensor of {@link #denseShape()} with the entries added in (duplicates sum). */
+    /**
+     * A new dense CPU tensor of {@link #denseShape()} with the entries added in (duplicates sum).
+     *
+     * @return a new dense tensor, owned by the caller
+     */
     public Tensor toDense() {
         Tensor out = Tensor.zeros(dtype(), denseShape);
         int sd = sparseDim();
@@ -328,12 +358,17 @@ public final class SparseTensor implements ReferenceCounted {
         return out;
     }
 
-    /** A deep copy (new tensors). */
+    /** {@return a deep copy (new tensors), owned by the caller} */
     public SparseTensor copy() {
         return new SparseTensor(indices.copy(), values.copy(), denseShape.clone(), coalesced);
     }
 
-    /** True when both have the same dense shape and equal indices and values, entry by entry (bitwise). */
+    /**
+     * True when both have the same dense shape and equal indices and values, entry by entry (bitwise).
+     *
+     * @param other the tensor compared with
+     * @return whether the two are equal entry by entry
+     */
     public boolean contentEquals(SparseTensor other) {
         return other != null && Arrays.equals(denseShape, other.denseShape)
                 && indices.contentEquals(other.indices) && values.contentEquals(other.values);

@@ -52,6 +52,9 @@ public final class Tensor implements ReferenceCounted {
     /**
      * A new zero-filled CPU tensor.
      *
+     * @param dtype the element type
+     * @param shape the dimensions
+     * @return a new tensor, owned by the caller
      * @throws IllegalArgumentException for a negative dimension or a size over 2 GiB - 1 bytes
      */
     public static Tensor zeros(DType dtype, long... shape) {
@@ -60,7 +63,13 @@ public final class Tensor implements ReferenceCounted {
         return t;
     }
 
-    /** A new CPU tensor whose contents are unspecified (pooled memory is reused as it is). */
+    /**
+     * A new CPU tensor whose contents are unspecified (pooled memory is reused as it is).
+     *
+     * @param dtype the element type
+     * @param shape the dimensions
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor empty(DType dtype, long... shape) {
         long n = numelOf(shape);
         long bytes = Math.multiplyExact(n, (long) dtype.byteSize());
@@ -72,7 +81,12 @@ public final class Tensor implements ReferenceCounted {
         return new Tensor(dtype, shape, buf, null);
     }
 
-    /** A new CPU tensor with the same dtype and shape as {@code like}, zero-filled. */
+    /**
+     * A new CPU tensor with the same dtype and shape as {@code like}, zero-filled.
+     *
+     * @param like the tensor whose dtype and shape are taken
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor zerosLike(Tensor like) {
         return zeros(like.dtype, like.shape);
     }
@@ -80,6 +94,11 @@ public final class Tensor implements ReferenceCounted {
     /**
      * Wraps a direct buffer holding {@code nbytes} of elements from its reader index; takes ownership
      * of one reference of {@code buf}.
+     *
+     * @param buf   a direct buffer holding at least the tensor's bytes from its reader index
+     * @param dtype the element type
+     * @param shape the dimensions
+     * @return a tensor over {@code buf}
      */
     public static Tensor wrap(ByteBuf buf, DType dtype, long... shape) {
         long bytes = numelOf(shape) * dtype.byteSize();
@@ -90,7 +109,14 @@ public final class Tensor implements ReferenceCounted {
         return new Tensor(dtype, shape, buf.slice(buf.readerIndex(), (int) bytes), null);
     }
 
-    /** Wraps device memory as a tensor on that device; takes ownership of one reference. */
+    /**
+     * Wraps device memory as a tensor on that device; takes ownership of one reference.
+     *
+     * @param memory the device memory, at least the tensor's bytes
+     * @param dtype  the element type
+     * @param shape  the dimensions
+     * @return a tensor on the memory's device
+     */
     public static Tensor onDevice(DeviceMemory memory, DType dtype, long... shape) {
         long bytes = numelOf(shape) * dtype.byteSize();
         if (memory.byteSize() != bytes) {
@@ -100,35 +126,66 @@ public final class Tensor implements ReferenceCounted {
         return new Tensor(dtype, shape, null, memory);
     }
 
-    /** A FLOAT32 tensor holding a copy of {@code values}; the default shape is 1-D. */
+    /**
+     * A FLOAT32 tensor holding a copy of {@code values}; the default shape is 1-D.
+     *
+     * @param values the elements
+     * @param shape  the dimensions (none: 1-D of {@code values.length})
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor fromFloats(float[] values, long... shape) {
         Tensor t = empty(DType.FLOAT32, shapeOr(shape, values.length));
         TensorElements.put(t.host, values);
         return t;
     }
 
-    /** A FLOAT64 tensor holding a copy of {@code values}. */
+    /**
+     * A FLOAT64 tensor holding a copy of {@code values}.
+     *
+     * @param values the elements
+     * @param shape  the dimensions (none: 1-D of {@code values.length})
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor fromDoubles(double[] values, long... shape) {
         Tensor t = empty(DType.FLOAT64, shapeOr(shape, values.length));
         TensorElements.put(t.host, values);
         return t;
     }
 
-    /** An INT32 tensor holding a copy of {@code values}. */
+    /**
+     * An INT32 tensor holding a copy of {@code values}.
+     *
+     * @param values the elements
+     * @param shape  the dimensions (none: 1-D of {@code values.length})
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor fromInts(int[] values, long... shape) {
         Tensor t = empty(DType.INT32, shapeOr(shape, values.length));
         TensorElements.put(t.host, values);
         return t;
     }
 
-    /** An INT64 tensor holding a copy of {@code values}. */
+    /**
+     * An INT64 tensor holding a copy of {@code values}.
+     *
+     * @param values the elements
+     * @param shape  the dimensions (none: 1-D of {@code values.length})
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor fromLongs(long[] values, long... shape) {
         Tensor t = empty(DType.INT64, shapeOr(shape, values.length));
         TensorElements.put(t.host, values);
         return t;
     }
 
-    /** An INT8 or UINT8 tensor holding a copy of {@code values} (as raw bytes). */
+    /**
+     * An INT8 or UINT8 tensor holding a copy of {@code values} (as raw bytes).
+     *
+     * @param dtype  {@link DType#INT8} or {@link DType#UINT8}
+     * @param values the elements' bytes
+     * @param shape  the dimensions (none: 1-D of {@code values.length})
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor fromBytes(DType dtype, byte[] values, long... shape) {
         if (dtype.byteSize() != 1 || dtype.isBool()) {
             throw new IllegalArgumentException("fromBytes needs int8 or uint8, got " + dtype);
@@ -138,7 +195,13 @@ public final class Tensor implements ReferenceCounted {
         return t;
     }
 
-    /** A BOOL tensor holding a copy of {@code values}. */
+    /**
+     * A BOOL tensor holding a copy of {@code values}.
+     *
+     * @param values the elements
+     * @param shape  the dimensions (none: 1-D of {@code values.length})
+     * @return a new tensor, owned by the caller
+     */
     public static Tensor fromBooleans(boolean[] values, long... shape) {
         Tensor t = empty(DType.BOOL, shapeOr(shape, values.length));
         TensorElements.put(t.host, values);
@@ -149,6 +212,11 @@ public final class Tensor implements ReferenceCounted {
      * A tensor of any dtype whose elements are {@code values} converted as PyTorch's
      * {@code torch.tensor(values, dtype=...)} would (rounding to nearest-even for the 16-bit floats,
      * truncation toward zero and wrap-around for integers, non-zero is true for BOOL).
+     *
+     * @param dtype  the element type
+     * @param values the elements before conversion
+     * @param shape  the dimensions (none: 1-D of {@code values.length})
+     * @return a new tensor, owned by the caller
      */
     public static Tensor fromDoubles(DType dtype, double[] values, long... shape) {
         Tensor t = empty(dtype, shapeOr(shape, values.length));
@@ -160,40 +228,47 @@ public final class Tensor implements ReferenceCounted {
 
     // ------------------------------------------------------------------ properties
 
+    /** {@return the element type} */
     public DType dtype() {
         return dtype;
     }
 
-    /** A copy of the shape. */
+    /** {@return a copy of the shape} */
     public long[] shape() {
         return shape.clone();
     }
 
-    /** Number of dimensions. */
+    /** {@return the number of dimensions} */
     public int dim() {
         return shape.length;
     }
 
-    /** Size of dimension {@code d}. */
+    /**
+     * Size of dimension {@code d}.
+     *
+     * @param d the dimension, in {@code [0, dim())}
+     * @return its size
+     */
     public long size(int d) {
         return shape[d];
     }
 
-    /** Number of elements. */
+    /** {@return the number of elements} */
     public long numel() {
         return numel;
     }
 
-    /** Size in bytes. */
+    /** {@return the size in bytes} */
     public long nbytes() {
         return numel * dtype.byteSize();
     }
 
+    /** {@return where the elements live (the CPU or an accelerator)} */
     public Device device() {
         return device == null ? Device.CPU : device.device();
     }
 
-    /** True for tensors in host memory. */
+    /** {@return true for tensors in host memory} */
     public boolean isCpu() {
         return device == null;
     }
@@ -202,6 +277,7 @@ public final class Tensor implements ReferenceCounted {
      * The backing buffer of a CPU tensor: readable bytes {@code [0, nbytes())}, not retained, sharing
      * this tensor's reference count. Transports write it to a channel with {@code retainedSlice()}.
      *
+     * @return the buffer
      * @throws IllegalStateException for a tensor on an accelerator
      */
     public ByteBuf buffer() {
@@ -211,7 +287,11 @@ public final class Tensor implements ReferenceCounted {
         return host;
     }
 
-    /** The device memory of an accelerator tensor. */
+    /**
+     * The device memory of an accelerator tensor.
+     *
+     * @return the device memory
+     */
     public DeviceMemory deviceMemory() {
         if (device == null) {
             throw new IllegalStateException("CPU tensor has no device memory");
@@ -219,7 +299,7 @@ public final class Tensor implements ReferenceCounted {
         return device;
     }
 
-    /** Off-heap address of the first element (host or device). */
+    /** {@return the off-heap address of the first element (host or device)} */
     public long address() {
         return host != null ? host.memoryAddress() : device.address();
     }
@@ -229,6 +309,10 @@ public final class Tensor implements ReferenceCounted {
     /**
      * A view of rows {@code [start, end)} along dimension 0, without copy, sharing this tensor's
      * storage and reference count.
+     *
+     * @param start the first row
+     * @param end   the row after the last
+     * @return the view
      */
     public Tensor slice(long start, long end) {
         return TensorViews.slice(this, start, end);
@@ -238,12 +322,21 @@ public final class Tensor implements ReferenceCounted {
      * Splits dimension 0 into at most {@code n} views as {@code torch.chunk} does: each of
      * {@code ceil(size / n)} rows, the last one shorter, fewer than {@code n} when there are not
      * enough rows. An empty tensor gives one empty view.
+     *
+     * @param n the most views
+     * @return the views, in order
      */
     public List<Tensor> chunk(int n) {
         return TensorViews.chunk(this, n);
     }
 
-    /** A 1-D view of {@code count} elements from flat element {@code offset}. */
+    /**
+     * A 1-D view of {@code count} elements from flat element {@code offset}.
+     *
+     * @param offset the first flat element
+     * @param count  the number of elements
+     * @return the view
+     */
     public Tensor narrow(long offset, long count) {
         if (offset < 0 || count < 0 || offset + count > numel) {
             throw new IndexOutOfBoundsException("elements [" + offset + ", " + (offset + count) + ") of " + numel);
@@ -251,7 +344,12 @@ public final class Tensor implements ReferenceCounted {
         return view(offset, count, new long[] {count});
     }
 
-    /** The same elements seen with another shape of the same number of elements. */
+    /**
+     * The same elements seen with another shape of the same number of elements.
+     *
+     * @param newShape the new dimensions
+     * @return a view with that shape
+     */
     public Tensor reshape(long... newShape) {
         if (numelOf(newShape) != numel) {
             throw new IllegalArgumentException("cannot reshape " + Arrays.toString(shape) + " to " + Arrays.toString(newShape));
@@ -259,7 +357,7 @@ public final class Tensor implements ReferenceCounted {
         return view(0, numel, newShape);
     }
 
-    /** A 1-D view of all elements. */
+    /** {@return a 1-D view of all elements} */
     public Tensor flatten() {
         return reshape(numel);
     }
@@ -267,6 +365,9 @@ public final class Tensor implements ReferenceCounted {
     /**
      * Splits the flat elements into {@code n} contiguous chunks as evenly as possible (the first
      * {@code numel % n} chunks one element longer), as {@link Chunk}s with their offsets.
+     *
+     * @param n the number of chunks
+     * @return the chunks, in order
      */
     public List<Chunk> chunks(int n) {
         return TensorViews.chunks(this, n);
@@ -285,12 +386,22 @@ public final class Tensor implements ReferenceCounted {
 
     // ------------------------------------------------------------------ element access (slow path, for tests and tools)
 
-    /** Element {@code i} (flat index) converted to double. */
+    /**
+     * Element {@code i} (flat index) converted to double.
+     *
+     * @param i the flat index
+     * @return the element
+     */
     public double getDouble(long i) {
         return TensorElements.get(host, dtype, byteIndex(i));
     }
 
-    /** Element {@code i} as a long (exact for integer dtypes). */
+    /**
+     * Element {@code i} as a long (exact for integer dtypes).
+     *
+     * @param i the flat index
+     * @return the element
+     */
     public long getLong(long i) {
         int b = byteIndex(i);
         switch (dtype) {
@@ -300,12 +411,22 @@ public final class Tensor implements ReferenceCounted {
         }
     }
 
-    /** Sets element {@code i} from a double, converting as {@link #fromDoubles(DType, double[], long...)}. */
+    /**
+     * Sets element {@code i} from a double, converting as {@link #fromDoubles(DType, double[], long...)}.
+     *
+     * @param i the flat index
+     * @param v the value
+     */
     public void setDouble(long i, double v) {
         TensorElements.set(host, dtype, byteIndex(i), v);
     }
 
-    /** Sets element {@code i} from a long (exact for integer dtypes). */
+    /**
+     * Sets element {@code i} from a long (exact for integer dtypes).
+     *
+     * @param i the flat index
+     * @param v the value
+     */
     public void setLong(long i, long v) {
         int b = byteIndex(i);
         switch (dtype) {
@@ -315,7 +436,12 @@ public final class Tensor implements ReferenceCounted {
         }
     }
 
-    /** Sets every element to {@code v}. */
+    /**
+     * Sets every element to {@code v}.
+     *
+     * @param v the value, converted as {@link #setDouble}
+     * @return this tensor
+     */
     public Tensor fill(double v) {
         for (long i = 0; i < numel; i++) {
             setDouble(i, v);
@@ -333,41 +459,46 @@ public final class Tensor implements ReferenceCounted {
         return (int) (i * dtype.byteSize());
     }
 
-    /** Copies of the elements as floats (any dtype, converted). */
+    /** {@return a copy of the elements as floats (any dtype, converted)} */
     public float[] toFloatArray() {
         return TensorElements.floats(this);
     }
 
-    /** Copies of the elements as doubles (any dtype, converted). */
+    /** {@return a copy of the elements as doubles (any dtype, converted)} */
     public double[] toDoubleArray() {
         return TensorElements.doubles(this);
     }
 
-    /** Copies of the elements of an INT32 tensor. */
+    /** {@return a copy of the elements of an INT32 tensor} */
     public int[] toIntArray() {
         return TensorElements.ints(this);
     }
 
-    /** Copies of the elements of an INT64 tensor. */
+    /** {@return a copy of the elements of an INT64 tensor} */
     public long[] toLongArray() {
         return TensorElements.longs(this);
     }
 
-    /** Copies of the raw bytes of the elements (any dtype, native order). */
+    /** {@return a copy of the raw bytes of the elements (any dtype, native order)} */
     public byte[] toByteArray() {
         byte[] out = new byte[Math.toIntExact(nbytes())];
         buffer().getBytes(0, out);
         return out;
     }
 
-    /** Copies of the elements of a BOOL tensor. */
+    /** {@return a copy of the elements of a BOOL tensor} */
     public boolean[] toBooleanArray() {
         return TensorElements.booleans(this);
     }
 
     // ------------------------------------------------------------------ copies and comparisons
 
-    /** Copies {@code src}'s bytes into this tensor; both on the CPU with equal dtype and numel. */
+    /**
+     * Copies {@code src}'s bytes into this tensor; both on the CPU with equal dtype and numel.
+     *
+     * @param src the tensor copied from
+     * @return this tensor
+     */
     public Tensor copyFrom(Tensor src) {
         if (src.dtype != dtype || src.numel != numel) {
             throw new IllegalArgumentException("copyFrom: " + src + " into " + this);
@@ -376,7 +507,7 @@ public final class Tensor implements ReferenceCounted {
         return this;
     }
 
-    /** A new CPU tensor with a copy of this tensor's elements. */
+    /** {@return a new CPU tensor with a copy of this tensor's elements, owned by the caller} */
     public Tensor copy() {
         return empty(dtype, shape).copyFrom(this);
     }
@@ -384,6 +515,9 @@ public final class Tensor implements ReferenceCounted {
     /**
      * True when {@code other} has the same dtype, shape and bytes (so NaNs with equal bits compare
      * equal, and 0.0 differs from -0.0).
+     *
+     * @param other the tensor compared with
+     * @return whether dtype, shape and bytes are equal
      */
     public boolean contentEquals(Tensor other) {
         return other != null && other.dtype == dtype && Arrays.equals(other.shape, shape)
@@ -393,6 +527,11 @@ public final class Tensor implements ReferenceCounted {
     /**
      * True when shapes and dtypes match and every element satisfies
      * {@code |a - b| <= atol + rtol * |b|} (NaN matches NaN), as {@code torch.allclose(equal_nan=True)}.
+     *
+     * @param other the tensor compared with
+     * @param rtol  the relative tolerance
+     * @param atol  the absolute tolerance
+     * @return whether every element is within the tolerance
      */
     public boolean allClose(Tensor other, double rtol, double atol) {
         return TensorElements.allClose(this, other, rtol, atol);

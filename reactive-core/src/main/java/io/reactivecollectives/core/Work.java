@@ -61,12 +61,25 @@ public final class Work {
      * Subscribes to {@code collective} now and returns its {@code Work}; messages name the rank as
      * {@value #UNKNOWN_RANK}. For {@link OpType#RECVANYSOURCE} an {@code Integer} the Mono emits is
      * the {@link #sourceRank()}.
+     *
+     * @param collective     the operation's {@code Mono}, subscribed at once
+     * @param type           the kind of operation
+     * @param sequenceNumber its sequence number in the group
+     * @return the {@code Work}
      */
     public static Work of(Mono<?> collective, OpType type, long sequenceNumber) {
         return of(collective, type, sequenceNumber, UNKNOWN_RANK);
     }
 
-    /** Subscribes to {@code collective} now and returns its {@code Work}; errors it makes name {@code rank}. */
+    /**
+     * Subscribes to {@code collective} now and returns its {@code Work}; errors it makes name {@code rank}.
+     *
+     * @param collective     the operation's {@code Mono}, subscribed at once
+     * @param type           the kind of operation
+     * @param sequenceNumber its sequence number in the group
+     * @param rank           the rank issuing it
+     * @return the {@code Work}
+     */
     public static Work of(Mono<?> collective, OpType type, long sequenceNumber, int rank) {
         Objects.requireNonNull(collective, "collective");
         Work work = new Work(type, sequenceNumber, rank);
@@ -77,22 +90,39 @@ public final class Work {
     /**
      * The {@code Work} of a receive-from-any ({@link ProcessGroup#recvAnySource}): subscribes now;
      * {@link #sourceRank()} is the rank the Mono emits.
+     *
+     * @param recv           the receive's {@code Mono}, emitting the source rank; subscribed at once
+     * @param sequenceNumber its sequence number in the group
+     * @param rank           the rank issuing it
+     * @return the {@code Work}
      */
     public static Work ofRecvAnySource(Mono<Integer> recv, long sequenceNumber, int rank) {
         return of(recv, OpType.RECVANYSOURCE, sequenceNumber, rank);
     }
 
-    /** Whether the collective has ended: succeeded, failed or aborted. */
+    /**
+     * Whether the collective has ended: succeeded, failed or aborted.
+     *
+     * @return whether it has ended
+     */
     public boolean isCompleted() {
         return done.isDone();
     }
 
-    /** Whether the collective has ended successfully. */
+    /**
+     * Whether the collective has ended successfully.
+     *
+     * @return whether it succeeded
+     */
     public boolean isSuccess() {
         return done.isDone() && !done.isCompletedExceptionally();
     }
 
-    /** The failure (or the {@link CancellationException} of {@link #abort()}), once ended with one. */
+    /**
+     * The failure (or the {@link CancellationException} of {@link #abort()}), once ended with one.
+     *
+     * @return the failure, or empty while running or after success
+     */
     public Optional<Throwable> exception() {
         if (!done.isCompletedExceptionally()) {
             return Optional.empty();
@@ -115,6 +145,8 @@ public final class Work {
      * checked one. When the time runs out it throws a {@link CollectiveTimeoutException} naming the op,
      * rank and sequence number, and the collective keeps running ({@link #abort()} stops it).
      *
+     * @param timeout the longest wait
+     * @return {@code true} when the collective succeeded
      * @throws IllegalStateException when called on a non-blocking thread (Netty event loop,
      *         {@code Schedulers.parallel()}): compose the Mono or use {@link #future()} there; also
      *         when the waiting thread is interrupted (its interrupt flag is set again)
@@ -144,6 +176,8 @@ public final class Work {
      * Aborts the collective: cancels the subscription (which, for the library's collectives, aborts
      * it on this rank) and ends this {@code Work} with a {@link CancellationException}. Returns
      * {@code false}, changing nothing, if it had already ended.
+     *
+     * @return {@code true} when this call aborted it
      */
     public boolean abort() {
         boolean aborted = terminate(null, new CancellationException(prefix() + ": aborted by Work.abort()"));
@@ -155,6 +189,8 @@ public final class Work {
      * A future completed with the collective's value ({@code null} if it emitted none) or its
      * failure; completing it from outside changes nothing, and cancelling it {@linkplain #abort()
      * aborts} the collective.
+     *
+     * @return the future
      */
     public CompletableFuture<Object> future() {
         CompletableFuture<Object> view = done.copy();
@@ -166,22 +202,38 @@ public final class Work {
         return view;
     }
 
-    /** How long the collective ran, from {@link #of} to its end, once ended. */
+    /**
+     * How long the collective ran, from {@link #of} to its end, once ended.
+     *
+     * @return the duration, or empty while running
+     */
     public Optional<Duration> duration() {
         return done.isDone() ? Optional.of(Duration.ofNanos(endNanos - startNanos)) : Optional.empty();
     }
 
-    /** The collective's sequence number in its group. */
+    /**
+     * The collective's sequence number in its group.
+     *
+     * @return the sequence number
+     */
     public long sequenceNumber() {
         return sequenceNumber;
     }
 
-    /** What kind of collective this is. */
+    /**
+     * What kind of collective this is.
+     *
+     * @return the kind of operation
+     */
     public OpType opType() {
         return opType;
     }
 
-    /** The rank that issued it, or {@value #UNKNOWN_RANK}. */
+    /**
+     * The rank that issued it, or {@value #UNKNOWN_RANK}.
+     *
+     * @return the rank, or {@value #UNKNOWN_RANK}
+     */
     public int rank() {
         return rank;
     }
@@ -189,6 +241,8 @@ public final class Work {
     /**
      * For a successful {@link OpType#RECVANYSOURCE}, the rank the data came from; otherwise
      * {@value #NO_SOURCE}.
+     *
+     * @return the source rank, or {@value #NO_SOURCE}
      */
     public int sourceRank() {
         Object v = value;
@@ -199,6 +253,8 @@ public final class Work {
      * How it ended: {@link WorkResult#SUCCESS}; for a {@link CollectiveException}, its
      * {@link CollectiveException#workResult()} ({@code TIMEOUT} for a {@link CollectiveTimeoutException},
      * {@code COMM_ERROR} otherwise); {@link WorkResult#UNKNOWN} while running or for any other error.
+     *
+     * @return the result
      */
     public WorkResult result() {
         if (!done.isDone()) {

@@ -64,12 +64,20 @@ public final class Cuda {
         }
     }
 
-    /** True when the JCuda runtime is loaded and at least one device is visible. Never throws. */
+    /**
+     * True when the JCuda runtime is loaded and at least one device is visible. Never throws.
+     *
+     * @return whether CUDA can be used in this process
+     */
     public static boolean isAvailable() {
         return Probe.REASON == null;
     }
 
-    /** Why CUDA is unavailable, or an empty string when it is available. Never throws. */
+    /**
+     * Why CUDA is unavailable, or an empty string when it is available. Never throws.
+     *
+     * @return the reason, or {@code ""} when CUDA is available
+     */
     public static String unavailableReason() {
         return Probe.REASON == null ? "" : Probe.REASON;
     }
@@ -91,13 +99,25 @@ public final class Cuda {
         return new IllegalStateException("CUDA unavailable: " + Probe.REASON + " (" + entryPoint + ")");
     }
 
-    /** Number of visible devices. */
+    /**
+     * Number of visible devices.
+     *
+     * @return the number of visible devices
+     * @throws IllegalStateException when CUDA is unavailable
+     */
     public static int deviceCount() {
         requireAvailable("Cuda.deviceCount");
         return Probe.COUNT;
     }
 
-    /** Properties of device {@code index}. */
+    /**
+     * Properties of device {@code index}.
+     *
+     * @param index the device ordinal, in {@code [0, deviceCount())}
+     * @return the device's name, memory, compute capability, copy engines and PCI bus id
+     * @throws IllegalStateException when CUDA is unavailable
+     * @throws IllegalArgumentException when there is no device {@code index}
+     */
     public static CudaDeviceInfo device(int index) {
         requireAvailable("Cuda.device");
         checkIndex(index);
@@ -109,7 +129,12 @@ public final class Cuda {
                 p.asyncEngineCount, pci);
     }
 
-    /** Properties of every visible device. */
+    /**
+     * Properties of every visible device.
+     *
+     * @return one entry per visible device, in ordinal order (unmodifiable)
+     * @throws IllegalStateException when CUDA is unavailable
+     */
     public static List<CudaDeviceInfo> devices() {
         requireAvailable("Cuda.devices");
         List<CudaDeviceInfo> out = new ArrayList<>();
@@ -122,6 +147,11 @@ public final class Cuda {
     /**
      * Free and total memory of device {@code index} in bytes ({@code cudaMemGetInfo}), as
      * {@code {free, total}}.
+     *
+     * @param index the device ordinal
+     * @return {@code {free, total}} in bytes
+     * @throws IllegalStateException when CUDA is unavailable
+     * @throws IllegalArgumentException when there is no device {@code index}
      */
     public static long[] memoryInfo(int index) {
         requireAvailable("Cuda.memoryInfo");

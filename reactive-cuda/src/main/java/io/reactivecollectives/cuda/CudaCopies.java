@@ -53,6 +53,7 @@ public final class CudaCopies implements CopyEngine {
     /**
      * Copies whose copy streams wait for the legacy default stream of the device involved.
      *
+     * @return copies for every device, ordered after each device's legacy default stream
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static CudaCopies create() {
@@ -64,6 +65,8 @@ public final class CudaCopies implements CopyEngine {
      * Copies that wait for the work enqueued on {@code producer} (for tensors on its device; other
      * devices' copies wait for their legacy default stream).
      *
+     * @param producer the stream whose enqueued work each copy waits for
+     * @return copies ordered after {@code producer}
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static CudaCopies create(CudaStream producer) {
@@ -182,6 +185,9 @@ public final class CudaCopies implements CopyEngine {
     /**
      * A {@code Mono} that completes once the work enqueued on {@code stream} so far has finished
      * (an event recorded now, waited for on {@link CudaScheduler}).
+     *
+     * @param stream the stream to wait for
+     * @return a cold {@code Mono} completing once the work enqueued on {@code stream} so far has finished
      */
     public Mono<Void> synchronize(CudaStream stream) {
         return Mono.<Void>fromRunnable(() -> {

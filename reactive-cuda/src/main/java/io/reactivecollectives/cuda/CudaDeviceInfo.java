@@ -17,7 +17,11 @@ import io.reactivecollectives.core.Device;
 public record CudaDeviceInfo(int index, String name, long totalMemory, int major, int minor,
                              int multiProcessorCount, int asyncEngineCount, String pciBusId) {
 
-    /** The {@link Device} of this ordinal. */
+    /**
+     * The {@link Device} of this ordinal.
+     *
+     * @return {@code Device.cuda(index)}
+     */
     public Device device() {
         return Device.cuda(index);
     }

@@ -45,6 +45,9 @@ public final class CudaMemory implements DeviceMemory {
      * Allocates {@code bytes} on {@code device} with {@code cudaMalloc}, on the calling thread
      * ({@code cudaMalloc} may wait for the device: call it off event loops).
      *
+     * @param device the CUDA device to allocate on
+     * @param bytes  the size in bytes
+     * @return the allocation, owned by the caller (one reference)
      * @throws IllegalStateException when CUDA is unavailable
      * @throws IllegalArgumentException for a CPU device, a missing device or a negative size
      * @throws CudaException when the allocation fails (out of memory)
@@ -81,7 +84,13 @@ public final class CudaMemory implements DeviceMemory {
         return root.view;
     }
 
-    /** A new tensor of {@code dtype} and {@code shape} in this memory; takes ownership of one reference. */
+    /**
+     * A new tensor of {@code dtype} and {@code shape} in this memory; takes ownership of one reference.
+     *
+     * @param dtype the element type
+     * @param shape the tensor's shape; its byte size must fit this memory
+     * @return a tensor over this memory, owning the reference taken
+     */
     public Tensor asTensor(DType dtype, long... shape) {
         return Tensor.onDevice(this, dtype, shape);
     }

@@ -43,12 +43,20 @@ public final class CudaScheduler {
         }
     }
 
-    /** The shared scheduler (created on first use, lives as long as the JVM). */
+    /**
+     * The shared scheduler (created on first use, lives as long as the JVM).
+     *
+     * @return the CUDA scheduler
+     */
     public static Scheduler get() {
         return Holder.SCHEDULER;
     }
 
-    /** True when the calling thread belongs to this scheduler. */
+    /**
+     * True when the calling thread belongs to this scheduler.
+     *
+     * @return whether the caller runs on a CUDA scheduler thread
+     */
     public static boolean isCurrentThread() {
         return Thread.currentThread().getName().startsWith("rc-cuda-");
     }

@@ -23,6 +23,8 @@ public final class CudaStream {
     /**
      * The legacy default stream (stream 0) of {@code device}.
      *
+     * @param device the CUDA device
+     * @return the device's stream 0
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static CudaStream legacyDefault(Device device) {
@@ -33,12 +35,20 @@ public final class CudaStream {
         return new CudaStream(device, JCuda.cudaStreamLegacy, "legacy-default");
     }
 
-    /** The device the stream belongs to. */
+    /**
+     * The device the stream belongs to.
+     *
+     * @return the stream's device
+     */
     public Device device() {
         return device;
     }
 
-    /** JCuda's handle, for code that launches its own work on this stream. */
+    /**
+     * JCuda's handle, for code that launches its own work on this stream.
+     *
+     * @return the JCuda stream handle
+     */
     public cudaStream_t handle() {
         return handle;
     }

@@ -25,6 +25,8 @@ public final class CudaStreams {
     /**
      * The host-to-device copy stream of {@code device}.
      *
+     * @param device the CUDA device
+     * @return the stream host-to-device copies of {@code device} are enqueued on
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static CudaStream hostToDevice(Device device) {
@@ -35,6 +37,8 @@ public final class CudaStreams {
     /**
      * The device-to-host copy stream of {@code device}.
      *
+     * @param device the CUDA device
+     * @return the stream device-to-host copies of {@code device} are enqueued on
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static CudaStream deviceToHost(Device device) {
@@ -46,6 +50,8 @@ public final class CudaStreams {
      * A new non-blocking stream on {@code device}, owned by the caller (for example as the stream
      * a producer of tensors works on); it lives as long as the process.
      *
+     * @param device the CUDA device
+     * @return a new non-blocking stream
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static CudaStream newStream(Device device) {

@@ -19,6 +19,11 @@ public final class CudaTensors {
     /**
      * A new tensor on {@code device} whose contents are unspecified. Allocates on the calling
      * thread ({@link CudaMemory#allocate}); release it to free the memory.
+     *
+     * @param device the CUDA device
+     * @param dtype  the element type
+     * @param shape  the shape
+     * @return a new tensor owned by the caller
      */
     public static Tensor empty(Device device, DType dtype, long... shape) {
         Cuda.requireAvailable("CudaTensors.empty");
@@ -38,7 +43,14 @@ public final class CudaTensors {
         }
     }
 
-    /** A new zero-filled tensor on {@code device} ({@code cudaMemset}, synchronous, on the calling thread). */
+    /**
+     * A new zero-filled tensor on {@code device} ({@code cudaMemset}, synchronous, on the calling thread).
+     *
+     * @param device the CUDA device
+     * @param dtype  the element type
+     * @param shape  the shape
+     * @return a new zero-filled tensor owned by the caller
+     */
     public static Tensor zeros(Device device, DType dtype, long... shape) {
         Cuda.requireAvailable("CudaTensors.zeros");
         Tensor t = empty(device, dtype, shape);
@@ -56,6 +68,11 @@ public final class CudaTensors {
      * A cold {@code Mono} that allocates a tensor on {@code device} (on {@link CudaScheduler}), copies
      * {@code cpu} into it with {@code copies}, and emits it; the caller owns the result. {@code cpu}
      * is not released.
+     *
+     * @param cpu    the host tensor to copy
+     * @param device the device to copy it to
+     * @param copies the copy engine
+     * @return a cold {@code Mono} emitting the new device tensor
      */
     public static Mono<Tensor> toDevice(Tensor cpu, Device device, CudaCopies copies) {
         return Mono.defer(() -> {
@@ -75,6 +92,10 @@ public final class CudaTensors {
     /**
      * A cold {@code Mono} that copies the CUDA tensor {@code cuda} into a new CPU tensor and emits it;
      * the caller owns the result. {@code cuda} is not released.
+     *
+     * @param cuda   the device tensor to copy
+     * @param copies the copy engine
+     * @return a cold {@code Mono} emitting the new host tensor
      */
     public static Mono<Tensor> toHost(Tensor cuda, CudaCopies copies) {
         return Mono.defer(() -> {

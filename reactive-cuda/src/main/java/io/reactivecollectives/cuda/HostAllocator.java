@@ -14,23 +14,37 @@ public interface HostAllocator {
     /**
      * Allocates {@code bytes} of host memory. Runs on {@link #scheduler()}.
      *
+     * @param bytes the capacity to allocate
      * @return a direct buffer in native order, position 0, capacity {@code bytes}
      */
     ByteBuffer allocate(int bytes);
 
-    /** Frees a buffer {@link #allocate} returned. Runs on {@link #scheduler()}. */
+    /**
+     * Frees a buffer {@link #allocate} returned. Runs on {@link #scheduler()}.
+     *
+     * @param buffer a buffer this allocator returned, not used afterwards
+     */
     void free(ByteBuffer buffer);
 
-    /** Where allocations and frees run (they may block: never an event loop). */
+    /**
+     * Where allocations and frees run (they may block: never an event loop).
+     *
+     * @return the scheduler that allocations and frees run on
+     */
     Scheduler scheduler();
 
-    /** A short description for messages ({@code pinned}, {@code direct}). */
+    /**
+     * A short description for messages ({@code pinned}, {@code direct}).
+     *
+     * @return the allocator's name
+     */
     String name();
 
     /**
      * Page-locked host memory from {@code cudaHostAlloc(cudaHostAllocPortable)}, usable for
      * asynchronous copies with every device; allocated and freed on {@link CudaScheduler}.
      *
+     * @return the pinned allocator
      * @throws IllegalStateException when CUDA is unavailable
      */
     static HostAllocator pinned() {
@@ -38,7 +52,11 @@ public interface HostAllocator {
         return new CudaHostAllocator();
     }
 
-    /** Direct (pageable) memory from {@link ByteBuffer#allocateDirect}, allocated on the calling scheduler's thread. */
+    /**
+     * Direct (pageable) memory from {@link ByteBuffer#allocateDirect}, allocated on the calling scheduler's thread.
+     *
+     * @return the pageable direct-memory allocator
+     */
     static HostAllocator direct() {
         return new DirectHostAllocator();
     }

@@ -69,6 +69,18 @@ public final class HostStagedProcessGroup implements ProcessGroup {
          */
         public static final Options DEFAULT = new Options(32 << 20, 2, 5, StageListener.NONE);
 
+        /**
+         * Checks the options.
+         *
+         * @param chunkBytes bytes per chunk, at least 16
+         * @param depth      chunks in flight per direction, at least 1
+         * @param poolSlabs  slabs of the pinned pool, at least 1
+         * @param listener   told of every completed stage, not null
+         *
+         * @throws IllegalArgumentException when {@code chunkBytes} is below 16, or {@code depth} or
+         *         {@code poolSlabs} is below 1
+         * @throws NullPointerException when {@code listener} is null
+         */
         public Options {
             if (chunkBytes < 16) {
                 throw new IllegalArgumentException("chunkBytes must be >= 16, got " + chunkBytes);
@@ -82,14 +94,33 @@ public final class HostStagedProcessGroup implements ProcessGroup {
             Objects.requireNonNull(listener, "listener");
         }
 
+        /**
+         * These options with another chunk size.
+         *
+         * @param bytes bytes per chunk
+         * @return the new options
+         */
         public Options withChunkBytes(int bytes) {
             return new Options(bytes, depth, poolSlabs, listener);
         }
 
+        /**
+         * These options with another pipeline depth; the pool grows to {@code 2 * d + 1} slabs when it
+         * had fewer, so copies in and out can overlap fully.
+         *
+         * @param d chunks copied in, and copied out, at the same time
+         * @return the new options
+         */
         public Options withDepth(int d) {
             return new Options(chunkBytes, d, Math.max(poolSlabs, 2 * d + 1), listener);
         }
 
+        /**
+         * These options with another stage listener.
+         *
+         * @param l told of every completed stage
+         * @return the new options
+         */
         public Options withListener(StageListener l) {
             return new Options(chunkBytes, depth, poolSlabs, l);
         }
@@ -110,6 +141,10 @@ public final class HostStagedProcessGroup implements ProcessGroup {
      * A staged group over {@code cpu} using {@code copier} and slabs of {@code pool} (which this
      * group does not close).
      *
+     * @param cpu     the CPU process group the host copies are reduced through
+     * @param copier  copies between device and pinned host memory
+     * @param pool    the pinned slabs chunks are staged in
+     * @param options chunk size, depth and listener
      * @throws IllegalArgumentException when the chunk is larger than the pool's slabs
      */
     public HostStagedProcessGroup(ProcessGroup cpu, CopyEngine copier, PinnedBufferPool pool, Options options) {
@@ -137,6 +172,8 @@ public final class HostStagedProcessGroup implements ProcessGroup {
      * A staged group over {@code cpu} with {@link CudaCopies} and its own pinned pool, with
      * {@link Options#DEFAULT}.
      *
+     * @param cpu the CPU process group to stage through
+     * @return the staged group, owning its pool
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static HostStagedProcessGroup create(ProcessGroup cpu) {
@@ -148,6 +185,9 @@ public final class HostStagedProcessGroup implements ProcessGroup {
      * stream) and its own pinned pool of {@code options.poolSlabs()} slabs of
      * {@code options.chunkBytes()}, closed with the group.
      *
+     * @param cpu     the CPU process group to stage through
+     * @param options chunk size, depth, pool size and listener
+     * @return the staged group, owning its pool
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static HostStagedProcessGroup create(ProcessGroup cpu, Options options) {
@@ -156,23 +196,43 @@ public final class HostStagedProcessGroup implements ProcessGroup {
                 PinnedBufferPool.pinned(options.chunkBytes(), options.poolSlabs()), true, options);
     }
 
-    /** As {@link #create(ProcessGroup, Options)}, with copies that wait for {@code producer}. */
+    /**
+     * As {@link #create(ProcessGroup, Options)}, with copies that wait for {@code producer}.
+     *
+     * @param cpu      the CPU process group to stage through
+     * @param options  chunk size, depth, pool size and listener
+     * @param producer the stream whose enqueued work every copy waits for
+     * @return the staged group, owning its pool
+     */
     public static HostStagedProcessGroup create(ProcessGroup cpu, Options options, CudaStream producer) {
         Cuda.requireAvailable("HostStagedProcessGroup.create");
         return new HostStagedProcessGroup(cpu, CudaCopies.create(producer),
                 PinnedBufferPool.pinned(options.chunkBytes(), options.poolSlabs()), true, options);
     }
 
-    /** The wrapped CPU group. */
+    /**
+     * The wrapped CPU group.
+     *
+     * @return the CPU group
+     */
     public ProcessGroup cpuGroup() {
         return cpu;
     }
 
-    /** The pool of pinned slabs. */
+    /**
+     * The pool of pinned slabs.
+     *
+     * @return the pool
+     */
     public PinnedBufferPool pool() {
         return pool;
     }
 
+    /**
+     * The options this group runs with.
+     *
+     * @return the options
+     */
     public Options options() {
         return options;
     }

@@ -54,6 +54,9 @@ public final class PinnedBufferPool implements AutoCloseable {
     /**
      * A pool of at most {@code maxSlabs} slabs of {@code slabBytes} from {@code allocator}.
      *
+     * @param allocator where slabs are allocated and freed
+     * @param slabBytes size of each slab in bytes
+     * @param maxSlabs  the most slabs allocated at once
      * @throws IllegalArgumentException for a non-positive size or count
      */
     public PinnedBufferPool(HostAllocator allocator, int slabBytes, int maxSlabs) {
@@ -71,6 +74,9 @@ public final class PinnedBufferPool implements AutoCloseable {
     /**
      * A pool of page-locked slabs from {@code cudaHostAlloc}.
      *
+     * @param slabBytes size of each slab in bytes
+     * @param maxSlabs  the most slabs allocated at once
+     * @return the pool
      * @throws IllegalStateException when CUDA is unavailable
      */
     public static PinnedBufferPool pinned(int slabBytes, int maxSlabs) {
@@ -78,7 +84,11 @@ public final class PinnedBufferPool implements AutoCloseable {
         return new PinnedBufferPool(HostAllocator.pinned(), slabBytes, maxSlabs);
     }
 
-    /** A new, empty pool with this pool's allocator, slab size and slab count. */
+    /**
+     * A new, empty pool with this pool's allocator, slab size and slab count.
+     *
+     * @return the new pool
+     */
     public PinnedBufferPool sibling() {
         return new PinnedBufferPool(allocator, slabBytes, maxSlabs);
     }
@@ -88,6 +98,8 @@ public final class PinnedBufferPool implements AutoCloseable {
      * after an allocation when fewer than {@link #maxSlabs()} exist, else when one is returned), or
      * fails with {@link IllegalStateException} when the pool is closed, or with the allocator's
      * error. The subscriber owns the buffer and must release it.
+     *
+     * @return a cold {@code Mono} emitting a slab owned by the subscriber until returned
      */
     public Mono<ByteBuf> acquire() {
         return Mono.<ByteBuf>create(this::enqueue)
@@ -97,6 +109,10 @@ public final class PinnedBufferPool implements AutoCloseable {
     /**
      * Acquires a slab, runs {@code use} with it, and returns the slab when the {@code Mono} that
      * {@code use} returned completes, fails or is cancelled ({@code use} must not release it).
+     *
+     * @param <T> what {@code use} emits
+     * @param use the work done with the slab
+     * @return a cold {@code Mono} emitting what {@code use} emits
      */
     public <T> Mono<T> withSlab(Function<ByteBuf, Mono<T>> use) {
         return Mono.usingWhen(acquire(), use, b -> Mono.fromRunnable(b::release),
@@ -215,42 +231,74 @@ public final class PinnedBufferPool implements AutoCloseable {
         return new IllegalStateException("PinnedBufferPool is closed");
     }
 
-    /** Size of each slab in bytes. */
+    /**
+     * Size of each slab in bytes.
+     *
+     * @return the slab size
+     */
     public int slabBytes() {
         return slabBytes;
     }
 
-    /** The most slabs this pool allocates. */
+    /**
+     * The most slabs this pool allocates.
+     *
+     * @return the slab limit
+     */
     public int maxSlabs() {
         return maxSlabs;
     }
 
-    /** Slabs allocated (or being allocated) now. */
+    /**
+     * Slabs allocated (or being allocated) now.
+     *
+     * @return the number of allocated slabs
+     */
     public synchronized int allocatedSlabs() {
         return allocated;
     }
 
-    /** Slabs held by acquirers now. */
+    /**
+     * Slabs held by acquirers now.
+     *
+     * @return the number of leased slabs
+     */
     public synchronized int leasedSlabs() {
         return leased;
     }
 
-    /** Slabs allocated and free now. */
+    /**
+     * Slabs allocated and free now.
+     *
+     * @return the number of idle slabs
+     */
     public synchronized int idleSlabs() {
         return idle.size();
     }
 
-    /** Acquirers waiting for a slab now. */
+    /**
+     * Acquirers waiting for a slab now.
+     *
+     * @return the number of waiting acquirers
+     */
     public synchronized int waitingAcquirers() {
         return waiters.size();
     }
 
-    /** Successful allocations over the pool's life (never above {@link #maxSlabs()} while slabs are reused). */
+    /**
+     * Successful allocations over the pool's life (never above {@link #maxSlabs()} while slabs are reused).
+     *
+     * @return the number of allocations so far
+     */
     public synchronized long allocations() {
         return allocations;
     }
 
-    /** The allocator's name ({@code pinned}, {@code direct}). */
+    /**
+     * The allocator's name ({@code pinned}, {@code direct}).
+     *
+     * @return the allocator's name
+     */
     public String allocatorName() {
         return allocator.name();
     }

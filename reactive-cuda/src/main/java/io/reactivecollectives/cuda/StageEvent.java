@@ -23,7 +23,11 @@ public record StageEvent(String op, long opId, int chunk, Stage stage, long byte
         COPY_OUT
     }
 
-    /** Duration in nanoseconds. */
+    /**
+     * Duration in nanoseconds.
+     *
+     * @return {@code endNanos - startNanos}
+     */
     public long nanos() {
         return endNanos - startNanos;
     }

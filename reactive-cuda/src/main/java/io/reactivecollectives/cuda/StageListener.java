@@ -11,5 +11,10 @@ public interface StageListener {
     /** A listener that ignores everything. */
     StageListener NONE = e -> { };
 
+    /**
+     * Called once per completed stage.
+     *
+     * @param event the stage, its chunk and its timing
+     */
     void onStage(StageEvent event);
 }

@@ -30,6 +30,14 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
     /** Environment variable read when the property is not set. */
     public static final String DEBUG_ENV = "RC_DISTRIBUTED_DEBUG";
 
+    /**
+     * Checks the options.
+     *
+     * @param checkCollectives whether ranks exchange and compare a fingerprint before every collective
+     * @param flightRecorder   the flight recorder's size and dump directory, not null
+     * @param meterRegistry    where the meters go; null for the global registry
+     * @throws NullPointerException when {@code flightRecorder} is null
+     */
     public Diagnostics {
         Objects.requireNonNull(flightRecorder, "flightRecorder");
     }
@@ -37,6 +45,8 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
     /**
      * The collective check off unless {@value #DEBUG_PROPERTY} (or {@value #DEBUG_ENV}) is
      * {@code DETAIL}, {@link FlightRecorder.Config#defaults()}, the global registry.
+     *
+     * @return the defaults
      */
     public static Diagnostics defaults() {
         String level = System.getProperty(DEBUG_PROPERTY);
@@ -47,19 +57,37 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
         return new Diagnostics(detail, FlightRecorder.Config.defaults(), null);
     }
 
+    /**
+     * These diagnostics with the collective (mismatch) check turned on or off.
+     *
+     * @param on whether to check every collective's fingerprint across the ranks
+     * @return the new diagnostics
+     */
     public Diagnostics withCheckCollectives(boolean on) {
         return new Diagnostics(on, flightRecorder, meterRegistry);
     }
 
+    /**
+     * These diagnostics with another flight recorder configuration.
+     *
+     * @param config the flight recorder's size and dump directory
+     * @return the new diagnostics
+     */
     public Diagnostics withFlightRecorder(FlightRecorder.Config config) {
         return new Diagnostics(checkCollectives, config, meterRegistry);
     }
 
+    /**
+     * These diagnostics with another meter registry.
+     *
+     * @param registry where the meters go; null for the global registry
+     * @return the new diagnostics
+     */
     public Diagnostics withMeterRegistry(MeterRegistry registry) {
         return new Diagnostics(checkCollectives, flightRecorder, registry);
     }
 
-    /** The registry meters go to: {@link #meterRegistry()} or the global one. */
+    /** {@return the registry meters go to: {@link #meterRegistry()} or, when that is null, the global one} */
     public MeterRegistry registry() {
         return meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
     }

@@ -32,22 +32,34 @@ public record ErrorHandling(Mode mode, IntConsumer exitHook) {
         TEAR_DOWN
     }
 
+    /**
+     * Checks the arguments.
+     *
+     * @param mode     the mode, not null
+     * @param exitHook called with the exit status in {@link Mode#TEAR_DOWN}, not null
+     * @throws NullPointerException when either is null
+     */
     public ErrorHandling {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(exitHook, "exitHook");
     }
 
-    /** Fail the operations only. */
+    /** {@return fail the operations only (the default)} */
     public static ErrorHandling failOperations() {
         return new ErrorHandling(Mode.FAIL_OPERATIONS, ErrorHandling::exit);
     }
 
-    /** Log, then exit the process with {@link #EXIT_STATUS}. */
+    /** {@return log, dump the flight recorder, then exit the process with {@link #EXIT_STATUS}} */
     public static ErrorHandling tearDown() {
         return new ErrorHandling(Mode.TEAR_DOWN, ErrorHandling::exit);
     }
 
-    /** {@link #tearDown()} with {@code exitHook} instead of {@link Runtime#exit(int)} (for tests). */
+    /**
+     * {@link #tearDown()} with {@code exitHook} instead of {@link Runtime#exit(int)} (for tests).
+     *
+     * @param exitHook called with {@link #EXIT_STATUS} instead of exiting
+     * @return tear-down handling with that hook
+     */
     public static ErrorHandling tearDown(IntConsumer exitHook) {
         return new ErrorHandling(Mode.TEAR_DOWN, exitHook);
     }

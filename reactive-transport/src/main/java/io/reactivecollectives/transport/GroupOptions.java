@@ -56,6 +56,32 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     /** Default number of silent heartbeat intervals after which a peer is declared dead. */
     public static final int DEFAULT_MISSED_HEARTBEATS = 5;
 
+    /**
+     * Checks the options and fills in the defaults: a null {@code errorHandling} fails operations only, a
+     * null {@code diagnostics} is {@link Diagnostics#defaults()}, a null {@code resultDelivery} is
+     * {@link ResultDelivery#EVENT_LOOP}.
+     *
+     * @param groupId             the group's name, 1 to 256 characters
+     * @param timeout             default timeout of a collective, positive
+     * @param connectTimeout      how long start-up waits for every rank, positive
+     * @param host                address the rank's server binds to and publishes
+     * @param secret              shared secret for the handshake HMAC, or null
+     * @param smallAllReduceBytes all-reduces up to this size use recursive doubling
+     * @param smallBroadcastBytes broadcasts up to this size use the binomial tree
+     * @param segmentBytes        size of one pipelined piece, at least 64
+     * @param pipelineDepth       pieces in flight per collective, at least 1
+     * @param maxFramePayload     largest frame payload, at least {@code segmentBytes}
+     * @param maxUnclaimedBytes   inbound bytes buffered before their collective asks for them, at least {@code maxFramePayload}
+     * @param socketBufferBytes   SO_SNDBUF / SO_RCVBUF, or 0 for the kernel's auto-tuning
+     * @param diagnostics         flight recorder, meters and collective check, or null
+     * @param heartbeatInterval   heartbeat interval, at least 1 ms
+     * @param missedHeartbeats    silent intervals after which a peer is dead, at least 2
+     * @param errorHandling       what a failed collective does beyond failing, or null
+     * @param resultDelivery      where operations deliver their results, or null
+     * @param tls                 TLS between the ranks, or null for none
+     * @throws IllegalArgumentException when a value is out of its range
+     * @throws NullPointerException when {@code groupId}, a timeout, {@code host} or {@code heartbeatInterval} is null
+     */
     public GroupOptions {
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(timeout, "timeout");
@@ -90,7 +116,11 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         }
     }
 
-    /** Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds. */
+    /**
+     * Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds.
+     *
+     * @return the default options
+     */
     public static GroupOptions defaults() {
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
@@ -98,6 +128,12 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP, null);
     }
 
+    /**
+     * These options with another group id (unique within the store; every rank must use the same).
+     *
+     * @param v the group's name, 1 to 256 characters
+     * @return the new options
+     */
     public GroupOptions withGroupId(String v) {
         return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
@@ -107,6 +143,9 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     /**
      * The default timeout of a collective; timed by Reactor's parallel scheduler, so a test can
      * pass it in virtual time ({@code StepVerifier.withVirtualTime}).
+     *
+     * @param v the timeout, positive
+     * @return the new options
      */
     public GroupOptions withTimeout(Duration v) {
         return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
@@ -114,102 +153,203 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another connect timeout: how long start-up waits for every rank to publish
+     * its address and connect.
+     *
+     * @param v the connect timeout, positive
+     * @return the new options
+     */
     public GroupOptions withConnectTimeout(Duration v) {
         return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another host: the address this rank's server binds to and publishes (one the
+     * other ranks can reach, for a multi-host job).
+     *
+     * @param v the address
+     * @return the new options
+     */
     public GroupOptions withHost(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another handshake secret (the same on every rank).
+     *
+     * @param v the shared secret, or null for none
+     * @return the new options
+     */
     public GroupOptions withSecret(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another all-reduce threshold: all-reduces up to this size use recursive
+     * doubling, larger ones the ring.
+     *
+     * @param v the threshold in bytes
+     * @return the new options
+     */
     public GroupOptions withSmallAllReduceBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another broadcast threshold: broadcasts up to this size use the binomial tree,
+     * larger ones the pipelined chain.
+     *
+     * @param v the threshold in bytes
+     * @return the new options
+     */
     public GroupOptions withSmallBroadcastBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another segment size, the piece that pipelined algorithms send at a time.
+     *
+     * @param v the segment size in bytes, at least 64 and at most {@link #maxFramePayload()}
+     * @return the new options
+     */
     public GroupOptions withSegmentBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another pipeline depth: segments in flight at once per collective.
+     *
+     * @param v the depth, at least 1
+     * @return the new options
+     */
     public GroupOptions withPipelineDepth(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another largest frame payload; a bigger frame closes its connection.
+     *
+     * @param v the limit in bytes, at least {@link #segmentBytes()}
+     * @return the new options
+     */
     public GroupOptions withMaxFramePayload(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with another limit on inbound bytes buffered before their collective asks for
+     * them; above it the rank stops reading from its connections.
+     *
+     * @param v the limit in bytes, at least {@link #maxFramePayload()}
+     * @return the new options
+     */
     public GroupOptions withMaxUnclaimedBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with other socket buffer sizes.
+     *
+     * @param v SO_SNDBUF and SO_RCVBUF in bytes, or 0 to leave the kernel's auto-tuning alone
+     * @return the new options
+     */
     public GroupOptions withSocketBufferBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
+    /**
+     * These options with other diagnostics.
+     *
+     * @param v flight recorder, meters and collective check; null for {@link Diagnostics#defaults()}
+     * @return the new options
+     */
     public GroupOptions withDiagnostics(Diagnostics v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
     }
 
-    /** Heartbeat interval and how many silent intervals make a peer dead. */
+    /**
+     * Heartbeat interval and how many silent intervals make a peer dead.
+     *
+     * @param interval how often a heartbeat is sent on every connection, at least 1 ms
+     * @param missed   silent intervals after which a peer is declared dead, at least 2
+     * @return the new options
+     */
     public GroupOptions withHeartbeat(Duration interval, int missed) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 interval, missed, errorHandling, resultDelivery, tls);
     }
 
-    /** What a failed collective does beyond failing: see {@link ErrorHandling}. */
+    /**
+     * What a failed collective does beyond failing: see {@link ErrorHandling}.
+     *
+     * @param v the error handling; null to fail operations only
+     * @return the new options
+     */
     public GroupOptions withErrorHandling(ErrorHandling v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, v, resultDelivery, tls);
     }
 
-    /** Turns the collective (mismatch) check on or off: see {@link Diagnostics#checkCollectives()}. */
+    /**
+     * Turns the collective (mismatch) check on or off: see {@link Diagnostics#checkCollectives()}.
+     *
+     * @param on whether to check every collective's fingerprint across the ranks
+     * @return the new options
+     */
     public GroupOptions withCollectiveChecks(boolean on) {
         return withDiagnostics(diagnostics.withCheckCollectives(on));
     }
 
-    /** The registry the group's meters go to (null: the global registry). */
+    /**
+     * The registry the group's meters go to (null: the global registry).
+     *
+     * @param registry the registry, or null
+     * @return the new options
+     */
     public GroupOptions withMeterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
         return withDiagnostics(diagnostics.withMeterRegistry(registry));
     }
 
-    /** The flight recorder's size and dump directory. */
+    /**
+     * The flight recorder's size and dump directory.
+     *
+     * @param config the flight recorder's configuration
+     * @return the new options
+     */
     public GroupOptions withFlightRecorder(io.reactivecollectives.core.observe.FlightRecorder.Config config) {
         return withDiagnostics(diagnostics.withFlightRecorder(config));
     }
 
-    /** What the connection mesh reads of these settings (group id, secret, timeouts, buffers, heartbeats). */
+    /**
+     * What the connection mesh reads of these settings (group id, secret, timeouts, buffers, heartbeats).
+     *
+     * @return the mesh's settings, for the data connections
+     */
     public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
         return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
                 socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats,
@@ -227,14 +367,25 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 + ", tls=" + (tls != null) + "]";
     }
 
-    /** TLS between the ranks (null: none); see {@link io.reactivecollectives.transport.mesh.MeshTls}. */
+    /**
+     * TLS between the ranks (null: none); see {@link io.reactivecollectives.transport.mesh.MeshTls}
+     * ({@code MeshTls.fromPem(certificate, privateKey, trusted)} reads PEM files; mutual TLS).
+     *
+     * @param v the TLS configuration, or null for plain connections
+     * @return the new options
+     */
     public GroupOptions withTls(io.reactivecollectives.transport.mesh.MeshTls v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, v);
     }
 
-    /** Where operations deliver their results (see {@link ResultDelivery}). */
+    /**
+     * Where operations deliver their results (see {@link ResultDelivery}).
+     *
+     * @param v where results are delivered; null for {@link ResultDelivery#EVENT_LOOP}
+     * @return the new options
+     */
     public GroupOptions withResultDelivery(ResultDelivery v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,

@@ -36,12 +36,23 @@ public final class LocalCluster implements AutoCloseable {
         this.groups = groups;
     }
 
-    /** Starts {@code worldSize} ranks with {@link GroupOptions#defaults()}; emits once all are connected. */
+    /**
+     * Starts {@code worldSize} ranks with {@link GroupOptions#defaults()}; emits once all are connected.
+     *
+     * @param worldSize the number of ranks, at least 1
+     * @return a cold {@code Mono} emitting the connected cluster
+     */
     public static Mono<LocalCluster> start(int worldSize) {
         return start(worldSize, GroupOptions.defaults());
     }
 
-    /** Starts {@code worldSize} ranks with {@code options}; emits once all are connected. */
+    /**
+     * Starts {@code worldSize} ranks with {@code options}; emits once all are connected.
+     *
+     * @param worldSize the number of ranks, at least 1
+     * @param options   the settings every rank uses
+     * @return a cold {@code Mono} emitting the connected cluster; on failure the ranks already connected are closed
+     */
     public static Mono<LocalCluster> start(int worldSize, GroupOptions options) {
         return Mono.defer(() -> {
             if (worldSize < 1) {
@@ -62,22 +73,27 @@ public final class LocalCluster implements AutoCloseable {
         });
     }
 
-    /** Number of ranks. */
+    /** {@return the number of ranks} */
     public int size() {
         return groups.size();
     }
 
-    /** The group of {@code rank}. */
+    /**
+     * The group of {@code rank}.
+     *
+     * @param rank the rank, in {@code [0, size())}
+     * @return that rank's group
+     */
     public TcpProcessGroup group(int rank) {
         return groups.get(rank);
     }
 
-    /** All groups, by rank. */
+    /** {@return all groups, by rank (unmodifiable)} */
     public List<TcpProcessGroup> groups() {
         return groups;
     }
 
-    /** The store the ranks met through. */
+    /** {@return the store the ranks met through} */
     public Store store() {
         return store;
     }
@@ -86,6 +102,10 @@ public final class LocalCluster implements AutoCloseable {
      * Runs {@code body} on every rank concurrently (each rank's {@code Mono} subscribed at once) and
      * emits the results in rank order; ranks whose {@code Mono} completes empty contribute nothing.
      * Fails with the first error of any rank (the others are cancelled).
+     *
+     * @param <T>  what each rank's {@code Mono} emits
+     * @param body the work of one rank, given its group
+     * @return a cold {@code Mono} emitting the ranks' results in rank order
      */
     public <T> Mono<List<T>> run(Function<? super ProcessGroup, ? extends Mono<T>> body) {
         return Flux.fromIterable(groups)

@@ -97,6 +97,9 @@ public final class TcpProcessGroup implements ProcessGroup {
      * Joins the group: binds this rank's server, publishes its address in {@code store}, connects to
      * every other rank and checks the handshakes. Cold; emits the connected group.
      *
+     * @return a cold {@code Mono} emitting the connected group, or failing with an
+     *         {@link IllegalArgumentException} for a bad rank, world size or missing argument, or with the
+     *         connection error
      * @param store     the rendezvous store every rank of the group uses
      * @param rank      this rank, in {@code [0, worldSize)}
      * @param worldSize number of ranks
@@ -116,7 +119,14 @@ public final class TcpProcessGroup implements ProcessGroup {
         });
     }
 
-    /** {@link #connect(Store, int, int, GroupOptions)} with {@link GroupOptions#defaults()}. */
+    /**
+     * {@link #connect(Store, int, int, GroupOptions)} with {@link GroupOptions#defaults()}.
+     *
+     * @param store     the rendezvous store every rank of the group uses
+     * @param rank      this rank, in {@code [0, worldSize)}
+     * @param worldSize number of ranks
+     * @return a cold {@code Mono} emitting the connected group
+     */
     public static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize) {
         return connect(store, rank, worldSize, GroupOptions.defaults());
     }
@@ -136,17 +146,17 @@ public final class TcpProcessGroup implements ProcessGroup {
         return options.groupId();
     }
 
-    /** The options this group was made with. */
+    /** {@return the options this group was made with} */
     public GroupOptions options() {
         return options;
     }
 
-    /** The store the group met through. */
+    /** {@return the store the group met through} */
     public Store store() {
         return store;
     }
 
-    /** The port this rank's server listens on (-1 for a world of one). */
+    /** {@return the port this rank's server listens on (-1 for a world of one)} */
     public int port() {
         Mesh m = runtime.mesh();
         return m == null ? -1 : m.port();
@@ -156,17 +166,27 @@ public final class TcpProcessGroup implements ProcessGroup {
      * This rank's flight recorder: every collective (scheduled, started, completed or failed, and the
      * peer it waited on); dumped automatically on a timeout or a peer failure, or on request with
      * {@link FlightRecorder#dump()}.
+     *
+     * @return the flight recorder
      */
     public FlightRecorder flightRecorder() {
         return runtime.observer().recorder();
     }
 
-    /** This rank's meters (see {@code MetricNames}), in {@link GroupOptions#diagnostics()}'s registry. */
+    /**
+     * This rank's meters (see {@code MetricNames}), in {@link GroupOptions#diagnostics()}'s registry.
+     *
+     * @return the meters
+     */
     public CollectiveMetrics metrics() {
         return runtime.observer().metrics();
     }
 
-    /** Which host each rank runs on, as the ranks learnt it while connecting. */
+    /**
+     * Which host each rank runs on, as the ranks learnt it while connecting.
+     *
+     * @return the ranks' hosts
+     */
     public io.reactivecollectives.transport.algorithms.Topology topology() {
         return runtime.selector().topology();
     }
@@ -174,23 +194,34 @@ public final class TcpProcessGroup implements ProcessGroup {
     /**
      * How this rank reaches {@code peer}: {@code "unix"} for a Unix domain socket (peers on the same
      * host, unless {@code rc.transport.unixSockets=false}), {@code "tcp"}, or {@code "none"}.
+     *
+     * @param peer the other rank
+     * @return {@code "unix"}, {@code "tcp"} or {@code "none"}
      */
     public String transportTo(int peer) {
         Mesh m = runtime.mesh();
         return m == null ? "none" : m.transportTo(peer);
     }
 
-    /** Sequence number the next collective will take. */
+    /** {@return the sequence number the next collective will take} */
     public long nextSequence() {
         return runtime.mailbox().nextSequence();
     }
 
-    /** Bytes of inbound frames buffered before their collective asked for them (diagnostics). */
+    /**
+     * Bytes of inbound frames buffered before their collective asked for them (diagnostics).
+     *
+     * @return the buffered bytes
+     */
     public long unclaimedBytes() {
         return runtime.mailbox().unclaimedBytes();
     }
 
-    /** Collectives with state in the demultiplexer (running here, or with early frames). */
+    /**
+     * Collectives with state in the demultiplexer (running here, or with early frames).
+     *
+     * @return the number of such collectives
+     */
     public int openCollectives() {
         return runtime.mailbox().openBoxes();
     }
@@ -375,7 +406,11 @@ public final class TcpProcessGroup implements ProcessGroup {
         this.generation = gen;
     }
 
-    /** The generation: 0 for a group made by {@code connect}, one more for each {@link #shrink()}. */
+    /**
+     * The generation: 0 for a group made by {@code connect}, one more for each {@link #shrink()}.
+     *
+     * @return the generation
+     */
     public int generation() {
         return generation;
     }
@@ -388,7 +423,7 @@ public final class TcpProcessGroup implements ProcessGroup {
         }
     }
 
-    /** Whether {@link #close()} was called. */
+    /** {@return whether {@link #close()} was called} */
     public boolean isClosed() {
         return runtime.isClosed();
     }

@@ -24,7 +24,11 @@ public final class AllReduceHook implements CommHook {
     /** PREMUL_SUM by {@code 1 / size} for the last world size seen (ReduceOp is immutable, so a race only remakes it). */
     private ReduceOp scale;
 
-    /** The hook for {@code group}. */
+    /**
+     * The hook for {@code group}.
+     *
+     * @param group the group the buckets are all-reduced over
+     */
     public AllReduceHook(ProcessGroup group) {
         this.group = Objects.requireNonNull(group, "group");
     }

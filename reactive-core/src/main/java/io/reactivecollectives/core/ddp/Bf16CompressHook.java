@@ -17,6 +17,11 @@ public final class Bf16CompressHook implements CommHook {
 
     private final ProcessGroup group;
 
+    /**
+     * The hook for {@code group}.
+     *
+     * @param group the group the buckets are all-reduced over
+     */
     public Bf16CompressHook(ProcessGroup group) {
         this.group = Objects.requireNonNull(group, "group");
     }

@@ -25,6 +25,10 @@ public final class BroadcastCoalesced {
     /**
      * Broadcasts {@code tensors} from {@code root}.
      *
+     * @param group           the group
+     * @param tensors         the tensors, on the root the values sent
+     * @param bufferSizeBytes the size of each flattened buffer
+     * @param root            the root rank
      * @return a cold {@code Mono} that emits {@code tensors} (written in place on every rank but the
      *         root) once every buffer is broadcast, or the first collective's error; the temporary
      *         buffers are released whatever happens

@@ -19,7 +19,12 @@ import reactor.core.publisher.Mono;
 @FunctionalInterface
 public interface CommHook {
 
-    /** Reduces {@code bucket} across ranks; emits the reduced flat gradients. */
+    /**
+     * Reduces {@code bucket} across ranks; emits the reduced flat gradients.
+     *
+     * @param bucket the bucket, whose buffer the hook may overwrite
+     * @return a cold {@code Mono} emitting the reduced flat gradients
+     */
     Mono<Tensor> runHook(GradBucket bucket);
 
     /**
@@ -27,6 +32,8 @@ public interface CommHook {
      * be in flight together without two ranks interleaving their collectives differently).
      * Hooks that issue collectives from completion callbacks return {@code false} and the reducer
      * runs them one bucket at a time.
+     *
+     * @return whether each run issues exactly one collective
      */
     default boolean singleCollective() {
         return false;

@@ -85,6 +85,10 @@ public final class GradBucket {
     /**
      * A sparse bucket of one parameter.
      *
+     * @param index       the bucket's position
+     * @param bucketCount how many buckets the model's gradients are split into
+     * @param parameter   the parameter
+     * @return the bucket
      * @param values  the flattened values of the listed rows, 1-D
      * @param indices INT64 row indices, one per row of values
      */
@@ -102,42 +106,74 @@ public final class GradBucket {
         return s;
     }
 
-    /** The bucket's position: 0 holds the last-registered parameters, whose gradients are ready first. */
+    /**
+     * The bucket's position: 0 holds the last-registered parameters, whose gradients are ready first.
+     *
+     * @return the bucket's index
+     */
     public int index() {
         return index;
     }
 
-    /** How many buckets the model's gradients are split into. */
+    /**
+     * How many buckets the model's gradients are split into.
+     *
+     * @return the number of buckets
+     */
     public int bucketCount() {
         return bucketCount;
     }
 
-    /** Whether this is the last bucket of the iteration ({@code index() == bucketCount() - 1}). */
+    /**
+     * Whether this is the last bucket of the iteration ({@code index() == bucketCount() - 1}).
+     *
+     * @return whether this is the last bucket
+     */
     public boolean isLast() {
         return index == bucketCount - 1;
     }
 
-    /** The flat 1-D gradients (owned by the reducer; a hook may write into it). */
+    /**
+     * The flat 1-D gradients (owned by the reducer; a hook may write into it).
+     *
+     * @return the buffer
+     */
     public Tensor buffer() {
         return buffer;
     }
 
-    /** The parameters whose gradients the buffer holds, in layout order. */
+    /**
+     * The parameters whose gradients the buffer holds, in layout order.
+     *
+     * @return the parameters
+     */
     public List<Parameter> parameters() {
         return parameters;
     }
 
-    /** Element offset of each parameter's gradient in the buffer. */
+    /**
+     * Element offset of each parameter's gradient in the buffer.
+     *
+     * @return the offsets, in elements
+     */
     public long[] offsets() {
         return offsets.clone();
     }
 
-    /** Number of elements of each parameter's gradient in the buffer. */
+    /**
+     * Number of elements of each parameter's gradient in the buffer.
+     *
+     * @return the lengths, in elements
+     */
     public long[] lengths() {
         return lengths.clone();
     }
 
-    /** Shape of each parameter. */
+    /**
+     * Shape of each parameter.
+     *
+     * @return the shapes
+     */
     public List<long[]> shapes() {
         List<long[]> out = new ArrayList<>(shapes.size());
         shapes.forEach(s -> out.add(s.clone()));
@@ -147,6 +183,8 @@ public final class GradBucket {
     /**
      * Views of the buffer, one per parameter, shaped as the parameter (for a sparse bucket, shaped
      * {@code [nnz, row shape...]}). Views share the buffer's reference count: do not release them.
+     *
+     * @return the views, in layout order
      */
     public List<Tensor> gradients() {
         List<Tensor> out = new ArrayList<>(parameters.size());
@@ -157,12 +195,21 @@ public final class GradBucket {
         return out;
     }
 
-    /** Whether the bucket holds a row-sparse gradient. */
+    /**
+     * Whether the bucket holds a row-sparse gradient.
+     *
+     * @return whether the gradient is sparse
+     */
     public boolean isSparse() {
         return sparseIndices != null;
     }
 
-    /** The row indices of parameter {@code i}'s sparse gradient, or {@code null} for a dense one. */
+    /**
+     * The row indices of parameter {@code i}'s sparse gradient, or {@code null} for a dense one.
+     *
+     * @param i the parameter's position in the bucket
+     * @return the indices, or null
+     */
     public Tensor sparseIndices(int i) {
         Objects.checkIndex(i, parameters.size());
         return sparseIndices;
@@ -172,6 +219,8 @@ public final class GradBucket {
      * A new flat dense tensor of all parameters' elements holding this rank's gradients: for a dense
      * bucket a copy of the buffer, for a sparse one the listed rows added into zeros. The caller
      * releases it.
+     *
+     * @return a new dense tensor owned by the caller
      */
     public Tensor toDense() {
         if (sparseIndices == null) {

@@ -75,22 +75,39 @@ public final class GradientReducer implements AutoCloseable {
         this.denseBuckets = layout.denseBuckets;
     }
 
-    /** A builder for a reducer over {@code group}. */
+    /**
+     * A builder for a reducer over {@code group}.
+     *
+     * @param group the group the gradients are reduced over
+     * @return a new builder
+     */
     public static Builder builder(ProcessGroup group) {
         return new Builder(group);
     }
 
-    /** The parameters, in registration order. */
+    /**
+     * The parameters, in registration order.
+     *
+     * @return the parameters
+     */
     public List<Parameter> parameters() {
         return parameters;
     }
 
-    /** How many buckets the gradients are split into. */
+    /**
+     * How many buckets the gradients are split into.
+     *
+     * @return the number of buckets
+     */
     public int bucketCount() {
         return assignment.size();
     }
 
-    /** For each bucket in launch order, its parameters in layout order. */
+    /**
+     * For each bucket in launch order, its parameters in layout order.
+     *
+     * @return the parameters of each bucket
+     */
     public List<List<Parameter>> bucketParameters() {
         List<List<Parameter>> out = new ArrayList<>();
         for (List<Integer> b : assignment) {
@@ -101,7 +118,11 @@ public final class GradientReducer implements AutoCloseable {
         return Collections.unmodifiableList(out);
     }
 
-    /** The hook that reduces each bucket. */
+    /**
+     * The hook that reduces each bucket.
+     *
+     * @return the hook
+     */
     public CommHook hook() {
         return hook;
     }
@@ -109,6 +130,8 @@ public final class GradientReducer implements AutoCloseable {
     /**
      * Copies rank 0's parameter values into every rank's ({@link BroadcastCoalesced}, buffers of the
      * builder's broadcast size). A cold {@code Mono} completing when done on this rank.
+     *
+     * @return a cold {@code Mono} completing when this rank's parameters hold rank 0's values
      */
     public Mono<Void> broadcastParameters() {
         return Mono.defer(() -> {
@@ -121,6 +144,8 @@ public final class GradientReducer implements AutoCloseable {
     /**
      * Nanoseconds during which at least one hook was running, summed over the reducer's life: the
      * wall time spent communicating, whether or not it overlapped computation.
+     *
+     * @return the communication time in nanoseconds
      */
     public long communicationNanos() {
         return comm.nanos();
@@ -135,6 +160,9 @@ public final class GradientReducer implements AutoCloseable {
      * result is in the parameters' gradients, and completes after the last one. It fails with
      * {@link IllegalStateException} when a parameter arrives twice or the stream ends with buckets
      * incomplete, and with a hook's error. Cold: subscribing twice runs two iterations.
+     *
+     * @param readyParameters the parameters whose gradients are ready, in the order they become ready
+     * @return a cold {@code Flux} of the reduced buckets, in index order
      */
     public Flux<GradBucket> reduce(Flux<Parameter> readyParameters) {
         return reduceReady(readyParameters.map(p -> new Ready(p, null)));
@@ -270,12 +298,19 @@ public final class GradientReducer implements AutoCloseable {
      * Marks {@code parameter}'s dense gradient ready for this iteration: copies it into its bucket and,
      * if that completes the next buckets to launch, starts their hooks (asynchronously; this call does
      * not wait for communication). Errors surface through {@link #finish()}.
+     *
+     * @param parameter a registered parameter
      */
     public synchronized void markReady(Parameter parameter) {
         emit(new Ready(Objects.requireNonNull(parameter, "parameter"), null));
     }
 
-    /** Marks a parameter registered as sparse ready with its row-sparse gradient (copied). */
+    /**
+     * Marks a parameter registered as sparse ready with its row-sparse gradient (copied).
+     *
+     * @param parameter a registered parameter
+     * @param gradient  its row-sparse gradient
+     */
     public synchronized void markReady(Parameter parameter, SparseGradient gradient) {
         emit(new Ready(Objects.requireNonNull(parameter, "parameter"), Objects.requireNonNull(gradient, "gradient")));
     }
@@ -292,6 +327,8 @@ public final class GradientReducer implements AutoCloseable {
      * copied into the gradients, or failing with the first error (a hook's, or
      * {@link IllegalStateException} naming parameters never marked ready). The next
      * {@link #markReady} starts a new iteration.
+     *
+     * @return a {@code Mono} completing once this iteration's gradients are reduced
      */
     public Mono<Void> finish() {
         return Mono.defer(() -> {
@@ -334,38 +371,68 @@ public final class GradientReducer implements AutoCloseable {
             this.group = Objects.requireNonNull(group, "group");
         }
 
-        /** Registers parameters, in the order the forward pass uses them. */
+        /**
+         * Registers parameters, in the order the forward pass uses them.
+         *
+         * @param ps the parameters
+         * @return this builder
+         */
         public Builder parameters(List<Parameter> ps) {
             parameters.addAll(ps);
             return this;
         }
 
-        /** Registers one parameter. */
+        /**
+         * Registers one parameter.
+         *
+         * @param p the parameter
+         * @return this builder
+         */
         public Builder parameter(Parameter p) {
             parameters.add(Objects.requireNonNull(p, "parameter"));
             return this;
         }
 
-        /** Registers one parameter whose gradient is row-sparse (it gets a bucket of its own). */
+        /**
+         * Registers one parameter whose gradient is row-sparse (it gets a bucket of its own).
+         *
+         * @param p the parameter
+         * @return this builder
+         */
         public Builder sparseParameter(Parameter p) {
             parameters.add(Objects.requireNonNull(p, "parameter"));
             sparse.add(p.name());
             return this;
         }
 
-        /** The size limit of buckets after the first (DDP's {@code bucket_cap_mb}); default 25 MiB. */
+        /**
+         * The size limit of buckets after the first (DDP's {@code bucket_cap_mb}); default 25 MiB.
+         *
+         * @param bytes the size in bytes
+         * @return this builder
+         */
         public Builder bucketCapBytes(long bytes) {
             this.bucketCapBytes = bytes;
             return this;
         }
 
-        /** The size limit of the first bucket; default 1 MiB. */
+        /**
+         * The size limit of the first bucket; default 1 MiB.
+         *
+         * @param bytes the size in bytes
+         * @return this builder
+         */
         public Builder firstBucketBytes(long bytes) {
             this.firstBucketBytes = bytes;
             return this;
         }
 
-        /** The buffer size of {@link #broadcastParameters()}; default 250 MiB. */
+        /**
+         * The buffer size of {@link #broadcastParameters()}; default 250 MiB.
+         *
+         * @param bytes the size in bytes
+         * @return this builder
+         */
         public Builder broadcastBufferBytes(long bytes) {
             if (bytes < 1) {
                 throw new IllegalArgumentException("broadcast buffer size must be >= 1, got " + bytes);
@@ -374,13 +441,23 @@ public final class GradientReducer implements AutoCloseable {
             return this;
         }
 
-        /** The communication hook; default {@link AllReduceHook}. */
+        /**
+         * The communication hook; default {@link AllReduceHook}.
+         *
+         * @param h the hook
+         * @return this builder
+         */
         public Builder hook(CommHook h) {
             this.hook = Objects.requireNonNull(h, "hook");
             return this;
         }
 
-        /** How many single-collective hooks may be in flight at once (default 4). */
+        /**
+         * How many single-collective hooks may be in flight at once (default 4).
+         *
+         * @param n the limit, at least 1
+         * @return this builder
+         */
         public Builder maxBucketsInFlight(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("maxBucketsInFlight must be >= 1, got " + n);
@@ -389,6 +466,11 @@ public final class GradientReducer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Builds the reducer: the parameters are laid out in buckets (in reverse registration order, as DDP).
+         *
+         * @return the reducer
+         */
         public GradientReducer build() {
             return new GradientReducer(this);
         }

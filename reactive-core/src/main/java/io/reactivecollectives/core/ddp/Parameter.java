@@ -15,6 +15,14 @@ import java.util.Objects;
  */
 public record Parameter(String name, Tensor value, Tensor grad) {
 
+    /**
+     * Checks the parameter.
+     *
+     * @param name  a name unique among the parameters registered with one reducer
+     * @param value the parameter's values, a CPU tensor
+     * @param grad  the gradient, a CPU tensor of {@code value}'s dtype and shape
+     * @throws IllegalArgumentException when the gradient does not match the value, or a tensor is not on the CPU
+     */
     public Parameter {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(value, "value");
@@ -28,12 +36,20 @@ public record Parameter(String name, Tensor value, Tensor grad) {
         }
     }
 
-    /** Number of elements. */
+    /**
+     * Number of elements.
+     *
+     * @return the number of elements
+     */
     public long numel() {
         return value.numel();
     }
 
-    /** Size of the gradient in bytes. */
+    /**
+     * Size of the gradient in bytes.
+     *
+     * @return the gradient's size in bytes
+     */
     public long nbytes() {
         return grad.nbytes();
     }

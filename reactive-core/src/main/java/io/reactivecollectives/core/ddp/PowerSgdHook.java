@@ -34,11 +34,17 @@ public final class PowerSgdHook implements CommHook {
     private final PowerSgdState state;
     private final AllReduceHook plain;
 
+    /**
+     * A PowerSGD hook with the state it keeps across iterations.
+     *
+     * @param state the settings, the group and the per-bucket memories
+     */
     public PowerSgdHook(PowerSgdState state) {
         this.state = Objects.requireNonNull(state, "state");
         this.plain = new AllReduceHook(state.group());
     }
 
+    /** {@return the state: settings, iteration count and memories} */
     public PowerSgdState state() {
         return state;
     }

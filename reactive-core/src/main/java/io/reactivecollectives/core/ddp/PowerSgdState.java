@@ -64,45 +64,68 @@ public final class PowerSgdState {
         this.rng = new Random(randomSeed);
     }
 
-    /** PyTorch's defaults for the given rank and start iteration: compression rate 2, error feedback, warm start, seed 0. */
+    /**
+     * PyTorch's defaults for the given rank and start iteration: compression rate 2, error feedback, warm start, seed 0.
+     *
+     * @param group                   the group the hook reduces over
+     * @param matrixApproximationRank r, the rank of the approximation
+     * @param startPowerSgdIter       iterations of plain all-reduce before compression starts
+     * @return the state
+     */
     public static PowerSgdState of(ProcessGroup group, int matrixApproximationRank, long startPowerSgdIter) {
         return new PowerSgdState(group, matrixApproximationRank, startPowerSgdIter, 2.0, true, true, 0.0, 0);
     }
 
+    /** {@return the group the hook reduces over} */
     public ProcessGroup group() {
         return group;
     }
 
+    /** {@return r, the rank of the approximation} */
     public int matrixApproximationRank() {
         return matrixApproximationRank;
     }
 
+    /** {@return the iterations of plain all-reduce before compression starts} */
     public long startPowerSgdIter() {
         return startPowerSgdIter;
     }
 
+    /** {@return the compression rate below which a matrix is sent uncompressed} */
     public double minCompressionRate() {
         return minCompressionRate;
     }
 
+    /** {@return whether each rank's compression error is added to its next gradient} */
     public boolean useErrorFeedback() {
         return useErrorFeedback;
     }
 
+    /** {@return whether each power step starts from the previous Q} */
     public boolean warmStart() {
         return warmStart;
     }
 
+    /** {@return the epsilon added to column norms when orthogonalizing} */
     public double orthogonalizationEpsilon() {
         return orthogonalizationEpsilon;
     }
 
-    /** Iterations completed so far (counted at each iteration's last bucket). */
+    /**
+     * Iterations completed so far (counted at each iteration's last bucket).
+     *
+     * @return the number of iterations
+     */
     public long iteration() {
         return iter;
     }
 
-    /** A copy of this rank's remembered compression error for bucket {@code index}, or {@code null}. */
+    /**
+     * A copy of this rank's remembered compression error for bucket {@code index}, or {@code null}.
+     *
+     * @param bucketIndex the bucket's index
+     * @return the error, or null
+     */
     public float[] error(int bucketIndex) {
         float[] e = errors.get(bucketIndex);
         return e == null ? null : e.clone();

@@ -15,6 +15,13 @@ import java.util.Objects;
  */
 public record SparseGradient(Tensor indices, Tensor values) {
 
+    /**
+     * Checks the gradient.
+     *
+     * @param indices INT64 tensor of shape {@code [nnz]}
+     * @param values  tensor of shape {@code [nnz, rest of the parameter's shape...]}
+     * @throws IllegalArgumentException when the shapes or the indices' dtype do not fit
+     */
     public SparseGradient {
         Objects.requireNonNull(indices, "indices");
         Objects.requireNonNull(values, "values");

@@ -17,7 +17,16 @@ public final class ByteCopies {
     private ByteCopies() {
     }
 
-    /** Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex}; indexes are absolute. */
+    /**
+     * Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex};
+     * indexes are absolute.
+     *
+     * @param src      the source
+     * @param srcIndex the first source byte
+     * @param dst      the destination
+     * @param dstIndex the first destination byte (absolute)
+     * @param length   the number of bytes
+     */
     public static void copy(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
         if (length == 0) {
             return;
@@ -33,7 +42,15 @@ public final class ByteCopies {
         }
     }
 
-    /** Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex}. */
+    /**
+     * Copies {@code length} bytes of {@code src} from {@code srcIndex} into {@code dst} at {@code dstIndex}.
+     *
+     * @param src      the source
+     * @param srcIndex the first source byte
+     * @param dst      the destination
+     * @param dstIndex the first destination byte (absolute)
+     * @param length   the number of bytes
+     */
     public static void copy(byte[] src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
         if (length > 0) {
             dst.nioBuffer(dstIndex, length).put(src, srcIndex, length);

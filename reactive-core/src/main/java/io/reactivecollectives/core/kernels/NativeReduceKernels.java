@@ -67,6 +67,8 @@ public final class NativeReduceKernels {
      * True when the native kernels are loaded and in use. Not loaded yet, it loads them first as
      * a reduction would ({@link #ensureLoaded()}): on a thread that may not block it answers false
      * and they load in the background.
+     *
+     * @return whether the native kernels are loaded and usable
      */
     public static boolean isAvailable() {
         ensureLoaded();
@@ -77,6 +79,8 @@ public final class NativeReduceKernels {
      * The native kernels in words, for logs and benchmark headers: {@code "native (FLOAT16
      * conversions: avx512f)"} (or {@code f16c}, {@code portable}); when they are not in use,
      * {@code "java"} and why. Loads them first as {@link #isAvailable()} does.
+     *
+     * @return the description
      */
     public static String describe() {
         ensureLoaded();
@@ -85,7 +89,11 @@ public final class NativeReduceKernels {
                 : "java (native kernels not in use: " + reason() + ")";
     }
 
-    /** Why the native kernels are not in use; empty when they are. Loads them first as {@link #isAvailable()} does. */
+    /**
+     * Why the native kernels are not in use; empty when they are. Loads them first as {@link #isAvailable()} does.
+     *
+     * @return the reason, or empty when they are available
+     */
     public static Optional<String> unavailableReason() {
         ensureLoaded();
         return available ? Optional.empty() : Optional.of(reason());

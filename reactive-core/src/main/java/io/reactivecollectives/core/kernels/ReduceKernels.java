@@ -57,7 +57,11 @@ public final class ReduceKernels {
     }
 
 
-    /** True when the fast path (direct buffers through {@code sun.misc.Unsafe}) is in use on this JVM. */
+    /**
+     * True when the fast path (direct buffers through {@code sun.misc.Unsafe}) is in use on this JVM.
+     *
+     * @return whether the fast path is in use
+     */
     public static boolean fastPathAvailable() {
         return UnsafeMemory.AVAILABLE;
     }
@@ -68,6 +72,8 @@ public final class ReduceKernels {
      * and benchmark headers). Not loaded yet, they are loaded first as a reduction on this thread
      * would: on a thread that may not block the answer is {@code "java (... not loaded yet ...)"}
      * while they load in the background.
+     *
+     * @return the description
      */
     public static String implementation() {
         return NativeReduceKernels.describe();
@@ -88,6 +94,8 @@ public final class ReduceKernels {
      * {@link #load()} on the library's bounded {@link io.reactivecollectives.core.BlockingScheduler}:
      * completes when the native kernels are loaded (or found unusable); at once, without changing
      * threads, when that was settled already. Cold: nothing happens until it is subscribed.
+     *
+     * @return a cold {@code Mono} completing once the kernels are settled
      */
     public static Mono<Void> loadAsync() {
         return NativeReduceKernels.loadAsync();
@@ -101,6 +109,13 @@ public final class ReduceKernels {
      * through the portable path. {@code dst} and {@code src} may be the same memory (in which case
      * the op is applied to each element with itself); other overlaps give unspecified results.
      *
+     * @param op           the reduction
+     * @param dtype        the element type
+     * @param dst          the buffer reduced into
+     * @param dstByteIndex absolute byte index of the first destination element
+     * @param src          the buffer read
+     * @param srcByteIndex absolute byte index of the first source element
+     * @param count        the number of elements
      * @throws IllegalArgumentException for an invalid (op, dtype) pair or a negative count
      * @throws IndexOutOfBoundsException when a range is outside its buffer's capacity
      * @throws IllegalReferenceCountException when a buffer was released
@@ -132,6 +147,13 @@ public final class ReduceKernels {
      * it lies, and an element split between two regions is put together in a scratch of one
      * element. A contiguous source takes the plain path.
      *
+     * @param op           the reduction
+     * @param dtype        the element type
+     * @param dst          the buffer reduced into
+     * @param dstByteIndex absolute byte index of the first destination element
+     * @param src          the buffer read
+     * @param srcByteIndex absolute byte index of the first source element
+     * @param count        the number of elements
      * @throws IllegalArgumentException as {@code reduceInto}
      */
     public static void reduceIntoScattered(ReduceOp op, DType dtype, ByteBuf dst, int dstByteIndex,
@@ -164,6 +186,9 @@ public final class ReduceKernels {
      * Whole-tensor form: {@code dst = op(dst, src)} element-wise; both CPU tensors with the same
      * dtype and number of elements (shapes may differ).
      *
+     * @param op  the reduction
+     * @param dst the tensor reduced into
+     * @param src the tensor read
      * @throws IllegalArgumentException for an invalid (op, dtype) pair, or when dtypes or element counts differ
      */
     public static void reduceInto(ReduceOp op, Tensor dst, Tensor src) {
@@ -179,6 +204,8 @@ public final class ReduceKernels {
      * each element by its factor (in float32 for FLOAT16, BFLOAT16 and FLOAT32, rounding back to
      * the dtype; in float64 for FLOAT64); other ops leave the tensor as it is.
      *
+     * @param op the reduction
+     * @param t  the tensor, changed in place
      * @throws IllegalArgumentException for an invalid (op, dtype) pair
      */
     public static void preprocess(ReduceOp op, Tensor t) {
@@ -194,6 +221,9 @@ public final class ReduceKernels {
      * (integers truncate toward zero, UINT8 as unsigned; floats divide in float32, or float64 for
      * FLOAT64); other ops leave the tensor as it is.
      *
+     * @param op        the reduction
+     * @param t         the tensor, changed in place
+     * @param worldSize the group's size
      * @throws IllegalArgumentException for an invalid (op, dtype) pair or a world size below 1
      */
     public static void postprocess(ReduceOp op, Tensor t, int worldSize) {

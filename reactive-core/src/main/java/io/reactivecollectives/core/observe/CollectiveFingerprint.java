@@ -48,6 +48,17 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
     private static final DType[] DTYPES = DType.values();
     private static final ReduceOp.Kind[] KINDS = ReduceOp.Kind.values();
 
+    /**
+     * Copies the shapes.
+     *
+     * @param op       the collective
+     * @param sequence its sequence number
+     * @param dtype    the element type, null for none
+     * @param shapes   the shapes that must be equal on every rank (null: none)
+     * @param root     the root rank, -1 for none
+     * @param reduceOp the reduction, null for none
+     * @throws NullPointerException when {@code op} is null
+     */
     public CollectiveFingerprint {
         Objects.requireNonNull(op, "op");
         long[][] copy = new long[shapes == null ? 0 : shapes.size()][];
@@ -57,7 +68,16 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
         shapes = List.of(copy);
     }
 
-    /** The fingerprint of a collective over {@code tensors}: their dtype (the first one's) and shapes. */
+    /**
+     * The fingerprint of a collective over {@code tensors}: their dtype (the first one's) and shapes.
+     *
+     * @param op       the collective
+     * @param sequence its sequence number
+     * @param tensors  the tensors (non-empty for a dtype)
+     * @param root     the root rank, -1 for none
+     * @param reduceOp the reduction, null for none
+     * @return the fingerprint
+     */
     public static CollectiveFingerprint of(OpType op, long sequence, List<Tensor> tensors, int root, ReduceOp reduceOp) {
         DType dtype = tensors.isEmpty() ? null : tensors.get(0).dtype();
         long[][] shapes = new long[tensors.size()][];
@@ -67,14 +87,28 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
         return new CollectiveFingerprint(op, sequence, dtype, java.util.Arrays.asList(shapes), root, reduceOp);
     }
 
-    /** The fingerprint of a collective over one tensor. */
+    /**
+     * The fingerprint of a collective over one tensor.
+     *
+     * @param op       the collective
+     * @param sequence its sequence number
+     * @param tensor   the tensor
+     * @param root     the root rank, -1 for none
+     * @param reduceOp the reduction, null for none
+     * @return the fingerprint
+     */
     public static CollectiveFingerprint of(OpType op, long sequence, Tensor tensor, int root, ReduceOp reduceOp) {
         return new CollectiveFingerprint(op, sequence, tensor.dtype(), List.<long[]>of(tensor.shape()), root, reduceOp);
     }
 
     // ------------------------------------------------------------------ encoding
 
-    /** Writes the binary form to {@code out} (at its writer index). */
+    /**
+     * Writes the binary form to {@code out} (at its writer index).
+     *
+     * @param out the buffer written to
+     * @return {@code out}
+     */
     public ByteBuf encode(ByteBuf out) {
         out.writeByte(MAGIC);
         out.writeByte(VERSION);
@@ -96,7 +130,11 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
         return out;
     }
 
-    /** The number of bytes {@link #encode(ByteBuf)} writes. */
+    /**
+     * The number of bytes {@link #encode(ByteBuf)} writes.
+     *
+     * @return the encoded length in bytes
+     */
     public int encodedLength() {
         int n = 1 + 1 + 1 + 8 + 1 + 4 + 1;
         if (reduceOp != null && reduceOp.kind() == ReduceOp.Kind.PREMUL_SUM) {
@@ -115,6 +153,8 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
     /**
      * Reads a fingerprint written by {@link #encode(ByteBuf)}, advancing the reader index.
      *
+     * @param in the buffer read from
+     * @return the fingerprint
      * @throws IllegalArgumentException if the bytes are not a well-formed fingerprint
      */
     public static CollectiveFingerprint decode(ByteBuf in) {
@@ -219,7 +259,12 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
 
     // ------------------------------------------------------------------ comparison
 
-    /** Whether {@code other} describes the same collective (every field equal). */
+    /**
+     * Whether {@code other} describes the same collective (every field equal).
+     *
+     * @param other the other rank's fingerprint
+     * @return whether they match
+     */
     public boolean matches(CollectiveFingerprint other) {
         return describeDifference(this, other).isEmpty();
     }
@@ -227,6 +272,10 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
     /**
      * What differs between two fingerprints, field by field
      * ({@code "op allReduce vs broadcast, shapes [[4]] vs [[8]]"}); empty when they match.
+     *
+     * @param a one fingerprint
+     * @param b the other
+     * @return the differences, or an empty string
      */
     public static String describeDifference(CollectiveFingerprint a, CollectiveFingerprint b) {
         List<String> diffs = new ArrayList<>();
@@ -257,6 +306,9 @@ public record CollectiveFingerprint(OpType op, long sequence, DType dtype, List<
      * match, else a message naming the ranks on each side and what differed, e.g.
      * {@code "ranks 0, 2 have allReduce(seq=5, float32, [[4]], op=SUM) but rank 1 has
      * allReduce(seq=5, float32, [[8]], op=SUM): shapes [[4]] vs [[8]]"}.
+     *
+     * @param byRank one fingerprint per rank, in rank order
+     * @return the message, or null when all match
      */
     public static String describeMismatch(List<CollectiveFingerprint> byRank) {
         Map<CollectiveFingerprint, List<Integer>> groups = new LinkedHashMap<>();

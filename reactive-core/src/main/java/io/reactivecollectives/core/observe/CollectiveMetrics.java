@@ -51,7 +51,12 @@ public final class CollectiveMetrics implements AutoCloseable {
     private record TimerKey(OpType op, DType dtype, String algorithm, String outcome) {
     }
 
-    /** Meters for rank {@code rank} of {@code groupId} in {@link Metrics#globalRegistry}. */
+    /**
+     * Meters for rank {@code rank} of {@code groupId} in {@link Metrics#globalRegistry}.
+     *
+     * @param groupId the group's name
+     * @param rank    the rank
+     */
     public CollectiveMetrics(String groupId, int rank) {
         this(Metrics.globalRegistry, groupId, rank);
     }
@@ -59,6 +64,10 @@ public final class CollectiveMetrics implements AutoCloseable {
     /**
      * Meters for rank {@code rank} of {@code groupId} in {@code registry}. Every meter is tagged with
      * the group and the rank, so that several ranks in one JVM ({@code LocalCluster}) keep apart.
+     *
+     * @param registry the registry
+     * @param groupId  the group's name
+     * @param rank     the rank
      */
     public CollectiveMetrics(MeterRegistry registry, String groupId, int rank) {
         this.registry = Objects.requireNonNull(registry, "registry");
@@ -83,10 +92,12 @@ public final class CollectiveMetrics implements AutoCloseable {
         return meter;
     }
 
+    /** {@return the registry the meters are in} */
     public MeterRegistry registry() {
         return registry;
     }
 
+    /** {@return the group's name} */
     public String groupId() {
         return groupId;
     }
@@ -100,6 +111,9 @@ public final class CollectiveMetrics implements AutoCloseable {
      * A collective ended: the in-flight gauge goes down, its duration is recorded in
      * {@code rc.collective} with the outcome, and a failed outcome also counts in {@code rc.errors}.
      *
+     * @param op            the collective
+     * @param dtype         its element type, null for none
+     * @param durationNanos how long it ran, in nanoseconds
      * @param algorithm the algorithm's name (any case), null for none
      * @param outcome   one of the {@code MetricNames.OUTCOME_*} values (see {@link #outcomeOf(Throwable)})
      */
@@ -111,12 +125,28 @@ public final class CollectiveMetrics implements AutoCloseable {
         }
     }
 
-    /** {@link #collectiveFinished(OpType, DType, String, String, long)} with an {@link Algorithm}. */
+    /**
+     * {@link #collectiveFinished(OpType, DType, String, String, long)} with an {@link Algorithm}.
+     *
+     * @param op            the collective
+     * @param dtype         its element type, null for none
+     * @param algorithm     the algorithm, null for none
+     * @param outcome       one of the {@code MetricNames.OUTCOME_*} values
+     * @param durationNanos how long it ran, in nanoseconds
+     */
     public void collectiveFinished(OpType op, DType dtype, Algorithm algorithm, String outcome, long durationNanos) {
         collectiveFinished(op, dtype, algorithm == null ? null : algorithm.name(), outcome, durationNanos);
     }
 
-    /** The {@code rc.collective} timer of this group for the given tags (created on first use). */
+    /**
+     * The {@code rc.collective} timer of this group for the given tags (created on first use).
+     *
+     * @param op        the collective
+     * @param dtype     its element type, null for none
+     * @param algorithm the algorithm's name, null for none
+     * @param outcome   one of the {@code MetricNames.OUTCOME_*} values
+     * @return the timer
+     */
     public Timer timer(OpType op, DType dtype, String algorithm, String outcome) {
         String alg = algorithm == null ? MetricNames.NONE : algorithm.toLowerCase(Locale.ROOT);
         return timers.computeIfAbsent(new TimerKey(op, dtype, alg, outcome), k -> track(Timer.builder(MetricNames.COLLECTIVE)
@@ -130,17 +160,29 @@ public final class CollectiveMetrics implements AutoCloseable {
                 .register(registry)));
     }
 
-    /** Adds to {@code rc.bytes.sent}. */
+    /**
+     * Adds to {@code rc.bytes.sent}.
+     *
+     * @param bytes the number of bytes
+     */
     public void bytesSent(long bytes) {
         bytesSent.increment(bytes);
     }
 
-    /** Adds to {@code rc.bytes.received}. */
+    /**
+     * Adds to {@code rc.bytes.received}.
+     *
+     * @param bytes the number of bytes
+     */
     public void bytesReceived(long bytes) {
         bytesReceived.increment(bytes);
     }
 
-    /** Counts one error of {@code kind} in {@code rc.errors} (an outcome or a {@code MetricNames.KIND_*}). */
+    /**
+     * Counts one error of {@code kind} in {@code rc.errors} (an outcome or a {@code MetricNames.KIND_*}).
+     *
+     * @param kind the kind of error
+     */
     public void error(String kind) {
         errors.computeIfAbsent(kind, k -> track(Counter.builder(MetricNames.ERRORS)
                 .description("errors by kind").tag(MetricNames.TAG_GROUP, groupId)
@@ -148,7 +190,11 @@ public final class CollectiveMetrics implements AutoCloseable {
                 .register(registry))).increment();
     }
 
-    /** Collectives in flight now. */
+    /**
+     * Collectives in flight now.
+     *
+     * @return the number of collectives in flight
+     */
     public int inflight() {
         return inflight.get();
     }
@@ -157,6 +203,9 @@ public final class CollectiveMetrics implements AutoCloseable {
      * The outcome tag for a collective that ended with {@code error} (null: success):
      * timeout ({@link CollectiveTimeoutException}, {@link TimeoutException}), peer_failure,
      * mismatch, aborted, cancelled ({@link CancellationException}) or error.
+     *
+     * @param error the error, null for success
+     * @return the outcome tag
      */
     public static String outcomeOf(Throwable error) {
         if (error == null) {

@@ -40,11 +40,16 @@ public final class CollectiveObserver {
         this.metrics = metrics;
     }
 
+    /** {@return the flight recorder} */
     public FlightRecorder recorder() {
         return recorder;
     }
 
-    /** The meters, or null. */
+    /**
+     * The meters, or null.
+     *
+     * @return the meters, or null
+     */
     public CollectiveMetrics metrics() {
         return metrics;
     }
@@ -58,8 +63,16 @@ public final class CollectiveObserver {
      * the dump is written (on the dump's thread). The signals themselves pass through unchanged.
      * Call it where the sequence number is assigned (inside the collective's {@code Mono.defer}).
      *
-     * @param body builds the collective's work; it may report progress on the entry
-     *             ({@link FlightRecorder.Entry#waitingFor(int, String)}, {@link FlightRecorder.Entry#algorithm(String)})
+     * @param <T>          what the collective emits
+     * @param seq          the collective's sequence number
+     * @param op           the op
+     * @param dtype        the element type, null where the op has none
+     * @param inputShapes  shapes of the input tensors
+     * @param outputShapes shapes of the output tensors
+     * @param algorithm    the algorithm, null if not chosen yet
+     * @param body         builds the collective's work; it may report progress on the entry
+     *                     ({@link FlightRecorder.Entry#waitingFor(int, String)}, {@link FlightRecorder.Entry#algorithm(String)})
+     * @return {@code body}'s {@code Mono}, observed
      */
     public <T> Mono<T> observe(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
                                String algorithm, Function<FlightRecorder.Entry, Mono<T>> body) {
@@ -86,6 +99,16 @@ public final class CollectiveObserver {
     /**
      * {@link #observe} for a collective that emits many values (a stream of chunks): recorded and
      * timed the same way, COMPLETED when the {@code Flux} completes.
+     *
+     * @param <T>          what the collective emits
+     * @param seq          the collective's sequence number
+     * @param op           the op
+     * @param dtype        the element type, null where the op has none
+     * @param inputShapes  shapes of the input tensors
+     * @param outputShapes shapes of the output tensors
+     * @param algorithm    the algorithm, null if not chosen yet
+     * @param body         builds the collective's work
+     * @return {@code body}'s {@code Flux}, observed
      */
     public <T> Flux<T> observeMany(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
                                    String algorithm, Function<FlightRecorder.Entry, Flux<T>> body) {
@@ -141,6 +164,9 @@ public final class CollectiveObserver {
      * {@link CollectiveException} (such as a peer's abort after its own timeout), but not a
      * mismatch (every rank reports it in full), an abort or close of the group asked for here, a
      * cancellation or an argument error.
+     *
+     * @param error the error the collective ended with
+     * @return whether it triggers the automatic dump
      */
     public static boolean dumpsOn(Throwable error) {
         if (error instanceof TimeoutException) {

@@ -51,7 +51,16 @@ public final class FlightRecorder {
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /** How far a collective got. */
-    public enum State { SCHEDULED, STARTED, COMPLETED, FAILED }
+    public enum State {
+        /** Recorded, not started yet. */
+        SCHEDULED,
+        /** Running. */
+        STARTED,
+        /** Completed normally. */
+        COMPLETED,
+        /** Failed, with its error. */
+        FAILED
+    }
 
     /**
      * Configuration.
@@ -62,6 +71,14 @@ public final class FlightRecorder {
      */
     public record Config(int capacity, Path dumpDirectory, boolean dumpOnFailure) {
 
+        /**
+         * Checks the configuration.
+         *
+         * @param capacity      entries kept, at least 1
+         * @param dumpDirectory where dump files go, not null
+         * @param dumpOnFailure whether {@link #dumpOnFailure(String)} writes a dump
+         * @throws IllegalArgumentException when {@code capacity} is below 1
+         */
         public Config {
             if (capacity < 1) {
                 throw new IllegalArgumentException("flight recorder capacity must be at least 1, got " + capacity);
@@ -73,6 +90,8 @@ public final class FlightRecorder {
          * {@link #DEFAULT_CAPACITY} entries, dumps on failure, into the directory named by the
          * {@value #DIRECTORY_PROPERTY} property, else the {@value #DIRECTORY_ENV} variable, else
          * {@code java.io.tmpdir}.
+         *
+         * @return the default configuration
          */
         public static Config defaults() {
             String dir = System.getProperty(DIRECTORY_PROPERTY);
@@ -85,14 +104,32 @@ public final class FlightRecorder {
             return new Config(DEFAULT_CAPACITY, Paths.get(dir), true);
         }
 
+        /**
+         * This configuration with another capacity.
+         *
+         * @param c entries kept, at least 1
+         * @return the new configuration
+         */
         public Config withCapacity(int c) {
             return new Config(c, dumpDirectory, dumpOnFailure);
         }
 
+        /**
+         * This configuration with another dump directory.
+         *
+         * @param d where dump files go
+         * @return the new configuration
+         */
         public Config withDumpDirectory(Path d) {
             return new Config(capacity, d, dumpOnFailure);
         }
 
+        /**
+         * This configuration with automatic dumps on failure turned on or off.
+         *
+         * @param on whether {@link #dumpOnFailure(String)} writes a dump
+         * @return the new configuration
+         */
         public Config withDumpOnFailure(boolean on) {
             return new Config(capacity, dumpDirectory, on);
         }
@@ -108,11 +145,26 @@ public final class FlightRecorder {
     private final long monoBaseNanos;
     private final FlightRecorderDumps dumps = new FlightRecorderDumps(this);
 
-    /** A recorder with {@link Config#defaults()}. */
+    /**
+     * A recorder with {@link Config#defaults()}.
+     *
+     * @param groupId   the group's name
+     * @param rank      this process's rank in the group
+     * @param worldSize the group's size
+     */
     public FlightRecorder(String groupId, int rank, int worldSize) {
         this(groupId, rank, worldSize, Config.defaults());
     }
 
+    /**
+     * A recorder for one rank of a group.
+     *
+     * @param groupId   the group's name
+     * @param rank      this process's rank, in {@code [0, worldSize)}
+     * @param worldSize the group's size
+     * @param config    capacity and dumps
+     * @throws IllegalArgumentException when {@code rank} is outside the world
+     */
     public FlightRecorder(String groupId, int rank, int worldSize, Config config) {
         this.groupId = Objects.requireNonNull(groupId, "groupId");
         if (rank < 0 || worldSize < 1 || rank >= worldSize) {
@@ -126,23 +178,31 @@ public final class FlightRecorder {
         this.monoBaseNanos = System.nanoTime();
     }
 
+    /** {@return the group's name} */
     public String groupId() {
         return groupId;
     }
 
+    /** {@return this process's rank in the group} */
     public int rank() {
         return rank;
     }
 
+    /** {@return the group's size} */
     public int worldSize() {
         return worldSize;
     }
 
+    /** {@return the configuration} */
     public Config config() {
         return config;
     }
 
-    /** How many collectives were recorded in all (the buffer holds the last {@code capacity}). */
+    /**
+     * How many collectives were recorded in all (the buffer holds the last {@code capacity}).
+     *
+     * @return the number of collectives recorded
+     */
     public long recorded() {
         return nextId.get();
     }
@@ -152,6 +212,7 @@ public final class FlightRecorder {
      * with {@link Entry#started()}, {@link Entry#waitingFor(int, String)}, {@link Entry#completed()}
      * and {@link Entry#failed(Throwable)}.
      *
+     * @return the new entry
      * @param seq          the collective's sequence number
      * @param op           the op
      * @param dtype        the element type, null where the op has none (barrier)
@@ -170,7 +231,12 @@ public final class FlightRecorder {
 
     private static final long[][] NO_SHAPES = new long[0][];
 
-    /** The shapes of {@code tensors}, in order. */
+    /**
+     * The shapes of {@code tensors}, in order.
+     *
+     * @param tensors the tensors
+     * @return one shape per tensor
+     */
     public static long[][] shapesOf(List<Tensor> tensors) {
         long[][] s = new long[tensors.size()][];
         for (int i = 0; i < s.length; i++) {
@@ -179,12 +245,22 @@ public final class FlightRecorder {
         return s;
     }
 
-    /** The shapes of {@code tensors}, in order. */
+    /**
+     * The shapes of {@code tensors}, in order.
+     *
+     * @param tensors the tensors
+     * @return one shape per tensor
+     */
     public static long[][] shapesOf(Tensor... tensors) {
         return shapesOf(Arrays.asList(tensors));
     }
 
-    /** The entry of the collective with sequence number {@code seq}, if still in the buffer. */
+    /**
+     * The entry of the collective with sequence number {@code seq}, if still in the buffer.
+     *
+     * @param seq the collective's sequence number
+     * @return the newest entry with that sequence number, or null
+     */
     public Entry find(long seq) {
         Entry best = null;
         for (int i = 0; i < ring.length(); i++) {
@@ -196,7 +272,11 @@ public final class FlightRecorder {
         return best;
     }
 
-    /** The retained entries, oldest first, as immutable records. */
+    /**
+     * The retained entries, oldest first, as immutable records.
+     *
+     * @return the entries
+     */
     public List<FlightRecorderDump.Entry> entries() {
         List<Entry> live = new ArrayList<>(ring.length());
         for (int i = 0; i < ring.length(); i++) {
@@ -213,23 +293,43 @@ public final class FlightRecorder {
         return out;
     }
 
-    /** Everything the recorder holds now. */
+    /**
+     * Everything the recorder holds now.
+     *
+     * @param reason why the dump is written, recorded in it
+     * @return a dump of the recorder's state
+     */
     public FlightRecorderDump snapshot(String reason) {
         return new FlightRecorderDump(FlightRecorderDump.FORMAT_VERSION, groupId, rank, worldSize,
                 toEpochMicros(System.nanoTime()), reason, ring.length(), nextId.get(), entries());
     }
 
-    /** The file {@link #dump()} writes: {@code <dir>/flight-recorder-<group>-rank<r>.json}. */
+    /**
+     * The file {@link #dump()} writes: {@code <dir>/flight-recorder-<group>-rank<r>.json}.
+     *
+     * @return the dump file
+     */
     public Path dumpFile() {
         return config.dumpDirectory().resolve(fileName(groupId, rank));
     }
 
-    /** {@code flight-recorder-<group>-rank<r>.json}, with characters other than letters, digits, '.', '_' and '-' in the group replaced by '_'. */
+    /**
+     * {@code flight-recorder-<group>-rank<r>.json}, with characters other than letters, digits, '.', '_'
+     * and '-' in the group replaced by '_'.
+     *
+     * @param groupId the group's name
+     * @param rank    this process's rank in the group
+     * @return the file name
+     */
     public static String fileName(String groupId, int rank) {
         return "flight-recorder-" + groupId.replaceAll("[^A-Za-z0-9._-]", "_") + "-rank" + rank + ".json";
     }
 
-    /** {@link #dump(String)} with the reason "on request". */
+    /**
+     * {@link #dump(String)} with the reason "on request".
+     *
+     * @return a cold {@code Mono} emitting the dump file's path
+     */
     public Mono<Path> dump() {
         return dump("on request");
     }
@@ -238,6 +338,9 @@ public final class FlightRecorder {
      * Writes the buffer as it is when subscribed to {@link #dumpFile()} (written to a temporary file
      * first, then moved in place), on {@link BlockingScheduler}. Emits the file's path, or
      * an {@link IOException} as an error. Cold.
+     *
+     * @param reason why the dump is written, recorded in it
+     * @return a cold {@code Mono} emitting the dump file's path
      */
     public Mono<Path> dump(String reason) {
         return dumps.dump(reason);
@@ -250,6 +353,9 @@ public final class FlightRecorder {
      * a dump is queued but not yet started joins that dump; one arriving while a dump is being
      * written queues one more, so the last file always shows the last failure. Write errors are
      * logged and emitted.
+     *
+     * @param reason why the dump is written, recorded in it
+     * @return a {@code Mono} of the dump file's path, empty when dumps on failure are off
      */
     public Mono<Path> dumpOnFailure(String reason) {
         return config.dumpOnFailure() ? dumps.dumpOnFailure(reason) : Mono.empty();
@@ -258,22 +364,40 @@ public final class FlightRecorder {
     /**
      * Completes when every automatic dump started so far has been written (or has failed): what to
      * wait for before the dump directory is removed or the process exits.
+     *
+     * @return a {@code Mono} completing when the dumps have ended
      */
     public Mono<Void> awaitDumps() {
         return dumps.awaitDumps();
     }
 
-    /** {@link #dumpOnFailure(String)} with the error's message as the reason. */
+    /**
+     * {@link #dumpOnFailure(String)} with the error's message as the reason.
+     *
+     * @param error the failure
+     * @return a {@code Mono} of the dump file's path, empty when dumps on failure are off
+     */
     public Mono<Path> dumpOnFailure(Throwable error) {
         return dumpOnFailure(String.valueOf(error.getMessage() != null ? error.getMessage() : error));
     }
 
-    /** Reads a dump file written by {@link #dump()}. Blocking: call it off event loops. */
+    /**
+     * Reads a dump file written by {@link #dump()}. Blocking: call it off event loops.
+     *
+     * @param file the dump file
+     * @return the dump
+     * @throws IOException when the file cannot be read or parsed
+     */
     public static FlightRecorderDump read(Path file) throws IOException {
         return JSON.readValue(file.toFile(), FlightRecorderDump.class);
     }
 
-    /** The JSON text of a dump (what a dump file holds). */
+    /**
+     * The JSON text of a dump (what a dump file holds).
+     *
+     * @param dump the dump
+     * @return the JSON text
+     */
     public static String toJson(FlightRecorderDump dump) {
         try {
             return JSON.writeValueAsString(dump);
@@ -282,7 +406,13 @@ public final class FlightRecorder {
         }
     }
 
-    /** Parses the JSON text of a dump. */
+    /**
+     * Parses the JSON text of a dump.
+     *
+     * @param json the JSON text
+     * @return the dump
+     * @throws IOException when the text is not a dump
+     */
     public static FlightRecorderDump fromJson(String json) throws IOException {
         return JSON.readValue(json, FlightRecorderDump.class);
     }
@@ -291,6 +421,9 @@ public final class FlightRecorder {
      * A short description of where the collective {@code seq} stands on this rank, for error
      * messages: {@code "flight recorder: allReduce seq 42 STARTED 2013 ms ago, waiting for rank 3
      * (recv step 2); last completed seq 41"}.
+     *
+     * @param seq the collective's sequence number
+     * @return the description
      */
     public String describe(long seq) {
         return FlightRecorderDumps.describe(this, seq);
@@ -345,30 +478,46 @@ public final class FlightRecorder {
             this.scheduledNanos = scheduledNanos;
         }
 
+        /** {@return the collective's sequence number} */
         public long seq() {
             return seq;
         }
 
+        /** {@return the op} */
         public OpType op() {
             return op;
         }
 
+        /** {@return how far the collective got} */
         public State state() {
             return state;
         }
 
-        /** The peer last waited on, or -1. */
+        /**
+         * The peer last waited on, or -1.
+         *
+         * @return the peer rank, or -1
+         */
         public int waitingFor() {
             return waitingFor;
         }
 
-        /** Sets the algorithm once the group has chosen it. */
+        /**
+         * Sets the algorithm once the group has chosen it.
+         *
+         * @param name the algorithm's name
+         * @return this entry
+         */
         public Entry algorithm(String name) {
             this.algorithm = name;
             return this;
         }
 
-        /** SCHEDULED -> STARTED (ignored in any other state). */
+        /**
+         * SCHEDULED -> STARTED (ignored in any other state).
+         *
+         * @return this entry
+         */
         public Entry started() {
             if (state == State.SCHEDULED) {
                 startedNanos = System.nanoTime();
@@ -380,6 +529,10 @@ public final class FlightRecorder {
         /**
          * The collective now waits on {@code peer}; {@code what} (a constant string, so that no
          * message is built on the hot path) says for what, or null.
+         *
+         * @param peer the peer rank
+         * @param what what it waits for ({@code recv step 2}), or null
+         * @return this entry
          */
         public Entry waitingFor(int peer, String what) {
             this.waitingWhat = what;
@@ -387,12 +540,21 @@ public final class FlightRecorder {
             return this;
         }
 
-        /** {@link #waitingFor(int, String)} without a description. */
+        /**
+         * {@link #waitingFor(int, String)} without a description.
+         *
+         * @param peer the peer rank
+         * @return this entry
+         */
         public Entry waitingFor(int peer) {
             return waitingFor(peer, null);
         }
 
-        /** Completed normally, unless it already ended. */
+        /**
+         * Completed normally, unless it already ended.
+         *
+         * @return this entry
+         */
         public Entry completed() {
             State s = state;
             if ((s == State.SCHEDULED || s == State.STARTED) && STATE.compareAndSet(this, s, State.COMPLETED)) {
@@ -403,13 +565,23 @@ public final class FlightRecorder {
             return this;
         }
 
-        /** Failed with {@code error}, unless it already ended. Keeps the peer last waited on. */
+        /**
+         * Failed with {@code error}, unless it already ended. Keeps the peer last waited on.
+         *
+         * @param error the failure
+         * @return this entry
+         */
         public Entry failed(Throwable error) {
             return failed(error == null ? "unknown error"
                     : error.getMessage() != null ? error.getMessage() : error.toString());
         }
 
-        /** Failed with the message {@code error}, unless it already ended. */
+        /**
+         * Failed with the message {@code error}, unless it already ended.
+         *
+         * @param message the failure's description
+         * @return this entry
+         */
         public Entry failed(String message) {
             for (;;) {
                 State s = state;

@@ -43,7 +43,20 @@ public final class FlightRecorderAnalyzer {
     }
 
     /** What a finding is about. */
-    public enum Kind { MISSING_DUMP, MISMATCH, BEHIND, STUCK, FAILED, ALL_COMPLETED }
+    public enum Kind {
+        /** Ranks of the world with no dump. */
+        MISSING_DUMP,
+        /** Ranks recorded different collectives at one sequence number. */
+        MISMATCH,
+        /** Ranks that never started (or only scheduled) the oldest outstanding collective. */
+        BEHIND,
+        /** Every rank started the oldest outstanding collective and some did not finish it. */
+        STUCK,
+        /** The errors ranks recorded for that collective. */
+        FAILED,
+        /** Nothing is outstanding. */
+        ALL_COMPLETED
+    }
 
     /**
      * One statement about a group.
@@ -55,23 +68,50 @@ public final class FlightRecorderAnalyzer {
      * @param message the statement in plain words
      */
     public record Finding(Kind kind, String groupId, long seq, List<Integer> ranks, String message) {
+        /**
+         * Copies the ranks.
+         *
+         * @param kind    what it is about
+         * @param groupId the group
+         * @param seq     the sequence number concerned, -1 when none
+         * @param ranks   the ranks to blame
+         * @param message the statement in plain words
+         */
         public Finding {
             ranks = List.copyOf(ranks);
         }
     }
 
-    /** All findings, grouped by group id in input order. */
+    /**
+     * All findings, grouped by group id in input order.
+     *
+     * @param findings the findings
+     */
     public record Report(List<Finding> findings) {
+        /**
+         * Copies the findings.
+         *
+         * @param findings the findings
+         */
         public Report {
             findings = List.copyOf(findings);
         }
 
-        /** The findings of one kind. */
+        /**
+         * The findings of one kind.
+         *
+         * @param kind the kind
+         * @return those findings, in order
+         */
         public List<Finding> of(Kind kind) {
             return findings.stream().filter(f -> f.kind == kind).collect(Collectors.toList());
         }
 
-        /** One line per finding, each prefixed by its group. */
+        /**
+         * One line per finding, each prefixed by its group.
+         *
+         * @return the report as text
+         */
         public String text() {
             StringBuilder sb = new StringBuilder();
             for (Finding f : findings) {
@@ -89,6 +129,8 @@ public final class FlightRecorderAnalyzer {
     /**
      * Reads dump files; a directory stands for every {@code flight-recorder-*.json} in it. Blocking.
      *
+     * @param filesOrDirectories dump files, and directories of them
+     * @return the dumps
      * @throws IOException naming the file that could not be read or parsed
      */
     public static List<FlightRecorderDump> readAll(Collection<Path> filesOrDirectories) throws IOException {
@@ -116,7 +158,12 @@ public final class FlightRecorderAnalyzer {
         return dumps;
     }
 
-    /** Analyses the dumps (any number of groups; one dump per rank and group, the latest wins). */
+    /**
+     * Analyses the dumps (any number of groups; one dump per rank and group, the latest wins).
+     *
+     * @param dumps the dumps
+     * @return the findings
+     */
     public static Report analyze(Collection<FlightRecorderDump> dumps) {
         Map<String, Map<Integer, FlightRecorderDump>> byGroup = new LinkedHashMap<>();
         for (FlightRecorderDump d : dumps) {
@@ -328,7 +375,12 @@ public final class FlightRecorderAnalyzer {
         return String.format(Locale.ROOT, "%.3f s", s);
     }
 
-    /** "rank 3", "ranks 0-2", "ranks 0, 2, 4-6". */
+    /**
+     * "rank 3", "ranks 0-2", "ranks 0, 2, 4-6".
+     *
+     * @param ranks the ranks
+     * @return the ranks in words, consecutive ones as ranges
+     */
     public static String ranks(List<Integer> ranks) {
         List<Integer> rs = new ArrayList<>(new TreeSet<>(ranks));
         if (rs.isEmpty()) {

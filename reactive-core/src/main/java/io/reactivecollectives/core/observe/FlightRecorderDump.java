@@ -29,6 +29,19 @@ public record FlightRecorderDump(int version, String groupId, int rank, int worl
     /** The current format version. */
     public static final int FORMAT_VERSION = 1;
 
+    /**
+     * Copies the entries (null: none).
+     *
+     * @param version    format version
+     * @param groupId    the group the recorder belongs to
+     * @param rank       the rank that wrote the dump
+     * @param worldSize  the number of ranks in the group
+     * @param dumpedAtUs wall-clock time of the snapshot, microseconds since the epoch
+     * @param reason     why the dump was taken
+     * @param capacity   the ring buffer's size
+     * @param recorded   how many collectives were recorded since the group started
+     * @param entries    the retained collectives, oldest first
+     */
     public FlightRecorderDump {
         entries = entries == null ? List.of() : List.copyOf(entries);
     }
@@ -62,18 +75,47 @@ public record FlightRecorderDump(int version, String groupId, int rank, int worl
                         String state, Long scheduledAtUs, Long startedAtUs, Long completedAtUs, Long failedAtUs,
                         Integer waitingFor, String waitingWhat, String error) {
 
+        /**
+         * Copies the shapes (null: none).
+         *
+         * @param id            the recorder's running number for this entry
+         * @param seq           the collective's sequence number in its group
+         * @param op            the op's display name
+         * @param dtype         the element type's torch name, or null
+         * @param inputShapes   shape of each input tensor
+         * @param outputShapes  shape of each output tensor
+         * @param inputBytes    total bytes of the inputs
+         * @param outputBytes   total bytes of the outputs
+         * @param algorithm     the algorithm that ran it, or null
+         * @param state         the last state reached
+         * @param scheduledAtUs when the collective was subscribed to
+         * @param startedAtUs   when it started sending
+         * @param completedAtUs when it completed
+         * @param failedAtUs    when it failed
+         * @param waitingFor    the peer it was last waiting on, or null
+         * @param waitingWhat   what it was waiting for from that peer, or null
+         * @param error         the failure's message, for FAILED
+         */
         public Entry {
             inputShapes = inputShapes == null ? List.of() : List.copyOf(inputShapes);
             outputShapes = outputShapes == null ? List.of() : List.copyOf(outputShapes);
         }
 
-        /** Whether the entry reached COMPLETED. */
+        /**
+         * Whether the entry reached COMPLETED.
+         *
+         * @return whether it completed
+         */
         @JsonIgnore
         public boolean completed() {
             return "COMPLETED".equals(state);
         }
 
-        /** Whether the entry reached FAILED. */
+        /**
+         * Whether the entry reached FAILED.
+         *
+         * @return whether it failed
+         */
         @JsonIgnore
         public boolean failed() {
             return "FAILED".equals(state);

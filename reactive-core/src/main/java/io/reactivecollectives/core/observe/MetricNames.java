@@ -47,24 +47,37 @@ public final class MetricNames {
     /** Timer of store operations (registered by {@link io.reactivecollectives.core.rendezvous.MeteredStore}; same as its {@code TIMER}). */
     public static final String STORE_OP = io.reactivecollectives.core.rendezvous.MeteredStore.TIMER;
 
+    /** Tag: the operation ({@code allReduce}). */
     public static final String TAG_OP = "op";
+    /** Tag: the element type ({@code float32}), or {@link #NONE}. */
     public static final String TAG_DTYPE = "dtype";
+    /** Tag: the group id. */
     public static final String TAG_GROUP = "group";
     /** The rank within the group, so that ranks sharing a JVM (and a registry) keep apart. */
     public static final String TAG_RANK = "rank";
+    /** Tag: the algorithm that ran ({@code ring}), or {@link #NONE}. */
     public static final String TAG_ALGORITHM = "algorithm";
+    /** Tag: how a collective ended, one of the {@code OUTCOME_*} values. */
     public static final String TAG_OUTCOME = "outcome";
+    /** Tag of {@link #ERRORS}: the kind of error. */
     public static final String TAG_KIND = "kind";
 
     /** Tag value when a collective has no dtype or algorithm. */
     public static final String NONE = "none";
 
+    /** Outcome: completed normally. */
     public static final String OUTCOME_SUCCESS = "success";
+    /** Outcome: a {@link io.reactivecollectives.core.CollectiveTimeoutException} or another {@code TimeoutException}. */
     public static final String OUTCOME_TIMEOUT = "timeout";
+    /** Outcome: a {@link io.reactivecollectives.core.PeerFailureException}. */
     public static final String OUTCOME_PEER_FAILURE = "peer_failure";
+    /** Outcome: a {@link io.reactivecollectives.core.CollectiveMismatchException}. */
     public static final String OUTCOME_MISMATCH = "mismatch";
+    /** Outcome: a {@link io.reactivecollectives.core.GroupAbortedException}. */
     public static final String OUTCOME_ABORTED = "aborted";
+    /** Outcome: a {@code CancellationException} (the collective was cancelled). */
     public static final String OUTCOME_CANCELLED = "cancelled";
+    /** Outcome: any other failure. */
     public static final String OUTCOME_ERROR = "error";
 
     /** {@value #ERRORS} kind for a malformed or unexpected frame from a peer. */

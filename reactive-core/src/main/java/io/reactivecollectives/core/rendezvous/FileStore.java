@@ -80,12 +80,21 @@ public final class FileStore implements Store {
     /** Guarded by shared.monitor. */
     private boolean closed;
 
-    /** A store in {@code path} (created if absent) with waits of {@link Store#DEFAULT_TIMEOUT}. */
+    /**
+     * A store in {@code path} (created if absent) with waits of {@link Store#DEFAULT_TIMEOUT}.
+     *
+     * @param path the store's file
+     */
     public FileStore(Path path) {
         this(path, DEFAULT_TIMEOUT);
     }
 
-    /** A store in {@code path} (created if absent) whose waits last {@code timeout}. */
+    /**
+     * A store in {@code path} (created if absent) whose waits last {@code timeout}.
+     *
+     * @param path    the store's file
+     * @param timeout how long waits last
+     */
     public FileStore(Path path, Duration timeout) {
         this(path, timeout, Schedulers.boundedElastic());
     }
@@ -95,6 +104,9 @@ public final class FileStore implements Store {
      * {@code timeout}, doing its file I/O on {@code ioScheduler}, which must allow blocking.
      * Opening does file I/O on the calling thread: construct it where blocking is allowed.
      *
+     * @param path        the store's file
+     * @param timeout     how long waits last
+     * @param ioScheduler where file I/O runs; it must allow blocking
      * @throws UncheckedIOException if the file cannot be opened
      */
     public FileStore(Path path, Duration timeout, Scheduler ioScheduler) {
@@ -120,7 +132,11 @@ public final class FileStore implements Store {
         }
     }
 
-    /** The file holding the store. */
+    /**
+     * The file holding the store.
+     *
+     * @return the file
+     */
     public Path path() {
         return path;
     }

@@ -35,7 +35,11 @@ public final class HashStore implements Store {
         this(DEFAULT_TIMEOUT);
     }
 
-    /** A store whose waits last {@code timeout} unless a call says otherwise. */
+    /**
+     * A store whose waits last {@code timeout} unless a call says otherwise.
+     *
+     * @param timeout the default wait
+     */
     public HashStore(Duration timeout) {
         this.timeout = requirePositive(timeout, "timeout");
     }

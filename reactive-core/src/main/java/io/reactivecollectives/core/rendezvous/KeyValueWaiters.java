@@ -38,18 +38,31 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
         /** Guarded by the map's monitor. */
         boolean done;
 
-        /** A waiter of operation {@code op} for {@code keys} (in request order). */
+        /**
+         * A waiter of operation {@code op} for {@code keys} (in request order).
+         *
+         * @param op   the operation waiting ({@code get})
+         * @param keys the keys waited for, in request order
+         */
         protected Waiter(String op, List<String> keys) {
             this.op = Objects.requireNonNull(op, "op");
             this.keys = List.copyOf(keys);
         }
 
-        /** The operation waiting ({@code get}, {@code await}, {@code multiGet}). */
+        /**
+         * The operation waiting ({@code get}, {@code await}, {@code multiGet}).
+         *
+         * @return the operation
+         */
         public final String op() {
             return op;
         }
 
-        /** The keys waited for, in request order. */
+        /**
+         * The keys waited for, in request order.
+         *
+         * @return the keys
+         */
         public final List<String> keys() {
             return keys;
         }
@@ -63,24 +76,46 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
     private final AtomicInteger pendingWaits = new AtomicInteger();
     private boolean closed;
 
-    /** Waiters registered now (read without the monitor, e.g. by a gauge). */
+    /**
+     * Waiters registered now (read without the monitor, e.g. by a gauge).
+     *
+     * @return the number of waiters
+     */
     public int pendingWaits() {
         return pendingWaits.get();
     }
 
-    /** Sets {@code key}; {@code fired} receives the waiters this completes. */
+    /**
+     * Sets {@code key}; {@code fired} receives the waiters this completes.
+     *
+     * @param key   the key
+     * @param value the value
+     * @param fired receives the waiters this write completes
+     */
     public synchronized void set(String key, byte[] value, List<Fired<W>> fired) {
         ensureOpen("set");
         putLocked(key, value, fired);
     }
 
-    /** The value of {@code key} now, or null. */
+    /**
+     * The value of {@code key} now, or null.
+     *
+     * @param key the key
+     * @return the value, or null
+     */
     public synchronized byte[] get(String key) {
         ensureOpen("get");
         return values.get(key);
     }
 
-    /** Adds {@code delta} to the counter at {@code key} (absent: 0) and returns the new value. */
+    /**
+     * Adds {@code delta} to the counter at {@code key} (absent: 0) and returns the new value.
+     *
+     * @param key   the key
+     * @param delta the amount to add
+     * @param fired receives the waiters this write completes
+     * @return the counter's new value
+     */
     public synchronized long add(String key, long delta, List<Fired<W>> fired) {
         ensureOpen("add");
         byte[] current = values.get(key);
@@ -92,6 +127,12 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
     /**
      * Sets {@code key} to {@code desired} if it holds {@code expected} (empty: absent); returns the
      * value it holds afterwards ({@code expected} itself when absent and not matched, as c10d).
+     *
+     * @param key      the key
+     * @param expected the value the key must hold (empty: absent)
+     * @param desired  the value to set
+     * @param fired    receives the waiters this write completes
+     * @return the value held afterwards
      */
     public synchronized byte[] compareSet(String key, byte[] expected, byte[] desired, List<Fired<W>> fired) {
         ensureOpen("compareSet");
@@ -103,7 +144,14 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
         return current == null ? expected : current;
     }
 
-    /** Appends {@code value} to {@code key} (absent: empty) and returns the new length. */
+    /**
+     * Appends {@code value} to {@code key} (absent: empty) and returns the new length.
+     *
+     * @param key   the key
+     * @param value the value
+     * @param fired receives the waiters this write completes
+     * @return the new length
+     */
     public synchronized long append(String key, byte[] value, List<Fired<W>> fired) {
         ensureOpen("append");
         byte[] current = values.get(key);
@@ -118,31 +166,55 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
         return next.length;
     }
 
-    /** Sets every entry, in the map's order. */
+    /**
+     * Sets every entry, in the map's order.
+     *
+     * @param entries the keys and values
+     * @param fired   receives the waiters this write completes
+     */
     public synchronized void multiSet(Map<String, byte[]> entries, List<Fired<W>> fired) {
         ensureOpen("multiSet");
         entries.forEach((k, v) -> putLocked(k, v, fired));
     }
 
-    /** Whether every key exists now. */
+    /**
+     * Whether every key exists now.
+     *
+     * @param keys the keys
+     * @return whether every key exists
+     */
     public synchronized boolean check(List<String> keys) {
         ensureOpen("check");
         return values.keySet().containsAll(keys);
     }
 
-    /** Deletes {@code key}; whether it existed. */
+    /**
+     * Deletes {@code key}; whether it existed.
+     *
+     * @param key the key
+     * @return whether it existed
+     */
     public synchronized boolean delete(String key) {
         ensureOpen("delete");
         return values.remove(key) != null;
     }
 
-    /** The number of keys. */
+    /**
+     * The number of keys.
+     *
+     * @return the number of keys
+     */
     public synchronized long numKeys() {
         ensureOpen("numKeys");
         return values.size();
     }
 
-    /** The keys of {@code keys} (without repeats, in order) that do not exist now. */
+    /**
+     * The keys of {@code keys} (without repeats, in order) that do not exist now.
+     *
+     * @param keys the keys
+     * @return the missing keys
+     */
     public synchronized List<String> missing(List<String> keys) {
         List<String> out = new ArrayList<>();
         for (String key : new LinkedHashSet<>(keys)) {
@@ -157,6 +229,8 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
      * Registers {@code w} on the keys it misses, or returns the values of its keys when none is
      * missing (then nothing is registered).
      *
+     * @param w the waiter
+     * @return the values of its keys in order, or null when it was registered
      * @throws IllegalStateException when closed
      */
     public synchronized List<byte[]> awaitOrGet(W w) {
@@ -179,6 +253,9 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
     /**
      * Removes {@code w} (timed out, cancelled) unless it completed already; returns the keys it still
      * missed, or null if it had completed (fired or closed).
+     *
+     * @param w the waiter
+     * @return the keys it still missed, or null
      */
     public synchronized List<String> remove(W w) {
         if (w.done) {
@@ -196,12 +273,20 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
         return missing;
     }
 
-    /** Whether {@link #close()} ran. */
+    /**
+     * Whether {@link #close()} ran.
+     *
+     * @return whether the map is closed
+     */
     public synchronized boolean isClosed() {
         return closed;
     }
 
-    /** Closes the map (later calls fail) and returns every waiter still registered, now removed. */
+    /**
+     * Closes the map (later calls fail) and returns every waiter still registered, now removed.
+     *
+     * @return the waiters that were registered
+     */
     public synchronized List<W> close() {
         closed = true;
         Set<W> all = new LinkedHashSet<>();
@@ -255,7 +340,13 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
         }
     }
 
-    /** The counter {@code value} of {@code key} holds (decimal text); IllegalArgumentException if none. */
+    /**
+     * The counter {@code value} of {@code key} holds (decimal text); IllegalArgumentException if none.
+     *
+     * @param key   the key, for the error message
+     * @param value the bytes held
+     * @return the counter
+     */
     public static long parseCounter(String key, byte[] value) {
         String text = new String(value, StandardCharsets.US_ASCII).trim();
         try {

@@ -42,24 +42,43 @@ public final class MeteredStore implements Store {
     private final Tags tags;
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
-    /** Times {@code delegate} into {@link Metrics#globalRegistry}. */
+    /**
+     * Times {@code delegate} into {@link Metrics#globalRegistry}.
+     *
+     * @param delegate the store to time
+     */
     public MeteredStore(Store delegate) {
         this(delegate, Metrics.globalRegistry);
     }
 
-    /** Times {@code delegate} into {@code registry}, tagged {@code store=<delegate's class name>}. */
+    /**
+     * Times {@code delegate} into {@code registry}, tagged {@code store=<delegate's class name>}.
+     *
+     * @param delegate the store to time
+     * @param registry the registry the timer goes to
+     */
     public MeteredStore(Store delegate, MeterRegistry registry) {
         this(delegate, registry, Tags.of("store", delegate.getClass().getSimpleName()));
     }
 
-    /** Times {@code delegate} into {@code registry} with {@code tags} added to every measurement. */
+    /**
+     * Times {@code delegate} into {@code registry} with {@code tags} added to every measurement.
+     *
+     * @param delegate the store to time
+     * @param registry the registry the timer goes to
+     * @param tags     tags added to every measurement
+     */
     public MeteredStore(Store delegate, MeterRegistry registry, Iterable<Tag> tags) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
     }
 
-    /** The store being timed. */
+    /**
+     * The store being timed.
+     *
+     * @return the delegate
+     */
     public Store delegate() {
         return delegate;
     }

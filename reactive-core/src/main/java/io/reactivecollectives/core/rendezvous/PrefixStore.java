@@ -22,18 +22,31 @@ public final class PrefixStore implements Store {
     private final String prefix;
     private final Store underlying;
 
-    /** A view of {@code underlying} whose keys all start with {@code prefix + "/"}. */
+    /**
+     * A view of {@code underlying} whose keys all start with {@code prefix + "/"}.
+     *
+     * @param prefix     the namespace, without the trailing {@code "/"}
+     * @param underlying the store the keys live in
+     */
     public PrefixStore(String prefix, Store underlying) {
         this.prefix = Objects.requireNonNull(prefix, "prefix");
         this.underlying = Objects.requireNonNull(underlying, "underlying");
     }
 
-    /** The namespace, without the trailing {@code "/"}. */
+    /**
+     * The namespace, without the trailing {@code "/"}.
+     *
+     * @return the prefix
+     */
     public String prefix() {
         return prefix;
     }
 
-    /** The store the keys really live in (which may itself be a {@code PrefixStore}). */
+    /**
+     * The store the keys really live in (which may itself be a {@code PrefixStore}).
+     *
+     * @return the underlying store
+     */
     public Store underlying() {
         return underlying;
     }

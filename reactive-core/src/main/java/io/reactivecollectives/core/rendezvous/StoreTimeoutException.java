@@ -13,11 +13,20 @@ public class StoreTimeoutException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The keys that did not exist when the wait ran out. */
     private final List<String> missingKeys;
+    /** How long the call waited. */
     private final Duration waited;
+    /** The remote store's {@code host:port}, or null for a local store. */
     private final String address;
 
-    /** A wait of {@code operation} that ran out after {@code waited} with {@code missingKeys} still absent. */
+    /**
+     * A wait of {@code operation} that ran out after {@code waited} with {@code missingKeys} still absent.
+     *
+     * @param operation   the store call ({@code get})
+     * @param missingKeys the keys still absent
+     * @param waited      how long it waited
+     */
     public StoreTimeoutException(String operation, List<String> missingKeys, Duration waited) {
         this(operation + ": timed out after " + waited.toMillis() + " ms waiting for keys " + missingKeys,
                 waited, missingKeys, null);
@@ -26,6 +35,11 @@ public class StoreTimeoutException extends RuntimeException {
     /**
      * As {@link #StoreTimeoutException(String, List, Duration)}, for the store at {@code address}
      * ({@code host:port}), which the message names.
+     *
+     * @param operation   the store call ({@code get})
+     * @param missingKeys the keys still absent
+     * @param waited      how long it waited
+     * @param address     the store's {@code host:port}
      */
     public StoreTimeoutException(String operation, List<String> missingKeys, Duration waited, String address) {
         this(operation + " at " + address + ": timed out after " + waited.toMillis() + " ms waiting for keys "
@@ -45,6 +59,11 @@ public class StoreTimeoutException extends RuntimeException {
      * {@code store get("rc/g/addr/1") at 127.0.0.1:29500: no reply within 10000 ms}. For a waiting
      * call, {@link #missingKeys()} are all of its keys (the client cannot know which exist).
      *
+     * @param operation the store call ({@code get})
+     * @param keys      the call's keys
+     * @param address   the store's {@code host:port}
+     * @param deadline  the deadline that ran out
+     * @return the exception
      * @param detail appended to the message when not null (e.g. the wait the call asked for)
      */
     public static StoreTimeoutException noReply(String operation, List<String> keys, String address,
@@ -60,17 +79,29 @@ public class StoreTimeoutException extends RuntimeException {
         return keys.size() <= 3 ? shown : shown + ", … " + keys.size() + " keys";
     }
 
-    /** The keys that did not exist when the wait ran out. */
+    /**
+     * The keys that did not exist when the wait ran out.
+     *
+     * @return the missing keys
+     */
     public List<String> missingKeys() {
         return missingKeys;
     }
 
-    /** How long the call waited. */
+    /**
+     * How long the call waited.
+     *
+     * @return the time waited
+     */
     public Duration waited() {
         return waited;
     }
 
-    /** The address ({@code host:port}) of the remote store that timed out, or null for a local store. */
+    /**
+     * The address ({@code host:port}) of the remote store that timed out, or null for a local store.
+     *
+     * @return the address, or null
+     */
     public String address() {
         return address;
     }

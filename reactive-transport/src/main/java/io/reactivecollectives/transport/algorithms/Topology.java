@@ -29,12 +29,22 @@ public final class Topology {
         this.members = m.stream().map(l -> l.stream().mapToInt(Integer::intValue).toArray()).toArray(int[][]::new);
     }
 
-    /** Every one of {@code size} ranks on one host. */
+    /**
+     * Every one of {@code size} ranks on one host.
+     *
+     * @param size the number of ranks
+     * @return the topology
+     */
     public static Topology singleHost(int size) {
         return new Topology(new int[size]);
     }
 
-    /** From each rank's host identity ({@code null}: unknown, a host of its own). */
+    /**
+     * From each rank's host identity ({@code null}: unknown, a host of its own).
+     *
+     * @param hostIds one host identity per rank, in rank order
+     * @return the topology
+     */
     public static Topology of(String[] hostIds) {
         Map<String, Integer> index = new LinkedHashMap<>();
         int[] hostOf = new int[hostIds.length];
@@ -45,27 +55,43 @@ public final class Topology {
         return new Topology(hostOf);
     }
 
-    /** Number of ranks. */
+    /** {@return the number of ranks} */
     public int size() {
         return hostOf.length;
     }
 
-    /** Number of hosts. */
+    /** {@return the number of hosts} */
     public int hosts() {
         return members.length;
     }
 
-    /** The host {@code rank} runs on. */
+    /**
+     * The host {@code rank} runs on.
+     *
+     * @param rank the rank
+     * @return the host's number
+     */
     public int hostOf(int rank) {
         return hostOf[rank];
     }
 
-    /** The ranks of {@code host}, ascending (a copy). */
+    /**
+     * The ranks of {@code host}, ascending (a copy).
+     *
+     * @param host the host's number
+     * @return its ranks
+     */
     public int[] members(int host) {
         return members[host].clone();
     }
 
-    /** {@code rank}'s place among the ranks of its host. */
+    /**
+     * {@code rank}'s place among the ranks of its host.
+     *
+     * @param rank the rank
+     * @return its local index
+     * @throws IllegalArgumentException for a rank outside the group
+     */
     public int localIndex(int rank) {
         int[] m = members[hostOf[rank]];
         for (int i = 0; i < m.length; i++) {
@@ -76,7 +102,12 @@ public final class Topology {
         throw new IllegalArgumentException("rank " + rank + " out of range");
     }
 
-    /** The ranks with {@code rank}'s local index, one per host, in host order (needs {@link #uniform()}). */
+    /**
+     * The ranks with {@code rank}'s local index, one per host, in host order (needs {@link #uniform()}).
+     *
+     * @param rank the rank
+     * @return one rank per host
+     */
     public int[] peersAcrossHosts(int rank) {
         int local = localIndex(rank);
         int[] out = new int[members.length];
@@ -86,7 +117,7 @@ public final class Topology {
         return out;
     }
 
-    /** Whether every host runs the same number of ranks. */
+    /** {@return whether every host runs the same number of ranks} */
     public boolean uniform() {
         for (int[] m : members) {
             if (m.length != members[0].length) {
@@ -96,7 +127,11 @@ public final class Topology {
         return true;
     }
 
-    /** Whether a two-level schedule applies: several hosts, the same number of ranks on each, more than one. */
+    /**
+     * Whether a two-level schedule applies: several hosts, the same number of ranks on each, more than one.
+     *
+     * @return whether it applies
+     */
     public boolean multiHostMultiRank() {
         return hosts() > 1 && uniform() && members[0].length > 1;
     }

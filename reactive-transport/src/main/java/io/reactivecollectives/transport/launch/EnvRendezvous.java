@@ -46,15 +46,25 @@ public final class EnvRendezvous {
 
     /** The store port when the launcher gives none (c10d's default). */
     public static final int DEFAULT_MASTER_PORT = 29500;
+    /** Where rank 0's embedded store server binds (default every interface). */
     public static final String BIND_ENV = "RC_STORE_BIND";
+    /** PEM certificate of rank 0's store server; with {@link #TLS_KEY_ENV} it turns on TLS. */
     public static final String TLS_CERT_ENV = "RC_STORE_TLS_CERT";
+    /** PEM (PKCS#8) private key of rank 0's store server; with {@link #TLS_CERT_ENV} it turns on TLS. */
     public static final String TLS_KEY_ENV = "RC_STORE_TLS_KEY";
+    /** PEM certificate(s) the store clients trust (default: the server certificate). */
     public static final String TLS_CA_ENV = "RC_STORE_TLS_CA";
 
     private EnvRendezvous() {
     }
 
-    /** Reads the launcher's variables; no I/O. */
+    /**
+     * Reads the launcher's variables; no I/O.
+     *
+     * @param env the environment ({@code System.getenv()})
+     * @return the launcher, store address, rank, world size and local rank
+     * @throws IllegalArgumentException when variables are missing, malformed or contradictory (naming them)
+     */
     public static LaunchEnvironment resolve(Map<String, String> env) {
         Objects.requireNonNull(env, "env");
         if (present(env, "RANK") || present(env, "WORLD_SIZE")) {
@@ -101,13 +111,21 @@ public final class EnvRendezvous {
     /**
      * The address this rank's group server should bind and publish ({@code GroupOptions.withHost}):
      * {@link HostAddress#choose} for the store this environment names. Reads interfaces; no traffic.
+     *
+     * @param env the environment ({@code System.getenv()})
+     * @return the address for {@code GroupOptions.withHost}
      */
     public static String groupHost(Map<String, String> env) {
         LaunchEnvironment launch = resolve(env);
         return HostAddress.choose(env, launch.masterAddr(), launch.worldSize());
     }
 
-    /** {@link #connect(Map, Duration)} with c10d's default timeout. */
+    /**
+     * {@link #connect(Map, Duration)} with c10d's default timeout.
+     *
+     * @param env the environment ({@code System.getenv()})
+     * @return a cold {@code Mono} emitting this process's rendezvous
+     */
     public static Mono<Rendezvous> connect(Map<String, String> env) {
         return connect(env, Store.DEFAULT_TIMEOUT);
     }
@@ -117,6 +135,10 @@ public final class EnvRendezvous {
      * fails with {@link IllegalArgumentException}, nothing started), on rank 0 starts the store
      * server, then connects the client (retrying until {@code timeout}) and emits the result.
      * Certificates are read on {@code Schedulers.boundedElastic()}.
+     *
+     * @param env     the environment ({@code System.getenv()})
+     * @param timeout how long the client keeps trying to connect, and the store's default wait
+     * @return a cold {@code Mono} emitting this process's rendezvous, which the caller closes
      */
     public static Mono<Rendezvous> connect(Map<String, String> env, Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");

@@ -50,6 +50,11 @@ public final class HostAddress {
      * The address for this rank's group server, given the launcher's {@code env} and the store's
      * host and port. Fails with an {@link IllegalStateException} naming the variables to set when
      * no address qualifies.
+     *
+     * @param env       the launcher's environment ({@value #HOST_ENV} and {@value #IFNAME_ENV} are read)
+     * @param storeHost the store's host, which the chosen address must reach
+     * @param worldSize the world size (a world on one host may use loopback)
+     * @return the address to bind and publish
      */
     public static String choose(Map<String, String> env, String storeHost, int worldSize) {
         String explicit = env.get(HOST_ENV);
@@ -76,7 +81,13 @@ public final class HostAddress {
                 + HOST_ENV + " or " + IFNAME_ENV + " (interfaces: " + describeInterfaces() + ")"));
     }
 
-    /** {@code host:port}, with an IPv6 address in brackets ({@code [fd00::2]:29500}); no port when it is negative. */
+    /**
+     * {@code host:port}, with an IPv6 address in brackets ({@code [fd00::2]:29500}); no port when it is negative.
+     *
+     * @param host a host name or address
+     * @param port the port, or a negative number for none
+     * @return the formatted address
+     */
     public static String format(String host, int port) {
         return HostPorts.format(host, port);
     }

@@ -13,7 +13,11 @@ import java.util.Optional;
 public record Rendezvous(Store store, int rank, int worldSize, int localRank, String launcher, TcpStoreServer server)
         implements AutoCloseable {
 
-    /** The embedded server, present on rank 0. */
+    /**
+     * The embedded server, present on rank 0.
+     *
+     * @return the server on rank 0, empty on the other ranks
+     */
     public Optional<TcpStoreServer> embeddedServer() {
         return Optional.ofNullable(server);
     }

@@ -13,6 +13,8 @@ public final class SlurmNodeList {
      * The first host of {@code list}: the first comma-separated entry (commas inside brackets
      * excluded) with every bracket group replaced by its first number, zero padding kept.
      *
+     * @param list a Slurm node list ({@code node[01-04,07],gpu7})
+     * @return the first host name ({@code node01})
      * @throws IllegalArgumentException if the list is empty or its brackets are malformed
      */
     public static String firstHost(String list) {

@@ -18,6 +18,13 @@ import java.util.Objects;
  */
 public record MeshTls(SslContext server, SslContext client) {
 
+    /**
+     * Checks the contexts.
+     *
+     * @param server a server context that requires client certificates
+     * @param client a client context with this rank's certificate and the trusted authorities
+     * @throws IllegalArgumentException when {@code server} is not a server context or {@code client} not a client one
+     */
     public MeshTls {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(client, "client");
@@ -29,6 +36,12 @@ public record MeshTls(SslContext server, SslContext client) {
     /**
      * Mutual TLS from PEM files: this rank's certificate chain and PKCS#8 private key, and the
      * certificates (or authority) it trusts for its peers. Reads the files (blocking).
+     *
+     * @param certificate this rank's certificate chain (PEM)
+     * @param privateKey  its private key (PEM, PKCS#8)
+     * @param trusted     the certificates or authority trusted for the peers (PEM)
+     * @return the TLS settings, for {@code GroupOptions.withTls}
+     * @throws SSLException when a file cannot be read or parsed
      */
     public static MeshTls fromPem(File certificate, File privateKey, File trusted) throws SSLException {
         SslContext server = SslContextBuilder.forServer(certificate, privateKey).trustManager(trusted)

@@ -17,7 +17,12 @@ public final class StoreAuth {
     private StoreAuth() {
     }
 
-    /** The secret from {@code env} ({@value #SECRET_ENV}), UTF-8, or null when unset or empty. */
+    /**
+     * The secret from {@code env} ({@value #SECRET_ENV}), UTF-8, or null when unset or empty.
+     *
+     * @param env the environment
+     * @return the secret's bytes, or null
+     */
     public static byte[] secretFrom(Map<String, String> env) {
         String s = env.get(SECRET_ENV);
         return s == null || s.isEmpty() ? null : s.getBytes(StandardCharsets.UTF_8);

@@ -9,6 +9,11 @@ public final class StoreAuthenticationException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An authentication failure.
+     *
+     * @param message what failed, naming the server
+     */
     public StoreAuthenticationException(String message) {
         super(message);
     }

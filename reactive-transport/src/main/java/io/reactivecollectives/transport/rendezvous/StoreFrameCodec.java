@@ -67,11 +67,15 @@ public final class StoreFrameCodec {
     /** The largest body accepted before authentication. */
     public static final int HANDSHAKE_MAX_FRAME = 1024;
 
-    /** Error codes of an ERROR response. */
+    /** Error code of an ERROR response: a wait for keys ran out of time ({@code missing} names the keys). */
     public static final int E_TIMEOUT = 1;
+    /** Error code of an ERROR response: the server rejected the request's arguments. */
     public static final int E_BAD_REQUEST = 2;
+    /** Error code of an ERROR response: the store closed before the request completed. */
     public static final int E_CLOSED = 3;
+    /** Error code of an ERROR response: reserved for a failure inside the server; not sent at present. */
     public static final int E_INTERNAL = 4;
+    /** Error code of an ERROR response: the client failed authentication. */
     public static final int E_AUTH = 5;
 
     private StoreFrameCodec() {
@@ -82,44 +86,207 @@ public final class StoreFrameCodec {
     /** A request as the server decoded it. */
     public sealed interface Request permits Set, Get, Add, CompareSet, Wait, Check, Delete, NumKeys, MultiGet,
             MultiSet, Append, Cancel {
-        /** The request id the response repeats. */
+        /**
+         * The request id the response repeats.
+         *
+         * @return the request id
+         */
         int id();
     }
 
-    /** A set; {@code reply} false for {@link StoreOpcode#SET_NO_REPLY} (no response unless it fails). */
+    /**
+     * A set; {@code reply} false for {@link StoreOpcode#SET_NO_REPLY} (no response unless it fails).
+     *
+     * @param id    the request id
+     * @param key   the key
+     * @param value the value
+     * @param reply whether the server answers with OK
+     */
     public record Set(int id, String key, byte[] value, boolean reply) implements Request { }
+
+    /**
+     * A get: the value of {@code key}, waiting up to {@code timeoutMs} for it to be set.
+     *
+     * @param id        the request id
+     * @param key       the key
+     * @param timeoutMs how long the server waits for the key, in milliseconds
+     */
     public record Get(int id, String key, long timeoutMs) implements Request { }
+
+    /**
+     * An add: adds {@code delta} to the counter at {@code key} (0 when absent); answered with the sum.
+     *
+     * @param id    the request id
+     * @param key   the key
+     * @param delta the amount to add
+     */
     public record Add(int id, String key, long delta) implements Request { }
+
+    /**
+     * A compare-and-set: {@code key} becomes {@code desired} if it holds {@code expected}; answered
+     * with the value held afterwards.
+     *
+     * @param id       the request id
+     * @param key      the key
+     * @param expected the value the key must hold
+     * @param desired  the value it is set to
+     */
     public record CompareSet(int id, String key, byte[] expected, byte[] desired) implements Request { }
+
+    /**
+     * A wait until every one of {@code keys} is set.
+     *
+     * @param id        the request id
+     * @param keys      the keys waited for
+     * @param timeoutMs how long the server waits, in milliseconds
+     */
     public record Wait(int id, List<String> keys, long timeoutMs) implements Request { }
+
+    /**
+     * A check whether every one of {@code keys} is set, without waiting.
+     *
+     * @param id   the request id
+     * @param keys the keys checked
+     */
     public record Check(int id, List<String> keys) implements Request { }
+
+    /**
+     * A delete of {@code key}; answered with whether it existed.
+     *
+     * @param id  the request id
+     * @param key the key
+     */
     public record Delete(int id, String key) implements Request { }
+
+    /**
+     * A count of the keys in the store.
+     *
+     * @param id the request id
+     */
     public record NumKeys(int id) implements Request { }
+
+    /**
+     * A get of several keys, waiting up to {@code timeoutMs} for all of them.
+     *
+     * @param id        the request id
+     * @param keys      the keys, in the order the values are answered
+     * @param timeoutMs how long the server waits for the keys, in milliseconds
+     */
     public record MultiGet(int id, List<String> keys, long timeoutMs) implements Request { }
+
+    /**
+     * A set of several keys at once.
+     *
+     * @param id      the request id
+     * @param entries the keys and their values
+     */
     public record MultiSet(int id, Map<String, byte[]> entries) implements Request { }
+
+    /**
+     * An append of {@code value} to the bytes at {@code key} (created when absent).
+     *
+     * @param id    the request id
+     * @param key   the key
+     * @param value the bytes appended
+     */
     public record Append(int id, String key, byte[] value) implements Request { }
+
+    /**
+     * Drops the pending request {@code id} (a wait the client gave up on); not answered.
+     *
+     * @param id the id of the request to drop
+     */
     public record Cancel(int id) implements Request { }
 
     /** A response as the client decoded it. */
     public sealed interface Response permits Ok, Value, LongValue, BoolValue, Values, Error {
+        /**
+         * The id of the request this response answers.
+         *
+         * @return the request id
+         */
         int id();
     }
 
+    /**
+     * OK: the request succeeded and returns nothing.
+     *
+     * @param id the request id
+     */
     public record Ok(int id) implements Response { }
+
+    /**
+     * VALUE: one value (get, compare-and-set).
+     *
+     * @param id    the request id
+     * @param value the value
+     */
     public record Value(int id, byte[] value) implements Response { }
+
+    /**
+     * LONG: a number (add, number of keys, append's new length).
+     *
+     * @param id    the request id
+     * @param value the number
+     */
     public record LongValue(int id, long value) implements Response { }
+
+    /**
+     * BOOL: a yes or no (check, delete).
+     *
+     * @param id    the request id
+     * @param value the answer
+     */
     public record BoolValue(int id, boolean value) implements Response { }
+
+    /**
+     * VALUES: several values, in the order of the keys asked for (multi-get).
+     *
+     * @param id     the request id
+     * @param values the values
+     */
     public record Values(int id, List<byte[]> values) implements Response { }
 
+    /**
+     * ERROR: the request failed.
+     *
+     * @param id       the request id
+     * @param code     why: {@link #E_TIMEOUT}, {@link #E_BAD_REQUEST}, {@link #E_CLOSED}, {@link #E_INTERNAL}
+     *                 or {@link #E_AUTH}
+     * @param op       the operation that failed ({@code get})
+     * @param message  the server's description
+     * @param missing  for a timeout, the keys still missing; otherwise empty
+     * @param waitedMs for a timeout, how long the server waited, in milliseconds; otherwise 0
+     */
     public record Error(int id, int code, String op, String message, List<String> missing, long waitedMs)
             implements Response { }
 
+    /**
+     * HELLO, the server's greeting.
+     *
+     * @param version      the server's protocol version ({@link #VERSION})
+     * @param authRequired whether the client must authenticate
+     * @param nonce        the server's nonce, which the client's MAC covers
+     */
     public record Hello(int version, boolean authRequired, byte[] nonce) { }
+
+    /**
+     * AUTH, the client's answer to HELLO.
+     *
+     * @param mac         HMAC-SHA256 of the server's nonce with the shared secret (empty without a secret)
+     * @param clientNonce the client's nonce, which the server's READY proof covers (empty without a secret)
+     */
     public record Auth(byte[] mac, byte[] clientNonce) { }
 
     // --- header --------------------------------------------------------------------------------
 
-    /** The opcode of a frame body (reader index at the body's start); does not move the index. */
+    /**
+     * The opcode of a frame body (reader index at the body's start); does not move the index.
+     *
+     * @param body a frame body, without the length prefix
+     * @return the body's opcode
+     * @throws StoreProtocolException if the body is shorter than a header or the opcode is unknown
+     */
     public static StoreOpcode opcode(ByteBuf body) {
         if (body.readableBytes() < HEADER) {
             throw new StoreProtocolException("frame of " + body.readableBytes() + " bytes is shorter than its header");
@@ -137,6 +304,14 @@ public final class StoreFrameCodec {
 
     // --- handshake -----------------------------------------------------------------------------
 
+    /**
+     * Encodes a HELLO frame (server to client, request id 0) with this protocol's {@link #VERSION}.
+     *
+     * @param alloc        allocates the frame
+     * @param authRequired whether the client must authenticate
+     * @param nonce        the server's nonce the client's MAC must cover
+     * @return the whole frame, length prefix included, owned by the caller
+     */
     public static ByteBuf hello(ByteBufAllocator alloc, boolean authRequired, byte[] nonce) {
         ByteBuf buf = start(alloc, 2 + size(nonce), StoreOpcode.HELLO, 0);
         buf.writeByte(VERSION);
@@ -145,6 +320,14 @@ public final class StoreFrameCodec {
         return buf;
     }
 
+    /**
+     * Encodes an AUTH frame (client to server, request id 0).
+     *
+     * @param alloc       allocates the frame
+     * @param mac         HMAC-SHA256 of the server's nonce with the shared secret (empty without a secret)
+     * @param clientNonce the nonce the server's READY proof must cover (empty without a secret)
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf auth(ByteBufAllocator alloc, byte[] mac, byte[] clientNonce) {
         ByteBuf buf = start(alloc, size(mac) + size(clientNonce), StoreOpcode.AUTH, 0);
         put(buf, mac);
@@ -152,12 +335,26 @@ public final class StoreFrameCodec {
         return buf;
     }
 
+    /**
+     * Encodes a READY frame (server to client, request id 0).
+     *
+     * @param alloc allocates the frame
+     * @param proof HMAC-SHA256 of the client's nonce with the shared secret (empty without a secret)
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf ready(ByteBufAllocator alloc, byte[] proof) {
         ByteBuf buf = start(alloc, size(proof), StoreOpcode.READY, 0);
         put(buf, proof);
         return buf;
     }
 
+    /**
+     * Decodes a HELLO body.
+     *
+     * @param body the frame body, without the length prefix; read to its end
+     * @return the greeting
+     * @throws StoreProtocolException if the body is not a well-formed HELLO
+     */
     public static Hello decodeHello(ByteBuf body) {
         expect(body, StoreOpcode.HELLO);
         int version = readU8(body);
@@ -167,6 +364,13 @@ public final class StoreFrameCodec {
         return new Hello(version, (flags & 1) != 0, nonce);
     }
 
+    /**
+     * Decodes an AUTH body.
+     *
+     * @param body the frame body, without the length prefix; read to its end
+     * @return the client's MAC and nonce
+     * @throws StoreProtocolException if the body is not a well-formed AUTH
+     */
     public static Auth decodeAuth(ByteBuf body) {
         expect(body, StoreOpcode.AUTH);
         byte[] mac = readBytes(body);
@@ -175,6 +379,13 @@ public final class StoreFrameCodec {
         return new Auth(mac, clientNonce);
     }
 
+    /**
+     * Decodes a READY body.
+     *
+     * @param body the frame body, without the length prefix; read to its end
+     * @return the server's proof (empty without a secret)
+     * @throws StoreProtocolException if the body is not a well-formed READY
+     */
     public static byte[] decodeReady(ByteBuf body) {
         expect(body, StoreOpcode.READY);
         byte[] proof = readBytes(body);
@@ -192,15 +403,41 @@ public final class StoreFrameCodec {
 
     // --- requests: encode (client) ---------------------------------------------------------------
 
+    /**
+     * Encodes a SET request, answered with OK.
+     *
+     * @param alloc allocates the frame
+     * @param id    the request id
+     * @param key   the key
+     * @param value the value
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf set(ByteBufAllocator alloc, int id, String key, byte[] value) {
         return keyBytes(alloc, StoreOpcode.SET, id, key, value);
     }
 
-    /** A set the server applies without answering (PyTorch TCPStore's {@code set}). */
+    /**
+     * A set the server applies without answering (PyTorch TCPStore's {@code set}).
+     *
+     * @param alloc allocates the frame
+     * @param id    the request id (repeated by an ERROR if the set fails)
+     * @param key   the key
+     * @param value the value
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf setNoReply(ByteBufAllocator alloc, int id, String key, byte[] value) {
         return keyBytes(alloc, StoreOpcode.SET_NO_REPLY, id, key, value);
     }
 
+    /**
+     * Encodes an APPEND request, answered with the new length.
+     *
+     * @param alloc allocates the frame
+     * @param id    the request id
+     * @param key   the key
+     * @param value the bytes to append
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf append(ByteBufAllocator alloc, int id, String key, byte[] value) {
         return keyBytes(alloc, StoreOpcode.APPEND, id, key, value);
     }
@@ -212,10 +449,28 @@ public final class StoreFrameCodec {
         return buf;
     }
 
+    /**
+     * Encodes a GET request, answered with the value or, when the key is not set in time, an ERROR.
+     *
+     * @param alloc     allocates the frame
+     * @param id        the request id
+     * @param key       the key
+     * @param timeoutMs how long the server waits for the key, in milliseconds
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf get(ByteBufAllocator alloc, int id, String key, long timeoutMs) {
         return keyLong(alloc, StoreOpcode.GET, id, key, timeoutMs);
     }
 
+    /**
+     * Encodes an ADD request, answered with the counter's new value.
+     *
+     * @param alloc allocates the frame
+     * @param id    the request id
+     * @param key   the counter's key
+     * @param delta the amount to add
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf add(ByteBufAllocator alloc, int id, String key, long delta) {
         return keyLong(alloc, StoreOpcode.ADD, id, key, delta);
     }
@@ -227,6 +482,16 @@ public final class StoreFrameCodec {
         return buf;
     }
 
+    /**
+     * Encodes a COMPARE_SET request, answered with the value held afterwards.
+     *
+     * @param alloc    allocates the frame
+     * @param id       the request id
+     * @param key      the key
+     * @param expected the value the key must hold (empty: the key must be absent)
+     * @param desired  the value to set
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf compareSet(ByteBufAllocator alloc, int id, String key, byte[] expected, byte[] desired) {
         ByteBuf buf = start(alloc, size(key) + size(expected) + size(desired), StoreOpcode.COMPARE_SET, id);
         put(buf, key);
@@ -235,10 +500,28 @@ public final class StoreFrameCodec {
         return buf;
     }
 
+    /**
+     * Encodes a WAIT request, answered with OK once every key is set or an ERROR when the wait runs out.
+     *
+     * @param alloc     allocates the frame
+     * @param id        the request id
+     * @param keys      the keys to wait for
+     * @param timeoutMs how long the server waits, in milliseconds
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf await(ByteBufAllocator alloc, int id, List<String> keys, long timeoutMs) {
         return keysLong(alloc, StoreOpcode.WAIT, id, keys, timeoutMs);
     }
 
+    /**
+     * Encodes a MULTI_GET request, answered with the values in key order or an ERROR when the wait runs out.
+     *
+     * @param alloc     allocates the frame
+     * @param id        the request id
+     * @param keys      the keys
+     * @param timeoutMs how long the server waits for them, in milliseconds
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf multiGet(ByteBufAllocator alloc, int id, List<String> keys, long timeoutMs) {
         return keysLong(alloc, StoreOpcode.MULTI_GET, id, keys, timeoutMs);
     }
@@ -250,26 +533,64 @@ public final class StoreFrameCodec {
         return buf;
     }
 
+    /**
+     * Encodes a CHECK request, answered with whether every key is set.
+     *
+     * @param alloc allocates the frame
+     * @param id    the request id
+     * @param keys  the keys
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf check(ByteBufAllocator alloc, int id, List<String> keys) {
         ByteBuf buf = start(alloc, size(keys), StoreOpcode.CHECK, id);
         put(buf, keys);
         return buf;
     }
 
+    /**
+     * Encodes a DELETE request, answered with whether the key existed.
+     *
+     * @param alloc allocates the frame
+     * @param id    the request id
+     * @param key   the key
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf delete(ByteBufAllocator alloc, int id, String key) {
         ByteBuf buf = start(alloc, size(key), StoreOpcode.DELETE, id);
         put(buf, key);
         return buf;
     }
 
+    /**
+     * Encodes a NUM_KEYS request, answered with the number of keys.
+     *
+     * @param alloc allocates the frame
+     * @param id    the request id
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf numKeys(ByteBufAllocator alloc, int id) {
         return start(alloc, 0, StoreOpcode.NUM_KEYS, id);
     }
 
+    /**
+     * Encodes a CANCEL of the pending request {@code id}; not answered.
+     *
+     * @param alloc allocates the frame
+     * @param id    the id of the request to drop
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf cancel(ByteBufAllocator alloc, int id) {
         return start(alloc, 0, StoreOpcode.CANCEL, id);
     }
 
+    /**
+     * Encodes a MULTI_SET request, answered with OK.
+     *
+     * @param alloc   allocates the frame
+     * @param id      the request id
+     * @param entries the keys and values, in iteration order
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf multiSet(ByteBufAllocator alloc, int id, Map<String, byte[]> entries) {
         int payload = 4;
         for (Map.Entry<String, byte[]> e : entries.entrySet()) {
@@ -286,7 +607,13 @@ public final class StoreFrameCodec {
 
     // --- requests: decode (server) ---------------------------------------------------------------
 
-    /** Decodes a request body; {@link StoreProtocolException} if it is not a well-formed request. */
+    /**
+     * Decodes a request body; {@link StoreProtocolException} if it is not a well-formed request.
+     *
+     * @param body the frame body, without the length prefix; read to its end
+     * @return the request
+     * @throws StoreProtocolException if the body is malformed or its opcode is not a request
+     */
     public static Request decodeRequest(ByteBuf body) {
         StoreOpcode op = opcode(body);
         body.skipBytes(1);
@@ -320,28 +647,67 @@ public final class StoreFrameCodec {
 
     // --- responses: encode (server) ------------------------------------------------------------
 
+    /**
+     * Encodes an OK response.
+     *
+     * @param alloc allocates the frame
+     * @param id    the id of the request answered
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf ok(ByteBufAllocator alloc, int id) {
         return start(alloc, 0, StoreOpcode.OK, id);
     }
 
+    /**
+     * Encodes a VALUE response.
+     *
+     * @param alloc allocates the frame
+     * @param id    the id of the request answered
+     * @param value the value
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf value(ByteBufAllocator alloc, int id, byte[] value) {
         ByteBuf buf = start(alloc, size(value), StoreOpcode.VALUE, id);
         put(buf, value);
         return buf;
     }
 
+    /**
+     * Encodes a LONG response.
+     *
+     * @param alloc allocates the frame
+     * @param id    the id of the request answered
+     * @param value the number
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf longValue(ByteBufAllocator alloc, int id, long value) {
         ByteBuf buf = start(alloc, 8, StoreOpcode.LONG, id);
         buf.writeLong(value);
         return buf;
     }
 
+    /**
+     * Encodes a BOOL response.
+     *
+     * @param alloc allocates the frame
+     * @param id    the id of the request answered
+     * @param value the answer
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf boolValue(ByteBufAllocator alloc, int id, boolean value) {
         ByteBuf buf = start(alloc, 1, StoreOpcode.BOOL, id);
         buf.writeByte(value ? 1 : 0);
         return buf;
     }
 
+    /**
+     * Encodes a VALUES response.
+     *
+     * @param alloc  allocates the frame
+     * @param id     the id of the request answered
+     * @param values the values, in the order of the keys asked for
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf values(ByteBufAllocator alloc, int id, List<byte[]> values) {
         int payload = 4;
         for (byte[] v : values) {
@@ -355,6 +721,19 @@ public final class StoreFrameCodec {
         return buf;
     }
 
+    /**
+     * Encodes an ERROR response.
+     *
+     * @param alloc    allocates the frame
+     * @param id       the id of the request answered
+     * @param code     why it failed: {@link #E_TIMEOUT}, {@link #E_BAD_REQUEST}, {@link #E_CLOSED},
+     *                 {@link #E_INTERNAL} or {@link #E_AUTH}
+     * @param op       the operation that failed ({@code get})
+     * @param message  a description (null: empty)
+     * @param missing  for a timeout, the keys still missing; otherwise empty
+     * @param waitedMs for a timeout, how long the server waited, in milliseconds; otherwise 0
+     * @return the whole frame, owned by the caller
+     */
     public static ByteBuf error(ByteBufAllocator alloc, int id, int code, String op, String message,
                                 List<String> missing, long waitedMs) {
         String msg = message == null ? "" : message;
@@ -369,7 +748,13 @@ public final class StoreFrameCodec {
 
     // --- responses: decode (client) ------------------------------------------------------------
 
-    /** Decodes a response body; {@link StoreProtocolException} if it is not a well-formed response. */
+    /**
+     * Decodes a response body; {@link StoreProtocolException} if it is not a well-formed response.
+     *
+     * @param body the frame body, without the length prefix; read to its end
+     * @return the response
+     * @throws StoreProtocolException if the body is malformed or its opcode is not a response
+     */
     public static Response decodeResponse(ByteBuf body) {
         StoreOpcode op = opcode(body);
         body.skipBytes(1);

@@ -7,13 +7,50 @@ package io.reactivecollectives.transport.rendezvous;
  * ({@link #HELLO}, {@link #AUTH}, {@link #READY}) use request id 0.
  */
 public enum StoreOpcode {
-    // handshake
-    HELLO(1), AUTH(2), READY(3),
-    // requests
-    SET(10), GET(11), ADD(12), COMPARE_SET(13), WAIT(14), CHECK(15), DELETE(16), NUM_KEYS(17),
-    MULTI_GET(18), MULTI_SET(19), APPEND(20), CANCEL(21), SET_NO_REPLY(22),
-    // responses
-    OK(40), VALUE(41), LONG(42), BOOL(43), VALUES(44), ERROR(45);
+    /** Server to client on connecting: protocol version, whether authentication is required, a nonce. */
+    HELLO(1),
+    /** Client to server: the MAC of the server's nonce and the client's own nonce. */
+    AUTH(2),
+    /** Server to client: the handshake succeeded (with a secret, carrying the server's proof). */
+    READY(3),
+    /** Sets a key; answered with {@link #OK}. */
+    SET(10),
+    /** Gets a key, waiting for it to be set; answered with {@link #VALUE} or {@link #ERROR}. */
+    GET(11),
+    /** Adds to a counter; answered with {@link #LONG}, the new value. */
+    ADD(12),
+    /** Compare-and-set; answered with {@link #VALUE}, the value held afterwards. */
+    COMPARE_SET(13),
+    /** Waits until keys are set; answered with {@link #OK} or {@link #ERROR}. */
+    WAIT(14),
+    /** Whether keys are set, without waiting; answered with {@link #BOOL}. */
+    CHECK(15),
+    /** Deletes a key; answered with {@link #BOOL}, whether it existed. */
+    DELETE(16),
+    /** Counts the keys; answered with {@link #LONG}. */
+    NUM_KEYS(17),
+    /** Gets several keys, waiting for them; answered with {@link #VALUES} or {@link #ERROR}. */
+    MULTI_GET(18),
+    /** Sets several keys; answered with {@link #OK}. */
+    MULTI_SET(19),
+    /** Appends to a key's bytes; answered with {@link #LONG}, the new length. */
+    APPEND(20),
+    /** Drops a pending request of the same connection; not answered. */
+    CANCEL(21),
+    /** Sets a key without an answer (an {@link #ERROR} only if it fails). */
+    SET_NO_REPLY(22),
+    /** The request succeeded and returns nothing. */
+    OK(40),
+    /** One value. */
+    VALUE(41),
+    /** A 64-bit number. */
+    LONG(42),
+    /** A boolean. */
+    BOOL(43),
+    /** Several values, in the order of the keys asked for. */
+    VALUES(44),
+    /** The request failed: code, operation, message, missing keys, time waited. */
+    ERROR(45);
 
     private static final StoreOpcode[] BY_CODE = new StoreOpcode[256];
 
@@ -29,12 +66,22 @@ public enum StoreOpcode {
         this.code = code;
     }
 
-    /** The wire byte. */
+    /**
+     * The wire byte.
+     *
+     * @return the opcode's byte, 1 to 255
+     */
     public int code() {
         return code;
     }
 
-    /** The opcode of wire byte {@code code}; {@link StoreProtocolException} if there is none. */
+    /**
+     * The opcode of wire byte {@code code}.
+     *
+     * @param code the wire byte
+     * @return the opcode
+     * @throws StoreProtocolException if no opcode has that byte
+     */
     public static StoreOpcode of(int code) {
         StoreOpcode op = (code & 0xff) == code ? BY_CODE[code] : null;
         if (op == null) {

@@ -10,6 +10,11 @@ public final class StoreProtocolException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A frame that cannot be decoded.
+     *
+     * @param message what is wrong with the frame
+     */
     public StoreProtocolException(String message) {
         super(message);
     }

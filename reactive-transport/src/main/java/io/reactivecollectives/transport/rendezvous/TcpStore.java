@@ -63,13 +63,16 @@ public final class TcpStore implements Store {
      * Connects to the server of {@code options}: emits the store once connected and (if configured)
      * authenticated; fails after {@link TcpStoreOptions#timeout()} naming the server and the last
      * connection error, or at once with {@link StoreAuthenticationException}.
+     *
+     * @param options the server's address, timeouts, secret and TLS
+     * @return a cold {@code Mono} emitting the connected store, which the caller closes
      */
     public static Mono<TcpStore> connect(TcpStoreOptions options) {
         Objects.requireNonNull(options, "options");
         return StoreClientConnector.connect(options).map(s -> new TcpStore(s, options));
     }
 
-    /** The options this store was connected with. */
+    /** {@return the options this store was connected with} */
     public TcpStoreOptions options() {
         return options;
     }
@@ -179,12 +182,14 @@ public final class TcpStore implements Store {
     /**
      * Whether this client reached its server through the server's Unix domain socket (a server on
      * this host, see {@link TcpStoreServer#localSocket()}) rather than TCP.
+     *
+     * @return whether the connection is a Unix domain socket
      */
     public boolean isLocalSocket() {
         return session.channel.remoteAddress() instanceof UnixDomainSocketAddress;
     }
 
-    /** Completes when the connection has closed. */
+    /** {@return a {@code Mono} that completes when the connection has closed} */
     public Mono<Void> onClose() {
         return session.connection().onDispose();
     }

@@ -60,7 +60,14 @@ public final class TcpStoreOptions {
         this.operationTimeout = operationTimeout;
     }
 
-    /** Options for the server at {@code host:port}: default wait, no secret, no TLS. */
+    /**
+     * Options for the server at {@code host:port}: default wait, no secret, no TLS.
+     *
+     * @param host the server's host
+     * @param port the server's port, 1 to 65535
+     * @return the options
+     * @throws IllegalArgumentException for a port out of range
+     */
     public static TcpStoreOptions of(String host, int port) {
         return new TcpStoreOptions(host, port, Store.DEFAULT_TIMEOUT, null, null, StoreFrameCodec.DEFAULT_MAX_FRAME,
                 null, Metrics.globalRegistry, true, null);
@@ -69,31 +76,63 @@ public final class TcpStoreOptions {
     /**
      * The wait of calls not given one ({@code get(key)}, {@code multiGet}), and how long
      * {@link TcpStore#connect} keeps retrying; also the {@link #operationTimeout()} unless that is set.
+     *
+     * @param timeout the wait, positive
+     * @return the new options
      */
     public TcpStoreOptions withTimeout(Duration timeout) {
         return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
-    /** Authenticates with this shared secret (null: no authentication). */
+    /**
+     * Authenticates with this shared secret (null: no authentication).
+     *
+     * @param secret the shared secret (copied), or null
+     * @return the new options
+     */
     public TcpStoreOptions withSecret(byte[] secret) {
         return new TcpStoreOptions(host, port, timeout, secret == null ? null : secret.clone(), ssl, maxFrameSize, loops,
                 registry, acknowledgedSets, operationTimeout);
     }
 
-    /** Connects over TLS with this client context (null: plain TCP). */
+    /**
+     * Connects over TLS with this client context (null: plain TCP).
+     *
+     * @param ssl a client {@code SslContext}, or null
+     * @return the new options
+     * @throws IllegalArgumentException for a server context
+     */
     public TcpStoreOptions withSsl(SslContext ssl) {
         return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
+    /**
+     * These options with another largest frame body, for requests sent (a larger one fails with an
+     * {@link IllegalArgumentException}) and responses accepted: it bounds a value set or read in one call.
+     *
+     * @param maxFrameSize the limit in bytes, at least 1024
+     * @return the new options
+     */
     public TcpStoreOptions withMaxFrameSize(int maxFrameSize) {
         return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
-    /** Runs the connection on these event loops (default: Reactor Netty's shared ones). */
+    /**
+     * Runs the connection on these event loops (default: Reactor Netty's shared ones).
+     *
+     * @param loops the event loops, or null for Reactor Netty's shared ones
+     * @return the new options
+     */
     public TcpStoreOptions withLoops(LoopResources loops) {
         return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
 
+    /**
+     * These options with another meter registry for the client's meters.
+     *
+     * @param registry the registry, not null
+     * @return the new options
+     */
     public TcpStoreOptions withMeterRegistry(MeterRegistry registry) {
         return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledgedSets, operationTimeout);
     }
@@ -108,6 +147,9 @@ public final class TcpStoreOptions {
      * usual; but another client's {@code check} right after the set returned may not see it yet, and
      * a set still queued when the connection is lost is lost with it (later calls fail). A set the
      * server rejects is logged by this client as a warning.
+     *
+     * @param acknowledged whether sets wait for the server's answer
+     * @return the new options
      */
     public TcpStoreOptions withAcknowledgedSets(boolean acknowledged) {
         return new TcpStoreOptions(host, port, timeout, secret, ssl, maxFrameSize, loops, registry, acknowledged, operationTimeout);
@@ -123,6 +165,9 @@ public final class TcpStoreOptions {
      * {@code multiGet}) keeps its own wait, which the server reports when it runs out; the client
      * gives up by itself when no answer came within that wait plus the smaller of this deadline and
      * {@value TcpStore#LOCAL_GRACE_SECONDS} s. Default: the same as {@link #timeout()}.
+     *
+     * @param operationTimeout the deadline, positive
+     * @return the new options
      */
     public TcpStoreOptions withOperationTimeout(Duration operationTimeout) {
         Objects.requireNonNull(operationTimeout, "operationTimeout");
@@ -130,24 +175,35 @@ public final class TcpStoreOptions {
                 operationTimeout);
     }
 
-    /** See {@link #withOperationTimeout(Duration)}: the set one, else {@link #timeout()}. */
+    /**
+     * See {@link #withOperationTimeout(Duration)}: the set one, else {@link #timeout()}.
+     *
+     * @return the deadline of calls that do not wait for keys
+     */
     public Duration operationTimeout() {
         return operationTimeout != null ? operationTimeout : timeout;
     }
 
-    /** See {@link #withAcknowledgedSets(boolean)}. */
+    /**
+     * See {@link #withAcknowledgedSets(boolean)}.
+     *
+     * @return whether sets wait for the server's answer
+     */
     public boolean acknowledgedSets() {
         return acknowledgedSets;
     }
 
+    /** {@return the server's host} */
     public String host() {
         return host;
     }
 
+    /** {@return the server's port} */
     public int port() {
         return port;
     }
 
+    /** {@return the wait of calls not given one, and how long connecting keeps retrying} */
     public Duration timeout() {
         return timeout;
     }
@@ -156,22 +212,27 @@ public final class TcpStoreOptions {
         return secret;
     }
 
+    /** {@return whether a secret is set, so the client authenticates} */
     public boolean authenticated() {
         return secret != null;
     }
 
+    /** {@return the client TLS context, or null for plain TCP} */
     public SslContext ssl() {
         return ssl;
     }
 
+    /** {@return the largest frame body sent or accepted, in bytes} */
     public int maxFrameSize() {
         return maxFrameSize;
     }
 
+    /** {@return the event loops, or null for Reactor Netty's shared ones} */
     public LoopResources loops() {
         return loops;
     }
 
+    /** {@return the registry the client's meters go to} */
     public MeterRegistry meterRegistry() {
         return registry;
     }

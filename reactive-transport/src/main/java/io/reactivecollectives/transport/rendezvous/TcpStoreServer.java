@@ -73,32 +73,40 @@ public final class TcpStoreServer implements AutoCloseable {
         this.rejections = rejections;
     }
 
-    /** A builder: loopback, an ephemeral port, no secret, no TLS, frames of up to 256 MiB. */
+    /**
+     * A builder: loopback, an ephemeral port, no secret, no TLS, frames of up to 256 MiB.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The bound port (the real one when built with port 0). */
+    /** {@return the bound port (the real one when built with port 0)} */
     public int port() {
         return address().getPort();
     }
 
-    /** The bound address. */
+    /** {@return the bound address} */
     public InetSocketAddress address() {
         return (InetSocketAddress) bound.tcp().address();
     }
 
-    /** Requests waiting for keys now, over all connections. */
+    /** {@return the number of requests waiting for keys now, over all connections} */
     public int pendingWaits() {
         return state.pendingWaits();
     }
 
-    /** Open client connections now. */
+    /** {@return the number of open client connections now} */
     public int connections() {
         return metrics.connections.get();
     }
 
-    /** Frames rejected so far (malformed, oversized, out of place); each closed its connection. */
+    /**
+     * Frames rejected so far (malformed, oversized, out of place); each closed its connection.
+     *
+     * @return the number of rejected frames
+     */
     public long rejectedFrames() {
         return metrics.rejectedFrames.get();
     }
@@ -106,6 +114,8 @@ public final class TcpStoreServer implements AutoCloseable {
     /**
      * Connections closed before being served so far: over {@link Builder#maxConnections(int)}, or not
      * authenticated within {@link Builder#handshakeTimeout(Duration)}.
+     *
+     * @return the number of rejected connections
      */
     public long rejectedConnections() {
         return metrics.rejectedConnections.get();
@@ -114,17 +124,23 @@ public final class TcpStoreServer implements AutoCloseable {
     /**
      * Bytes that incomplete frames hold now, across all connections: never over
      * {@link Builder#frameMemory(long)}.
+     *
+     * @return the bytes held now
      */
     public long frameMemoryInUse() {
         return metrics.frameMemory.used();
     }
 
-    /** The most bytes incomplete frames have held at once since the server started. */
+    /**
+     * The most bytes incomplete frames have held at once since the server started.
+     *
+     * @return the peak in bytes
+     */
     public long frameMemoryPeak() {
         return metrics.frameMemory.peak();
     }
 
-    /** Clients rejected by authentication so far. */
+    /** {@return the number of clients rejected by authentication so far} */
     public long authenticationFailures() {
         return metrics.authFailures.get();
     }
@@ -133,6 +149,8 @@ public final class TcpStoreServer implements AutoCloseable {
      * Completes when the server has closed: its TCP port and its local socket. A new server on the
      * same port should start after this (Netty removes the socket file when the old listening
      * channel closes, which would otherwise take the new server's file with it).
+     *
+     * @return a {@code Mono} that completes once the server has closed
      */
     public Mono<Void> onClose() {
         return bound.uds() == null ? bound.tcp().onDispose() : Mono.when(bound.tcp().onDispose(), bound.uds().onDispose());
@@ -157,6 +175,8 @@ public final class TcpStoreServer implements AutoCloseable {
      * The Unix domain socket beside the TCP port that clients on this host connect through
      * ({@code rc-store-<port>.sock} in the temporary directory), or null when there is none (TLS,
      * turned off, or it could not bind).
+     *
+     * @return the socket file, or null
      */
     public Path localSocket() {
         return bound.path();
@@ -189,19 +209,32 @@ public final class TcpStoreServer implements AutoCloseable {
          * Whether to also listen on a Unix domain socket for clients on this host (default true;
          * never with TLS; {@code -Drc.store.unixSockets=false} turns it off everywhere). See
          * {@link TcpStoreServer#localSocket()}.
+         *
+         * @param on whether to listen on the Unix domain socket too
+         * @return this builder
          */
         public Builder unixSocket(boolean on) {
             this.unixSocket = on;
             return this;
         }
 
-        /** The address to bind ({@code 0.0.0.0} for every interface); default loopback. */
+        /**
+         * The address to bind ({@code 0.0.0.0} for every interface); default loopback.
+         *
+         * @param host the address to bind
+         * @return this builder
+         */
         public Builder host(String host) {
             this.host = Objects.requireNonNull(host, "host");
             return this;
         }
 
-        /** The port; 0 (the default) picks a free one, see {@link TcpStoreServer#port()}. */
+        /**
+         * The port; 0 (the default) picks a free one, see {@link TcpStoreServer#port()}.
+         *
+         * @param port the port, or 0 for a free one
+         * @return this builder
+         */
         public Builder port(int port) {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port must be 0..65535, was " + port);
@@ -210,13 +243,23 @@ public final class TcpStoreServer implements AutoCloseable {
             return this;
         }
 
-        /** Turns on HMAC authentication with this shared secret (null: off). */
+        /**
+         * Turns on HMAC authentication with this shared secret (null: off).
+         *
+         * @param secret the shared secret, or null
+         * @return this builder
+         */
         public Builder secret(byte[] secret) {
             this.secret = secret == null ? null : secret.clone();
             return this;
         }
 
-        /** Turns on TLS with this server context (null: off). */
+        /**
+         * Turns on TLS with this server context (null: off).
+         *
+         * @param sslContext a server {@code SslContext}, or null
+         * @return this builder
+         */
         public Builder ssl(SslContext sslContext) {
             if (sslContext != null && !sslContext.isServer()) {
                 throw new IllegalArgumentException("ssl: a server SslContext is needed");
@@ -229,6 +272,9 @@ public final class TcpStoreServer implements AutoCloseable {
          * The largest frame body accepted, in bytes (at least 1 KiB): it bounds a value set in one
          * call. Default {@link StoreFrameCodec#DEFAULT_MAX_FRAME} (256 MiB), or the
          * {@linkplain #frameMemory(long) frame memory} if that is less; it may not exceed the frame memory.
+         *
+         * @param bytes the limit in bytes
+         * @return this builder
          */
         public Builder maxFrameSize(int bytes) {
             if (bytes < 1024) {
@@ -245,6 +291,9 @@ public final class TcpStoreServer implements AutoCloseable {
          * first; when that does not fit, its connection stops reading until other frames complete
          * (back-pressure), so what clients announce never allocates more than this. See
          * {@link TcpStoreServer#frameMemoryInUse()}.
+         *
+         * @param bytes the limit in bytes
+         * @return this builder
          */
         public Builder frameMemory(long bytes) {
             if (bytes < 1024) {
@@ -254,13 +303,23 @@ public final class TcpStoreServer implements AutoCloseable {
             return this;
         }
 
-        /** Event loops to run on (default: Reactor Netty's shared ones). */
+        /**
+         * Event loops to run on (default: Reactor Netty's shared ones).
+         *
+         * @param loops the event loops
+         * @return this builder
+         */
         public Builder loops(LoopResources loops) {
             this.loops = loops;
             return this;
         }
 
-        /** Where the server's gauges and counters go (default: Micrometer's global registry). */
+        /**
+         * Where the server's gauges and counters go (default: Micrometer's global registry).
+         *
+         * @param registry the registry
+         * @return this builder
+         */
         public Builder meterRegistry(MeterRegistry registry) {
             this.registry = Objects.requireNonNull(registry, "registry");
             return this;
@@ -272,6 +331,9 @@ public final class TcpStoreServer implements AutoCloseable {
          * {@link TcpStoreServer#DEFAULT_HANDSHAKE_TIMEOUT}); a connection that has not is closed and
          * counted in {@link TcpStoreServer#rejectedConnections()}, so idle, slow or unauthenticated
          * connections cannot pile up.
+         *
+         * @param timeout the handshake deadline
+         * @return this builder
          */
         public Builder handshakeTimeout(Duration timeout) {
             this.handshakeTimeout = positive(timeout, "handshakeTimeout");
@@ -283,6 +345,9 @@ public final class TcpStoreServer implements AutoCloseable {
          * {@link TcpStoreServer#DEFAULT_FRAME_TIMEOUT}); a client that sends part of a frame and
          * stalls has its connection closed. An idle connection between frames is never closed:
          * clients legitimately wait long for keys.
+         *
+         * @param timeout the deadline of one frame
+         * @return this builder
          */
         public Builder frameTimeout(Duration timeout) {
             this.frameTimeout = positive(timeout, "frameTimeout");
@@ -293,6 +358,9 @@ public final class TcpStoreServer implements AutoCloseable {
          * The most client connections open at once (default
          * {@link TcpStoreServer#DEFAULT_MAX_CONNECTIONS}); more are closed at once, counted in
          * {@link TcpStoreServer#rejectedConnections()} and logged (summed up every 10 s).
+         *
+         * @param max the limit
+         * @return this builder
          */
         public Builder maxConnections(int max) {
             if (max < 1) {
@@ -310,7 +378,11 @@ public final class TcpStoreServer implements AutoCloseable {
             return d;
         }
 
-        /** Binds the server; emits it once listening (cold: binds once per subscription). */
+        /**
+         * Binds the server; emits it once listening (cold: binds once per subscription).
+         *
+         * @return a cold {@code Mono} emitting the listening server, which the caller closes
+         */
         public Mono<TcpStoreServer> start() {
             long memory = frameMemory > 0 ? frameMemory
                     : Math.min(DEFAULT_FRAME_MEMORY, Math.max(1 << 20,

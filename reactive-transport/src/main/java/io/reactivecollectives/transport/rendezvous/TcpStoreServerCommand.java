@@ -92,6 +92,11 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Runs the server from the command line (see {@code --help}) and exits with the command's status.
+     *
+     * @param args the command line
+     */
     public static void main(String[] args) {
         System.exit(new CommandLine(new TcpStoreServerCommand()).execute(args));
     }
