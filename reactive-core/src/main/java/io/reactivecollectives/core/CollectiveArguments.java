@@ -41,6 +41,17 @@ public final class CollectiveArguments {
         }
     }
 
+    /**
+     * A CPU tensor the collective writes into is not read-only (a tensor over a read-only buffer,
+     * see {@link Tensors#wrap(java.nio.Buffer, DType, long...)}).
+     */
+    public static void requireWritable(String op, Tensor t, String what) {
+        if (t.isCpu() && t.buffer().isReadOnly()) {
+            throw new IllegalArgumentException(op + ": " + what + " is read-only (it wraps a read-only buffer) but "
+                    + op + " writes its result into it");
+        }
+    }
+
     /** {@code root} is a rank of a group of {@code worldSize}. */
     public static void requireRoot(String op, int root, int worldSize) {
         if (root < 0 || root >= worldSize) {

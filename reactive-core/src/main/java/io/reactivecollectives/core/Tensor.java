@@ -131,7 +131,8 @@ public final class Tensor implements ReferenceCounted {
     /** An INT8 or UINT8 tensor holding a copy of {@code values} (as raw bytes). */
     public static Tensor fromBytes(DType dtype, byte[] values, long... shape) {
         if (dtype.byteSize() != 1 || dtype.isBool()) {
-            throw new IllegalArgumentException("fromBytes needs int8 or uint8, got " + dtype);
+            throw new IllegalArgumentException("fromBytes needs int8 or uint8, got " + dtype
+                    + " (Tensors.fromBytes takes any dtype's little-endian bytes)");
         }
         Tensor t = empty(dtype, shapeOr(shape, values.length));
         t.host.setBytes(0, values);
