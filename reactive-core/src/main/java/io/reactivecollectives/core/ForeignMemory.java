@@ -1,5 +1,6 @@
 package io.reactivecollectives.core;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -14,7 +15,9 @@ import java.nio.ByteBuffer;
 /**
  * Netty buffers over memory the library did not allocate (a caller's direct buffer, or native
  * memory at an address): never freed by Netty; when the reference count drops to 0 they run the
- * owner's release callback, exactly once, and drop their reference to the owner's objects.
+ * owner's release callback, exactly once, and drop their reference to the owner's objects. They
+ * are watched by Netty's leak detector like pooled tensors, so a wrapped tensor that is never
+ * released (and whose callback therefore never runs) is reported.
  */
 final class ForeignMemory {
 
@@ -30,9 +33,16 @@ final class ForeignMemory {
      * kept reachable until then (the object whose memory {@code bytes} views, may be null).
      */
     static ByteBuf of(ByteBuffer bytes, Runnable onRelease, Object owner, String what) {
-        return PlatformDependent.hasUnsafe()
+        return LeakTracking.track(PlatformDependent.hasUnsafe()
                 ? new UnsafeForeign(bytes, new Releaser(onRelease, owner, what))
-                : new Foreign(bytes, new Releaser(onRelease, owner, what));
+                : new Foreign(bytes, new Releaser(onRelease, owner, what)));
+    }
+
+    /** Reaches Netty's {@code toLeakAwareBuffer}, which allocators apply to what they allocate. */
+    private abstract static class LeakTracking extends AbstractByteBufAllocator {
+        static ByteBuf track(ByteBuf buf) {
+            return toLeakAwareBuffer(buf);
+        }
     }
 
     /** Runs the callback once; an exception from it is logged, not thrown into whoever released last. */

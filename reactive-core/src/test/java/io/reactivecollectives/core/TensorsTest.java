@@ -2,6 +2,7 @@ package io.reactivecollectives.core;
 
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.internal.PlatformDependent;
+import io.reactivecollectives.testing.Guards;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -13,6 +14,8 @@ import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.nio.ShortBuffer;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -254,6 +257,27 @@ class TensorsTest {
         assertEquals(0, empty.numel());
         empty.release();
         assertEquals(1, released.get(), "an empty tensor's callback runs too");
+    }
+
+    @Test
+    void aWrappedTensorNeverReleasedIsReportedAsALeak() {
+        ByteBuffer memory = direct(64); // outlives the tensor: only the tensor's tracker is collected
+        Guards.drainLeaks();
+        wrapAndDrop(memory);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        List<String> leaks = List.of();
+        while (leaks.isEmpty() && System.nanoTime() < deadline) {
+            Guards.collectLeaks();
+            leaks = Guards.drainLeaks();
+        }
+        assertFalse(leaks.isEmpty(), "the leak detector reported the unreleased wrapped tensor");
+        assertTrue(leaks.get(0).contains("wrapAndDrop"), leaks.get(0));
+    }
+
+    private static void wrapAndDrop(ByteBuffer memory) {
+        Tensor t = Tensors.wrap(memory, DType.FLOAT32, () -> { });
+        t.setDouble(0, 1); // an access record naming this method
+        // dropped without release(): its callback will never run
     }
 
     // ------------------------------------------------------------------ copies
