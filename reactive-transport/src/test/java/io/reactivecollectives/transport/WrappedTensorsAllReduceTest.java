@@ -106,6 +106,36 @@ class WrappedTensorsAllReduceTest {
     }
 
     @Test
+    void readOnlyOutputsAreRefusedByAllGatherIntoAndRecv() {
+        List<Tensor> inputs = new ArrayList<>();
+        List<Tensor> outputs = new ArrayList<>();
+        for (int r = 0; r < WORLD; r++) {
+            inputs.add(Tensor.zeros(DType.FLOAT32, 4));
+            outputs.add(Tensors.wrap(ByteBuffer.allocateDirect(16 * WORLD).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN),
+                    DType.FLOAT32));
+        }
+        try {
+            Throwable e = assertThrows(RuntimeException.class, () -> cluster.run(
+                    g -> g.allGatherInto(outputs.get(g.rank()), inputs.get(g.rank()))).block(Duration.ofSeconds(30)));
+            assertTrue(messages(e).contains("output is read-only"), messages(e));
+            e = assertThrows(RuntimeException.class,
+                    () -> cluster.group(1).recv(outputs.get(1), 0, 7).block(Duration.ofSeconds(30)));
+            assertTrue(messages(e).contains("tensor is read-only"), messages(e));
+        } finally {
+            inputs.forEach(Tensor::release);
+            outputs.forEach(Tensor::release);
+        }
+    }
+
+    private static String messages(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            b.append(t).append(" / ");
+        }
+        return b.toString();
+    }
+
+    @Test
     void aReadOnlyBufferCanBeABroadcastsRoot() {
         Tensor t = Tensors.wrap(floats(0).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN), DType.FLOAT32);
         try {
