@@ -99,13 +99,14 @@ public final class Tensors {
         }
         long bytes = (long) buffer.remaining() * elementSize;
         long[] s = shapeFor("Tensors.wrap", bytes, dtype, shape);
+        String owner = "Tensors.wrap of a " + what + " (" + bytes + " bytes)";
         ByteBuf buf;
         if (buffer instanceof ByteBuffer && !buffer.isReadOnly()) {
-            buf = ForeignMemory.of(((ByteBuffer) buffer).slice(), onRelease, buffer, what);
+            buf = ForeignMemory.of(((ByteBuffer) buffer).slice(), onRelease, buffer, owner);
         } else {
             // a typed view, or read-only: see its memory as writable bytes, then restrict
             ByteBuffer view = NativeBuffers.view(NativeBuffers.address(buffer), (int) bytes);
-            buf = ForeignMemory.of(view, onRelease, buffer, what);
+            buf = ForeignMemory.of(view, onRelease, buffer, owner);
             if (buffer.isReadOnly()) {
                 buf = buf.asReadOnly();
             }
@@ -158,7 +159,8 @@ public final class Tensors {
         }
         long[] s = shapeFor("Tensors.wrapAddress", nbytes, dtype, shape);
         ByteBuffer view = NativeBuffers.view(address, (int) nbytes);
-        return Tensor.wrap(ForeignMemory.of(view, onRelease, null, "memory at " + address), dtype, s);
+        return Tensor.wrap(ForeignMemory.of(view, onRelease, null,
+                "Tensors.wrapAddress of " + nbytes + " bytes at 0x" + Long.toHexString(address)), dtype, s);
     }
 
     /**
