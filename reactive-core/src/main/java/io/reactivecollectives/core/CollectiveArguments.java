@@ -55,6 +55,22 @@ public final class CollectiveArguments {
     }
 
     /**
+     * A CPU tensor the collective writes into is not read-only (a tensor over a read-only buffer,
+     * see {@link Tensors#wrap(java.nio.Buffer, DType, long...)}).
+     *
+     * @param op   the operation's name, which starts the error message
+     * @param t    the tensor the operation writes into
+     * @param what what the tensor is to the operation ("tensor", "output", ...), for the message
+     * @throws IllegalArgumentException if {@code t} wraps a read-only buffer
+     */
+    public static void requireWritable(String op, Tensor t, String what) {
+        if (t.isCpu() && t.buffer().isReadOnly()) {
+            throw new IllegalArgumentException(op + ": " + what + " is read-only (it wraps a read-only buffer) but "
+                    + op + " writes its result into it");
+        }
+    }
+
+    /**
      * {@code root} is a rank of a group of {@code worldSize}.
      *
      * @param op        the operation's name, which starts the error message

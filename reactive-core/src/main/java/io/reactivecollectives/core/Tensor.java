@@ -188,7 +188,8 @@ public final class Tensor implements ReferenceCounted {
      */
     public static Tensor fromBytes(DType dtype, byte[] values, long... shape) {
         if (dtype.byteSize() != 1 || dtype.isBool()) {
-            throw new IllegalArgumentException("fromBytes needs int8 or uint8, got " + dtype);
+            throw new IllegalArgumentException("fromBytes needs int8 or uint8, got " + dtype
+                    + " (Tensors.fromBytes takes any dtype's little-endian bytes)");
         }
         Tensor t = empty(dtype, shapeOr(shape, values.length));
         t.host.setBytes(0, values);

@@ -35,6 +35,7 @@ public final class AllGatherOps {
             CollectiveArguments.allGather(outputs, input, size());
             CollectiveArguments.requireCpu(name, input, "input");
             Layouts.requireCpu(name, outputs, "outputs");
+            Layouts.requireWritable(name, outputs, "outputs");
             runner.runtime().selector().select(OpType.ALLGATHER, options.algorithm(), input.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER, seq, input, -1, null), ch -> Mono.defer(() -> {
             Algorithm a = ch.choose(options.algorithm(), input.nbytes());
@@ -50,6 +51,7 @@ public final class AllGatherOps {
             CollectiveArguments.allGatherInto(output, input, size());
             CollectiveArguments.requireCpu(name, input, "input");
             CollectiveArguments.requireCpu(name, output, "output");
+            CollectiveArguments.requireWritable(name, output, "output");
             runner.runtime().selector().select(OpType._ALLGATHER_BASE, options.algorithm(), input.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType._ALLGATHER_BASE, seq, input, -1, null), ch -> Mono.defer(() -> {
             Algorithm a = ch.choose(options.algorithm(), input.nbytes());
@@ -68,6 +70,7 @@ public final class AllGatherOps {
             Layouts.requireCpu(name, inputs, "inputs");
             for (int i = 0; i < outputs.size(); i++) {
                 Layouts.requireCpu(name, outputs.get(i), "outputs[" + i + "]");
+                Layouts.requireWritable(name, outputs.get(i), "outputs[" + i + "]");
             }
             runner.runtime().selector().select(OpType.ALLGATHER_COALESCED, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER_COALESCED, seq, inputs, -1, null), ch -> {

@@ -39,6 +39,7 @@ public final class AllReduceOps {
         String name = OpType.ALLREDUCE.displayName();
         return runner.run(new CollectiveCall<>(OpType.ALLREDUCE, options, () -> {
             CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requireWritable(name, tensor, "tensor");
             CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
             runner.runtime().selector().select(OpType.ALLREDUCE, options.algorithm(), tensor.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType.ALLREDUCE, seq, tensor, -1, op),
@@ -64,6 +65,7 @@ public final class AllReduceOps {
             DType dtype = tensors.get(0).dtype();
             for (int i = 0; i < tensors.size(); i++) {
                 CollectiveArguments.requireCpu(name, tensors.get(i), "tensors[" + i + "]");
+                CollectiveArguments.requireWritable(name, tensors.get(i), "tensors[" + i + "]");
                 CollectiveArguments.requireSameDtype(name, tensors.get(i), dtype, "tensors[" + i + "]");
             }
             CollectiveArguments.requireReduceOp(name, op, dtype);
@@ -103,6 +105,7 @@ public final class AllReduceOps {
             }
         }, ch -> chunks.flatMapSequential(chunk -> Mono.defer(() -> {
             CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
+            CollectiveArguments.requireWritable(name, chunk.tensor(), "chunk " + chunk.index());
             CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
             return runner.withTimeout(ch, body(ch.withTag(chunk.index()), chunk.tensor(), op, Algorithm.AUTO)
                     .thenReturn(chunk));

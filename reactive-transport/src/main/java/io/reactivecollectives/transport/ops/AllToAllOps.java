@@ -29,6 +29,7 @@ public final class AllToAllOps {
         return runner.run(new CollectiveCall<>(OpType.ALLTOALL, options, () -> {
             CollectiveArguments.allToAll(outputs, inputs, rank, size);
             Layouts.requireCpu(name, outputs, "outputs");
+            Layouts.requireWritable(name, outputs, "outputs");
             Layouts.requireCpu(name, inputs, "inputs");
             runner.runtime().selector().select(OpType.ALLTOALL, options.algorithm(), 0);
         }, seq -> new CollectiveFingerprint(OpType.ALLTOALL, seq, inputs.get(0).dtype(), List.of(), -1, null), ch -> {
@@ -46,6 +47,7 @@ public final class AllToAllOps {
         return runner.run(new CollectiveCall<>(OpType.ALLTOALL_BASE, options, () -> {
             CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank, size);
             CollectiveArguments.requireCpu(name, output, "output");
+            CollectiveArguments.requireWritable(name, output, "output");
             CollectiveArguments.requireCpu(name, input, "input");
             runner.runtime().selector().select(OpType.ALLTOALL_BASE, options.algorithm(), 0);
         }, seq -> new CollectiveFingerprint(OpType.ALLTOALL_BASE, seq, input.dtype(), List.of(), -1, null), ch -> {

@@ -27,6 +27,9 @@ public final class BroadcastOps {
         return runner.run(new CollectiveCall<>(OpType.BROADCAST, options, () -> {
             CollectiveArguments.requireRoot(name, root, runner.runtime().size());
             CollectiveArguments.requireCpu(name, tensor, "tensor");
+            if (runner.runtime().rank() != root) {
+                CollectiveArguments.requireWritable(name, tensor, "tensor");
+            }
             runner.runtime().selector().select(OpType.BROADCAST, options.algorithm(), tensor.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType.BROADCAST, seq, tensor, root, null), ch -> {
             Algorithm a = ch.choose(options.algorithm(), tensor.nbytes());

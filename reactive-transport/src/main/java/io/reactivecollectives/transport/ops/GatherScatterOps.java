@@ -35,6 +35,7 @@ public final class GatherScatterOps {
             CollectiveArguments.gather(outputs, input, root, rank, size);
             CollectiveArguments.requireCpu(name, input, "input");
             Layouts.requireCpu(name, outputs, "outputs");
+            Layouts.requireWritable(name, outputs, "outputs");
             runner.runtime().selector().select(OpType.GATHER, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType.GATHER, seq, input, root, null), ch -> Mono.defer(() -> {
             Algorithm a = ch.choose(options.algorithm(), input.nbytes() * size);
@@ -54,6 +55,7 @@ public final class GatherScatterOps {
         return runner.run(new CollectiveCall<>(OpType.SCATTER, options, () -> {
             CollectiveArguments.scatter(output, inputs, root, rank, size);
             CollectiveArguments.requireCpu(name, output, "output");
+            CollectiveArguments.requireWritable(name, output, "output");
             Layouts.requireCpu(name, inputs, "inputs");
             runner.runtime().selector().select(OpType.SCATTER, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType.SCATTER, seq, output, root, null), ch -> Mono.defer(() -> {

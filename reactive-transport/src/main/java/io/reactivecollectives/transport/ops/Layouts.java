@@ -24,6 +24,15 @@ final class Layouts {
         }
     }
 
+    /** No tensor of {@code ts} (may be null: checked elsewhere) is read-only: the collective writes into them. */
+    static void requireWritable(String op, List<Tensor> ts, String what) {
+        if (ts != null) {
+            for (int i = 0; i < ts.size(); i++) {
+                CollectiveArguments.requireWritable(op, ts.get(i), what + "[" + i + "]");
+            }
+        }
+    }
+
     static Region[] regions(List<Tensor> ts) {
         Region[] out = new Region[ts.size()];
         for (int i = 0; i < out.length; i++) {

@@ -68,6 +68,7 @@ public final class PointToPointOps {
         return runtime.settings().deliver(Mono.defer(() -> {
             timeout(name, options);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requireWritable(name, tensor, "tensor");
             CollectiveArguments.requirePeer(name, src, runtime.size(), "source");
             if (src == rank) {
                 throw new IllegalArgumentException(name + ": rank " + rank + " cannot receive from itself");

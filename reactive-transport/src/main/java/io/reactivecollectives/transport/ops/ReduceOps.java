@@ -27,6 +27,7 @@ public final class ReduceOps {
         return runner.run(new CollectiveCall<>(OpType.REDUCE, options, () -> {
             CollectiveArguments.requireRoot(name, root, size);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requireWritable(name, tensor, "tensor");
             CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
             runner.runtime().selector().select(OpType.REDUCE, options.algorithm(), tensor.nbytes());
         }, seq -> CollectiveFingerprint.of(OpType.REDUCE, seq, tensor, root, op), ch -> Mono.defer(() -> {

@@ -39,6 +39,7 @@ public final class ReduceScatterOps {
         return runner.run(new CollectiveCall<>(OpType.REDUCE_SCATTER, options, () -> {
             CollectiveArguments.reduceScatter(output, inputs, op, size());
             CollectiveArguments.requireCpu(name, output, "output");
+            CollectiveArguments.requireWritable(name, output, "output");
             Layouts.requireCpu(name, inputs, "inputs");
             runner.runtime().selector().select(OpType.REDUCE_SCATTER, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER, seq, output, -1, op), ch -> {
@@ -52,6 +53,7 @@ public final class ReduceScatterOps {
         return runner.run(new CollectiveCall<>(OpType._REDUCE_SCATTER_BASE, options, () -> {
             CollectiveArguments.reduceScatterTensor(output, input, op, size());
             CollectiveArguments.requireCpu(name, output, "output");
+            CollectiveArguments.requireWritable(name, output, "output");
             CollectiveArguments.requireCpu(name, input, "input");
             runner.runtime().selector().select(OpType._REDUCE_SCATTER_BASE, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType._REDUCE_SCATTER_BASE, seq, input, -1, op), ch -> {
@@ -67,6 +69,7 @@ public final class ReduceScatterOps {
         return runner.run(new CollectiveCall<>(OpType.REDUCE_SCATTER_TENSOR_COALESCED, options, () -> {
             CollectiveArguments.reduceScatterTensorCoalesced(outputs, inputs, op, size());
             Layouts.requireCpu(name, outputs, "outputs");
+            Layouts.requireWritable(name, outputs, "outputs");
             Layouts.requireCpu(name, inputs, "inputs");
             runner.runtime().selector().select(OpType.REDUCE_SCATTER_TENSOR_COALESCED, options.algorithm(), 0);
         }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER_TENSOR_COALESCED, seq, inputs, -1, op), ch -> {
