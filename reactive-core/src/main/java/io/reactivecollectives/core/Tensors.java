@@ -62,7 +62,9 @@ public final class Tensors {
      *               type matches {@code dtype}: {@link FloatBuffer} for FLOAT32, {@link DoubleBuffer}
      *               for FLOAT64, {@link IntBuffer} for INT32, {@link LongBuffer} for INT64,
      *               {@link ShortBuffer} for FLOAT16 or BFLOAT16 (bit patterns)
+     * @param dtype  the elements' type
      * @param shape  the shape (default 1-D), holding exactly the buffer's remaining elements
+     * @return a tensor over the buffer's memory, with a reference count of 1
      * @throws IllegalArgumentException for a heap buffer, a big-endian buffer of a dtype wider than
      *                                  one byte, a byte count that is not a multiple of the dtype's
      *                                  size, a mismatched element type or shape, over 2 GiB
@@ -77,6 +79,14 @@ public final class Tensors {
      * {@link #wrap(Buffer, DType, long...)} with a callback run exactly once when the tensor's
      * reference count drops to 0 (for instance to close the arena or return the buffer to its pool).
      * When this method throws, the callback is not run and the caller still owns the memory.
+     *
+     * @param buffer    as {@link #wrap(Buffer, DType, long...)}
+     * @param dtype     the elements' type
+     * @param onRelease run once when the tensor is released for the last time (null: nothing); it may
+     *                  run on a network thread, so it must not block
+     * @param shape     the shape (default 1-D), holding exactly the buffer's remaining elements
+     * @return a tensor over the buffer's memory, with a reference count of 1
+     * @throws IllegalArgumentException as {@link #wrap(Buffer, DType, long...)}
      */
     public static Tensor wrap(Buffer buffer, DType dtype, Runnable onRelease, long... shape) {
         Objects.requireNonNull(buffer, "buffer");
@@ -114,22 +124,46 @@ public final class Tensors {
         return Tensor.wrap(buf, dtype, s);
     }
 
-    /** A FLOAT32 tensor over a direct, little-endian {@link FloatBuffer}; see {@link #wrap(Buffer, DType, long...)}. */
+    /**
+     * A FLOAT32 tensor over a direct, little-endian {@link FloatBuffer}; see {@link #wrap(Buffer, DType, long...)}.
+     *
+     * @param buffer the buffer, whose remaining elements the tensor holds
+     * @param shape  the shape (default 1-D)
+     * @return a tensor over the buffer's memory, with a reference count of 1
+     */
     public static Tensor wrap(FloatBuffer buffer, long... shape) {
         return wrap(buffer, DType.FLOAT32, shape);
     }
 
-    /** A FLOAT64 tensor over a direct, little-endian {@link DoubleBuffer}; see {@link #wrap(Buffer, DType, long...)}. */
+    /**
+     * A FLOAT64 tensor over a direct, little-endian {@link DoubleBuffer}; see {@link #wrap(Buffer, DType, long...)}.
+     *
+     * @param buffer the buffer, whose remaining elements the tensor holds
+     * @param shape  the shape (default 1-D)
+     * @return a tensor over the buffer's memory, with a reference count of 1
+     */
     public static Tensor wrap(DoubleBuffer buffer, long... shape) {
         return wrap(buffer, DType.FLOAT64, shape);
     }
 
-    /** An INT32 tensor over a direct, little-endian {@link IntBuffer}; see {@link #wrap(Buffer, DType, long...)}. */
+    /**
+     * An INT32 tensor over a direct, little-endian {@link IntBuffer}; see {@link #wrap(Buffer, DType, long...)}.
+     *
+     * @param buffer the buffer, whose remaining elements the tensor holds
+     * @param shape  the shape (default 1-D)
+     * @return a tensor over the buffer's memory, with a reference count of 1
+     */
     public static Tensor wrap(IntBuffer buffer, long... shape) {
         return wrap(buffer, DType.INT32, shape);
     }
 
-    /** An INT64 tensor over a direct, little-endian {@link LongBuffer}; see {@link #wrap(Buffer, DType, long...)}. */
+    /**
+     * An INT64 tensor over a direct, little-endian {@link LongBuffer}; see {@link #wrap(Buffer, DType, long...)}.
+     *
+     * @param buffer the buffer, whose remaining elements the tensor holds
+     * @param shape  the shape (default 1-D)
+     * @return a tensor over the buffer's memory, with a reference count of 1
+     */
     public static Tensor wrap(LongBuffer buffer, long... shape) {
         return wrap(buffer, DType.INT64, shape);
     }
@@ -146,6 +180,13 @@ public final class Tensors {
      * its warning) or {@code sun.misc.Unsafe} (module {@code jdk.unsupported}, present in every
      * JDK 17-21 runtime unless removed by {@code jlink}).
      *
+     * @param address   the memory's address
+     * @param nbytes    its length in bytes
+     * @param dtype     the elements' type
+     * @param onRelease run once when the tensor is released for the last time (null: nothing); it may
+     *                  run on a network thread, so it must not block
+     * @param shape     the shape (default 1-D), holding exactly {@code nbytes / dtype.byteSize()} elements
+     * @return a tensor over the memory, with a reference count of 1
      * @throws IllegalArgumentException for a null address with a non-zero length, a negative length
      *                                  or one over 2 GiB, one that is not a multiple of the dtype's
      *                                  size, or a shape of another size
@@ -167,6 +208,10 @@ public final class Tensors {
      * A new tensor of any dtype holding a copy of {@code bytes}, the elements' little-endian bytes
      * ({@link Tensor#toByteArray()}'s format); the default shape is 1-D.
      *
+     * @param dtype the elements' type
+     * @param bytes the elements' little-endian bytes
+     * @param shape the shape (default 1-D)
+     * @return a new tensor, with a reference count of 1
      * @throws IllegalArgumentException when the length is not a multiple of the dtype's size or the
      *                                  shape holds another number of elements
      */
@@ -182,6 +227,10 @@ public final class Tensors {
      * {@link ByteBuffer#order() order}: heap or direct, and a big-endian buffer's elements are
      * converted to the tensor's little-endian order. The buffer's position is not changed.
      *
+     * @param buffer the buffer whose remaining bytes are copied
+     * @param dtype  the elements' type
+     * @param shape  the shape (default 1-D)
+     * @return a new tensor, with a reference count of 1
      * @throws IllegalArgumentException as {@link #fromBytes}
      */
     public static Tensor copyOf(ByteBuffer buffer, DType dtype, long... shape) {
