@@ -161,10 +161,11 @@ public final class PerfPlot implements Callable<Integer>, ToolCli.Validated {
     static XYChart chart(Map<String, TreeMap<Long, List<Double>>> series, String title, int width, int height) {
         XYChart chart = new XYChartBuilder().width(width).height(height).title(title)
                 .xAxisTitle("message size (bytes)").yAxisTitle("busbw (GB/s), median over rounds").build();
-        chart.getStyler().setXAxisLogarithmic(true);
+        // sizes on a log2 scale: x is log2(bytes) on a linear axis, labelled in bytes (XChart's logarithmic
+        // axis ignores a tick label function)
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         chart.getStyler().setMarkerSize(6);
-        chart.getStyler().setxAxisTickLabelsFormattingFunction(PerfPlot::bytes);
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(v -> bytes(Math.pow(2, v)));
         // reactive-collectives first, then the peers in a fixed order
         List<String> order = new ArrayList<>(series.keySet());
         order.sort((a, b) -> rankOf(a) != rankOf(b) ? Integer.compare(rankOf(a), rankOf(b)) : a.compareTo(b));
@@ -174,7 +175,7 @@ public final class PerfPlot implements Callable<Integer>, ToolCli.Validated {
             double[] y = new double[bySize.size()];
             int i = 0;
             for (Map.Entry<Long, List<Double>> e : bySize.entrySet()) {
-                x[i] = e.getKey();
+                x[i] = Math.log(e.getKey()) / Math.log(2);
                 y[i] = median(e.getValue());
                 i++;
             }
@@ -188,7 +189,7 @@ public final class PerfPlot implements Callable<Integer>, ToolCli.Validated {
         return i < 0 ? 99 : i;
     }
 
-    /** 4 B, 64 KiB, 16 MiB. */
+    /** 4 B, 64 KiB, 16 MiB (a tick between powers of two in kB or MB). */
     static String bytes(double v) {
         long b = Math.round(v);
         if (b >= 1L << 30 && b % (1L << 30) == 0) {
