@@ -3,8 +3,9 @@
 # after the other, bin/collectives-perf, PyTorch gloo (../shared/peers/torch_gloo_bench.py) and, for
 # all_reduce, Open MPI over TCP and over shared memory, plus one iperf3 loopback stream per round.
 # Every run sweeps 4 B .. 64 MiB (x4) on WORLD local ranks. The raw tables go to OUT (default
-# perf/out/peer-compare-<time>), and perf/scripts/peer_compare_summary.py prints the medians and
-# ratios of medians at 4 B, 1 MiB and 64 MiB as a markdown table.
+# perf/out/peer-compare-<time>), perf/scripts/peer_compare_summary.py prints the medians and
+# ratios of medians at 4 B, 1 MiB and 64 MiB as a markdown table, and bin/collectives-plot draws
+# busbw against size per op (OUT/busbw-<op>.png).
 #
 #   bash ../shared/peers/setup.sh                     # once per machine: torch (gloo), Open MPI, iperf3
 #   perf/scripts/peer_compare.sh                      # all_reduce all_gather broadcast all_to_all, 3 rounds
@@ -31,7 +32,7 @@ MPI=(mpirun --allow-run-as-root --oversubscribe -np "$WORLD")
 for ((r = 1; r <= ROUNDS; r++)); do
   echo "## round $r $(date -u +%T)" >&2
   for op in $OPS; do
-    "$ROOT/bin/collectives-perf" --op "$op" --world "$WORLD" --min 4 --max "$MAX" --step 4 > "$OUT/rc-$op-$r.txt"
+    "$ROOT/bin/collectives-perf" "$op" --world "$WORLD" -b 4 -e "$MAX" -f 4 > "$OUT/rc-$op-$r.txt"
     "$PY" "$PEERS/torch_gloo_bench.py" --world "$WORLD" --op "$op" --min 4 --max "$MAX" --step 4 \
         --port $((20000 + RANDOM % 20000)) > "$OUT/gloo-$op-$r.txt" 2>/dev/null
     if [[ "$op" == all_reduce ]]; then
@@ -45,3 +46,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
   iperf3 -c 127.0.0.1 -p "$port" -t 5 -J > "$OUT/iperf3-$r.json" 2>/dev/null || true
 done
 "$PY" "$ROOT/perf/scripts/peer_compare_summary.py" "$OUT" | tee "$OUT/summary.md"
+for op in $OPS; do   # busbw against size, us and the peers
+  "$ROOT/bin/collectives-plot" --op "$op" -o "$OUT/busbw-$op.png" "$OUT" >/dev/null || true
+done

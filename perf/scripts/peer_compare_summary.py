@@ -10,7 +10,7 @@ for f in sorted(glob.glob(os.path.join(out, "*-*-*.txt"))):
     impl, op, _ = os.path.basename(f)[:-4].rsplit("-", 2)
     for line in open(f):
         p = line.split()
-        if len(p) == 6 and p[1].isdigit():
+        if len(p) >= 6 and p[1].isdigit():  # collectives-perf adds a #wrong column
             rows.setdefault((impl, op, int(p[1])), []).append((float(p[3]), float(p[5])))
 iperf = []
 for f in sorted(glob.glob(os.path.join(out, "iperf3-*.json"))):

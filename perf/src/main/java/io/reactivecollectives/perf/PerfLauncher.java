@@ -37,13 +37,8 @@ final class PerfLauncher {
                     cmd.addAll(List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+")));
                 }
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
-                cmd.addAll(List.of("--op", o.op, "--world", String.valueOf(o.world), "--min", o.min, "--max", o.max,
-                        "--step", String.valueOf(o.step), "--dtype", o.dtype, "--iters", String.valueOf(o.iters),
-                        "--warmup", String.valueOf(o.warmup), "--algorithm", o.algorithm.name(),
-                        "--repeat", String.valueOf(o.repeat), "--min-time-ms", String.valueOf(o.minTimeMs),
-                        "--segment", o.segment, "--depth", String.valueOf(o.depth), "--socket-buffer", o.socketBuffer, "--results", o.results.name(),
-                        "--tls-dir", o.tlsDir == null ? "" : o.tlsDir,
-                        "--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
+                cmd.addAll(rankArgs(o));
+                cmd.addAll(List.of("--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
                 ranks.add(p);
                 pumps.add(pump(p.getInputStream(), System.out, r == 0 ? "" : null));
@@ -75,6 +70,30 @@ final class PerfLauncher {
             ranks.forEach(Process::destroyForcibly);
             server.close();
         }
+    }
+
+    /** The options every rank JVM gets: the launcher's, validated, in their long nccl-tests spellings. */
+    static List<String> rankArgs(CollectivesPerf o) {
+        List<String> a = new ArrayList<>(List.of("--collective", o.collective, "--op", o.op, "--world", String.valueOf(o.world),
+                "--minbytes", o.min, "--maxbytes", o.max, "--datatype", o.dtype, "--root", String.valueOf(o.root),
+                "--iters", String.valueOf(o.iters), "--warmup_iters", String.valueOf(o.warmup),
+                "--check", String.valueOf(o.check), "--average", String.valueOf(o.average),
+                "--algorithm", o.algorithm.name(), "--repeat", String.valueOf(o.repeat),
+                "--min-time-ms", String.valueOf(o.minTimeMs), "--segment", o.segment, "--depth", String.valueOf(o.depth),
+                "--socket-buffer", o.socketBuffer, "--results", o.results.name(),
+                "--tls-dir", o.tlsDir == null ? "" : o.tlsDir));
+        if (o.stepBytes != null) {
+            a.addAll(List.of("--stepbytes", o.stepBytes));
+        } else {
+            a.addAll(List.of("--stepfactor", String.valueOf(o.factor())));
+        }
+        if (o.csvFile != null) {
+            a.addAll(List.of("--output_file", o.csvFile));
+        }
+        if (o.jsonFile != null) {
+            a.addAll(List.of("--json", o.jsonFile));
+        }
+        return a;
     }
 
     private static Thread pump(java.io.InputStream in, PrintStream out, String prefix) {

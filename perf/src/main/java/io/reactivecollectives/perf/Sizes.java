@@ -1,8 +1,10 @@
 package io.reactivecollectives.perf;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
-/** Byte sizes with K/M/G suffixes (powers of 1024), as nccl-tests' -b/-e take them. */
+/** Byte sizes with K/M/G suffixes (powers of 1024), as nccl-tests' -b/-e take them, and the sweep between them. */
 final class Sizes {
 
     private Sizes() {
@@ -33,5 +35,22 @@ final class Sizes {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a size: '" + s + "' (use e.g. 4, 64K, 1M, 2G)", e);
         }
+    }
+
+    /**
+     * The sizes from {@code min} to {@code max}: multiplied by {@code factor} each step, or, when
+     * {@code stepBytes > 0}, increased by it (nccl-tests' {@code -f} and {@code -i}).
+     */
+    static List<Long> sweep(long min, long max, long factor, long stepBytes) {
+        List<Long> sizes = new ArrayList<>();
+        for (long s = min; s <= max; ) {
+            sizes.add(s);
+            long next = stepBytes > 0 ? s + stepBytes : s * factor;
+            if (next <= s) {
+                break; // overflow
+            }
+            s = next;
+        }
+        return sizes;
     }
 }

@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Run through {@code perf/scripts/store_attack.sh}.
  */
-@Command(name = "store-attack", mixinStandardHelpOptions = true,
+@Command(name = "store-attack", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
         description = "Attacks a TCP store server in a child JVM and measures what it costs the server and its clients.")
 public final class StoreAttack implements Callable<Integer> {
 
@@ -250,6 +250,6 @@ public final class StoreAttack implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StoreAttack()).execute(args));
+        System.exit(ToolCli.execute(new StoreAttack(), args));
     }
 }

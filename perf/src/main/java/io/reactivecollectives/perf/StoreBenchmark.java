@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * start together; the time runs from the start signal until the last client reports done. The
  * final counter is checked to equal clients x ops.
  */
-@Command(name = "store-bench", mixinStandardHelpOptions = true,
+@Command(name = "store-bench", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
         description = "TCP store set/get/add operations per second from concurrent client processes.")
 public final class StoreBenchmark implements Callable<Integer> {
 
@@ -189,7 +189,7 @@ public final class StoreBenchmark implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StoreBenchmark()).execute(args));
+        System.exit(ToolCli.execute(new StoreBenchmark(), args));
     }
 
 }

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * {@code --adds} times, one at a time; all processes start adding together. Prints the slowest
  * process's set-up time, the adds' wall time and rate, and checks the counter's total.
  */
-@Command(name = "store-many-clients", mixinStandardHelpOptions = true,
+@Command(name = "store-many-clients", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
         description = "Connection set-up and add throughput of many TcpStore clients.")
 public final class StoreManyClients implements Callable<Integer> {
 
@@ -136,6 +136,6 @@ public final class StoreManyClients implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StoreManyClients()).execute(args));
+        System.exit(ToolCli.execute(new StoreManyClients(), args));
     }
 }

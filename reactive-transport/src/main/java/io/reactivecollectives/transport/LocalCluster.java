@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -25,8 +26,16 @@ import java.util.function.Function;
  *     cluster.close();
  * }
  * }</pre>
+ *
+ * <p>A cluster started without a group id of its own (with {@link GroupOptions#defaults()}'s
+ * {@code "default"}) gets a unique one, {@code local-<n>}: two clusters in one JVM then keep apart
+ * their store keys, flight-recorder dumps and meters (which are tagged with the group id).
  */
 public final class LocalCluster implements AutoCloseable {
+
+    /** The group id {@link GroupOptions#defaults()} carries, replaced by {@code local-<n>} here. */
+    static final String DEFAULT_GROUP_ID = "default";
+    private static final AtomicInteger CLUSTERS = new AtomicInteger();
 
     private final Store store;
     private final List<TcpProcessGroup> groups;
@@ -37,7 +46,8 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Starts {@code worldSize} ranks with {@link GroupOptions#defaults()}; emits once all are connected.
+     * Starts {@code worldSize} ranks with {@link GroupOptions#defaults()} under a group id of their
+     * own ({@code local-<n>}); emits once all are connected.
      *
      * @param worldSize the number of ranks, at least 1
      * @return a cold {@code Mono} emitting the connected cluster
@@ -47,17 +57,21 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Starts {@code worldSize} ranks with {@code options}; emits once all are connected.
+     * Starts {@code worldSize} ranks with {@code options}; emits once all are connected. When
+     * {@code options} carry the default group id ({@code "default"}), each subscription uses a
+     * unique one, {@code local-<n>}, instead.
      *
      * @param worldSize the number of ranks, at least 1
-     * @param options   the settings every rank uses
+     * @param given     the settings every rank uses
      * @return a cold {@code Mono} emitting the connected cluster; on failure the ranks already connected are closed
      */
-    public static Mono<LocalCluster> start(int worldSize, GroupOptions options) {
+    public static Mono<LocalCluster> start(int worldSize, GroupOptions given) {
         return Mono.defer(() -> {
             if (worldSize < 1) {
                 throw new IllegalArgumentException("LocalCluster: world size must be >= 1, got " + worldSize);
             }
+            GroupOptions options = DEFAULT_GROUP_ID.equals(given.groupId())
+                    ? given.withGroupId("local-" + CLUSTERS.incrementAndGet()) : given;
             HashStore store = new HashStore(options.connectTimeout());
             List<TcpProcessGroup> started = Collections.synchronizedList(new ArrayList<>());
             return Flux.range(0, worldSize)

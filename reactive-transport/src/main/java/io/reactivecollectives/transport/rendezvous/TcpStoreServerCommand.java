@@ -16,9 +16,17 @@ import java.util.concurrent.CountDownLatch;
  * Authentication is on when {@code RC_STORE_SECRET} is set; TLS when {@code --tls-cert} and
  * {@code --tls-key} (PEM, PKCS#8 key) are given. Prints the bound address on one line.
  */
-@Command(name = "tcp-store-server", mixinStandardHelpOptions = true,
+@Command(name = "tcp-store-server", mixinStandardHelpOptions = true, versionProvider = TcpStoreServerCommand.Version.class,
         description = "Runs the Reactive Collectives TCP store server until killed.")
 public final class TcpStoreServerCommand implements Callable<Integer> {
+
+    /** {@code --version}: the project version. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"tcp-store-server " + io.reactivecollectives.core.Version.get()};
+        }
+    }
 
     @Option(names = "--host", description = "address to bind (default: ${DEFAULT-VALUE})", defaultValue = "0.0.0.0")
     String host;

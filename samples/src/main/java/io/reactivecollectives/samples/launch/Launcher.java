@@ -1,5 +1,6 @@
 package io.reactivecollectives.samples.launch;
 
+import io.reactivecollectives.samples.cli.Cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -32,23 +33,28 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Child output is read by plain daemon threads (one per stream), never by an event loop.
  */
-@Command(name = "collectives-run", mixinStandardHelpOptions = true,
-        description = "Runs a main class on several ranks (JVMs), as torchrun does.")
-public final class Launcher implements Callable<Integer> {
+@Command(name = "collectives-run", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
+        description = {"Runs a main class on several ranks (JVMs), as torchrun does.",
+                "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port)."})
+public final class Launcher implements Callable<Integer>, Cli.Validated {
 
-    @Option(names = "--nproc-per-node", defaultValue = "1", description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
+    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
+            description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
     int nprocPerNode;
 
     @Option(names = "--nnodes", defaultValue = "1", description = "number of nodes (default ${DEFAULT-VALUE})")
     int nnodes;
 
-    @Option(names = "--node-rank", defaultValue = "0", description = "this node's index in [0, nnodes) (default ${DEFAULT-VALUE})")
+    @Option(names = {"--node-rank", "--node_rank"}, defaultValue = "0",
+            description = "this node's index in [0, nnodes) (default ${DEFAULT-VALUE})")
     int nodeRank;
 
-    @Option(names = "--master-addr", defaultValue = "127.0.0.1", description = "address of rank 0's store (default ${DEFAULT-VALUE})")
+    @Option(names = {"--master-addr", "--master_addr"}, defaultValue = "127.0.0.1",
+            description = "address of rank 0's store (default ${DEFAULT-VALUE})")
     String masterAddr;
 
-    @Option(names = "--master-port", defaultValue = "0", description = "port of rank 0's store; 0 picks a free one (single node only)")
+    @Option(names = {"--master-port", "--master_port"}, defaultValue = "0",
+            description = "port of rank 0's store; 0 picks a free one (single node only)")
     int masterPort;
 
     @Option(names = "--classpath", description = "class path of the children (default: the launcher's)")
@@ -71,6 +77,8 @@ public final class Launcher implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream err;
+    private final LineSink outLine;
+    private final LineSink errLine;
 
     public Launcher() {
         this(System.out, System.err);
@@ -80,25 +88,27 @@ public final class Launcher implements Callable<Integer> {
     public Launcher(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
+        this.outLine = new LineSink(out);
+        this.errLine = new LineSink(err);
     }
 
     public static void main(String[] argv) {
         System.exit(run(argv, System.out, System.err));
     }
 
-    /** Parses {@code argv} and runs; returns the exit code (2 for bad usage). */
+    /**
+     * Parses {@code argv} and runs; returns the exit code (2 for bad usage, of the launcher or of the
+     * main class, found before any rank is launched).
+     */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
-        CommandLine cl = new CommandLine(new Launcher(out, err));
-        cl.setOut(new java.io.PrintWriter(out, true));
-        cl.setErr(new java.io.PrintWriter(err, true));
-        return cl.execute(argv);
+        return Cli.commandLine(new Launcher(out, err), out, err).execute(argv);
     }
 
     private record Exit(int localRank, int code) {
     }
 
     @Override
-    public Integer call() throws Exception {
+    public void validate() {
         if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "need --nproc-per-node >= 1, --nnodes >= 1 and 0 <= --node-rank < --nnodes");
@@ -107,6 +117,15 @@ public final class Launcher implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--master-port is required with --nnodes > 1 (every node must use the same port)");
         }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Integer answered = MainClassCheck.check(mainClass, args, classpath, out, err);
+        if (answered != null) {
+            return answered;
+        }
+        Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
         int port = masterPort != 0 ? masterPort : freePort(masterAddr);
         int world = nnodes * nprocPerNode;
         String cp = classpath != null ? classpath : System.getProperty("java.class.path");
@@ -115,7 +134,12 @@ public final class Launcher implements Callable<Integer> {
         List<Process> children = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
-        Thread cleanup = new Thread(() -> children.forEach(Launcher::stop), "collectives-run-cleanup");
+        Thread cleanup = new Thread(() -> {
+            // Ctrl-C: end a progress line (\r-terminated) a child left open, so the shell prompt starts on its own line
+            outLine.endOpenLine();
+            errLine.endOpenLine();
+            children.forEach(Launcher::stop);
+        }, "collectives-run-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             for (int local = 0; local < nprocPerNode; local++) {
@@ -138,11 +162,15 @@ public final class Launcher implements Callable<Integer> {
                 env.put("MASTER_PORT", Integer.toString(port));
                 // children write to pipes; tell them whether their output ends up on a terminal
                 env.put("RC_TTY", System.console() != null ? "1" : "0");
+                String prefix = "[rank " + rank + "] ";
+                if (columns != null) {
+                    // what is left of the terminal's width after the prefix
+                    env.put("COLUMNS", Integer.toString(TerminalWidth.forChild(columns, prefix)));
+                }
                 Process p = pb.start();
                 children.add(p);
-                String prefix = "[rank " + rank + "] ";
-                pumps.add(pump(p.getInputStream(), out, prefix, "stdout-" + rank));
-                pumps.add(pump(p.getErrorStream(), err, prefix, "stderr-" + rank));
+                pumps.add(pump(p.getInputStream(), outLine, prefix, "stdout-" + rank));
+                pumps.add(pump(p.getErrorStream(), errLine, prefix, "stderr-" + rank));
                 int localRank = local;
                 Thread waiter = new Thread(() -> {
                     try {
@@ -205,7 +233,7 @@ public final class Launcher implements Callable<Integer> {
     }
 
     /** Copies {@code in} to {@code sink}, prefixing every line (ended by \n or \r) with {@code prefix}. */
-    private static Thread pump(InputStream in, PrintStream sink, String prefix, String name) {
+    private static Thread pump(InputStream in, LineSink sink, String prefix, String name) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[8192];
             java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
@@ -234,12 +262,8 @@ public final class Launcher implements Callable<Integer> {
         return t;
     }
 
-    private static void emit(PrintStream sink, byte[] prefix, java.io.ByteArrayOutputStream line) {
-        synchronized (sink) {
-            sink.write(prefix, 0, prefix.length);
-            sink.write(line.toByteArray(), 0, line.size());
-            sink.flush();
-        }
+    private static void emit(LineSink sink, byte[] prefix, java.io.ByteArrayOutputStream line) {
+        sink.write(prefix, line.toByteArray(), line.size());
         line.reset();
     }
 

@@ -4,7 +4,7 @@ import io.reactivecollectives.core.observe.FlightRecorderAnalyzer;
 import io.reactivecollectives.core.observe.FlightRecorderAnalyzer.Kind;
 import io.reactivecollectives.core.observe.FlightRecorderAnalyzer.Report;
 import io.reactivecollectives.core.observe.FlightRecorderDump;
-import picocli.CommandLine;
+import io.reactivecollectives.samples.cli.Cli;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -28,7 +28,7 @@ import java.util.concurrent.Callable;
  * Exit code: 0 when every rank completed every recorded collective, 1 when something is behind,
  * stuck, failed, mismatched or missing, 2 when the dumps cannot be read.
  */
-@Command(name = "collectives-analyze", mixinStandardHelpOptions = true,
+@Command(name = "collectives-analyze", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "Says which rank is behind, from the flight-recorder dumps of all ranks.")
 public final class FlightRecorderAnalyze implements Callable<Integer> {
 
@@ -80,9 +80,6 @@ public final class FlightRecorderAnalyze implements Callable<Integer> {
 
     /** Runs the command with the given streams; returns its exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        return new CommandLine(new FlightRecorderAnalyze(out, err))
-                .setOut(new java.io.PrintWriter(out, true))
-                .setErr(new java.io.PrintWriter(err, true))
-                .execute(args);
+        return Cli.commandLine(new FlightRecorderAnalyze(out, err), out, err).execute(args);
     }
 }

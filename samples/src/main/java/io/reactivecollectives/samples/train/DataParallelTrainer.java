@@ -50,10 +50,32 @@ public final class DataParallelTrainer {
 
     private final TrainConfig cfg;
     private final PrintStream out;
+    private final int progressColumns;
 
+    /** A trainer printing to {@code out}, its progress bar (if any) within 80 columns. */
     public DataParallelTrainer(TrainConfig cfg, PrintStream out) {
+        this(cfg, out, 80);
+    }
+
+    /**
+     * A trainer printing to {@code out}, its progress bar (if any) within {@code progressColumns}
+     * columns less one (a line that fills the last column wraps on some terminals).
+     */
+    public DataParallelTrainer(TrainConfig cfg, PrintStream out, int progressColumns) {
         this.cfg = cfg;
         this.out = out;
+        this.progressColumns = progressColumns;
+    }
+
+    /** The progress bar of {@code steps} steps, written to {@code sink}, each line at most {@code columns - 1} characters. */
+    static ProgressBarBuilder progressBar(int steps, int columns, PrintStream sink) {
+        return new ProgressBarBuilder()
+                .setTaskName("train")
+                .setInitialMax(steps)
+                .setStyle(ProgressBarStyle.ASCII)
+                .setUpdateIntervalMillis(100)
+                .continuousUpdate()
+                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(sink, Math.max(10, columns - 1)));
     }
 
     /**
@@ -142,13 +164,7 @@ public final class DataParallelTrainer {
         void begin() {
             mlp.pullValues();
             if (rank == 0 && cfg.progressBar()) {
-                bar = new ProgressBarBuilder()
-                        .setTaskName("train")
-                        .setInitialMax(cfg.steps())
-                        .setStyle(ProgressBarStyle.ASCII)
-                        .setUpdateIntervalMillis(100)
-                        .continuousUpdate()
-                        .build();
+                bar = progressBar(cfg.steps(), progressColumns, System.err).build();
             }
         }
 

@@ -3,12 +3,14 @@ package io.reactivecollectives.samples.train;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.samples.cli.Cli;
 import io.reactivecollectives.samples.examples.Ranks;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 import reactor.core.publisher.Mono;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -20,9 +22,15 @@ import java.util.concurrent.Callable;
  *
  * <pre>bin/collectives-run --nproc-per-node 2 -- io.reactivecollectives.samples.train.DataParallelTraining --steps 2000</pre>
  */
-@Command(name = "DataParallelTraining", mixinStandardHelpOptions = true,
+@Command(name = "collectives-train", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "Data-parallel training of an MLP on a synthetic classification task.")
-public final class DataParallelTraining implements Callable<Integer> {
+public final class DataParallelTraining implements Callable<Integer>, Cli.Validated {
+
+    /** The communication hooks {@code --hook} names. */
+    static final List<String> HOOKS = List.of("allreduce", "fp16", "bf16", "powersgd");
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--steps", defaultValue = "2000", description = "optimizer steps (default ${DEFAULT-VALUE})")
     int steps;
@@ -51,7 +59,8 @@ public final class DataParallelTraining implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "7", description = "task and initialisation seed (default ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--hook", defaultValue = "allreduce", description = "allreduce, fp16, bf16 or powersgd (default ${DEFAULT-VALUE})")
+    @Option(names = "--hook", defaultValue = "allreduce", completionCandidates = Hooks.class,
+            description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     String hook;
 
     @Option(names = "--streaming", description = "stream each layer's gradient through allReduceStream instead of buckets")
@@ -85,7 +94,47 @@ public final class DataParallelTraining implements Callable<Integer> {
     boolean json;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new DataParallelTraining()).execute(args));
+        System.exit(Cli.execute(new DataParallelTraining(), args));
+    }
+
+    /** The values {@code --hook} takes, for the help. */
+    static final class Hooks implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return HOOKS.iterator();
+        }
+    }
+
+    @Override
+    public void validate() {
+        String problem = null;
+        if (!HOOKS.contains(hook.toLowerCase(Locale.ROOT))) {
+            problem = "--hook " + hook + " is not one of " + String.join(", ", HOOKS);
+        } else if (steps < 0 || warmupSteps < 0 || logEvery < 0) {
+            problem = "--steps, --warmup-steps and --log-every must be >= 0";
+        } else if (batch < 1 || input < 1 || hidden < 1 || layers < 0 || classes < 1 || prefetch < 1) {
+            problem = "--batch, --input, --hidden, --classes and --prefetch must be >= 1, --layers >= 0";
+        } else if (bucketCapKb < 1 || firstBucketKb < 1 || smallAllReduceKb < 0) {
+            problem = "--bucket-cap-kb and --first-bucket-kb must be >= 1, --small-allreduce-kb >= 0";
+        } else if (!(lr > 0) || !(momentum >= 0 && momentum < 1)) {
+            problem = "need --lr > 0 and 0 <= --momentum < 1";
+        } else if (streaming && !"allreduce".equalsIgnoreCase(hook)) {
+            problem = "--streaming sends plain all-reduces: it takes no --hook " + hook;
+        }
+        if (problem != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), problem);
+        }
+    }
+
+    /** The columns a progress line may fill: the launcher's {@code COLUMNS} (the terminal's less its prefix), else 80. */
+    static int progressColumns(java.util.Map<String, String> env) {
+        String c = env.get("COLUMNS");
+        try {
+            int v = c == null ? 80 : Integer.parseInt(c.trim());
+            return v > 0 ? v : 80;
+        } catch (NumberFormatException e) {
+            return 80;
+        }
     }
 
     TrainConfig config() {
@@ -112,7 +161,7 @@ public final class DataParallelTraining implements Callable<Integer> {
                         group.size(), java.util.Arrays.toString(cfg.dims()), cfg.batch(), cfg.batch() * group.size(), cfg.steps(),
                         cfg.streaming() ? "streaming gradients (allReduceStream, prefetch " + cfg.prefetch() + ")" : "bucketed gradients, hook " + cfg.hook());
             }
-            return new DataParallelTrainer(cfg, System.out).train(group)
+            return new DataParallelTrainer(cfg, System.out, progressColumns(System.getenv())).train(group)
                     .flatMap(r -> sameOnAllRanks(group, r.finalParameters()).map(same -> {
                         if (group.rank() == 0) {
                             report(group, cfg, r, same);

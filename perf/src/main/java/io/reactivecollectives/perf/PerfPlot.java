@@ -1,0 +1,212 @@
+package io.reactivecollectives.perf;
+
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/**
+ * {@code collectives-plot}: bus bandwidth against message size, one line per implementation, from
+ * the raw tables of {@code bin/collectives-perf} and of the peers' scripts ({@code
+ * perf/scripts/peer_compare.sh} writes {@code <impl>-<op>-<round>.txt}: {@code rc}, {@code gloo},
+ * {@code mpi_tcp}, {@code mpi_shm}); each point is the median busbw of a size over the rounds.
+ * Writes PNG or SVG by the output file's extension.
+ *
+ * <pre>bin/collectives-plot --op all_reduce -o perf/results/busbw-all_reduce.svg perf/results/2026-11-23-peer-compare</pre>
+ */
+@Command(name = "collectives-plot", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
+        description = "Plots busbw against size from collectives-perf and peer tables (PNG or SVG by extension).")
+public final class PerfPlot implements Callable<Integer>, ToolCli.Validated {
+
+    /** How the peer scripts' implementation prefixes read in the legend. */
+    static final Map<String, String> NAMES = Map.of("rc", "reactive-collectives", "gloo", "PyTorch gloo",
+            "mpi_tcp", "Open MPI (TCP)", "mpi_shm", "Open MPI (shared memory)", "nccl", "NCCL");
+
+    @Parameters(arity = "1..*", paramLabel = "PATH", description = "table files, or directories of <impl>-<op>-<round>.txt tables")
+    List<Path> paths = new ArrayList<>();
+
+    @Option(names = "--op", defaultValue = "all_reduce", description = "the collective plotted (default ${DEFAULT-VALUE})")
+    String op;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "FILE.png or FILE.svg (repeatable)")
+    List<Path> outputs = new ArrayList<>();
+
+    @Option(names = "--title", description = "chart title (default: the op and the run's world size)")
+    String title;
+
+    @Option(names = "--width", defaultValue = "900", description = "pixels (default ${DEFAULT-VALUE})")
+    int width;
+
+    @Option(names = "--height", defaultValue = "560", description = "pixels (default ${DEFAULT-VALUE})")
+    int height;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        System.exit(ToolCli.execute(new PerfPlot(), args));
+    }
+
+    @Override
+    public void validate() {
+        for (Path p : outputs) {
+            String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
+            if (!n.endsWith(".png") && !n.endsWith(".svg")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "-o " + p + ": name a .png or .svg file");
+            }
+        }
+        for (Path p : paths) {
+            if (!Files.exists(p)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "no such file or directory: " + p);
+            }
+        }
+        if (width < 100 || height < 100) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--width and --height must be >= 100");
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        Map<String, TreeMap<Long, List<Double>>> series = read(paths, op);
+        if (series.isEmpty()) {
+            spec.commandLine().getErr().println("collectives-plot: no " + op + " rows in " + paths);
+            return 1;
+        }
+        XYChart chart = chart(series, title != null ? title : "busbw of " + op, width, height);
+        for (Path out : outputs) {
+            Path parent = out.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            if (out.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".svg")) {
+                try (var os = Files.newOutputStream(out)) {
+                    VectorGraphicsEncoder.saveVectorGraphic(chart, os, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+                }
+            } else {
+                try (var os = Files.newOutputStream(out)) {
+                    BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG);
+                }
+            }
+            spec.commandLine().getOut().println("wrote " + out);
+        }
+        return 0;
+    }
+
+    /**
+     * The busbw values of {@code op} by implementation (the file name's part before
+     * {@code -<op>-}, else the file's name) and size, over every table in {@code paths}.
+     */
+    static Map<String, TreeMap<Long, List<Double>>> read(List<Path> paths, String op) throws IOException {
+        Map<String, TreeMap<Long, List<Double>>> out = new TreeMap<>();
+        List<Path> files = new ArrayList<>();
+        for (Path p : paths) {
+            if (Files.isDirectory(p)) {
+                try (Stream<Path> s = Files.list(p)) {
+                    s.filter(f -> f.getFileName().toString().endsWith(".txt")).sorted().forEach(files::add);
+                }
+            } else {
+                files.add(p);
+            }
+        }
+        for (Path f : files) {
+            String impl = implementation(f.getFileName().toString(), op);
+            for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                String[] c = line.trim().split("\\s+");
+                if (c.length >= 6 && c[0].equals(op) && c[1].matches("\\d+")) {
+                    try {
+                        double busbw = Double.parseDouble(c[5]);
+                        out.computeIfAbsent(impl, k -> new TreeMap<>()).computeIfAbsent(Long.parseLong(c[1]), k -> new ArrayList<>())
+                                .add(busbw);
+                    } catch (NumberFormatException ignored) {
+                        // not a row
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** {@code gloo} of {@code gloo-all_reduce-2.txt}; the name without {@code .txt} otherwise. */
+    static String implementation(String fileName, String op) {
+        String base = fileName.endsWith(".txt") ? fileName.substring(0, fileName.length() - 4) : fileName;
+        int at = base.indexOf("-" + op);
+        return at > 0 ? base.substring(0, at) : base;
+    }
+
+    static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        s.sort(null);
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+
+    static XYChart chart(Map<String, TreeMap<Long, List<Double>>> series, String title, int width, int height) {
+        XYChart chart = new XYChartBuilder().width(width).height(height).title(title)
+                .xAxisTitle("message size (bytes)").yAxisTitle("busbw (GB/s), median over rounds").build();
+        // sizes on a log2 scale: x is log2(bytes) on a linear axis, labelled in bytes (XChart's logarithmic
+        // axis ignores a tick label function)
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setMarkerSize(6);
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(v -> bytes(Math.pow(2, v)));
+        // reactive-collectives first, then the peers in a fixed order
+        List<String> order = new ArrayList<>(series.keySet());
+        order.sort((a, b) -> rankOf(a) != rankOf(b) ? Integer.compare(rankOf(a), rankOf(b)) : a.compareTo(b));
+        for (String impl : order) {
+            TreeMap<Long, List<Double>> bySize = series.get(impl);
+            double[] x = new double[bySize.size()];
+            double[] y = new double[bySize.size()];
+            int i = 0;
+            for (Map.Entry<Long, List<Double>> e : bySize.entrySet()) {
+                x[i] = Math.log(e.getKey()) / Math.log(2);
+                y[i] = median(e.getValue());
+                i++;
+            }
+            chart.addSeries(NAMES.getOrDefault(impl, impl), x, y);
+        }
+        return chart;
+    }
+
+    private static int rankOf(String impl) {
+        int i = List.of("rc", "gloo", "mpi_tcp", "mpi_shm").indexOf(impl);
+        return i < 0 ? 99 : i;
+    }
+
+    /** 4 B, 64 KiB, 16 MiB (a tick between powers of two in kB or MB). */
+    static String bytes(double v) {
+        long b = Math.round(v);
+        if (b >= 1L << 30 && b % (1L << 30) == 0) {
+            return (b >> 30) + " GiB";
+        }
+        if (b >= 1L << 20 && b % (1L << 20) == 0) {
+            return (b >> 20) + " MiB";
+        }
+        if (b >= 1L << 10 && b % (1L << 10) == 0) {
+            return (b >> 10) + " KiB";
+        }
+        if (b >= 1_000_000) {
+            return String.format(Locale.ROOT, "%.0f MB", v / 1e6);
+        }
+        if (b >= 1_000) {
+            return String.format(Locale.ROOT, "%.0f kB", v / 1e3);
+        }
+        return b + " B";
+    }
+}

@@ -1,0 +1,134 @@
+package io.reactivecollectives.perf;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** collectives-perf takes nccl-tests' flags, the spellings it had before, and rejects bad ones before launching. */
+class PerfFlagsTest {
+
+    private static CollectivesPerf parse(String... args) {
+        CollectivesPerf o = new CollectivesPerf();
+        CommandLine cl = ToolCli.commandLine(o, System.out, System.err);
+        cl.parseArgs(args);
+        o.validate();
+        return o;
+    }
+
+    private record Result(int code, String out, String err) {
+    }
+
+    /** Runs the command as its main does; a usage error returns before call(), so nothing is launched. */
+    private static Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = ToolCli.commandLine(new CollectivesPerf(), new PrintStream(out, true), new PrintStream(err, true)).execute(args);
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void ncclTestsFlagsMeanWhatTheyMeanThere() {
+        CollectivesPerf o = parse("-b", "8", "-e", "128M", "-f", "2", "-n", "20", "-w", "3", "-c", "2", "-o", "max",
+                "-d", "half", "-a", "1", "-r", "1", "--world", "4");
+        assertEquals("all_reduce", o.collective);
+        assertEquals("8", o.min);
+        assertEquals("128M", o.max);
+        assertEquals(2, o.factor());
+        assertEquals(0, o.increment());
+        assertEquals(20, o.iters, "-n is the iteration count, as in nccl-tests");
+        assertEquals(4, o.world, "-n is no longer the world size");
+        assertEquals(3, o.warmup);
+        assertEquals(2, o.check);
+        assertEquals("max", o.op);
+        assertEquals("half", o.dtype);
+        assertEquals(1, o.average);
+        assertEquals(1, o.root);
+
+        CollectivesPerf i = parse("broadcast", "-b", "1M", "-e", "4M", "-i", "1M", "-np", "3");
+        assertEquals("broadcast", i.collective);
+        assertEquals(1 << 20, i.increment(), "-i is the step in bytes, as in nccl-tests");
+        assertEquals(3, i.world);
+        assertEquals(List.of(1L << 20, 2L << 20, 3L << 20, 4L << 20), Sizes.sweep(1 << 20, 4 << 20, i.factor(), i.increment()));
+        assertEquals(List.of(8L, 32L, 128L), Sizes.sweep(8, 200, 4, 0));
+
+        CollectivesPerf long1 = parse("--collective", "reduce_scatter", "--minbytes", "64", "--maxbytes", "1K",
+                "--stepfactor", "8", "--iters", "7", "--warmup_iters", "2", "--datatype", "bfloat16", "--average", "0",
+                "--output_file", "x.csv", "--json", "x.json");
+        assertEquals("reduce_scatter", long1.collective);
+        assertEquals(8, long1.factor());
+        assertEquals("x.csv", long1.csvFile);
+        assertEquals("x.json", long1.jsonFile);
+    }
+
+    @Test
+    void theSpellingsBeforeNcclTestsFlagsStillWork() {
+        CollectivesPerf o = parse("--op", "all_gather", "--world", "2", "--min", "4", "--max", "1M", "--step", "8",
+                "--dtype", "float32", "--iters", "50", "--warmup", "2");
+        assertEquals("all_gather", o.collective, "a collective's name given to --op selects it, as before");
+        assertEquals("sum", o.op);
+        assertEquals("4", o.min);
+        assertEquals(8, o.factor());
+        assertEquals(50, o.iters);
+        o.validate(); // twice, as the launcher and the rank both do: same result
+        assertEquals("all_gather", o.collective);
+    }
+
+    @Test
+    void theRanksGetTheLaunchersOptions() {
+        CollectivesPerf o = parse("reduce", "-b", "16", "-e", "1K", "-i", "64", "-n", "9", "-w", "1", "-c", "3",
+                "-o", "prod", "-d", "int32", "-a", "2", "-r", "1", "--world", "3", "-F", "a.csv", "--json", "a.json",
+                "--algorithm", "binomial_tree");
+        List<String> args = PerfLauncher.rankArgs(o);
+        CollectivesPerf r = parse(args.toArray(new String[0]));
+        assertEquals(o.collective, r.collective);
+        assertEquals(o.op, r.op);
+        assertEquals(o.min + o.max + o.stepBytes + o.dtype, r.min + r.max + r.stepBytes + r.dtype);
+        assertNull(r.stepFactor);
+        assertEquals(List.of(o.iters, o.warmup, o.check, o.average, o.root, o.world),
+                List.of(r.iters, r.warmup, r.check, r.average, r.root, r.world));
+        assertEquals(o.algorithm, r.algorithm);
+        assertEquals(o.csvFile + o.jsonFile, r.csvFile + r.jsonFile);
+    }
+
+    @Test
+    void badArgumentsAreOneLineWithExitCode2BeforeAnythingIsLaunched() {
+        String[][] cases = {
+            {"--algorithm", "ring", "--op", "broadcast"},
+            {"--dtype", "float17"},
+            {"-f", "2", "-i", "1M"},
+            {"-o", "xor"},
+            {"-r", "2", "--world", "2"},
+            {"-b", "1M", "-e", "4K"},
+            {"-a", "4"},
+            {"gatherer"},
+            {"-b", "lots"},
+            {"-n", "many"},
+            {"-o", "avg", "-d", "bool"},
+        };
+        for (String[] args : cases) {
+            Result r = run(args);
+            assertEquals(2, r.code(), String.join(" ", args) + ": " + r.err());
+            List<String> lines = r.err().lines().toList();
+            assertEquals(1, lines.size(), String.join(" ", args) + ": " + r.err());
+            assertTrue(lines.get(0).startsWith("collectives-perf: ") && lines.get(0).endsWith("(see --help)"), lines.get(0));
+            assertEquals("", r.out());
+        }
+        assertTrue(run("--algorithm", "ring", "--op", "broadcast").err().contains("--algorithm RING does not run broadcast"),
+                run("--algorithm", "ring", "--op", "broadcast").err());
+    }
+
+    @Test
+    void versionIsTheProjectVersion() {
+        Result r = run("--version");
+        assertEquals(0, r.code());
+        assertEquals("collectives-perf " + io.reactivecollectives.core.Version.get(), r.out().strip());
+    }
+}

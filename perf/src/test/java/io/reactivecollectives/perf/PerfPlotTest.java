@@ -1,0 +1,79 @@
+package io.reactivecollectives.perf;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** collectives-plot reads raw tables of us and the peers and writes PNG and SVG. */
+class PerfPlotTest {
+
+    private static final String HEADER = "# x world=2 op=all_reduce\n            op        bytes      count    time_us    algbw    busbw\n";
+
+    @Test
+    void readsMediansPerImplementationAndWritesPngAndSvg(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("rc-all_reduce-1.txt"), HEADER
+                + "    all_reduce            4          1       30.6    0.000    0.100      0\n"
+                + "    all_reduce         1024        256       13.7    0.075    1.000      0\n"
+                + "# Avg bus bandwidth    : 0.550\n");
+        Files.writeString(dir.resolve("rc-all_reduce-2.txt"), HEADER
+                + "    all_reduce            4          1       30.6    0.000    0.300\n"
+                + "    all_reduce         1024        256       13.7    0.075    2.000\n");
+        Files.writeString(dir.resolve("rc-all_reduce-3.txt"), HEADER
+                + "    all_reduce            4          1       30.6    0.000    0.200\n");
+        Files.writeString(dir.resolve("gloo-all_reduce-1.txt"), HEADER
+                + "    all_reduce            4          1      220.4    0.000    0.010\n");
+        Files.writeString(dir.resolve("gloo-broadcast-1.txt"), HEADER.replace("all_reduce", "broadcast")
+                + "     broadcast            4          1      220.4    0.000    9.000\n");
+
+        Map<String, TreeMap<Long, List<Double>>> s = PerfPlot.read(List.of(dir), "all_reduce");
+        assertEquals(List.of("gloo", "rc"), List.copyOf(s.keySet()));
+        assertEquals(0.2, PerfPlot.median(s.get("rc").get(4L)), 1e-12);
+        assertEquals(1.5, PerfPlot.median(s.get("rc").get(1024L)), 1e-12);
+        assertEquals(List.of(0.01), s.get("gloo").get(4L));
+
+        Path png = dir.resolve("out/busbw.png");
+        Path svg = dir.resolve("out/busbw.svg");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setProperty("java.awt.headless", "true");
+        int code = ToolCli.commandLine(new PerfPlot(), new PrintStream(out, true), new PrintStream(err, true))
+                .execute("--op", "all_reduce", "-o", png.toString(), "-o", svg.toString(), dir.toString());
+        assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+        byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
+        assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, head);
+        String text = Files.readString(svg);
+        assertTrue(text.contains("<svg"), text.substring(0, Math.min(200, text.length())));
+        assertTrue(text.contains("</svg>"), "a whole SVG document");
+    }
+
+    @Test
+    void namesAndLabels() {
+        assertEquals("mpi_tcp", PerfPlot.implementation("mpi_tcp-all_reduce-3.txt", "all_reduce"));
+        assertEquals("mine", PerfPlot.implementation("mine.txt", "all_reduce"));
+        assertEquals("4 B", PerfPlot.bytes(4));
+        assertEquals("64 KiB", PerfPlot.bytes(65536));
+        assertEquals("16 MiB", PerfPlot.bytes(16 << 20));
+        assertEquals("100 kB", PerfPlot.bytes(1e5));
+    }
+
+    @Test
+    void badOutputIsAUsageError(@TempDir Path dir) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = ToolCli.commandLine(new PerfPlot(), new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err, true))
+                .execute("-o", dir.resolve("x.gif").toString(), dir.toString());
+        assertEquals(2, code);
+        assertEquals(1, err.toString(StandardCharsets.UTF_8).lines().count());
+    }
+}
