@@ -16,7 +16,11 @@ public final class Version {
     private Version() {
     }
 
-    /** The project version, e.g. {@code 0.1.0-SNAPSHOT}; {@code unknown} when built without Maven's resource filtering. */
+    /**
+     * The project version.
+     *
+     * @return e.g. {@code 0.1.0-SNAPSHOT}; {@code unknown} when built without Maven's resource filtering
+     */
     public static String get() {
         return VERSION;
     }
