@@ -60,7 +60,7 @@ public final class StoreAttack implements Callable<Integer> {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(Arrays.asList(serverJvmArgs.trim().split("\\s+")));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
-                "io.reactivecollectives.transport.rendezvous.TcpStoreServerCommand", "--host", "127.0.0.1", "--port", "0",
+                "io.reactivecollectives.tools.store.TcpStoreServerCommand", "--host", "127.0.0.1", "--port", "0",
                 "--no-unix-socket"));
         if (!serverArgs.isBlank()) {
             cmd.addAll(Arrays.asList(serverArgs.trim().split("\\s+")));

@@ -1,7 +1,9 @@
-package io.reactivecollectives.transport.rendezvous;
+package io.reactivecollectives.tools.store;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.reactivecollectives.transport.rendezvous.StoreAuth;
+import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -12,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs a {@link TcpStoreServer} on its own until killed:
- * {@code java -cp ... io.reactivecollectives.transport.rendezvous.TcpStoreServerCommand --port 29500}.
+ * {@code java -cp ... io.reactivecollectives.tools.store.TcpStoreServerCommand --port 29500}.
  * Authentication is on when {@code RC_STORE_SECRET} is set; TLS when {@code --tls-cert} and
  * {@code --tls-key} (PEM, PKCS#8 key) are given. Prints the bound address on one line.
  */

@@ -1,4 +1,4 @@
-package io.reactivecollectives.samples.tools;
+package io.reactivecollectives.tools.analyze;
 
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;

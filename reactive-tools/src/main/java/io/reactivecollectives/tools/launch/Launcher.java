@@ -1,4 +1,4 @@
-package io.reactivecollectives.samples.launch;
+package io.reactivecollectives.tools.launch;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

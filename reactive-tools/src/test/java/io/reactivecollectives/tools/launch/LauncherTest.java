@@ -1,4 +1,4 @@
-package io.reactivecollectives.samples.launch;
+package io.reactivecollectives.tools.launch;
 
 import org.junit.jupiter.api.Test;
 
