@@ -1,4 +1,4 @@
-package io.reactivecollectives.testing;
+package io.reactivecollectives.testkit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The two guards every test JVM runs: a record of buffer leaks reported by Netty's leak detector
- * (at PARANOID, set by the build's argLine) and a record of blocking calls BlockHound caught on
- * non-blocking threads. {@link GuardsExtension} fails a test class when either is non-empty.
+ * The two guards of a test JVM: a record of buffer leaks reported by Netty's leak detector (at
+ * PARANOID once {@link #install()} ran) and a record of blocking calls BlockHound caught on
+ * non-blocking threads ({@link RecordingBlockHoundIntegration}). {@link GuardsExtension} installs
+ * both and fails a test class when either record is non-empty.
  */
 public final class Guards {
 
@@ -23,7 +24,12 @@ public final class Guards {
     private Guards() {
     }
 
-    /** Installs the recording leak detector factory; must run before Netty's buffers are first used. */
+    /**
+     * Sets Netty's leak detection to PARANOID (every buffer tracked) and installs the recording leak
+     * detector factory. The factory only reaches detectors created afterwards, and Netty creates its
+     * buffer allocators' detector once, so this must run before Netty's buffers are first used in
+     * the JVM ({@link GuardsSessionListener} runs it when the test launcher starts). Idempotent.
+     */
     public static synchronized void install() {
         if (installed) {
             return;

@@ -1,15 +1,20 @@
-package io.reactivecollectives.testing;
+package io.reactivecollectives.testkit;
 
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.blockhound.integration.BlockHoundIntegration;
 
 /**
- * BlockHound integration loaded in every test JVM: a blocking call on a non-blocking thread
- * (Netty event loops, Reactor's parallel scheduler) still throws BlockHound's error, and is also
- * recorded so that {@link GuardsExtension} fails the class even when the error was swallowed.
+ * BlockHound integration, loaded by BlockHound from this artifact's service file: a blocking call
+ * on a non-blocking thread (Netty event loops, Reactor's parallel scheduler) still throws
+ * BlockHound's error, and is also recorded so that {@link GuardsExtension} fails the class even
+ * when the error was swallowed.
  */
 public final class RecordingBlockHoundIntegration implements BlockHoundIntegration {
+
+    /** Creates the integration (BlockHound does, through the service loader). */
+    public RecordingBlockHoundIntegration() {
+    }
 
     @Override
     public void applyTo(BlockHound.Builder builder) {
