@@ -39,7 +39,11 @@ public final class Guards {
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
     }
 
-    /** Whether {@link #install()} ran. */
+    /**
+     * Whether {@link #install()} ran.
+     *
+     * @return true once installed
+     */
     public static boolean isInstalled() {
         return installed;
     }
@@ -70,24 +74,40 @@ public final class Guards {
         }
     }
 
-    /** Leaks reported so far and not yet drained. */
+    /**
+     * Leaks reported so far and not yet drained.
+     *
+     * @return Netty's leak reports, with the recorded accesses
+     */
     public static List<String> leaks() {
         return new ArrayList<>(LEAKS);
     }
 
-    /** Blocking calls caught so far and not yet drained. */
+    /**
+     * Blocking calls caught so far and not yet drained.
+     *
+     * @return the blocking methods, each with the thread it was called on
+     */
     public static List<String> blockingCalls() {
         return new ArrayList<>(BLOCKING);
     }
 
-    /** Returns and forgets the recorded leaks (for tests that plant one on purpose). */
+    /**
+     * Returns and forgets the recorded leaks (for tests that plant one on purpose).
+     *
+     * @return the leaks recorded until now
+     */
     public static List<String> drainLeaks() {
         List<String> l = leaks();
         LEAKS.removeAll(l);
         return l;
     }
 
-    /** Returns and forgets the recorded blocking calls (for tests that plant one on purpose). */
+    /**
+     * Returns and forgets the recorded blocking calls (for tests that plant one on purpose).
+     *
+     * @return the blocking calls recorded until now
+     */
     public static List<String> drainBlockingCalls() {
         List<String> l = blockingCalls();
         BLOCKING.removeAll(l);

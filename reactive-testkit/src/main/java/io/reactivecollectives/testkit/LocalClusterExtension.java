@@ -55,22 +55,42 @@ public final class LocalClusterExtension implements BeforeAllCallback, AfterAllC
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
 
-    /** A cluster of {@code worldSize} ranks with {@link GroupOptions#defaults()} and a 60 s timeout. */
+    /**
+     * A cluster of {@code worldSize} ranks with {@link GroupOptions#defaults()} and a 60 s timeout.
+     *
+     * @param worldSize the number of ranks, at least 1
+     * @return the extension, to register with {@code @RegisterExtension}
+     */
     public static LocalClusterExtension ranks(int worldSize) {
         return new LocalClusterExtension(worldSize, GroupOptions.defaults(), Duration.ofSeconds(60));
     }
 
-    /** The same cluster with the ranks' group options. */
+    /**
+     * The same cluster with the ranks' group options.
+     *
+     * @param groupOptions the options every rank's group is connected with
+     * @return a new extension
+     */
     public LocalClusterExtension withOptions(GroupOptions groupOptions) {
         return new LocalClusterExtension(worldSize, groupOptions, timeout);
     }
 
-    /** The same cluster with another bound on starting it and on each {@link #run(Function)}. */
+    /**
+     * The same cluster with another bound on starting it and on each {@link #run(Function)}.
+     *
+     * @param bound the longest wait
+     * @return a new extension
+     */
     public LocalClusterExtension withTimeout(Duration bound) {
         return new LocalClusterExtension(worldSize, options, bound);
     }
 
-    /** The running cluster; fails outside the tests of the class that registered the extension. */
+    /**
+     * The running cluster.
+     *
+     * @return the cluster of the current test class (or test)
+     * @throws IllegalStateException outside the tests of the class that registered the extension
+     */
     public LocalCluster cluster() {
         LocalCluster c = cluster;
         if (c == null) {
@@ -84,6 +104,10 @@ public final class LocalClusterExtension implements BeforeAllCallback, AfterAllC
      * Runs {@code body} on every rank at once and waits, at most the timeout, for the results in
      * rank order ({@link LocalCluster#run(Function)}). For the test thread; never call it from a
      * collective's own continuation.
+     *
+     * @param <T> what each rank's body emits
+     * @param body what every rank runs, given its group
+     * @return the ranks' results in rank order
      */
     public <T> List<T> run(Function<? super ProcessGroup, ? extends Mono<T>> body) {
         return cluster().run(body).block(timeout);
