@@ -11,9 +11,9 @@ args=("$@"); for ((i=0; i<${#args[@]}; i++)); do
 done
 CPFILE=$PWD/perf/$BUILD/store-bench.classpath
 mkdir -p perf/$BUILD/store-bench
-mvn -B -q -Drc.build.dir=$BUILD -pl reactive-transport -am test-compile dependency:build-classpath \
+mvn -B -q -Drc.build.dir=$BUILD -pl reactive-tools -am test-compile dependency:build-classpath \
     -DincludeScope=runtime -Dmdep.outputFile=$CPFILE -Dmaven.test.skip.exec=true >/dev/null
-CP=$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
+CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
 javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreBenchmark.java \
     perf/src/main/java/io/reactivecollectives/perf/ChildJvm.java
 PEER=$(cd "$(dirname "$0")/../../.." && pwd)/shared/peers/tcpstore_bench.py

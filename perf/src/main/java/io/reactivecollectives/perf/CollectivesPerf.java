@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
@@ -27,12 +28,12 @@ import java.util.concurrent.Callable;
  * peers' scripts do) after warm-up, in batches until {@code --min-time-ms}, and {@code -a} says
  * which ranks' mean is reported. busbw uses nccl-tests' bus factors. {@code -c} checks the results.
  */
-@Command(name = "collectives-perf", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
+@Command(name = "collectives-perf", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         sortOptions = false,
         description = {"Collective benchmarks with nccl-tests' flags and layout (op bytes count time_us algbw busbw #wrong).",
                 "The collective is the first argument (as nccl-tests' binary name: all_reduce for all_reduce_perf) or --collective;",
                 "the world size is --world (nccl-tests takes it from mpirun -np; -n is the iteration count, as there)."})
-public final class CollectivesPerf implements Callable<Integer>, ToolCli.Validated {
+public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
 
     /** The reductions {@code -o} takes, as nccl-tests names them. */
     static final List<String> REDUCTIONS = List.of("sum", "prod", "min", "max", "avg");
@@ -135,7 +136,7 @@ public final class CollectivesPerf implements Callable<Integer>, ToolCli.Validat
     String collective = "all_reduce";
 
     public static void main(String[] args) {
-        System.exit(ToolCli.execute(new CollectivesPerf(), args));
+        System.exit(Cli.execute(new CollectivesPerf(), args));
     }
 
     @Override

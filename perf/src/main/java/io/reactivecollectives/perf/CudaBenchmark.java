@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.DType;
@@ -39,7 +40,7 @@ import java.util.function.BiFunction;
  * and the overlap ratio (total / slowest stage alone; the target is at most 1.15). Run both with
  * {@code perf/scripts/cuda_bench.sh}.
  */
-@Command(name = "cuda-bench", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
+@Command(name = "cuda-bench", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "Pinned copy bandwidth and host-staged all-reduce of CUDA tensors (reactive-cuda).")
 public final class CudaBenchmark implements Callable<Integer> {
 
@@ -74,7 +75,7 @@ public final class CudaBenchmark implements Callable<Integer> {
     boolean skipAllReduce;
 
     public static void main(String[] args) {
-        int rc = ToolCli.execute(new CudaBenchmark(), args);
+        int rc = Cli.execute(new CudaBenchmark(), args);
         System.exit(rc);
     }
 

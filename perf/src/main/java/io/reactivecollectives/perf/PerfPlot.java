@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
@@ -31,9 +32,9 @@ import java.util.stream.Stream;
  *
  * <pre>bin/collectives-plot --op all_reduce -o perf/results/busbw-all_reduce.svg perf/results/2026-11-23-peer-compare</pre>
  */
-@Command(name = "collectives-plot", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
+@Command(name = "collectives-plot", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "Plots busbw against size from collectives-perf and peer tables (PNG or SVG by extension).")
-public final class PerfPlot implements Callable<Integer>, ToolCli.Validated {
+public final class PerfPlot implements Callable<Integer>, Cli.Validated {
 
     /** How the peer scripts' implementation prefixes read in the legend. */
     static final Map<String, String> NAMES = Map.of("rc", "reactive-collectives", "gloo", "PyTorch gloo",
@@ -62,7 +63,7 @@ public final class PerfPlot implements Callable<Integer>, ToolCli.Validated {
 
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
-        System.exit(ToolCli.execute(new PerfPlot(), args));
+        System.exit(Cli.execute(new PerfPlot(), args));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import picocli.CommandLine;
@@ -30,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Run through {@code perf/scripts/store_attack.sh}.
  */
-@Command(name = "store-attack", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
+@Command(name = "store-attack", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "Attacks a TCP store server in a child JVM and measures what it costs the server and its clients.")
 public final class StoreAttack implements Callable<Integer> {
 
@@ -60,7 +61,7 @@ public final class StoreAttack implements Callable<Integer> {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(Arrays.asList(serverJvmArgs.trim().split("\\s+")));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
-                "io.reactivecollectives.transport.rendezvous.TcpStoreServerCommand", "--host", "127.0.0.1", "--port", "0",
+                "io.reactivecollectives.tools.store.TcpStoreServerCommand", "--host", "127.0.0.1", "--port", "0",
                 "--no-unix-socket"));
         if (!serverArgs.isBlank()) {
             cmd.addAll(Arrays.asList(serverArgs.trim().split("\\s+")));
@@ -250,6 +251,6 @@ public final class StoreAttack implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(ToolCli.execute(new StoreAttack(), args));
+        System.exit(Cli.execute(new StoreAttack(), args));
     }
 }

@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
@@ -38,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * start together; the time runs from the start signal until the last client reports done. The
  * final counter is checked to equal clients x ops.
  */
-@Command(name = "store-bench", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
+@Command(name = "store-bench", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "TCP store set/get/add operations per second from concurrent client processes.")
 public final class StoreBenchmark implements Callable<Integer> {
 
@@ -189,7 +190,7 @@ public final class StoreBenchmark implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(ToolCli.execute(new StoreBenchmark(), args));
+        System.exit(Cli.execute(new StoreBenchmark(), args));
     }
 
 }

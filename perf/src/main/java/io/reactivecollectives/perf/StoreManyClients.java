@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
@@ -24,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * {@code --adds} times, one at a time; all processes start adding together. Prints the slowest
  * process's set-up time, the adds' wall time and rate, and checks the counter's total.
  */
-@Command(name = "store-many-clients", mixinStandardHelpOptions = true, versionProvider = ToolCli.Version.class,
+@Command(name = "store-many-clients", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "Connection set-up and add throughput of many TcpStore clients.")
 public final class StoreManyClients implements Callable<Integer> {
 
@@ -136,6 +137,6 @@ public final class StoreManyClients implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(ToolCli.execute(new StoreManyClients(), args));
+        System.exit(Cli.execute(new StoreManyClients(), args));
     }
 }

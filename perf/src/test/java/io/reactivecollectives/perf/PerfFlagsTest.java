@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -17,7 +18,7 @@ class PerfFlagsTest {
 
     private static CollectivesPerf parse(String... args) {
         CollectivesPerf o = new CollectivesPerf();
-        CommandLine cl = ToolCli.commandLine(o, System.out, System.err);
+        CommandLine cl = Cli.commandLine(o, System.out, System.err);
         cl.parseArgs(args);
         o.validate();
         return o;
@@ -30,7 +31,7 @@ class PerfFlagsTest {
     private static Result run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = ToolCli.commandLine(new CollectivesPerf(), new PrintStream(out, true), new PrintStream(err, true)).execute(args);
+        int code = Cli.commandLine(new CollectivesPerf(), new PrintStream(out, true), new PrintStream(err, true)).execute(args);
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 

@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.cli.Cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,7 +49,7 @@ class PerfPlotTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         System.setProperty("java.awt.headless", "true");
-        int code = ToolCli.commandLine(new PerfPlot(), new PrintStream(out, true), new PrintStream(err, true))
+        int code = Cli.commandLine(new PerfPlot(), new PrintStream(out, true), new PrintStream(err, true))
                 .execute("--op", "all_reduce", "-o", png.toString(), "-o", svg.toString(), dir.toString());
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
         byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
@@ -71,7 +72,7 @@ class PerfPlotTest {
     @Test
     void badOutputIsAUsageError(@TempDir Path dir) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = ToolCli.commandLine(new PerfPlot(), new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err, true))
+        int code = Cli.commandLine(new PerfPlot(), new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err, true))
                 .execute("-o", dir.resolve("x.gif").toString(), dir.toString());
         assertEquals(2, code);
         assertEquals(1, err.toString(StandardCharsets.UTF_8).lines().count());

@@ -2,7 +2,7 @@ package io.reactivecollectives.core;
 
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.internal.PlatformDependent;
-import io.reactivecollectives.testing.Guards;
+import io.reactivecollectives.testkit.Guards;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

@@ -6,7 +6,7 @@ import io.netty.util.IllegalReferenceCountException;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.Device;
 import io.reactivecollectives.core.Tensor;
-import io.reactivecollectives.testing.Guards;
+import io.reactivecollectives.testkit.Guards;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;

@@ -4,7 +4,7 @@ import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
-import io.reactivecollectives.transport.rendezvous.TcpStoreServerCommand;
+import io.reactivecollectives.transport.rendezvous.StoreServerMain;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -114,7 +114,7 @@ class SplitBrainProcessesTest {
         Path log = Files.createTempFile("rc-frozen-store", ".log");
         Process storeProc = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                TcpStoreServerCommand.class.getName(), "--host", "127.0.0.1", "--port", "0")
+                StoreServerMain.class.getName(), "127.0.0.1", "0")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         TcpStore s0 = null;
         TcpStore s1 = null;

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
-import io.reactivecollectives.testing.Guards;
+import io.reactivecollectives.testkit.Guards;
 import java.time.Duration;
 import java.util.List;
 import reactor.blockhound.BlockHound;

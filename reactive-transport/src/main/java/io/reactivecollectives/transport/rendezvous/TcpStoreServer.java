@@ -19,7 +19,7 @@ import java.util.Objects;
  * The TCP store server, as c10d's TCPStore master: an in-memory {@link KeyValueWaiters} behind the
  * binary protocol of {@link StoreFrameCodec}, served by Reactor Netty's {@link TcpServer} (epoll
  * when available). Rank 0 embeds it ({@link #builder()}{@code .start()}); it also runs alone
- * ({@link TcpStoreServerCommand}).
+ * ({@code io.reactivecollectives.tools.store.TcpStoreServerCommand}, in the reactive-tools artifact).
  *
  * <p>Every connection is handled on its event loop: frames are decoded and answered there, in
  * order; responses to many pipelined requests go out in one flush. A waiting request

@@ -41,7 +41,7 @@ class TcpStoreFrozenServerTest {
     void callsToAStoppedServerFailWithinTheirDeadlineNamingItsAddress() throws Exception {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                TcpStoreServerCommand.class.getName(), "--host", "127.0.0.1", "--port", "0");
+                StoreServerMain.class.getName(), "127.0.0.1", "0");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().remove(StoreAuth.SECRET_ENV);
         Process server = pb.start();

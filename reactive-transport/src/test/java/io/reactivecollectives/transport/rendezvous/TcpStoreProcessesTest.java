@@ -99,27 +99,4 @@ class TcpStoreProcessesTest {
         assertEquals("500", new String(store.get("ctr").block(T), StandardCharsets.UTF_8));
         assertEquals(0, server.pendingWaits());
     }
-
-    @Test
-    void standAloneServerCommandServesClients() throws Exception {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                TcpStoreServerCommand.class.getName(), "--host", "127.0.0.1", "--port", "0");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put(StoreAuth.SECRET_ENV, "cmd-secret");
-        Process p = pb.start();
-        started.add(p);
-        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
-                StandardCharsets.UTF_8));
-        String line = out.readLine();
-        assertTrue(line != null && line.startsWith("TCP store listening on 127.0.0.1:") && line.contains("(HMAC)"), line);
-        int port = Integer.parseInt(line.replaceAll(".*127\\.0\\.0\\.1:(\\d+).*", "$1"));
-        try (TcpStore client = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", port).withTimeout(T)
-                .withSecret("cmd-secret".getBytes(StandardCharsets.UTF_8))).block(T)) {
-            assertEquals(7L, client.add("c", 7).block(T));
-            assertEquals("7", new String(client.get("c").block(T), StandardCharsets.UTF_8));
-        }
-        p.destroy();
-        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
-    }
 }

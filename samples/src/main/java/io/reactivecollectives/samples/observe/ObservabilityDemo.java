@@ -40,7 +40,7 @@ import java.util.concurrent.Callable;
  * </ol>
  * Run: {@code java -cp ... io.reactivecollectives.samples.observe.ObservabilityDemo --world 4}.
  */
-@Command(name = "observability-demo", mixinStandardHelpOptions = true, versionProvider = io.reactivecollectives.samples.cli.Cli.Version.class,
+@Command(name = "observability-demo", mixinStandardHelpOptions = true, versionProvider = io.reactivecollectives.tools.cli.Cli.Version.class,
         description = "Shows the rc.* meters and the flight recorder's analysis on a local cluster.")
 public final class ObservabilityDemo implements Callable<Integer> {
 
@@ -165,6 +165,6 @@ public final class ObservabilityDemo implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(io.reactivecollectives.samples.cli.Cli.execute(new ObservabilityDemo(), args));
+        System.exit(io.reactivecollectives.tools.cli.Cli.execute(new ObservabilityDemo(), args));
     }
 }

@@ -3,7 +3,7 @@ package io.reactivecollectives.samples.train;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
-import io.reactivecollectives.samples.cli.Cli;
+import io.reactivecollectives.tools.cli.Cli;
 import io.reactivecollectives.samples.examples.Ranks;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -1,6 +1,7 @@
 package io.reactivecollectives.samples.launch;
 
 import io.reactivecollectives.samples.examples.CollectivesCheck;
+import io.reactivecollectives.tools.launch.Launcher;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

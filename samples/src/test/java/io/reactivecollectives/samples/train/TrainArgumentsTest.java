@@ -1,7 +1,7 @@
 package io.reactivecollectives.samples.train;
 
-import io.reactivecollectives.samples.cli.Cli;
-import io.reactivecollectives.samples.launch.Launcher;
+import io.reactivecollectives.tools.cli.Cli;
+import io.reactivecollectives.tools.launch.Launcher;
 import me.tongfei.progressbar.ProgressBar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

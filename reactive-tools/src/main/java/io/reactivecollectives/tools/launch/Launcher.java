@@ -1,0 +1,294 @@
+package io.reactivecollectives.tools.launch;
+
+import io.reactivecollectives.tools.cli.Cli;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The analogue of {@code torchrun}: starts {@code --nproc-per-node} JVMs running a main class, each
+ * with {@code RANK}, {@code LOCAL_RANK}, {@code WORLD_SIZE}, {@code LOCAL_WORLD_SIZE},
+ * {@code MASTER_ADDR} and {@code MASTER_PORT} in its environment (and {@code RC_TTY=1} when the
+ * launcher's own output is a terminal, so children can draw progress bars), and copies their output with every
+ * line prefixed {@code [rank N] }. When a child exits non-zero, the others are stopped (SIGTERM, then
+ * SIGKILL after the grace period) and the launcher exits with that child's exit code; otherwise it
+ * exits 0 when all children have.
+ *
+ * <p>Child output is read by plain daemon threads (one per stream), never by an event loop.
+ */
+@Command(name = "collectives-run", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
+        description = {"Runs a main class on several ranks (JVMs), as torchrun does.",
+                "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port)."})
+public final class Launcher implements Callable<Integer>, Cli.Validated {
+
+    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
+            description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
+    int nprocPerNode;
+
+    @Option(names = "--nnodes", defaultValue = "1", description = "number of nodes (default ${DEFAULT-VALUE})")
+    int nnodes;
+
+    @Option(names = {"--node-rank", "--node_rank"}, defaultValue = "0",
+            description = "this node's index in [0, nnodes) (default ${DEFAULT-VALUE})")
+    int nodeRank;
+
+    @Option(names = {"--master-addr", "--master_addr"}, defaultValue = "127.0.0.1",
+            description = "address of rank 0's store (default ${DEFAULT-VALUE})")
+    String masterAddr;
+
+    @Option(names = {"--master-port", "--master_port"}, defaultValue = "0",
+            description = "port of rank 0's store; 0 picks a free one (single node only)")
+    int masterPort;
+
+    @Option(names = "--classpath", description = "class path of the children (default: the launcher's)")
+    String classpath;
+
+    @Option(names = "--jvm-arg", description = "an option for the child JVMs (repeatable)")
+    List<String> jvmArgs = new ArrayList<>();
+
+    @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
+    long graceMillis;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "the main class to run on every rank")
+    String mainClass;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "its arguments")
+    List<String> args = new ArrayList<>();
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final LineSink outLine;
+    private final LineSink errLine;
+
+    /** A launcher that copies the children's output to the standard streams. */
+    public Launcher() {
+        this(System.out, System.err);
+    }
+
+    /**
+     * A launcher that copies the children's output to {@code out} and {@code err}.
+     *
+     * @param out where the ranks' standard output goes, each line prefixed with its rank
+     * @param err where the ranks' standard error and the launcher's messages go
+     */
+    public Launcher(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+        this.outLine = new LineSink(out);
+        this.errLine = new LineSink(err);
+    }
+
+    /**
+     * Runs the launcher and exits with its code.
+     *
+     * @param argv the launcher's options, {@code --}, the main class and its arguments (see {@code --help})
+     */
+    public static void main(String[] argv) {
+        System.exit(run(argv, System.out, System.err));
+    }
+
+    /**
+     * Parses {@code argv} and runs; returns the exit code (2 for bad usage, of the launcher or of the
+     * main class, found before any rank is launched).
+     *
+     * @param argv the launcher's options, {@code --}, the main class and its arguments
+     * @param out  where the ranks' standard output goes
+     * @param err  where the ranks' standard error and the launcher's messages go
+     * @return the exit code: 0, the first failing rank's code, or 2 for bad usage
+     */
+    public static int run(String[] argv, PrintStream out, PrintStream err) {
+        return Cli.commandLine(new Launcher(out, err), out, err).execute(argv);
+    }
+
+    private record Exit(int localRank, int code) {
+    }
+
+    @Override
+    public void validate() {
+        if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "need --nproc-per-node >= 1, --nnodes >= 1 and 0 <= --node-rank < --nnodes");
+        }
+        if (masterPort == 0 && nnodes > 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--master-port is required with --nnodes > 1 (every node must use the same port)");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Integer answered = MainClassCheck.check(mainClass, args, classpath, out, err);
+        if (answered != null) {
+            return answered;
+        }
+        Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
+        int port = masterPort != 0 ? masterPort : freePort(masterAddr);
+        int world = nnodes * nprocPerNode;
+        String cp = classpath != null ? classpath : System.getProperty("java.class.path");
+        Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+
+        List<Process> children = new ArrayList<>();
+        List<Thread> pumps = new ArrayList<>();
+        BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
+        Thread cleanup = new Thread(() -> {
+            // Ctrl-C: end a progress line (\r-terminated) a child left open, so the shell prompt starts on its own line
+            outLine.endOpenLine();
+            errLine.endOpenLine();
+            children.forEach(Launcher::stop);
+        }, "collectives-run-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try {
+            for (int local = 0; local < nprocPerNode; local++) {
+                int rank = nodeRank * nprocPerNode + local;
+                List<String> cmd = new ArrayList<>();
+                cmd.add(java.toString());
+                cmd.addAll(jvmArgs);
+                cmd.add("-cp");
+                cmd.add(cp);
+                cmd.add(mainClass);
+                cmd.addAll(args);
+                ProcessBuilder pb = new ProcessBuilder(cmd);
+                Map<String, String> env = pb.environment();
+                env.put("RANK", Integer.toString(rank));
+                env.put("LOCAL_RANK", Integer.toString(local));
+                env.put("WORLD_SIZE", Integer.toString(world));
+                env.put("LOCAL_WORLD_SIZE", Integer.toString(nprocPerNode));
+                env.put("GROUP_RANK", Integer.toString(nodeRank));
+                env.put("MASTER_ADDR", masterAddr);
+                env.put("MASTER_PORT", Integer.toString(port));
+                // children write to pipes; tell them whether their output ends up on a terminal
+                env.put("RC_TTY", System.console() != null ? "1" : "0");
+                String prefix = "[rank " + rank + "] ";
+                if (columns != null) {
+                    // what is left of the terminal's width after the prefix
+                    env.put("COLUMNS", Integer.toString(TerminalWidth.forChild(columns, prefix)));
+                }
+                Process p = pb.start();
+                children.add(p);
+                pumps.add(pump(p.getInputStream(), outLine, prefix, "stdout-" + rank));
+                pumps.add(pump(p.getErrorStream(), errLine, prefix, "stderr-" + rank));
+                int localRank = local;
+                Thread waiter = new Thread(() -> {
+                    try {
+                        exits.add(new Exit(localRank, p.waitFor()));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "collectives-run-wait-" + rank);
+                waiter.setDaemon(true);
+                waiter.start();
+            }
+
+            int result = 0;
+            Integer failedRank = null;
+            for (int done = 0; done < children.size(); done++) {
+                Exit e = exits.take();
+                if (e.code() != 0 && failedRank == null) {
+                    failedRank = nodeRank * nprocPerNode + e.localRank();
+                    result = e.code();
+                    err.println("collectives-run: rank " + failedRank + " exited with code " + e.code()
+                            + "; stopping the other ranks");
+                    for (Process p : children) {
+                        if (p.isAlive()) {
+                            p.destroy();
+                        }
+                    }
+                    Thread killer = new Thread(() -> {
+                        try {
+                            Thread.sleep(graceMillis);
+                        } catch (InterruptedException ie) {
+                            return;
+                        }
+                        children.forEach(Launcher::stop);
+                    }, "collectives-run-kill");
+                    killer.setDaemon(true);
+                    killer.start();
+                }
+            }
+            for (Thread t : pumps) {
+                t.join(TimeUnit.SECONDS.toMillis(5));
+            }
+            out.flush();
+            err.flush();
+            return result;
+        } finally {
+            children.forEach(Launcher::stop);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or has run
+            }
+        }
+    }
+
+    private static void stop(Process p) {
+        if (p.isAlive()) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    /** Copies {@code in} to {@code sink}, prefixing every line (ended by \n or \r) with {@code prefix}. */
+    private static Thread pump(InputStream in, LineSink sink, String prefix, String name) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[8192];
+            java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+            byte[] pre = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            try (in) {
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                    for (int i = 0; i < n; i++) {
+                        byte b = buf[i];
+                        line.write(b);
+                        if (b == '\n' || b == '\r') {
+                            emit(sink, pre, line);
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // the child is gone
+            }
+            if (line.size() > 0) {
+                line.write('\n');
+                emit(sink, pre, line);
+            }
+        }, "collectives-run-" + name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void emit(LineSink sink, byte[] prefix, java.io.ByteArrayOutputStream line) {
+        sink.write(prefix, line.toByteArray(), line.size());
+        line.reset();
+    }
+
+    /** A port free on {@code addr} now (the usual race, as torchrun's: rank 0 binds it next). */
+    static int freePort(String addr) throws IOException {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getByName(addr), 0));
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.reactivecollectives.tools.launch;
+
+import io.reactivecollectives.tools.cli.Cli;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.lang.reflect.Constructor;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Before any rank is launched, the launcher parses the ranks' arguments itself when the main class
+ * is a picocli {@link Command}: {@code --help} and {@code --version} are answered once, here, and a
+ * usage error (an unknown option, a bad value, a failed {@link Cli.Validated#validate()}) is one
+ * line on stderr with exit code 2, instead of the same error from every rank.
+ */
+final class MainClassCheck {
+
+    private MainClassCheck() {
+    }
+
+    /**
+     * The exit code when {@code mainClass} with {@code args} is answered here (help, version: 0;
+     * usage error or no such class: 2); null when the ranks should be launched.
+     */
+    static Integer check(String mainClass, List<String> args, String classpath, PrintStream out, PrintStream err) {
+        Class<?> cls;
+        try {
+            cls = Class.forName(mainClass, false, loader(classpath));
+        } catch (ClassNotFoundException | LinkageError e) {
+            err.println("collectives-run: no main class " + mainClass + " on the class path (see --help)");
+            return Cli.USAGE;
+        }
+        if (!cls.isAnnotationPresent(Command.class)) {
+            return null;
+        }
+        Object command;
+        try {
+            Constructor<?> c = cls.getDeclaredConstructor();
+            c.setAccessible(true);
+            command = c.newInstance();
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null; // not something to parse here: the ranks will say what is wrong
+        }
+        CommandLine cl = Cli.commandLine(command, out, err);
+        try {
+            CommandLine.ParseResult parsed = cl.parseArgs(args.toArray(new String[0]));
+            Integer help = CommandLine.executeHelpRequest(parsed);
+            if (help != null) {
+                return help;
+            }
+            List<CommandLine> chain = parsed.asCommandLineList();
+            Cli.validate(chain.get(chain.size() - 1));
+            return null;
+        } catch (CommandLine.ParameterException e) {
+            Cli.printUsageError(e);
+            return Cli.USAGE;
+        }
+    }
+
+    private static ClassLoader loader(String classpath) {
+        ClassLoader own = MainClassCheck.class.getClassLoader();
+        if (classpath == null) {
+            return own;
+        }
+        List<URL> urls = new ArrayList<>();
+        for (String entry : classpath.split(File.pathSeparator)) {
+            if (!entry.isEmpty()) {
+                try {
+                    urls.add(new File(entry).toURI().toURL());
+                } catch (MalformedURLException e) {
+                    throw new IllegalArgumentException("--classpath entry " + entry + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        return new URLClassLoader(urls.toArray(new URL[0]), own);
+    }
+}

@@ -1,0 +1,81 @@
+package io.reactivecollectives.tools.analyze;
+
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.observe.FlightRecorder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FlightRecorderAnalyzeTest {
+
+    @TempDir
+    Path dir;
+
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = FlightRecorderAnalyze.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private void writeDumps(String group, int world, int missingRank, long stuckSeq) {
+        for (int r = 0; r < world; r++) {
+            FlightRecorder rec = new FlightRecorder(group, r, world,
+                    FlightRecorder.Config.defaults().withDumpDirectory(dir));
+            for (long s = 0; s < stuckSeq; s++) {
+                rec.record(s, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{16}}, new long[][] {{16}}, "ring")
+                        .started().completed();
+            }
+            if (r != missingRank) {
+                rec.record(stuckSeq, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{16}}, new long[][] {{16}}, "ring")
+                        .started().waitingFor(missingRank, "recv step 0");
+            }
+            rec.dump().block(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void namesTheMissingRankAndExitsOne() {
+        writeDumps("train", 4, 3, 42);
+        Run r = run(dir.toString());
+        assertEquals(1, r.code, r.out + r.err);
+        assertTrue(r.out.startsWith("[train] rank 3 never started allReduce seq 42; ranks 0-2 are waiting for it"), r.out);
+    }
+
+    @Test
+    void cleanDumpsExitZeroAndGroupFilterApplies() throws Exception {
+        writeDumps("train", 2, 1, 3);
+        Path clean = Files.createDirectories(dir.resolve("clean"));
+        FlightRecorder rec = new FlightRecorder("eval", 0, 1, FlightRecorder.Config.defaults().withDumpDirectory(clean));
+        rec.record(0, OpType.BARRIER, null, null, null, "direct").started().completed();
+        rec.dump().block(Duration.ofSeconds(10));
+        Run ok = run(clean.resolve(FlightRecorder.fileName("eval", 0)).toString());
+        assertEquals(0, ok.code, ok.out + ok.err);
+        assertTrue(ok.out.contains("[eval] every rank with a dump completed every recorded collective (up to seq 0)"), ok.out);
+        Run none = run("--group", "nope", dir.toString());
+        assertEquals(2, none.code);
+        assertTrue(none.err.contains("no flight-recorder dump found"), none.err);
+    }
+
+    @Test
+    void unreadableDumpExitsTwo() throws Exception {
+        Path bad = Files.writeString(dir.resolve("flight-recorder-x-rank0.json"), "[]");
+        Run r = run(bad.toString());
+        assertEquals(2, r.code);
+        assertTrue(r.err.contains("flight-recorder-x-rank0.json"), r.err);
+    }
+}

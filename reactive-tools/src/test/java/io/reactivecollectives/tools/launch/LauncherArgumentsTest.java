@@ -1,0 +1,175 @@
+package io.reactivecollectives.tools.launch;
+
+import io.reactivecollectives.core.Version;
+import io.reactivecollectives.tools.cli.Cli;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The launcher answers --help, --version and bad arguments of a picocli main class once, before
+ * any rank is launched; it takes torchrun's spellings; it hands the ranks the terminal's width.
+ */
+class LauncherArgumentsTest {
+
+    /** A picocli main that says when it was launched; {@code --mode} must be {@code a} or {@code b}. */
+    @Command(name = "stub-tool", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class)
+    public static final class StubTool implements Runnable, Cli.Validated {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--mode", defaultValue = "a")
+        String mode;
+
+        @Option(names = "--count", defaultValue = "1")
+        int count;
+
+        @Override
+        public void validate() {
+            if (!mode.equals("a") && !mode.equals("b")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--mode " + mode + " is not one of a, b");
+            }
+        }
+
+        @Override
+        public void run() {
+            System.out.println("LAUNCHED rank " + System.getenv("RANK"));
+        }
+
+        public static void main(String[] args) {
+            System.exit(Cli.execute(new StubTool(), args));
+        }
+    }
+
+    /** Prints the COLUMNS it was given. */
+    public static final class ColumnsChild {
+        public static void main(String[] args) {
+            System.out.println("columns=" + System.getenv("COLUMNS"));
+        }
+    }
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private static Result launch(String... argv) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Launcher.run(argv, new PrintStream(out, true), new PrintStream(err, true));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static void assertOneLineUsageError(Result r, String startsWith) {
+        assertEquals(2, r.code(), r.err());
+        List<String> lines = r.err().lines().toList();
+        assertEquals(1, lines.size(), r.err());
+        assertTrue(lines.get(0).startsWith(startsWith), lines.get(0));
+        assertFalse(r.out().contains("LAUNCHED") || r.out().contains("[rank") || r.err().contains("[rank"),
+                "no rank launched: " + r.out() + r.err());
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    void aBadValueOfTheMainClassIsOneLineAndExitCode2WithNothingLaunched() {
+        Result r = launch("--nproc-per-node", "2", "--", StubTool.class.getName(), "--mode", "fp32");
+        assertOneLineUsageError(r, "stub-tool: --mode fp32 is not one of a, b");
+        r = launch("--nproc-per-node", "2", "--", StubTool.class.getName(), "--count", "many");
+        assertOneLineUsageError(r, "stub-tool: Invalid value for option '--count'");
+        r = launch("--nproc-per-node", "2", "--", StubTool.class.getName(), "--bogus");
+        assertOneLineUsageError(r, "stub-tool: Unknown option: '--bogus'");
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    void helpAndVersionOfTheMainClassArePrintedOnceWithNothingLaunched() {
+        Result help = launch("--nproc-per-node", "3", "--", StubTool.class.getName(), "--help");
+        assertEquals(0, help.code(), help.err());
+        assertEquals(1, help.out().split("Usage: stub-tool", -1).length - 1, help.out());
+        assertFalse(help.out().contains("[rank"), help.out());
+        Result version = launch("--nproc-per-node", "3", "--", StubTool.class.getName(), "--version");
+        assertEquals(0, version.code(), version.err());
+        assertEquals("stub-tool " + Version.get(), version.out().strip());
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    void theLaunchersOwnVersionAndErrors() {
+        Result version = launch("--version");
+        assertEquals(0, version.code());
+        assertEquals("collectives-run " + Version.get(), version.out().strip());
+        assertTrue(Version.get().matches("\\d+\\.\\d+.*"), Version.get());
+        assertOneLineUsageError(launch("--nproc-per-node", "0", "--", StubTool.class.getName()),
+                "collectives-run: need --nproc-per-node >= 1");
+        assertOneLineUsageError(launch("--", "no.such.Main"), "collectives-run: no main class no.such.Main");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void torchrunSpellingsAreAccepted() {
+        Result r = launch("--nproc_per_node", "2", "--nnodes", "2", "--node_rank", "1", "--master_addr", "127.0.0.1",
+                "--master_port", "29513", "--", LauncherTest.EnvChild.class.getName());
+        assertEquals(0, r.code(), r.err());
+        Set<String> lines = new TreeSet<>(r.out().lines().toList());
+        assertEquals(Set.of(
+                "[rank 2] rank=2 local=0 world=4 addr=127.0.0.1 port=29513 args=",
+                "[rank 3] rank=3 local=1 world=4 addr=127.0.0.1 port=29513 args="), lines);
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void theRanksGetTheTerminalWidthLessTheirPrefix() throws Exception {
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Launcher.class.getName(),
+                "--nproc-per-node", "1", "--", ColumnsChild.class.getName());
+        pb.environment().put("COLUMNS", "60");
+        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+        File outFile = File.createTempFile("columns", ".txt");
+        outFile.deleteOnExit();
+        pb.redirectOutput(outFile);
+        Process p = pb.start();
+        assertTrue(p.waitFor(25, TimeUnit.SECONDS));
+        String out = Files.readString(outFile.toPath());
+        assertEquals(0, p.exitValue(), out);
+        // 60 columns less "[rank 0] " (9)
+        assertEquals("[rank 0] columns=51", out.strip());
+    }
+
+    @Test
+    void terminalWidthAndOpenProgressLines() {
+        assertEquals(120, TerminalWidth.columns(java.util.Map.of("COLUMNS", "120"), false));
+        assertEquals(80, TerminalWidth.columns(java.util.Map.of(), true));
+        assertEquals(null, TerminalWidth.columns(java.util.Map.of("COLUMNS", "x"), false));
+        assertEquals(71, TerminalWidth.forChild(80, "[rank 0] "));
+        assertEquals(TerminalWidth.MIN_CHILD, TerminalWidth.forChild(10, "[rank 12] "));
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        LineSink sink = new LineSink(new PrintStream(bytes, true));
+        byte[] pre = "[rank 0] ".getBytes(StandardCharsets.UTF_8);
+        byte[] bar = "train 10% [==   ]\r".getBytes(StandardCharsets.UTF_8);
+        sink.write(pre, bar, bar.length);
+        assertTrue(sink.lineOpen());
+        sink.endOpenLine();
+        assertFalse(sink.lineOpen());
+        sink.endOpenLine(); // nothing more: the line is ended once
+        assertEquals("[rank 0] train 10% [==   ]\r" + System.lineSeparator(), bytes.toString(StandardCharsets.UTF_8));
+        byte[] line = "done\n".getBytes(StandardCharsets.UTF_8);
+        sink.write(pre, line, line.length);
+        assertFalse(sink.lineOpen());
+    }
+}
