@@ -99,6 +99,55 @@ class TransportPortIdleClientsTest {
                 .count(), String.join("\n", lines));
     }
 
+    @Test
+    void connectionsBeyondTheHandshakeLimitAreClosedAtOnce() throws Exception {
+        GroupOptions opts = GroupOptions.defaults().withGroupId("handshake-limit")
+                .withConnectTimeout(Duration.ofSeconds(3)).withTimeout(Duration.ofSeconds(20));
+        LocalCluster cluster = LocalCluster.start(2, opts).block(ClusterTesting.TIMEOUT);
+        List<Socket> sockets = new ArrayList<>();
+        Tensor a = Tensor.empty(DType.FLOAT32, 16);
+        Tensor b = Tensor.empty(DType.FLOAT32, 16);
+        try {
+            int limit = 1024; // Mesh.maxHandshaking() of a 2-rank group
+            for (int i = 0; i < limit + 100; i++) {
+                Socket s = new Socket(InetAddress.getLoopbackAddress(), cluster.group(0).port());
+                s.setSoTimeout(50);
+                sockets.add(s);
+            }
+            long start = System.nanoTime();
+            int stillOpen = 0;
+            for (Socket s : sockets.subList(0, 20)) { // within the limit: open until their handshake time ends
+                s.setSoTimeout(5);
+                if (read(s.getInputStream()) == 0) {
+                    stillOpen++;
+                }
+            }
+            assertEquals(20, stillOpen);
+            int closedAtOnce = 0;
+            for (Socket s : sockets.subList(sockets.size() - 100, sockets.size())) { // the ones over the limit
+                s.setSoTimeout(1000);
+                try {
+                    if (s.getInputStream().read() < 0) {
+                        closedAtOnce++;
+                    }
+                } catch (IOException e) { // reset: closed
+                    closedAtOnce++;
+                }
+            }
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3), "before the handshake time");
+            assertTrue(closedAtOnce >= 90, closedAtOnce + " of the last 100 closed at once");
+            Mono.when(cluster.group(0).allReduce(a, ReduceOp.SUM), cluster.group(1).allReduce(b, ReduceOp.SUM))
+                    .block(Duration.ofSeconds(20)); // the group's own connections were made before
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+            a.release();
+            b.release();
+            cluster.close();
+        }
+    }
+
     private static int read(InputStream in) throws IOException {
         try {
             return in.read();

@@ -57,6 +57,8 @@ public final class Mesh implements AutoCloseable {
     private final Sinks.Empty<Void> connected = Sinks.empty();
     private final Sinks.Empty<Void> startFailed = Sinks.empty();
     private final MeshSockets sockets;
+    /** Accepted connections still in their handshake (see {@link #maxHandshaking()}). */
+    private final AtomicInteger handshaking = new AtomicInteger();
     /** Connections this rank's port refused, logged rate-limited (a port scan must not flood the log). */
     private final RejectionLog rejections;
     private volatile boolean started;
@@ -85,6 +87,20 @@ public final class Mesh implements AutoCloseable {
      */
     Duration handshakeTime() {
         return options.connectTimeout().compareTo(MAX_HANDSHAKE_TIME) < 0 ? options.connectTimeout() : MAX_HANDSHAKE_TIME;
+    }
+
+    /**
+     * The most accepted connections in their handshake at once: twice the world size, at least 1,024
+     * (every peer connects once at start-up); more are closed at once, so connections that never
+     * complete a handshake cannot pile up faster than {@link #handshakeTime()} ends them.
+     */
+    int maxHandshaking() {
+        return Math.max(1024, 2 * world);
+    }
+
+    /** An accepted connection's handshake ended (done, failed or the connection closed): once per connection. */
+    void handshakeEnded() {
+        handshaking.decrementAndGet();
     }
 
     /** Logs a connection this rank's port refused (rate-limited, summed up per reason every 10 s). */
@@ -175,8 +191,14 @@ public final class Mesh implements AutoCloseable {
             ch.close();
             return;
         }
+        if (handshaking.incrementAndGet() > maxHandshaking()) {
+            handshaking.decrementAndGet();
+            rejected("connection limit", ch, maxHandshaking() + " connections are in their handshake");
+            ch.close();
+            return;
+        }
         conn.addHandlerLast("rc-decoder", FrameDecoders.handshake());
-        conn.addHandlerLast("rc-accept", new MeshHandshake.Accept(this));  // with its deadline
+        conn.addHandlerLast("rc-accept", new MeshHandshake.Accept(this));  // with its deadline; counts the end
         ch.config().setAutoRead(true);
         ch.read();
     }

@@ -42,6 +42,7 @@ final class MeshHandshake {
         private final Mesh mesh;
         private boolean rejected;
         private volatile ScheduledFuture<?> deadline;
+        private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
 
         Accept(Mesh mesh) {
             this.mesh = mesh;
@@ -65,7 +66,12 @@ final class MeshHandshake {
             cancelDeadline();
         }
 
+        /** Cancels the deadline and counts the handshake's end, once (handler removed or channel closed). */
         private void cancelDeadline() {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
+            mesh.handshakeEnded();
             ScheduledFuture<?> d = deadline;
             if (d != null) {
                 d.cancel(false);
