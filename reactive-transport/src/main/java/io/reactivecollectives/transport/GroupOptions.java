@@ -342,7 +342,8 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * {@code ObservationThreadLocalAccessor.KEY}) if any; see
      * {@link io.reactivecollectives.core.observe.CollectiveObserver#observe} and
      * {@link io.reactivecollectives.core.observe.DefaultCollectiveObservationConvention}. The default,
-     * {@link io.micrometer.observation.ObservationRegistry#NOOP}, creates nothing per collective.
+     * {@link io.micrometer.observation.ObservationRegistry#NOOP}, creates nothing per collective (nor
+     * does a registry without handlers).
      *
      * @param registry the registry, or null for none
      * @return the new options

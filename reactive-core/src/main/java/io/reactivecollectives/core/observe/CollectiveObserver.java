@@ -50,7 +50,9 @@ public final class CollectiveObserver {
      * @param recorder     the group's recorder
      * @param metrics      the group's meters, or null for none
      * @param observations where each collective's {@link Observation} goes; null or
-     *                     {@link ObservationRegistry#NOOP} for none (then nothing is created per collective)
+     *                     {@link ObservationRegistry#NOOP} for none. While the registry is a no-op
+     *                     ({@link ObservationRegistry#isNoop()}, as is one without handlers, checked per
+     *                     collective) nothing is created per collective
      */
     public CollectiveObserver(FlightRecorder recorder, CollectiveMetrics metrics, ObservationRegistry observations) {
         this.recorder = Objects.requireNonNull(recorder, "recorder");
