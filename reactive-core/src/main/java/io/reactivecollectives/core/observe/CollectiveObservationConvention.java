@@ -1,15 +1,15 @@
 package io.reactivecollectives.core.observe;
 
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationConvention;
+import io.micrometer.observation.GlobalObservationConvention;
 
 /**
  * Names and key values of the {@code Observation} of a collective. The group uses
  * {@link DefaultCollectiveObservationConvention} unless the {@code ObservationRegistry} is configured
- * with another convention for {@link CollectiveObservationContext}
- * ({@code registry.observationConfig().observationConvention(...)}).
+ * with another convention for {@link CollectiveObservationContext}: register one (a subclass of the
+ * default, say) with {@code registry.observationConfig().observationConvention(convention)}.
  */
-public interface CollectiveObservationConvention extends ObservationConvention<CollectiveObservationContext> {
+public interface CollectiveObservationConvention extends GlobalObservationConvention<CollectiveObservationContext> {
 
     @Override
     default boolean supportsContext(Observation.Context context) {

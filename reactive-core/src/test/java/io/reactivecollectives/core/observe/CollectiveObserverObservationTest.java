@@ -87,6 +87,22 @@ class CollectiveObserverObservationTest {
     }
 
     @Test
+    void aConventionConfiguredOnTheRegistryReplacesTheDefault() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        registry.observationConfig().observationConvention(new DefaultCollectiveObservationConvention() {
+            @Override
+            public String getName() {
+                return "training.collective";
+            }
+        });
+        observer(registry).observe(0, OpType.ALLREDUCE, DType.FLOAT32, SHAPES, SHAPES, null, entry -> Mono.empty())
+                .block(T);
+        TestObservationRegistryAssert.assertThat(registry).hasSingleObservationThat()
+                .hasNameEqualTo("training.collective")
+                .hasLowCardinalityKeyValue(MetricNames.TAG_OP, "allReduce");
+    }
+
+    @Test
     void withTheNoopRegistryNothingIsPutInTheContext() {
         CollectiveObserver observer = observer(null);
         assertSame(ObservationRegistry.NOOP, observer.observations());
