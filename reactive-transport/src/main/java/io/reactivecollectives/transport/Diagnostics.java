@@ -2,6 +2,7 @@ package io.reactivecollectives.transport;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.micrometer.observation.ObservationRegistry;
 import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.CollectiveObserver;
 import io.reactivecollectives.core.observe.FlightRecorder;
@@ -22,8 +23,12 @@ import java.util.Objects;
  *                         timeout or a peer failure)
  * @param meterRegistry    where the group's meters go ({@code rc.collective}, {@code rc.bytes.sent},
  *                         ...; see {@code MetricNames}); null means {@link Metrics#globalRegistry}
+ * @param observationRegistry where each collective's {@link io.micrometer.observation.Observation} goes
+ *                         (for tracing; see {@link CollectiveObserver#observe}); null means
+ *                         {@link ObservationRegistry#NOOP}, which creates nothing per collective
  */
-public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry) {
+public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry,
+                          ObservationRegistry observationRegistry) {
 
     /** System property that turns the collective check on by default ({@code DETAIL}), as c10d's variable. */
     public static final String DEBUG_PROPERTY = "rc.distributed.debug";
@@ -36,10 +41,25 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @param checkCollectives whether ranks exchange and compare a fingerprint before every collective
      * @param flightRecorder   the flight recorder's size and dump directory, not null
      * @param meterRegistry    where the meters go; null for the global registry
+     * @param observationRegistry where the collectives' observations go; null for {@link ObservationRegistry#NOOP}
      * @throws NullPointerException when {@code flightRecorder} is null
      */
     public Diagnostics {
         Objects.requireNonNull(flightRecorder, "flightRecorder");
+        if (observationRegistry == null) {
+            observationRegistry = ObservationRegistry.NOOP;
+        }
+    }
+
+    /**
+     * Diagnostics without observations ({@link ObservationRegistry#NOOP}).
+     *
+     * @param checkCollectives whether ranks exchange and compare a fingerprint before every collective
+     * @param flightRecorder   the flight recorder's size and dump directory, not null
+     * @param meterRegistry    where the meters go; null for the global registry
+     */
+    public Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry) {
+        this(checkCollectives, flightRecorder, meterRegistry, ObservationRegistry.NOOP);
     }
 
     /**
@@ -64,7 +84,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withCheckCollectives(boolean on) {
-        return new Diagnostics(on, flightRecorder, meterRegistry);
+        return new Diagnostics(on, flightRecorder, meterRegistry, observationRegistry);
     }
 
     /**
@@ -74,7 +94,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withFlightRecorder(FlightRecorder.Config config) {
-        return new Diagnostics(checkCollectives, config, meterRegistry);
+        return new Diagnostics(checkCollectives, config, meterRegistry, observationRegistry);
     }
 
     /**
@@ -84,7 +104,18 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withMeterRegistry(MeterRegistry registry) {
-        return new Diagnostics(checkCollectives, flightRecorder, registry);
+        return new Diagnostics(checkCollectives, flightRecorder, registry, observationRegistry);
+    }
+
+    /**
+     * These diagnostics with another observation registry: each collective becomes an
+     * {@link io.micrometer.observation.Observation} there (see {@link CollectiveObserver#observe}).
+     *
+     * @param registry where the observations go; null for {@link ObservationRegistry#NOOP} (none)
+     * @return the new diagnostics
+     */
+    public Diagnostics withObservationRegistry(ObservationRegistry registry) {
+        return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, registry);
     }
 
     /** {@return the registry meters go to: {@link #meterRegistry()} or, when that is null, the global one} */
@@ -92,9 +123,9 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
         return meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
     }
 
-    /** A recorder and meters for one rank of a group. */
+    /** A recorder, meters and observations for one rank of a group. */
     CollectiveObserver observer(String groupId, int rank, int size) {
         return new CollectiveObserver(new FlightRecorder(groupId, rank, size, flightRecorder),
-                new CollectiveMetrics(registry(), groupId, rank));
+                new CollectiveMetrics(registry(), groupId, rank), observationRegistry);
     }
 }

@@ -336,6 +336,23 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     }
 
     /**
+     * The registry where each collective becomes an {@link io.micrometer.observation.Observation}
+     * (for tracing), named {@code rc.collective.observation} with the op as contextual name, the
+     * child of the observation in the subscriber's Reactor context (under Micrometer's
+     * {@code ObservationThreadLocalAccessor.KEY}) if any; see
+     * {@link io.reactivecollectives.core.observe.CollectiveObserver#observe} and
+     * {@link io.reactivecollectives.core.observe.DefaultCollectiveObservationConvention}. The default,
+     * {@link io.micrometer.observation.ObservationRegistry#NOOP}, creates nothing per collective (nor
+     * does a registry without handlers).
+     *
+     * @param registry the registry, or null for none
+     * @return the new options
+     */
+    public GroupOptions withObservationRegistry(io.micrometer.observation.ObservationRegistry registry) {
+        return withDiagnostics(diagnostics.withObservationRegistry(registry));
+    }
+
+    /**
      * The flight recorder's size and dump directory.
      *
      * @param config the flight recorder's configuration

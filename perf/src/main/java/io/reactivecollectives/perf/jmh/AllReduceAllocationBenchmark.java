@@ -1,8 +1,10 @@
 package io.reactivecollectives.perf.jmh;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.LocalCluster;
 import io.reactivecollectives.transport.TcpProcessGroup;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -35,6 +37,11 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * java -jar perf/target/perf-*-jmh.jar AllReduceAllocationBenchmark -prof gc
  * </pre>
+ *
+ * <p>{@code -p observations=handler} gives the groups an {@code ObservationRegistry} with one
+ * handler that does nothing, for the cost of observing each collective
+ * ({@code GroupOptions.withObservationRegistry}); the default, {@code none}, is the group's default
+ * ({@code ObservationRegistry.NOOP}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -48,12 +55,24 @@ public class AllReduceAllocationBenchmark {
     @Param({"4096", "1048576", "67108864"})
     public int bytes;
 
+    /** {@code none}: no observations (the default); {@code handler}: a registry with a handler that does nothing. */
+    @Param({"none"})
+    public String observations;
+
     private LocalCluster cluster;
     private final List<Tensor> tensors = new ArrayList<>();
 
     @Setup(Level.Trial)
     public void setUp() {
-        cluster = LocalCluster.start(2).block(Duration.ofSeconds(60));
+        GroupOptions options = GroupOptions.defaults();
+        if ("handler".equals(observations)) {
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(context -> true);
+            options = options.withObservationRegistry(registry);
+        } else if (!"none".equals(observations)) {
+            throw new IllegalArgumentException("observations: none or handler, got " + observations);
+        }
+        cluster = LocalCluster.start(2, options).block(Duration.ofSeconds(60));
         for (int r = 0; r < 2; r++) {
             tensors.add(Tensor.zeros(DType.FLOAT32, bytes / 4).fill(r + 1));
         }

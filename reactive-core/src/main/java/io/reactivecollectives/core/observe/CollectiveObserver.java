@@ -1,5 +1,7 @@
 package io.reactivecollectives.core.observe;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
@@ -9,19 +11,21 @@ import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.PeerFailureException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Function;
 
 /**
  * Ties a group's {@link FlightRecorder} and {@link CollectiveMetrics} to its collectives: wrap the
  * body of each collective with {@link #observe} and it is recorded (SCHEDULED when observed,
  * STARTED on subscription to the body, then COMPLETED or FAILED), timed with its outcome, counted
- * in flight, and a timeout, a peer failure or a peer's abort dumps the recorder (see
+ * in flight, optionally an {@link Observation} (for tracing; see {@link #observe}), and a timeout, a peer failure or a peer's abort dumps the recorder (see
  * {@link #dumpsOn(Throwable)} and {@link FlightRecorder#dumpOnFailure(String)}): the error reaches
  * the subscriber once that dump is written (or has failed, or after at most 5 s), so a process that
  * exits on the error still leaves the dump.
@@ -30,14 +34,35 @@ public final class CollectiveObserver {
 
     private final FlightRecorder recorder;
     private final CollectiveMetrics metrics;
+    private final ObservationRegistry observations;
 
     /**
+     * An observer without observations ({@link ObservationRegistry#NOOP}).
+     *
      * @param recorder the group's recorder
      * @param metrics  the group's meters, or null for none
      */
     public CollectiveObserver(FlightRecorder recorder, CollectiveMetrics metrics) {
+        this(recorder, metrics, ObservationRegistry.NOOP);
+    }
+
+    /**
+     * @param recorder     the group's recorder
+     * @param metrics      the group's meters, or null for none
+     * @param observations where each collective's {@link Observation} goes; null or
+     *                     {@link ObservationRegistry#NOOP} for none. While the registry is a no-op
+     *                     ({@link ObservationRegistry#isNoop()}, as is one without handlers, checked per
+     *                     collective) nothing is created per collective
+     */
+    public CollectiveObserver(FlightRecorder recorder, CollectiveMetrics metrics, ObservationRegistry observations) {
         this.recorder = Objects.requireNonNull(recorder, "recorder");
         this.metrics = metrics;
+        this.observations = observations == null ? ObservationRegistry.NOOP : observations;
+    }
+
+    /** {@return where the collectives' observations go ({@link ObservationRegistry#NOOP}: nowhere)} */
+    public ObservationRegistry observations() {
+        return observations;
     }
 
     /** {@return the flight recorder} */
@@ -58,7 +83,12 @@ public final class CollectiveObserver {
      * Records the collective {@code seq} now (SCHEDULED) and returns {@code body}'s {@code Mono}
      * with its signals observed: subscription marks it STARTED, success COMPLETED, an error or a
      * cancellation FAILED; each terminal signal records the duration since this call in
-     * {@code rc.collective}. An error for which {@link #dumpsOn(Throwable)} holds (a timeout, a
+     * {@code rc.collective}. With an {@link ObservationRegistry} other than the no-op one, subscription
+     * also starts an {@link Observation} of the collective (see
+     * {@link DefaultCollectiveObservationConvention}), the child of the observation the subscriber's
+     * Reactor context holds under Micrometer's {@code ObservationThreadLocalAccessor.KEY} if any, and
+     * put in the body's context under that key; the terminal signal stops it, with the error recorded
+     * (not for a cancellation: its {@code outcome} says so). An error for which {@link #dumpsOn(Throwable)} holds (a timeout, a
      * {@link PeerFailureException}, ...) also triggers the automatic dump, and goes downstream once
      * the dump is written (on the dump's thread). The signals themselves pass through unchanged.
      * Call it where the sequence number is assigned (inside the collective's {@code Mono.defer}).
@@ -76,29 +106,29 @@ public final class CollectiveObserver {
      */
     public <T> Mono<T> observe(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
                                String algorithm, Function<FlightRecorder.Entry, Mono<T>> body) {
-        FlightRecorder.Entry entry = recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm);
-        long t0 = System.nanoTime();
-        if (metrics != null) {
-            metrics.collectiveStarted();
-        }
-        AtomicBoolean ended = new AtomicBoolean();
+        Run run = begin(seq, op, dtype, inputShapes, outputShapes, algorithm);
         Mono<T> work;
         try {
-            work = Objects.requireNonNull(body.apply(entry), "body returned null");
+            work = Objects.requireNonNull(body.apply(run.entry), "body returned null");
         } catch (Throwable t) {
-            end(entry, t0, ended, t);
+            end(run, t);
             return Mono.error(t);
         }
-        return work
-                .doOnSubscribe(s -> entry.started())
-                .doOnSuccess(v -> end(entry, t0, ended, null))
-                .onErrorResume(e -> failed(entry, t0, ended, e))
-                .doOnCancel(() -> end(entry, t0, ended, new CancellationException("cancelled")));
+        Mono<T> observed = work
+                .doOnSubscribe(s -> run.entry.started())
+                .doOnSuccess(v -> end(run, null))
+                .onErrorResume(e -> failed(run, e))
+                .doOnCancel(() -> end(run, new CancellationException("cancelled")));
+        if (observations.isNoop()) {
+            return observed;
+        }
+        return Mono.deferContextual(c -> observed.contextWrite(Context.of(CollectiveObservations.CONTEXT_KEY,
+                run.observe(observations, recorder, dtype, inputShapes, c))));
     }
 
     /**
-     * {@link #observe} for a collective that emits many values (a stream of chunks): recorded and
-     * timed the same way, COMPLETED when the {@code Flux} completes.
+     * {@link #observe} for a collective that emits many values (a stream of chunks): recorded, timed
+     * and observed the same way, COMPLETED when the {@code Flux} completes.
      *
      * @param <T>          what the collective emits
      * @param seq          the collective's sequence number
@@ -112,37 +142,47 @@ public final class CollectiveObserver {
      */
     public <T> Flux<T> observeMany(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
                                    String algorithm, Function<FlightRecorder.Entry, Flux<T>> body) {
-        FlightRecorder.Entry entry = recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm);
-        long t0 = System.nanoTime();
+        Run run = begin(seq, op, dtype, inputShapes, outputShapes, algorithm);
+        Flux<T> work;
+        try {
+            work = Objects.requireNonNull(body.apply(run.entry), "body returned null");
+        } catch (Throwable t) {
+            end(run, t);
+            return Flux.error(t);
+        }
+        Flux<T> observed = work
+                .doOnSubscribe(s -> run.entry.started())
+                .doOnComplete(() -> end(run, null))
+                .onErrorResume(e -> failed(run, e))
+                .doOnCancel(() -> end(run, new CancellationException("cancelled")));
+        if (observations.isNoop()) {
+            return observed;
+        }
+        return Flux.deferContextual(c -> observed.contextWrite(Context.of(CollectiveObservations.CONTEXT_KEY,
+                run.observe(observations, recorder, dtype, inputShapes, c))));
+    }
+
+    /** Records the collective (SCHEDULED) and counts it in flight. */
+    private Run begin(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm) {
+        Run run = new Run(recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm), System.nanoTime());
         if (metrics != null) {
             metrics.collectiveStarted();
         }
-        AtomicBoolean ended = new AtomicBoolean();
-        Flux<T> work;
-        try {
-            work = Objects.requireNonNull(body.apply(entry), "body returned null");
-        } catch (Throwable t) {
-            end(entry, t0, ended, t);
-            return Flux.error(t);
-        }
-        return work
-                .doOnSubscribe(s -> entry.started())
-                .doOnComplete(() -> end(entry, t0, ended, null))
-                .onErrorResume(e -> failed(entry, t0, ended, e))
-                .doOnCancel(() -> end(entry, t0, ended, new CancellationException("cancelled")));
+        return run;
     }
 
     /** The collective failed: {@code error} goes on once the automatic dump it triggers is written. */
-    private <T> Mono<T> failed(FlightRecorder.Entry entry, long t0, AtomicBoolean ended, Throwable error) {
-        Mono<Path> dump = end(entry, t0, ended, error);
+    private <T> Mono<T> failed(Run run, Throwable error) {
+        Mono<Path> dump = end(run, error);
         return dump == null ? Mono.error(error) : FlightRecorderDumps.errorAfter(dump, error);
     }
 
-    /** Records the ending; the automatic dump it started, or null. */
-    private Mono<Path> end(FlightRecorder.Entry entry, long t0, AtomicBoolean ended, Throwable error) {
-        if (!ended.compareAndSet(false, true)) {
+    /** Records the ending (the first one only); the automatic dump it started, or null. */
+    private Mono<Path> end(Run run, Throwable error) {
+        if (!Run.ENDED.compareAndSet(run, 0, 1)) {
             return null;
         }
+        FlightRecorder.Entry entry = run.entry;
         if (error == null) {
             entry.completed();
         } else {
@@ -150,12 +190,40 @@ public final class CollectiveObserver {
         }
         if (metrics != null) {
             metrics.collectiveFinished(entry.op, entry.dtype, entry.algorithm, CollectiveMetrics.outcomeOf(error),
-                    System.nanoTime() - t0);
+                    System.nanoTime() - run.t0);
+        }
+        Observation observation = run.observation;
+        if (observation != null) {
+            CollectiveObservations.stop(observation, error);
         }
         if (dumpsOn(error) && recorder.config().dumpOnFailure()) {
             return recorder.dumpOnFailure(error);
         }
         return null;
+    }
+
+    /** One collective: its entry, when it was observed, its observation (if any); set once it has ended. */
+    private static final class Run {
+
+        static final AtomicIntegerFieldUpdater<Run> ENDED = AtomicIntegerFieldUpdater.newUpdater(Run.class, "ended");
+
+        final FlightRecorder.Entry entry;
+        final long t0;
+        volatile Observation observation;
+        volatile int ended;
+
+        Run(FlightRecorder.Entry entry, long t0) {
+            this.entry = entry;
+            this.t0 = t0;
+        }
+
+        /** Starts the observation (on subscription, with the subscriber's context) and returns it. */
+        Observation observe(ObservationRegistry registry, FlightRecorder recorder, DType dtype, long[][] inputShapes,
+                            ContextView context) {
+            Observation o = CollectiveObservations.start(registry, recorder, entry, dtype, inputShapes, context);
+            observation = o;
+            return o;
+        }
     }
 
     /**

@@ -23,6 +23,11 @@ package io.reactivecollectives.core.observe;
  *       ({@link io.reactivecollectives.core.rendezvous.MeteredStore}), not by {@link CollectiveMetrics}</td></tr>
  * </table>
  *
+ * <p>With an {@code ObservationRegistry} (see {@link CollectiveObserver}), each collective is also an
+ * {@code Observation} named {@value #OBSERVATION} (see {@link DefaultCollectiveObservationConvention}),
+ * with the timer's tags as low-cardinality keys and {@value #KEY_SEQUENCE} and {@value #KEY_BYTES} as
+ * high-cardinality ones.
+ *
  * <p>{@value #TAG_OUTCOME} is one of {@value #OUTCOME_SUCCESS}, {@value #OUTCOME_TIMEOUT},
  * {@value #OUTCOME_PEER_FAILURE}, {@value #OUTCOME_MISMATCH}, {@value #OUTCOME_ABORTED},
  * {@value #OUTCOME_CANCELLED}, {@value #OUTCOME_ERROR}; {@value #TAG_OP} is the op's display name
@@ -47,6 +52,9 @@ public final class MetricNames {
     /** Timer of store operations (registered by {@link io.reactivecollectives.core.rendezvous.MeteredStore}; same as its {@code TIMER}). */
     public static final String STORE_OP = io.reactivecollectives.core.rendezvous.MeteredStore.TIMER;
 
+    /** Name of a collective's {@code Observation} (see {@link DefaultCollectiveObservationConvention}). */
+    public static final String OBSERVATION = "rc.collective.observation";
+
     /** Tag: the operation ({@code allReduce}). */
     public static final String TAG_OP = "op";
     /** Tag: the element type ({@code float32}), or {@link #NONE}. */
@@ -61,6 +69,11 @@ public final class MetricNames {
     public static final String TAG_OUTCOME = "outcome";
     /** Tag of {@link #ERRORS}: the kind of error. */
     public static final String TAG_KIND = "kind";
+
+    /** High-cardinality key of a collective's observation: its sequence number in the group. */
+    public static final String KEY_SEQUENCE = "sequence";
+    /** High-cardinality key of a collective's observation: the payload bytes of its inputs on this rank. */
+    public static final String KEY_BYTES = "bytes";
 
     /** Tag value when a collective has no dtype or algorithm. */
     public static final String NONE = "none";
@@ -79,6 +92,8 @@ public final class MetricNames {
     public static final String OUTCOME_CANCELLED = "cancelled";
     /** Outcome: any other failure. */
     public static final String OUTCOME_ERROR = "error";
+    /** Outcome key value of an observation that has started and not yet stopped. */
+    public static final String OUTCOME_RUNNING = "running";
 
     /** {@value #ERRORS} kind for a malformed or unexpected frame from a peer. */
     public static final String KIND_BAD_FRAME = "bad_frame";
