@@ -32,6 +32,8 @@ public final class CollectiveObserver {
     private final CollectiveMetrics metrics;
 
     /**
+     * An observer writing to {@code recorder} and {@code metrics}.
+     *
      * @param recorder the group's recorder
      * @param metrics  the group's meters, or null for none
      */
