@@ -31,7 +31,8 @@ final class PerfLauncher {
             String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
             for (int r = 0; r < o.world; r++) {
                 List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
-                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled"));
+                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled",
+                        "--enable-native-access=ALL-UNNAMED"));  // native kernels, java.lang.foreign: no JDK 22+ warning
                 String extra = System.getenv("RC_RANK_JAVA_OPTS"); // e.g. a JFR recording per rank (see README)
                 if (extra != null && !extra.isBlank()) {
                     cmd.addAll(List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+")));

@@ -108,7 +108,8 @@ final class NativeBuffers {
         }
         try {
             Class<?> seg = Class.forName("java.lang.foreign.MemorySegment");
-            MethodHandles.Lookup l = MethodHandles.publicLookup();
+            // this class's own lookup: reinterpret is caller-sensitive (restricted), a public lookup cannot find it
+            MethodHandles.Lookup l = MethodHandles.lookup();
             return new MethodHandle[] {
                 l.findStatic(seg, "ofAddress", MethodType.methodType(seg, long.class)),
                 l.findVirtual(seg, "reinterpret", MethodType.methodType(seg, long.class)),

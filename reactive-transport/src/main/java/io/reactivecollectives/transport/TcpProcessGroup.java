@@ -283,7 +283,16 @@ public final class TcpProcessGroup implements ProcessGroup {
         return ops.allGather.allGatherCoalesced(outputs, inputs, options);
     }
 
-    /** {@inheritDoc} Emits the outputs on the root, an empty list elsewhere. */
+    /**
+     * {@link ProcessGroup#gather(List, Tensor, int, CollectiveOptions) ProcessGroup's gather} with
+     * per-call options; emits the outputs on the root, an empty list elsewhere.
+     *
+     * @param outputs on {@code root} one tensor per rank, overwritten with that rank's input; elsewhere empty
+     * @param input   this rank's contribution (only read)
+     * @param root    the root rank
+     * @param options per-call options: a timeout, a forced algorithm
+     * @return a cold {@code Mono} emitting {@code outputs} on the root, an empty list elsewhere
+     */
     @Override
     public Mono<List<Tensor>> gather(List<Tensor> outputs, Tensor input, int root, CollectiveOptions options) {
         return ops.gatherScatter.gather(outputs, input, root, options);
@@ -331,7 +340,16 @@ public final class TcpProcessGroup implements ProcessGroup {
         return ops.p2p.send(tensor, dst, tag, CollectiveOptions.DEFAULT);
     }
 
-    /** {@inheritDoc} Point-to-point operations take a timeout; a forced algorithm is refused. */
+    /**
+     * {@link ProcessGroup#send(Tensor, int, int, CollectiveOptions) ProcessGroup's send} with
+     * per-call options: point-to-point operations take a timeout; a forced algorithm is refused.
+     *
+     * @param tensor  the data to send (only read)
+     * @param dst     the destination rank
+     * @param tag     the tag that matches a send with its receive
+     * @param options per-call options: a timeout
+     * @return a cold {@code Mono} completing once the tensor has been sent
+     */
     @Override
     public Mono<Void> send(Tensor tensor, int dst, int tag, CollectiveOptions options) {
         return ops.p2p.send(tensor, dst, tag, options);

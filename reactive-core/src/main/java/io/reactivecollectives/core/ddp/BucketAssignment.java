@@ -27,11 +27,19 @@ public final class BucketAssignment {
     private BucketAssignment() {
     }
 
-    /** One parameter as the assignment sees it. */
+    /**
+     * One parameter as the assignment sees it.
+     *
+     * @param bytes  its size in bytes
+     * @param dtype  its element type (buckets hold one dtype)
+     * @param sparse whether its gradient is sparse (sparse parameters get a bucket of their own)
+     */
     public record Entry(long bytes, DType dtype, boolean sparse) {
     }
 
     /**
+     * Assigns parameters to buckets as DDP does.
+     *
      * @param entries          the parameters in registration order
      * @param bucketCapBytes   the limit of every bucket after the first of a dtype
      * @param firstBucketBytes the limit of the first bucket of each dtype

@@ -35,6 +35,8 @@ public final class PowerSgdState {
     final Map<Integer, float[]> qMemory = new HashMap<>();
 
     /**
+     * PowerSGD's state, with PyTorch's {@code PowerSGDState} parameters.
+     *
      * @param group                    the group the hook reduces over
      * @param matrixApproximationRank  r, the rank of the approximation (PyTorch's default 1)
      * @param startPowerSgdIter        iterations of plain all-reduce before compression starts (PyTorch's default 1000)

@@ -54,7 +54,7 @@ final class BlockDrivers {
             int left = part.remaining();
             if (carried > 0) {
                 int take = Math.min(es - carried, left);
-                UnsafeMemory.copy(a, element + carried, take);
+                Memory.copy(a, element + carried, take);
                 carried += take;
                 a += take;
                 left -= take;
@@ -72,7 +72,7 @@ final class BlockDrivers {
                 left -= whole * es;
             }
             if (left > 0) {
-                UnsafeMemory.copy(a, element + carried, left);
+                Memory.copy(a, element + carried, left);
                 carried += left;
             }
         }

@@ -33,10 +33,10 @@ public final class ByteCopies {
         }
         // not dst.setBytes even when dst has a memory address: on JDK 24+ Netty reports the address
         // but copies through its cached NIO view (ByteCopiesTest fails on Temurin 25 that way)
-        if (UnsafeMemory.AVAILABLE && src.hasMemoryAddress() && dst.hasMemoryAddress()) {
+        if (Memory.AVAILABLE && src.hasMemoryAddress() && dst.hasMemoryAddress()) {
             checkRange(src, srcIndex, length);
             checkRange(dst, dstIndex, length);
-            UnsafeMemory.copy(src.memoryAddress() + srcIndex, dst.memoryAddress() + dstIndex, length);
+            Memory.copy(src.memoryAddress() + srcIndex, dst.memoryAddress() + dstIndex, length);
         } else {
             src.getBytes(srcIndex, dst.nioBuffer(dstIndex, length));
         }

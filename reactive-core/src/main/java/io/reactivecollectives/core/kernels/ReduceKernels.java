@@ -34,11 +34,18 @@ import reactor.core.publisher.Mono;
  * For buffers with a memory address (direct, off-heap: every CPU {@link Tensor}), every dtype but
  * BOOL is reduced in place by the {@link NativeReduceKernels native kernels} (AVX-512/AVX2 C loops,
  * through JNI) when the build made them and they load. Otherwise, and for BOOL, the Java kernels
- * move blocks of 8 KiB into per-thread scratch arrays with {@code Unsafe.copyMemory}, reduce them
- * with plain array loops that HotSpot's C2 vectorises (SSE/AVX), and copy the result back. Neither
- * allocates per call (each thread's scratch arrays are made once). Heap buffers, or a JVM without {@code sun.misc.Unsafe} memory
- * access (or with {@code -Dio.reactivecollectives.kernels.portable=true}), take a portable path
- * through {@link ByteBuf} accessors with the same results, slower.
+ * move blocks of 8 KiB into per-thread scratch arrays with raw memory copies
+ * ({@code java.lang.foreign} on JDK 22 and later, {@code sun.misc.Unsafe} on JDK 17 to 21), reduce
+ * them with plain array loops that HotSpot's C2 vectorises (SSE/AVX), and copy the result back.
+ * Neither allocates per call (each thread's scratch arrays are made once). Heap buffers, or a JVM
+ * where neither kind of raw memory access works (or with
+ * {@code -Dio.reactivecollectives.kernels.portable=true}), take a portable path through
+ * {@link ByteBuf} accessors with the same results, slower.
+ *
+ * <p>On JDK 22 and later, loading the native kernels ({@code System.load}) and the raw copies
+ * ({@code MemorySegment.reinterpret}) are restricted methods: start the JVM with
+ * {@code --enable-native-access=ALL-UNNAMED} (or the library's module name on the module path) to
+ * avoid the JVM's one-time warning about them. JDK 17 to 21 accept the flag too.
  *
  * <h2>Loading the native kernels</h2>
  * {@link #load()} loads the native library (it may copy it out of the jar into a temporary file:
@@ -58,12 +65,13 @@ public final class ReduceKernels {
 
 
     /**
-     * True when the fast path (direct buffers through {@code sun.misc.Unsafe}) is in use on this JVM.
+     * True when the fast path (raw copies of direct buffers' memory, through {@code java.lang.foreign}
+     * on JDK 22 and later, {@code sun.misc.Unsafe} before) is in use on this JVM.
      *
      * @return whether the fast path is in use
      */
     public static boolean fastPathAvailable() {
-        return UnsafeMemory.AVAILABLE;
+        return Memory.AVAILABLE;
     }
 
     /**
@@ -131,7 +139,7 @@ public final class ReduceKernels {
         if (count == 0) {
             return;
         }
-        if (UnsafeMemory.AVAILABLE && dst.hasMemoryAddress() && src.hasMemoryAddress()) {
+        if (Memory.AVAILABLE && dst.hasMemoryAddress() && src.hasMemoryAddress()) {
             NativeReduceKernels.ensureLoaded();
             BlockDrivers.reduceBlocks(op.kind(), dtype, null, dst.memoryAddress() + dstByteIndex,
                     null, src.memoryAddress() + srcByteIndex, count);
@@ -158,7 +166,7 @@ public final class ReduceKernels {
      */
     public static void reduceIntoScattered(ReduceOp op, DType dtype, ByteBuf dst, int dstByteIndex,
                                            ByteBuf src, int srcByteIndex, int count) {
-        if (src.hasMemoryAddress() || !src.isDirect() || !UnsafeMemory.AVAILABLE || !dst.hasMemoryAddress()) {
+        if (src.hasMemoryAddress() || !src.isDirect() || !Memory.AVAILABLE || !dst.hasMemoryAddress()) {
             reduceInto(op, dtype, dst, dstByteIndex, src, srcByteIndex, count);
             return;
         }
@@ -241,7 +249,7 @@ public final class ReduceKernels {
         ByteBuf b = t.buffer();
         int n = Math.toIntExact(t.numel());
         checkRange(b, 0, n, t.dtype(), "tensor");
-        if (UnsafeMemory.AVAILABLE && b.hasMemoryAddress()) {
+        if (Memory.AVAILABLE && b.hasMemoryAddress()) {
             BlockDrivers.scaleBlocks(t.dtype(), null, b.memoryAddress(), n, x, divide);
         } else {
             BlockDrivers.scaleBlocks(t.dtype(), b, 0, n, x, divide);

@@ -3,7 +3,7 @@ package io.reactivecollectives.core.kernels;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Copies {@code m} elements between memory and an array: through {@code Unsafe.copyMemory}
+ * Copies {@code m} elements between memory and an array: through {@link Memory} (raw copies)
  * when {@code buf} is null ({@code pos} is an address), else through the buffer's
  * little-endian accessors ({@code pos} is a byte index).
  */
@@ -13,7 +13,7 @@ final class Transfer {
 
     static void in(ByteBuf buf, long pos, byte[] a, int m) {
         if (buf == null) {
-            UnsafeMemory.toArray(pos, a, UnsafeMemory.BYTE_BASE, m);
+            Memory.toArray(pos, a, m);
         } else {
             buf.getBytes((int) pos, a, 0, m);
         }
@@ -21,7 +21,7 @@ final class Transfer {
 
     static void out(byte[] a, ByteBuf buf, long pos, int m) {
         if (buf == null) {
-            UnsafeMemory.fromArray(a, UnsafeMemory.BYTE_BASE, pos, m);
+            Memory.fromArray(a, pos, m);
         } else {
             ByteCopies.copy(a, 0, buf, (int) pos, m);
         }
@@ -29,7 +29,7 @@ final class Transfer {
 
     static void in(ByteBuf buf, long pos, short[] a, int m) {
         if (buf == null) {
-            UnsafeMemory.toArray(pos, a, UnsafeMemory.SHORT_BASE, 2L * m);
+            Memory.toArray(pos, a, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -40,7 +40,7 @@ final class Transfer {
 
     static void out(short[] a, ByteBuf buf, long pos, int m) {
         if (buf == null) {
-            UnsafeMemory.fromArray(a, UnsafeMemory.SHORT_BASE, pos, 2L * m);
+            Memory.fromArray(a, pos, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -51,7 +51,7 @@ final class Transfer {
 
     static void in(ByteBuf buf, long pos, int[] a, int m) {
         if (buf == null) {
-            UnsafeMemory.toArray(pos, a, UnsafeMemory.INT_BASE, 4L * m);
+            Memory.toArray(pos, a, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -62,7 +62,7 @@ final class Transfer {
 
     static void out(int[] a, ByteBuf buf, long pos, int m) {
         if (buf == null) {
-            UnsafeMemory.fromArray(a, UnsafeMemory.INT_BASE, pos, 4L * m);
+            Memory.fromArray(a, pos, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -73,7 +73,7 @@ final class Transfer {
 
     static void in(ByteBuf buf, long pos, long[] a, int m) {
         if (buf == null) {
-            UnsafeMemory.toArray(pos, a, UnsafeMemory.LONG_BASE, 8L * m);
+            Memory.toArray(pos, a, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -84,7 +84,7 @@ final class Transfer {
 
     static void out(long[] a, ByteBuf buf, long pos, int m) {
         if (buf == null) {
-            UnsafeMemory.fromArray(a, UnsafeMemory.LONG_BASE, pos, 8L * m);
+            Memory.fromArray(a, pos, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -95,7 +95,7 @@ final class Transfer {
 
     static void in(ByteBuf buf, long pos, float[] a, int m) {
         if (buf == null) {
-            UnsafeMemory.toArray(pos, a, UnsafeMemory.FLOAT_BASE, 4L * m);
+            Memory.toArray(pos, a, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -106,7 +106,7 @@ final class Transfer {
 
     static void out(float[] a, ByteBuf buf, long pos, int m) {
         if (buf == null) {
-            UnsafeMemory.fromArray(a, UnsafeMemory.FLOAT_BASE, pos, 4L * m);
+            Memory.fromArray(a, pos, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -117,7 +117,7 @@ final class Transfer {
 
     static void in(ByteBuf buf, long pos, double[] a, int m) {
         if (buf == null) {
-            UnsafeMemory.toArray(pos, a, UnsafeMemory.DOUBLE_BASE, 8L * m);
+            Memory.toArray(pos, a, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {
@@ -128,7 +128,7 @@ final class Transfer {
 
     static void out(double[] a, ByteBuf buf, long pos, int m) {
         if (buf == null) {
-            UnsafeMemory.fromArray(a, UnsafeMemory.DOUBLE_BASE, pos, 8L * m);
+            Memory.fromArray(a, pos, m);
         } else {
             int p = (int) pos;
             for (int i = 0; i < m; i++) {

@@ -5,13 +5,14 @@ import java.nio.ByteOrder;
 
 /**
  * Block copies between off-heap memory and Java arrays through {@code sun.misc.Unsafe}
- * (module {@code jdk.unsupported}), the fast path of {@link ReduceKernels}.
+ * (module {@code jdk.unsupported}), the fast path of {@link ReduceKernels} on JDK 17 to 21 (and
+ * on later JDKs only where {@link ForeignCopies} does not work: {@link Memory} picks).
  *
  * <p>{@link #AVAILABLE} is false, and the kernels use their portable path, when Unsafe cannot be
  * reached or its memory access is denied ({@code --sun-misc-unsafe-memory-access=deny} on newer
  * JDKs), on big-endian platforms (tensors are little-endian), or with the system property
- * {@code io.reactivecollectives.kernels.portable=true}. On JDK 24 and later the JVM prints a
- * one-time warning about Unsafe memory access unless it is started with
+ * {@code io.reactivecollectives.kernels.portable=true}. Used on JDK 24 or later, the JVM
+ * prints a one-time warning about Unsafe memory access unless it is started with
  * {@code --sun-misc-unsafe-memory-access=allow}; results are the same either way.
  */
 final class UnsafeMemory {

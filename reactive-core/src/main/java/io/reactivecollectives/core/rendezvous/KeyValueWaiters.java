@@ -68,13 +68,23 @@ public final class KeyValueWaiters<W extends KeyValueWaiters.Waiter> {
         }
     }
 
-    /** A waiter completed by a write, with the values of its keys in request order. */
+    /**
+     * A waiter completed by a write, with the values of its keys in request order.
+     *
+     * @param <W>    the caller's kind of waiter
+     * @param waiter the waiter
+     * @param values the values of its keys, in request order
+     */
     public record Fired<W>(W waiter, List<byte[]> values) { }
 
     private final Map<String, byte[]> values = new HashMap<>();
     private final Map<String, List<W>> waiting = new HashMap<>();
     private final AtomicInteger pendingWaits = new AtomicInteger();
     private boolean closed;
+
+    /** An empty key-value map with no waiters. */
+    public KeyValueWaiters() {
+    }
 
     /**
      * Waiters registered now (read without the monitor, e.g. by a gauge).

@@ -36,6 +36,10 @@ public final class Cli {
         @Spec
         CommandSpec spec;
 
+        /** A provider picocli gives the command's spec. */
+        public Version() {
+        }
+
         @Override
         public String[] getVersion() {
             String name = spec == null ? "reactive-collectives" : spec.name();

@@ -31,12 +31,22 @@ import java.util.concurrent.TimeUnit;
  * SIGKILL after the grace period) and the launcher exits with that child's exit code; otherwise it
  * exits 0 when all children have.
  *
- * <p>Child output is read by plain daemon threads (one per stream), never by an event loop.
+ * <p>The children run with {@code --enable-native-access=ALL-UNNAMED} (the library's native
+ * kernels and raw memory use restricted methods, which JDK 22 and later warn about otherwise)
+ * unless a {@code --jvm-arg} says otherwise. Child output is read by plain daemon threads (one per
+ * stream), never by an event loop.
  */
 @Command(name = "collectives-run", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = {"Runs a main class on several ranks (JVMs), as torchrun does.",
                 "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port)."})
 public final class Launcher implements Callable<Integer>, Cli.Validated {
+
+    /**
+     * Every child's native access: the library loads its native kernels ({@code System.load}) and
+     * reaches memory through {@code java.lang.foreign}, restricted methods of which JDK 22 and
+     * later warn (and later JDKs are to refuse them) without this flag.
+     */
+    static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
 
     @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
             description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
@@ -60,7 +70,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     @Option(names = "--classpath", description = "class path of the children (default: the launcher's)")
     String classpath;
 
-    @Option(names = "--jvm-arg", description = "an option for the child JVMs (repeatable)")
+    @Option(names = "--jvm-arg", description = {"an option for the child JVMs (repeatable); "
+            + "they get " + NATIVE_ACCESS + " unless one of these is an --enable-native-access"})
     List<String> jvmArgs = new ArrayList<>();
 
     @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
@@ -123,6 +134,19 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     private record Exit(int localRank, int code) {
     }
 
+    /**
+     * What the children get before the class path: {@code jvmArgs}, after {@link #NATIVE_ACCESS}
+     * unless they name the native access themselves. JDK 17 to 21 accept the flag too.
+     */
+    static List<String> childJvmOptions(List<String> jvmArgs) {
+        List<String> options = new ArrayList<>();
+        if (jvmArgs.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
+            options.add(NATIVE_ACCESS);
+        }
+        options.addAll(jvmArgs);
+        return options;
+    }
+
     @Override
     public void validate() {
         if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
@@ -162,7 +186,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 int rank = nodeRank * nprocPerNode + local;
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
-                cmd.addAll(jvmArgs);
+                cmd.addAll(childJvmOptions(jvmArgs));
                 cmd.add("-cp");
                 cmd.add(cp);
                 cmd.add(mainClass);

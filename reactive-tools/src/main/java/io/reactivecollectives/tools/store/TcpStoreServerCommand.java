@@ -102,6 +102,10 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** A command with its options' defaults (picocli sets the given ones). */
+    public TcpStoreServerCommand() {
+    }
+
     /**
      * Runs the server from the command line (see {@code --help}) and exits with the command's status.
      *

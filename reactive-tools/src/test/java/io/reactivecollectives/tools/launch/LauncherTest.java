@@ -24,6 +24,14 @@ class LauncherTest {
         }
     }
 
+    /** Prints its JVM's {@code --enable-native-access} options and exits 0. */
+    public static final class NativeAccessChild {
+        public static void main(String[] args) {
+            System.out.println("native access: " + java.lang.management.ManagementFactory.getRuntimeMXBean()
+                    .getInputArguments().stream().filter(a -> a.startsWith("--enable-native-access")).toList());
+        }
+    }
+
     /** Rank {@code args[0]} exits with code {@code args[1]} after a moment; the others would run for a minute. */
     public static final class FailingChild {
         public static void main(String[] args) throws Exception {
@@ -92,6 +100,17 @@ class LauncherTest {
         assertTrue(c.out().contains("[rank 0] started 0") && c.out().contains("[rank 2] started 2"), c.out());
         assertTrue(!c.out().contains("should have been stopped"), c.out());
         assertEquals(0, ProcessHandle.current().children().filter(ProcessHandle::isAlive).count(), "no child left running");
+    }
+
+    @Test
+    void childrenGetNativeAccessUnlessTheirOptionsSayOtherwise() {
+        Captured c = new Captured().run("--nproc-per-node", "1", "--", NativeAccessChild.class.getName());
+        assertEquals(0, c.code, c.err());
+        assertEquals("[rank 0] native access: [--enable-native-access=ALL-UNNAMED]", c.out().strip(), c.err());
+        Captured own = new Captured().run("--nproc-per-node", "1", "--jvm-arg", "--enable-native-access=java.base",
+                "--", NativeAccessChild.class.getName());
+        assertEquals(0, own.code, own.err());
+        assertEquals("[rank 0] native access: [--enable-native-access=java.base]", own.out().strip(), own.err());
     }
 
     @Test

@@ -383,7 +383,7 @@ public final class Mesh implements AutoCloseable {
      * Closes in order: on every connection {@code lastWords} writes a last frame, and the connection
      * closes once that write (and so every write queued before it) reached the socket, or after
      * {@code grace}; Netty's {@code close()} drops writes still queued. The servers stop accepting at
-     * once. Never blocks.
+     * once. Never blocks; a JVM exiting meanwhile waits for it ({@link ExitHold}).
      */
     public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
         closed = true;
@@ -399,6 +399,10 @@ public final class Mesh implements AutoCloseable {
                         .doFinally(s -> l.closeHere()));
             }
         }
-        Mono.when(all).doFinally(s -> sockets.closeConnections()).subscribe();
+        Runnable release = ExitHold.hold(grace.plusMillis(500));  // the JVM waits for the last words
+        Mono.when(all).doFinally(s -> {
+            sockets.closeConnections();
+            release.run();
+        }).subscribe();
     }
 }
