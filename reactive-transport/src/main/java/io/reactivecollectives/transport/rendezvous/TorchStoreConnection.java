@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
@@ -128,7 +129,8 @@ final class TorchStoreConnection {
     Mono<Object> call(String op, Query query, Reply reply, Consumer<ByteBuf> body) {
         return Mono.create(sink -> {
             Channel ch = connection.channel();
-            ByteBuf buf = ch.alloc().buffer();
+            // unpooled heap: the pooled allocator may park a caller thread (BlockHound caught it)
+            ByteBuf buf = Unpooled.buffer(64);
             try {
                 buf.writeByte(query.ordinal());
                 body.accept(buf);
@@ -147,19 +149,31 @@ final class TorchStoreConnection {
                 if (reply != Reply.NONE) {
                     pending.add(new Pending(op, reply, sink));
                 }
-                ch.writeAndFlush(buf).addListener(f -> {
-                    if (!f.isSuccess()) {
-                        failAll(new IllegalStateException(op + " at torch TCPStore " + server + ": write failed",
-                                f.cause()));
-                        close();
-                        sink.error(new IllegalStateException(op + " at torch TCPStore " + server
-                                + ": write failed", f.cause()));
-                    } else if (reply == Reply.NONE) {
-                        sink.success();
-                    }
-                });
+                // through the loop's queue even from the loop itself, so requests leave in the order
+                // their calls were queued here (a direct write from the loop would overtake queued ones)
+                try {
+                    write(ch, buf, op, reply, sink);
+                } catch (RuntimeException e) {
+                    buf.release();
+                    pending.removeIf(p -> p.sink() == sink);
+                    sink.error(new IllegalStateException(op + " at torch TCPStore " + server + ": " + e, e));
+                }
             }
         });
+    }
+
+    private void write(Channel ch, ByteBuf buf, String op, Reply reply, MonoSink<Object> sink) {
+        ch.eventLoop().execute(() -> ch.writeAndFlush(buf).addListener(f -> {
+            if (!f.isSuccess()) {
+                IllegalStateException e = new IllegalStateException(op + " at torch TCPStore " + server
+                        + ": write failed", f.cause());
+                failAll(e);
+                close();
+                sink.error(e);
+            } else if (reply == Reply.NONE) {
+                sink.success();
+            }
+        }));
     }
 
     private void failAll(Throwable cause) {

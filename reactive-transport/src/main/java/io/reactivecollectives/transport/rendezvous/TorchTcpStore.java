@@ -10,7 +10,6 @@ import reactor.util.retry.Retry;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,17 +28,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Keys go on the wire with torch's client prefix {@value #KEY_PREFIX}, so a key set here is the
  * key a Python {@code TCPStore} client sees under the same name. Differences from the contract of
  * {@link Store}: {@link #numKeys()} counts every key of the torch store (torch's own included);
- * the torch 1.x server does not wake waiters on {@code compare_set}, so a {@code get} waiting for a
- * key that only {@link #compareSet} creates waits until its timeout; {@link #multiSet} sets one key
- * after another (not atomically); {@link #append} is composed of {@code compare_set} retries (it
- * loses nothing, but two concurrent appends of the same bytes to the same value count once); and
- * an {@link #add} on a value that is not a number fails and makes the torch server close the
+ * the torch 1.x server does not wake waiters on {@code compare_set}, so a waiting call also checks
+ * its keys every {@link #POLL_INTERVAL}; {@link #multiSet} sets one key after another (not
+ * atomically); {@link #append} is not offered (torch 1.x has none); and an {@link #add} on a value that is not a number fails and makes the torch server close the
  * connection, which the next call opens again.
  */
 public final class TorchTcpStore implements Store {
 
     /** The prefix torch's {@code TCPStore} client puts before every key. */
     public static final String KEY_PREFIX = "/";
+    /** How often a waiting call also checks its keys (torch 1.x's compare_set wakes no waiter). */
+    public static final Duration POLL_INTERVAL = Duration.ofMillis(500);
     /** The largest value a reply may carry. */
     public static final int MAX_VALUE_SIZE = 64 << 20;
 
@@ -163,8 +162,21 @@ public final class TorchTcpStore implements Store {
         }));
     }
 
-    /** torch's WAIT on a connection of its own, closed when the wait ends (or is cancelled). */
+    /**
+     * torch's WAIT on a connection of its own, closed when the wait ends (or is cancelled); with a
+     * CHECK every {@link #POLL_INTERVAL} on the main connection, as torch 1.x wakes no waiter when
+     * {@code compare_set} creates a key.
+     */
     private Mono<Void> waitFor(String op, List<String> wireKeys, Duration timeout) {
+        Mono<Boolean> poll = Flux.interval(POLL_INTERVAL)
+                .concatMap(i -> main.flatMap(c -> check(c, op, wireKeys)))
+                .filter(ready -> ready)
+                .next();
+        return Mono.firstWithSignal(waitOn(op, wireKeys).then(), poll.then())
+                .timeout(timeout);
+    }
+
+    private Mono<Object> waitOn(String op, List<String> wireKeys) {
         return Mono.usingWhen(TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE),
                         c -> c.call(op, Query.WAIT, Reply.BYTE, b -> {
                             b.writeLongLE(wireKeys.size());
@@ -172,9 +184,7 @@ public final class TorchTcpStore implements Store {
                                 TorchStoreConnection.writeString(b, k);
                             }
                         }),
-                        c -> Mono.fromRunnable(c::close))
-                .timeout(timeout)
-                .then();
+                        c -> Mono.fromRunnable(c::close));
     }
 
     @Override
@@ -255,31 +265,18 @@ public final class TorchTcpStore implements Store {
         return Flux.fromIterable(copy).concatMap(e -> set(e.getKey(), e.getValue())).then();
     }
 
+    /**
+     * Not offered: torch 1.x has no APPEND, and composing it of {@code compare_set} cannot tell two
+     * concurrent appends of the same bytes apart (both would see their value and count once).
+     *
+     * @param key   the key
+     * @param value the value
+     * @return a {@code Mono} failing with {@link UnsupportedOperationException}
+     */
     @Override
     public Mono<Long> append(String key, byte[] value) {
-        byte[] tail = value.clone();
-        String k = wire(key);
-        Mono<Long> attempt = main.flatMap(c -> check(c, "append", List.of(k))
-                .flatMap(exists -> exists ? getNow("append", c, k) : Mono.just(new byte[0]))
-                .flatMap(before -> {
-                    byte[] after = Arrays.copyOf(before, before.length + tail.length);
-                    System.arraycopy(tail, 0, after, before.length, tail.length);
-                    if (tail.length == 0 && before.length > 0) {
-                        return Mono.just((long) before.length);
-                    }
-                    return compareSet(key, before, after).flatMap(now -> Arrays.equals(now, after)
-                            ? Mono.just((long) after.length) : Mono.error(new ConcurrentAppend()));
-                }));
-        return attempt.retryWhen(Retry.indefinitely().filter(ConcurrentAppend.class::isInstance));
-    }
-
-    /** Another writer changed the value between an append's read and its compare_set. */
-    private static final class ConcurrentAppend extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ConcurrentAppend() {
-            super(null, null, false, false);
-        }
+        return Mono.error(new UnsupportedOperationException("append of '" + key + "' at torch TCPStore " + server()
+                + ": the torch 1.x store protocol has no APPEND"));
     }
 
     private static void checkTimeout(Duration timeout) {

@@ -34,8 +34,7 @@ final class TorchMasters implements AutoCloseable {
             "        stores[int(cmd[1])].set(cmd[2], cmd[3])",
             "        print('ok', flush=True)",
             "    elif cmd[0] == 'get':",
-            "        s = stores[int(cmd[1])]",
-            "        print(s.get(cmd[2]).decode() if s.check([cmd[2]]) else '<absent>', flush=True)",
+            "        print(stores[int(cmd[1])].get(cmd[2]).decode(), flush=True)",
             "");
 
     private final Process process;

@@ -2,7 +2,6 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreContractTest;
-import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -11,16 +10,19 @@ import reactor.test.StepVerifier;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The {@link StoreContractTest} suite against {@link TorchTcpStore} connected to real PyTorch
  * {@code TCPStore} masters (torch 1.x, run by a Python child process, {@link TorchMasters}); skipped
- * with the reason where torch is not installed. One contract test is replaced by what torch 1.x
- * does instead ({@link #compareSetWakesAWaitingGet()}), and interop with torch's own client is checked.
+ * with the reason where torch is not installed. The append tests are replaced by checks that
+ * append is refused (torch 1.x has no APPEND), and interop with torch's own client is checked.
  */
 class TorchTcpStoreContractTest extends StoreContractTest {
 
@@ -63,21 +65,34 @@ class TorchTcpStoreContractTest extends StoreContractTest {
         return 500;
     }
 
-    /**
-     * torch 1.x's server does not wake waiters on COMPARE_SET (its compareSetHandler never calls
-     * wakeupWaitingClients): a get waiting when compare_set creates the key runs into its timeout;
-     * the key is there for the next get.
-     */
+    /** torch 1.x has no APPEND: the client says so instead of appending. */
     @Test
     @Override
-    public void compareSetWakesAWaitingGet() {
+    public void appendConcatenatesAndReturnsTheNewLength() {
+        assertAppendUnsupported();
+    }
+
+    /** torch 1.x has no APPEND (see {@link #appendConcatenatesAndReturnsTheNewLength()}). */
+    @Test
+    @Override
+    public void concurrentAppendsLoseNothing() {
+        assertAppendUnsupported();
+    }
+
+    /** torch 1.x has no APPEND (see {@link #appendConcatenatesAndReturnsTheNewLength()}). */
+    @Test
+    @Override
+    public void appendWakesAWaitingGet() {
+        assertAppendUnsupported();
+    }
+
+    private void assertAppendUnsupported() {
         Store store = store();
-        StepVerifier.create(store.get("cs-wait", Duration.ofMillis(500)))
-                .expectSubscription()
-                .then(() -> store.compareSet("cs-wait", new byte[0], b("won")).subscribe())
-                .expectError(StoreTimeoutException.class)
+        StepVerifier.create(store.append("log", b("abc")))
+                .expectErrorSatisfies(e -> assertTrue(e instanceof UnsupportedOperationException
+                        && e.getMessage().contains("APPEND") && e.getMessage().contains("log"), e.toString()))
                 .verify(verifyTimeout());
-        assertEquals("won", s(store.get("cs-wait").block(verifyTimeout())));
+        assertFalse(store.check(List.of("log")).block(verifyTimeout()));
     }
 
     @Test
