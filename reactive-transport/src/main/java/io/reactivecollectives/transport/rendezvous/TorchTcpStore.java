@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -47,6 +49,7 @@ public final class TorchTcpStore implements Store {
     private final Duration timeout;
     private final Mono<TorchStoreConnection> main;
     private final AtomicReference<TorchStoreConnection> current = new AtomicReference<>();
+    private final Set<TorchStoreConnection> waits = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private TorchTcpStore(String host, int port, Duration timeout) {
@@ -177,14 +180,24 @@ public final class TorchTcpStore implements Store {
     }
 
     private Mono<Object> waitOn(String op, List<String> wireKeys) {
-        return Mono.usingWhen(TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE),
+        Mono<TorchStoreConnection> connection = TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE)
+                .doOnNext(c -> {
+                    waits.add(c);
+                    if (closed) {
+                        c.close();
+                    }
+                });
+        return Mono.usingWhen(connection,
                         c -> c.call(op, Query.WAIT, Reply.BYTE, b -> {
                             b.writeLongLE(wireKeys.size());
                             for (String k : wireKeys) {
                                 TorchStoreConnection.writeString(b, k);
                             }
                         }),
-                        c -> Mono.fromRunnable(c::close));
+                        c -> Mono.fromRunnable(() -> {
+                            waits.remove(c);
+                            c.close();
+                        }));
     }
 
     @Override
@@ -293,5 +306,9 @@ public final class TorchTcpStore implements Store {
         if (c != null) {
             c.close();
         }
+        for (TorchStoreConnection w : waits) {
+            w.close();
+        }
+        waits.clear();
     }
 }

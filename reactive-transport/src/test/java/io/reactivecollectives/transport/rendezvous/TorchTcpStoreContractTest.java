@@ -119,4 +119,15 @@ class TorchTcpStoreContractTest extends StoreContractTest {
                 .expectComplete()
                 .verify(verifyTimeout());
     }
+
+    @Test
+    void closingTheStoreEndsItsWaits() {
+        Store store = store();
+        StepVerifier.create(store.get("never-set"))
+                .expectSubscription()
+                .expectNoEvent(Duration.ofMillis(200))
+                .then(store::close)
+                .expectError()
+                .verify(Duration.ofSeconds(5));
+    }
 }
