@@ -2,11 +2,13 @@ package io.reactivecollectives.transport.launch;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.reactivecollectives.core.rendezvous.PrefixStore;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.rendezvous.StoreAuth;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+import io.reactivecollectives.transport.rendezvous.TorchTcpStore;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -24,7 +26,13 @@ import java.util.Optional;
  * <ol>
  *   <li>torchrun (or any {@code env://} launcher): {@code MASTER_ADDR}, {@code MASTER_PORT},
  *       {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK} (all required once {@code RANK} or
- *       {@code WORLD_SIZE} is set);</li>
+ *       {@code WORLD_SIZE} is set); without {@code LOCAL_RANK} it is a Kubeflow PyTorchJob (one
+ *       process per pod, local rank 0);</li>
+ *   <li>a Kubeflow TrainJob's {@code PET_NODE_RANK}, {@code PET_NNODES}, {@code PET_NPROC_PER_NODE},
+ *       {@code PET_MASTER_ADDR}, {@code PET_MASTER_PORT} (see {@link KubernetesLaunch});</li>
+ *   <li>a Kubernetes Indexed Job: {@code JOB_COMPLETION_INDEX} is the rank, {@code WORLD_SIZE} the
+ *       number of pods, {@code MASTER_ADDR} the index-0 pod's DNS name through a headless service,
+ *       port {@code MASTER_PORT} or {@value #DEFAULT_MASTER_PORT};</li>
  *   <li>Slurm: {@code SLURM_PROCID}, {@code SLURM_NTASKS}, {@code SLURM_LOCALID}; the store on
  *       {@code MASTER_ADDR} or else the first host of {@code SLURM_JOB_NODELIST}
  *       ({@code SLURM_NODELIST}), port {@code MASTER_PORT} or {@value #DEFAULT_MASTER_PORT};</li>
@@ -33,7 +41,9 @@ import java.util.Optional;
  *       {@value #DEFAULT_MASTER_PORT}.</li>
  * </ol>
  * Missing, malformed or contradictory variables give an {@link IllegalArgumentException} that
- * names them. Rank 0 embeds the {@link TcpStoreServer} (bound to {@code RC_STORE_BIND}, default
+ * names them. Under torchrun with {@code TORCHELASTIC_USE_AGENT_STORE=True} the agent already
+ * serves a PyTorch {@code TCPStore} on {@code MASTER_PORT}: every rank connects a
+ * {@link TorchTcpStore} to it, its keys under {@code rc/<TORCHELASTIC_RESTART_COUNT>/}. Otherwise rank 0 embeds the {@link TcpStoreServer} (bound to {@code RC_STORE_BIND}, default
  * every interface); every rank, 0 included, connects a {@link TcpStore} client. Security, off by
  * default: {@code RC_STORE_SECRET} turns on HMAC authentication; {@code RC_STORE_TLS_CERT} and
  * {@code RC_STORE_TLS_KEY} (PEM, PKCS#8 key) turn on TLS on rank 0's server, and clients trust
@@ -46,6 +56,12 @@ public final class EnvRendezvous {
 
     /** The store port when the launcher gives none (c10d's default). */
     public static final int DEFAULT_MASTER_PORT = 29500;
+    /** Set by torchrun when its agent's store serves the workers ({@code True}): every rank is a client of it. */
+    public static final String AGENT_STORE_ENV = "TORCHELASTIC_USE_AGENT_STORE";
+    /** The namespace of this library's keys in torch's store (under torchrun's restart count). */
+    public static final String TORCH_KEY_PREFIX = "rc";
+    /** A Kubernetes Indexed Job's pod index ({@code JOB_COMPLETION_INDEX}). */
+    public static final String INDEX_ENV = "JOB_COMPLETION_INDEX";
     /** Where rank 0's embedded store server binds (default every interface). */
     public static final String BIND_ENV = "RC_STORE_BIND";
     /** PEM certificate of rank 0's store server; with {@link #TLS_KEY_ENV} it turns on TLS. */
@@ -67,11 +83,19 @@ public final class EnvRendezvous {
      */
     public static LaunchEnvironment resolve(Map<String, String> env) {
         Objects.requireNonNull(env, "env");
-        if (present(env, "RANK") || present(env, "WORLD_SIZE")) {
-            require(env, "torchrun", "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK");
-            return check(new LaunchEnvironment("torchrun", env.get("MASTER_ADDR").trim(), port(env, "MASTER_PORT", -1),
-                    integer(env, "RANK"), integer(env, "WORLD_SIZE"), integer(env, "LOCAL_RANK")),
+        if (present(env, "RANK") || (present(env, "WORLD_SIZE") && !present(env, INDEX_ENV))) {
+            boolean torchrun = present(env, "LOCAL_RANK");
+            String launcher = torchrun ? "torchrun" : "PyTorchJob";
+            require(env, launcher, "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE");
+            return check(new LaunchEnvironment(launcher, env.get("MASTER_ADDR").trim(), port(env, "MASTER_PORT", -1),
+                    integer(env, "RANK"), integer(env, "WORLD_SIZE"), torchrun ? integer(env, "LOCAL_RANK") : 0),
                     "RANK", "WORLD_SIZE", "LOCAL_RANK");
+        }
+        if (present(env, "PET_NODE_RANK")) {
+            return KubernetesLaunch.trainJob(env);
+        }
+        if (present(env, INDEX_ENV)) {
+            return KubernetesLaunch.indexedJob(env);
         }
         if (present(env, "SLURM_PROCID")) {
             require(env, "Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID");
@@ -144,6 +168,9 @@ public final class EnvRendezvous {
         Objects.requireNonNull(timeout, "timeout");
         return Mono.defer(() -> {
             LaunchEnvironment launch = resolve(env);
+            if (usesAgentStore(env)) {
+                return torchAgentStore(env, launch, timeout);
+            }
             byte[] secret = StoreAuth.secretFrom(env);
             boolean tls = present(env, TLS_CERT_ENV) || present(env, TLS_CA_ENV);
             if (tls && launch.rank() == 0) {
@@ -176,6 +203,32 @@ public final class EnvRendezvous {
         });
     }
 
+    /**
+     * Whether torchrun's agent already serves the store at {@code MASTER_ADDR:MASTER_PORT}
+     * ({@code TORCHELASTIC_USE_AGENT_STORE=True}): then every rank, 0 included, connects to it as a
+     * client of torch's {@code TCPStore} instead of rank 0 starting a server on that port.
+     *
+     * @param env the environment ({@code System.getenv()})
+     * @return whether the ranks use torch's agent store
+     */
+    public static boolean usesAgentStore(Map<String, String> env) {
+        return "true".equalsIgnoreCase(env.getOrDefault(AGENT_STORE_ENV, "").trim());
+    }
+
+    private static Mono<Rendezvous> torchAgentStore(Map<String, String> env, LaunchEnvironment launch,
+                                                    Duration timeout) {
+        if (launch.masterPort() == 0) {
+            throw new IllegalArgumentException(launch.launcher() + " launch: " + AGENT_STORE_ENV
+                    + "=True needs the agent store's MASTER_PORT, not 0");
+        }
+        // torch's own keys live under other prefixes (e.g. init_process_group's "default_pg/"); an
+        // elastic restart reuses the agent store, so the restart count keeps attempts apart
+        String prefix = TORCH_KEY_PREFIX + "/" + env.getOrDefault("TORCHELASTIC_RESTART_COUNT", "0").trim();
+        return TorchTcpStore.connect(launch.masterAddr(), launch.masterPort(), timeout)
+                .map(store -> new Rendezvous(new PrefixStore(prefix, store), launch.rank(), launch.worldSize(),
+                        launch.localRank(), launch.launcher(), null));
+    }
+
     private static SslContext[] sslContexts(Map<String, String> env, boolean server) throws Exception {
         SslContext serverSsl = null;
         if (server) {
@@ -186,7 +239,7 @@ public final class EnvRendezvous {
         return new SslContext[] {serverSsl, clientSsl};
     }
 
-    private static LaunchEnvironment check(LaunchEnvironment l, String rankVar, String sizeVar, String localVar) {
+    static LaunchEnvironment check(LaunchEnvironment l, String rankVar, String sizeVar, String localVar) {
         String prefix = l.launcher() + " launch: ";
         if (l.worldSize() < 1) {
             throw new IllegalArgumentException(prefix + sizeVar + "=" + l.worldSize() + " must be at least 1");
@@ -209,12 +262,12 @@ public final class EnvRendezvous {
         return l;
     }
 
-    private static boolean present(Map<String, String> env, String name) {
+    static boolean present(Map<String, String> env, String name) {
         String v = env.get(name);
         return v != null && !v.isBlank();
     }
 
-    private static void require(Map<String, String> env, String launcher, String... names) {
+    static void require(Map<String, String> env, String launcher, String... names) {
         List<String> missing = new ArrayList<>();
         for (String n : names) {
             if (!present(env, n)) {
@@ -227,7 +280,7 @@ public final class EnvRendezvous {
         }
     }
 
-    private static int integer(Map<String, String> env, String name) {
+    static int integer(Map<String, String> env, String name) {
         String v = env.get(name).trim();
         try {
             return Integer.parseInt(v);
@@ -236,7 +289,7 @@ public final class EnvRendezvous {
         }
     }
 
-    private static int port(Map<String, String> env, String name, int dflt) {
+    static int port(Map<String, String> env, String name, int dflt) {
         if (!present(env, name)) {
             if (dflt < 0) {
                 throw new IllegalArgumentException("missing environment variable " + name);

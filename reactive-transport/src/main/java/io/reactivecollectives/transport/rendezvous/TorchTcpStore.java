@@ -1,0 +1,314 @@
+package io.reactivecollectives.transport.rendezvous;
+
+import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
+import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Query;
+import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Reply;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A client of PyTorch's {@code TCPStore} server (the 1.x wire protocol, as torch 1.13 speaks it),
+ * for joining a job whose store torch runs: torchrun's agent store
+ * ({@code TORCHELASTIC_USE_AGENT_STORE=True}) or a {@code TCPStore(is_master=True)} of a Python
+ * process. Non-blocking, over Reactor Netty: one connection carries the calls that answer at once,
+ * pipelined; every waiting {@code get} or {@code await} that cannot answer at once opens its own
+ * connection for torch's {@code WAIT}, closed when the wait ends, times out or is cancelled (the
+ * server forgets the waiter of a closed connection; 1.x has no cancel).
+ *
+ * <p>Keys go on the wire with torch's client prefix {@value #KEY_PREFIX}, so a key set here is the
+ * key a Python {@code TCPStore} client sees under the same name. Differences from the contract of
+ * {@link Store}: {@link #numKeys()} counts every key of the torch store (torch's own included);
+ * the torch 1.x server does not wake waiters on {@code compare_set}, so a waiting call also checks
+ * its keys every {@link #POLL_INTERVAL}; {@link #multiSet} sets one key after another (not
+ * atomically); {@link #append} is not offered (torch 1.x has none); and an {@link #add} on a value that is not a number fails and makes the torch server close the
+ * connection, which the next call opens again.
+ */
+public final class TorchTcpStore implements Store {
+
+    /** The prefix torch's {@code TCPStore} client puts before every key. */
+    public static final String KEY_PREFIX = "/";
+    /** How often a waiting call also checks its keys (torch 1.x's compare_set wakes no waiter). */
+    public static final Duration POLL_INTERVAL = Duration.ofMillis(500);
+    /** The largest value a reply may carry. */
+    public static final int MAX_VALUE_SIZE = 64 << 20;
+
+    private final String host;
+    private final int port;
+    private final Duration timeout;
+    private final Mono<TorchStoreConnection> main;
+    private final AtomicReference<TorchStoreConnection> current = new AtomicReference<>();
+    private final Set<TorchStoreConnection> waits = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    private TorchTcpStore(String host, int port, Duration timeout) {
+        this.host = host;
+        this.port = port;
+        this.timeout = timeout;
+        this.main = Mono.defer(() -> closed ? Mono.error(closedError("call")) : connectWithRetry(timeout))
+                .doOnNext(c -> {
+                    TorchStoreConnection old = current.getAndSet(c);
+                    if (old != null && old != c) {
+                        old.close();
+                    }
+                    if (closed) {
+                        c.close();
+                    }
+                })
+                .cacheInvalidateIf(c -> !c.isActive());
+    }
+
+    /**
+     * Connects to the torch {@code TCPStore} at {@code host:port}, retrying refused or failed
+     * attempts with backoff (20 ms doubling to 1 s; the name is resolved again by each attempt)
+     * until {@code timeout}, which is also the store's default wait.
+     *
+     * @param host    the store's host name or address
+     * @param port    the store's port
+     * @param timeout how long to keep trying to connect, and the default wait of {@link #get}
+     * @return a cold {@code Mono} emitting the connected store, which the caller closes
+     */
+    public static Mono<TorchTcpStore> connect(String host, int port, Duration timeout) {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(timeout, "timeout");
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is not 1..65535");
+        }
+        return Mono.defer(() -> {
+            TorchTcpStore store = new TorchTcpStore(host, port, timeout);
+            return store.main.thenReturn(store);
+        });
+    }
+
+    private Mono<TorchStoreConnection> connectWithRetry(Duration within) {
+        AtomicReference<Throwable> last = new AtomicReference<>();
+        return TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE)
+                .doOnError(last::set)
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofSeconds(1)))
+                .timeout(within)
+                .onErrorMap(TimeoutException.class, e -> new IllegalStateException("connect: no torch TCPStore at "
+                        + server() + " after " + within.toMillis() + " ms"
+                        + (last.get() == null ? "" : "; last error: " + last.get()), last.get()));
+    }
+
+    private String server() {
+        return host + ":" + port;
+    }
+
+    private IllegalStateException closedError(String op) {
+        return new IllegalStateException(op + ": torch TCPStore client of " + server() + " is closed");
+    }
+
+    private Mono<Object> call(String op, Query query, Reply reply, java.util.function.Consumer<io.netty.buffer.ByteBuf> body) {
+        return main.flatMap(c -> c.call(op, query, reply, body));
+    }
+
+    private static String wire(String key) {
+        return KEY_PREFIX + Objects.requireNonNull(key, "key");
+    }
+
+    @Override
+    public Duration timeout() {
+        return timeout;
+    }
+
+    @Override
+    public Mono<Void> set(String key, byte[] value) {
+        String k = wire(key);
+        byte[] v = value.clone();
+        // SET has no reply; a CHECK behind it on the same connection answers once the server applied it
+        return main.flatMap(c -> c.call("set", Query.SET, Reply.NONE, b -> {
+            TorchStoreConnection.writeString(b, k);
+            TorchStoreConnection.writeBytes(b, v);
+        }).then(check(c, "set", List.of(k)))).then();
+    }
+
+    private static Mono<Boolean> check(TorchStoreConnection c, String op, List<String> wireKeys) {
+        return c.call(op, Query.CHECK, Reply.BYTE, b -> {
+            b.writeLongLE(wireKeys.size());
+            for (String k : wireKeys) {
+                TorchStoreConnection.writeString(b, k);
+            }
+        }).map(r -> ((Integer) r) == TorchStoreConnection.READY);
+    }
+
+    private Mono<byte[]> getNow(String op, TorchStoreConnection c, String wireKey) {
+        return c.call(op, Query.GET, Reply.BYTES, b -> TorchStoreConnection.writeString(b, wireKey))
+                .map(byte[].class::cast);
+    }
+
+    @Override
+    public Mono<byte[]> get(String key, Duration timeout) {
+        checkTimeout(timeout);
+        String k = wire(key);
+        return main.flatMap(c -> check(c, "get", List.of(k)).flatMap(ready -> {
+            if (ready) {
+                return getNow("get", c, k);
+            }
+            if (timeout.isZero()) {
+                return Mono.error(new StoreTimeoutException("get", List.of(key), timeout, server()));
+            }
+            return waitFor("get", List.of(k), timeout).then(Mono.defer(() -> main.flatMap(m -> getNow("get", m, k))))
+                    .onErrorMap(TimeoutException.class,
+                            e -> new StoreTimeoutException("get", List.of(key), timeout, server()));
+        }));
+    }
+
+    /**
+     * torch's WAIT on a connection of its own, closed when the wait ends (or is cancelled); with a
+     * CHECK every {@link #POLL_INTERVAL} on the main connection, as torch 1.x wakes no waiter when
+     * {@code compare_set} creates a key.
+     */
+    private Mono<Void> waitFor(String op, List<String> wireKeys, Duration timeout) {
+        Mono<Boolean> poll = Flux.interval(POLL_INTERVAL)
+                .concatMap(i -> main.flatMap(c -> check(c, op, wireKeys)))
+                .filter(ready -> ready)
+                .next();
+        return Mono.firstWithSignal(waitOn(op, wireKeys).then(), poll.then())
+                .timeout(timeout);
+    }
+
+    private Mono<Object> waitOn(String op, List<String> wireKeys) {
+        Mono<TorchStoreConnection> connection = TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE)
+                .doOnNext(c -> {
+                    waits.add(c);
+                    if (closed) {
+                        c.close();
+                    }
+                });
+        return Mono.usingWhen(connection,
+                        c -> c.call(op, Query.WAIT, Reply.BYTE, b -> {
+                            b.writeLongLE(wireKeys.size());
+                            for (String k : wireKeys) {
+                                TorchStoreConnection.writeString(b, k);
+                            }
+                        }),
+                        c -> Mono.fromRunnable(() -> {
+                            waits.remove(c);
+                            c.close();
+                        }));
+    }
+
+    @Override
+    public Mono<Void> await(List<String> keys, Duration timeout) {
+        checkTimeout(timeout);
+        List<String> userKeys = List.copyOf(keys);
+        if (userKeys.isEmpty()) {
+            return Mono.empty();
+        }
+        List<String> wireKeys = userKeys.stream().map(TorchTcpStore::wire).toList();
+        return main.flatMap(c -> check(c, "await", wireKeys)).flatMap(ready -> {
+            if (ready) {
+                return Mono.<Void>empty();
+            }
+            Mono<Void> waited = timeout.isZero() ? Mono.error(new TimeoutException()) : waitFor("await", wireKeys, timeout);
+            return waited.onErrorResume(TimeoutException.class, e -> missing(userKeys)
+                    .flatMap(m -> Mono.error(new StoreTimeoutException("await", m, timeout, server()))));
+        });
+    }
+
+    private Mono<List<String>> missing(List<String> userKeys) {
+        return Flux.fromIterable(userKeys)
+                .concatMap(k -> main.flatMap(c -> check(c, "await", List.of(wire(k)))).filter(r -> !r).map(r -> k))
+                .collectList();
+    }
+
+    @Override
+    public Mono<Boolean> check(List<String> keys) {
+        List<String> wireKeys = keys.stream().map(TorchTcpStore::wire).toList();
+        return main.flatMap(c -> check(c, "check", wireKeys));
+    }
+
+    @Override
+    public Mono<Long> add(String key, long delta) {
+        String k = wire(key);
+        return call("add", Query.ADD, Reply.INT64, b -> {
+            TorchStoreConnection.writeString(b, k);
+            b.writeLongLE(delta);
+        }).map(Long.class::cast);
+    }
+
+    @Override
+    public Mono<byte[]> compareSet(String key, byte[] expected, byte[] desired) {
+        String k = wire(key);
+        byte[] e = expected.clone();
+        byte[] d = desired.clone();
+        return call("compareSet", Query.COMPARE_SET, Reply.BYTES, b -> {
+            TorchStoreConnection.writeString(b, k);
+            TorchStoreConnection.writeBytes(b, e);
+            TorchStoreConnection.writeBytes(b, d);
+        }).map(byte[].class::cast);
+    }
+
+    @Override
+    public Mono<Boolean> delete(String key) {
+        String k = wire(key);
+        return call("delete", Query.DELETE_KEY, Reply.INT64, b -> TorchStoreConnection.writeString(b, k))
+                .map(n -> ((Long) n) == 1L);
+    }
+
+    @Override
+    public Mono<Long> numKeys() {
+        return call("numKeys", Query.GETNUMKEYS, Reply.INT64, b -> { }).map(Long.class::cast);
+    }
+
+    @Override
+    public Mono<List<byte[]>> multiGet(List<String> keys) {
+        List<String> userKeys = List.copyOf(keys);
+        return await(userKeys, timeout)
+                .then(Flux.fromIterable(userKeys).concatMap(k -> main.flatMap(c -> getNow("multiGet", c, wire(k))))
+                        .collectList());
+    }
+
+    @Override
+    public Mono<Void> multiSet(Map<String, byte[]> entries) {
+        List<Map.Entry<String, byte[]>> copy = new ArrayList<>();
+        entries.forEach((k, v) -> copy.add(Map.entry(k, v.clone())));
+        return Flux.fromIterable(copy).concatMap(e -> set(e.getKey(), e.getValue())).then();
+    }
+
+    /**
+     * Not offered: torch 1.x has no APPEND, and composing it of {@code compare_set} cannot tell two
+     * concurrent appends of the same bytes apart (both would see their value and count once).
+     *
+     * @param key   the key
+     * @param value the value
+     * @return a {@code Mono} failing with {@link UnsupportedOperationException}
+     */
+    @Override
+    public Mono<Long> append(String key, byte[] value) {
+        return Mono.error(new UnsupportedOperationException("append of '" + key + "' at torch TCPStore " + server()
+                + ": the torch 1.x store protocol has no APPEND"));
+    }
+
+    private static void checkTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("negative timeout " + timeout);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        TorchStoreConnection c = current.getAndSet(null);
+        if (c != null) {
+            c.close();
+        }
+        for (TorchStoreConnection w : waits) {
+            w.close();
+        }
+        waits.clear();
+    }
+}
