@@ -102,7 +102,7 @@ class TransportPortIdleClientsTest {
     @Test
     void connectionsBeyondTheHandshakeLimitAreClosedAtOnce() throws Exception {
         GroupOptions opts = GroupOptions.defaults().withGroupId("handshake-limit")
-                .withConnectTimeout(Duration.ofSeconds(3)).withTimeout(Duration.ofSeconds(20));
+                .withConnectTimeout(Duration.ofSeconds(10)).withTimeout(Duration.ofSeconds(20));
         LocalCluster cluster = LocalCluster.start(2, opts).block(ClusterTesting.TIMEOUT);
         List<Socket> sockets = new ArrayList<>();
         Tensor a = Tensor.empty(DType.FLOAT32, 16);
@@ -114,28 +114,29 @@ class TransportPortIdleClientsTest {
                 s.setSoTimeout(50);
                 sockets.add(s);
             }
-            long start = System.nanoTime();
-            int stillOpen = 0;
-            for (Socket s : sockets.subList(0, 20)) { // within the limit: open until their handshake time ends
-                s.setSoTimeout(5);
-                if (read(s.getInputStream()) == 0) {
-                    stillOpen++;
-                }
-            }
-            assertEquals(20, stillOpen);
-            int closedAtOnce = 0;
-            for (Socket s : sockets.subList(sockets.size() - 100, sockets.size())) { // the ones over the limit
-                s.setSoTimeout(1000);
-                try {
-                    if (s.getInputStream().read() < 0) {
-                        closedAtOnce++;
+            // within 8 s, well before the 10 s handshake time, exactly the 100 over the limit are closed (which
+            // ones depends on the order the event loops registered them) and the other 1,024 are open
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+            java.util.Set<Integer> closed = new java.util.HashSet<>();
+            while (closed.size() < 100 && System.nanoTime() < deadline) {
+                for (int i = 0; i < sockets.size(); i++) {
+                    if (closed.contains(i)) {
+                        continue;
                     }
-                } catch (IOException e) { // reset: closed
-                    closedAtOnce++;
+                    Socket s = sockets.get(i);
+                    s.setSoTimeout(1);
+                    try {
+                        if (s.getInputStream().read() < 0) {
+                            closed.add(i);
+                        }
+                    } catch (SocketTimeoutException e) {
+                        // open
+                    } catch (IOException e) { // reset: closed
+                        closed.add(i);
+                    }
                 }
             }
-            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3), "before the handshake time");
-            assertTrue(closedAtOnce >= 90, closedAtOnce + " of the last 100 closed at once");
+            assertEquals(100, closed.size(), "connections closed within 8 s");
             Mono.when(cluster.group(0).allReduce(a, ReduceOp.SUM), cluster.group(1).allReduce(b, ReduceOp.SUM))
                     .block(Duration.ofSeconds(20)); // the group's own connections were made before
         } finally {
