@@ -2,7 +2,7 @@ package io.reactivecollectives.perf;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.reactivecollectives.transport.rendezvous.StoreFrameCodec;
+import io.reactivecollectives.transport.rendezvous.StoreHandshakeCodec;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -106,7 +106,7 @@ final class StoreAttackConnections implements AutoCloseable {
     }
 
     private static ByteBuffer greeting() {
-        ByteBuf auth = StoreFrameCodec.auth(UnpooledByteBufAllocator.DEFAULT, new byte[0], new byte[0]);
+        ByteBuf auth = StoreHandshakeCodec.auth(UnpooledByteBufAllocator.DEFAULT, new byte[0], new byte[0]);
         ByteBuffer b = ByteBuffer.allocate(auth.readableBytes());
         auth.readBytes(b);
         auth.release();

@@ -96,7 +96,7 @@ final class StoreClientSession {
      * One request/response on {@code keys}. {@code wait} is set for calls that wait for keys: then
      * the client also gives up by itself {@link #waitMargin()} after the server should have answered.
      */
-    <T> Mono<T> call(String op, List<String> keys, RequestEncoder encoder, Function<StoreFrameCodec.Response, T> decoder,
+    <T> Mono<T> call(String op, List<String> keys, RequestEncoder encoder, Function<StoreResponseCodec.Response, T> decoder,
                      Duration wait) {
         return Mono.create(sink -> onEventLoop(op, sink, () -> send(op, keys, encoder, decoder, sink, wait)));
     }
@@ -183,7 +183,7 @@ final class StoreClientSession {
     }
 
     private <T> void send(String op, List<String> keys, RequestEncoder encoder,
-                          Function<StoreFrameCodec.Response, T> decoder, MonoSink<T> sink, Duration wait) {
+                          Function<StoreResponseCodec.Response, T> decoder, MonoSink<T> sink, Duration wait) {
         ByteBuf frame = frame(op, encoder, sink);
         if (frame == null) {
             return;
@@ -266,14 +266,14 @@ final class StoreClientSession {
 
     private void onFrame(ByteBuf body) {
         switch (state) {
-            case 0 -> onHello(StoreFrameCodec.decodeHello(body));
+            case 0 -> onHello(StoreHandshakeCodec.decodeHello(body));
             case 1 -> onReady(body);
-            case 2 -> onResponse(StoreFrameCodec.decodeResponse(body));
+            case 2 -> onResponse(StoreResponseCodec.decodeResponse(body));
             default -> { }
         }
     }
 
-    private void onHello(StoreFrameCodec.Hello hello) {
+    private void onHello(StoreHandshakeCodec.Hello hello) {
         if (hello.version() != StoreFrameCodec.VERSION) {
             fail(new StoreProtocolException("server " + server + " speaks protocol version " + hello.version()
                     + ", this client " + StoreFrameCodec.VERSION));
@@ -289,25 +289,25 @@ final class StoreClientSession {
         } else if (secret != null) {
             clientNonce = HandshakeMac.nonce(StoreAuth.NONCE_BYTES);
             state = 1;
-            channel.writeAndFlush(StoreFrameCodec.auth(channel.alloc(), HandshakeMac.mac(secret, hello.nonce()), clientNonce),
+            channel.writeAndFlush(StoreHandshakeCodec.auth(channel.alloc(), HandshakeMac.mac(secret, hello.nonce()), clientNonce),
                     channel.voidPromise());
         } else {
             // protocol 2: every client speaks first, so a connection that never does is closed by the server's
             // handshake timeout; without a secret the AUTH is empty and unanswered (no extra round trip)
             state = 2;
-            channel.writeAndFlush(StoreFrameCodec.auth(channel.alloc(), new byte[0], new byte[0]), channel.voidPromise());
+            channel.writeAndFlush(StoreHandshakeCodec.auth(channel.alloc(), new byte[0], new byte[0]), channel.voidPromise());
             ready.tryEmitValue(this);
         }
     }
 
     private void onReady(ByteBuf body) {
         if (StoreFrameCodec.opcode(body) == StoreOpcode.ERROR) {
-            StoreFrameCodec.Response r = StoreFrameCodec.decodeResponse(body);
+            StoreResponseCodec.Response r = StoreResponseCodec.decodeResponse(body);
             fail(new StoreAuthenticationException("connect: the TCP store at " + server + " rejected this client: "
-                    + ((StoreFrameCodec.Error) r).message()));
+                    + ((StoreResponseCodec.Error) r).message()));
             return;
         }
-        byte[] proof = StoreFrameCodec.decodeReady(body);
+        byte[] proof = StoreHandshakeCodec.decodeReady(body);
         if (!HandshakeMac.verify(options.secret(), clientNonce, proof)) {
             fail(new StoreAuthenticationException("connect: the TCP store at " + server
                     + " could not prove it knows the secret"));
@@ -317,8 +317,8 @@ final class StoreClientSession {
         ready.tryEmitValue(this);
     }
 
-    private void onResponse(StoreFrameCodec.Response r) {
-        if (r instanceof StoreFrameCodec.Error e && e.code() == StoreFrameCodec.E_CLOSED && state == 2) {
+    private void onResponse(StoreResponseCodec.Response r) {
+        if (r instanceof StoreResponseCodec.Error e && e.code() == StoreFrameCodec.E_CLOSED && state == 2) {
             // the server's store is closed: it serves nothing more, so later calls fail here at once (an
             // unacknowledged set would otherwise be queued on a connection about to close, and lost)
             state = 3;
@@ -328,7 +328,7 @@ final class StoreClientSession {
         if (p != null) {
             p.complete(r, server);
             trim();
-        } else if (r instanceof StoreFrameCodec.Error e && "set".equals(e.op())) {
+        } else if (r instanceof StoreResponseCodec.Error e && "set".equals(e.op())) {
             // the failure of a request sent without waiting for an answer (an unacknowledged set)
             LOG.warn("TCP store at {}: {} (request {}) failed: {}", server, e.op(), e.id(), e.message());
         }

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,6 @@ import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readC
 import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readLong;
 import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readString;
 import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readStrings;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readU8;
 import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.size;
 
 /**
@@ -198,86 +196,6 @@ public final class StoreFrameCodec {
      */
     public record Cancel(int id) implements Request { }
 
-    /** A response as the client decoded it. */
-    public sealed interface Response permits Ok, Value, LongValue, BoolValue, Values, Error {
-        /**
-         * The id of the request this response answers.
-         *
-         * @return the request id
-         */
-        int id();
-    }
-
-    /**
-     * OK: the request succeeded and returns nothing.
-     *
-     * @param id the request id
-     */
-    public record Ok(int id) implements Response { }
-
-    /**
-     * VALUE: one value (get, compare-and-set).
-     *
-     * @param id    the request id
-     * @param value the value
-     */
-    public record Value(int id, byte[] value) implements Response { }
-
-    /**
-     * LONG: a number (add, number of keys, append's new length).
-     *
-     * @param id    the request id
-     * @param value the number
-     */
-    public record LongValue(int id, long value) implements Response { }
-
-    /**
-     * BOOL: a yes or no (check, delete).
-     *
-     * @param id    the request id
-     * @param value the answer
-     */
-    public record BoolValue(int id, boolean value) implements Response { }
-
-    /**
-     * VALUES: several values, in the order of the keys asked for (multi-get).
-     *
-     * @param id     the request id
-     * @param values the values
-     */
-    public record Values(int id, List<byte[]> values) implements Response { }
-
-    /**
-     * ERROR: the request failed.
-     *
-     * @param id       the request id
-     * @param code     why: {@link #E_TIMEOUT}, {@link #E_BAD_REQUEST}, {@link #E_CLOSED}, {@link #E_INTERNAL}
-     *                 or {@link #E_AUTH}
-     * @param op       the operation that failed ({@code get})
-     * @param message  the server's description
-     * @param missing  for a timeout, the keys still missing; otherwise empty
-     * @param waitedMs for a timeout, how long the server waited, in milliseconds; otherwise 0
-     */
-    public record Error(int id, int code, String op, String message, List<String> missing, long waitedMs)
-            implements Response { }
-
-    /**
-     * HELLO, the server's greeting.
-     *
-     * @param version      the server's protocol version ({@link #VERSION})
-     * @param authRequired whether the client must authenticate
-     * @param nonce        the server's nonce, which the client's MAC covers
-     */
-    public record Hello(int version, boolean authRequired, byte[] nonce) { }
-
-    /**
-     * AUTH, the client's answer to HELLO.
-     *
-     * @param mac         HMAC-SHA256 of the server's nonce with the shared secret (empty without a secret)
-     * @param clientNonce the client's nonce, which the server's READY proof covers (empty without a secret)
-     */
-    public record Auth(byte[] mac, byte[] clientNonce) { }
-
     // --- header --------------------------------------------------------------------------------
 
     /**
@@ -294,7 +212,7 @@ public final class StoreFrameCodec {
         return StoreOpcode.of(body.getUnsignedByte(body.readerIndex()));
     }
 
-    private static ByteBuf start(ByteBufAllocator alloc, int payload, StoreOpcode op, int id) {
+    static ByteBuf start(ByteBufAllocator alloc, int payload, StoreOpcode op, int id) {
         ByteBuf buf = alloc.buffer(LENGTH_FIELD + HEADER + payload);
         buf.writeInt(HEADER + payload);
         buf.writeByte(op.code());
@@ -302,98 +220,7 @@ public final class StoreFrameCodec {
         return buf;
     }
 
-    // --- handshake -----------------------------------------------------------------------------
-
-    /**
-     * Encodes a HELLO frame (server to client, request id 0) with this protocol's {@link #VERSION}.
-     *
-     * @param alloc        allocates the frame
-     * @param authRequired whether the client must authenticate
-     * @param nonce        the server's nonce the client's MAC must cover
-     * @return the whole frame, length prefix included, owned by the caller
-     */
-    public static ByteBuf hello(ByteBufAllocator alloc, boolean authRequired, byte[] nonce) {
-        ByteBuf buf = start(alloc, 2 + size(nonce), StoreOpcode.HELLO, 0);
-        buf.writeByte(VERSION);
-        buf.writeByte(authRequired ? 1 : 0);
-        put(buf, nonce);
-        return buf;
-    }
-
-    /**
-     * Encodes an AUTH frame (client to server, request id 0).
-     *
-     * @param alloc       allocates the frame
-     * @param mac         HMAC-SHA256 of the server's nonce with the shared secret (empty without a secret)
-     * @param clientNonce the nonce the server's READY proof must cover (empty without a secret)
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf auth(ByteBufAllocator alloc, byte[] mac, byte[] clientNonce) {
-        ByteBuf buf = start(alloc, size(mac) + size(clientNonce), StoreOpcode.AUTH, 0);
-        put(buf, mac);
-        put(buf, clientNonce);
-        return buf;
-    }
-
-    /**
-     * Encodes a READY frame (server to client, request id 0).
-     *
-     * @param alloc allocates the frame
-     * @param proof HMAC-SHA256 of the client's nonce with the shared secret (empty without a secret)
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf ready(ByteBufAllocator alloc, byte[] proof) {
-        ByteBuf buf = start(alloc, size(proof), StoreOpcode.READY, 0);
-        put(buf, proof);
-        return buf;
-    }
-
-    /**
-     * Decodes a HELLO body.
-     *
-     * @param body the frame body, without the length prefix; read to its end
-     * @return the greeting
-     * @throws StoreProtocolException if the body is not a well-formed HELLO
-     */
-    public static Hello decodeHello(ByteBuf body) {
-        expect(body, StoreOpcode.HELLO);
-        int version = readU8(body);
-        int flags = readU8(body);
-        byte[] nonce = readBytes(body);
-        end(body);
-        return new Hello(version, (flags & 1) != 0, nonce);
-    }
-
-    /**
-     * Decodes an AUTH body.
-     *
-     * @param body the frame body, without the length prefix; read to its end
-     * @return the client's MAC and nonce
-     * @throws StoreProtocolException if the body is not a well-formed AUTH
-     */
-    public static Auth decodeAuth(ByteBuf body) {
-        expect(body, StoreOpcode.AUTH);
-        byte[] mac = readBytes(body);
-        byte[] clientNonce = readBytes(body);
-        end(body);
-        return new Auth(mac, clientNonce);
-    }
-
-    /**
-     * Decodes a READY body.
-     *
-     * @param body the frame body, without the length prefix; read to its end
-     * @return the server's proof (empty without a secret)
-     * @throws StoreProtocolException if the body is not a well-formed READY
-     */
-    public static byte[] decodeReady(ByteBuf body) {
-        expect(body, StoreOpcode.READY);
-        byte[] proof = readBytes(body);
-        end(body);
-        return proof;
-    }
-
-    private static void expect(ByteBuf body, StoreOpcode expected) {
+    static void expect(ByteBuf body, StoreOpcode expected) {
         StoreOpcode op = opcode(body);
         if (op != expected) {
             throw new StoreProtocolException("expected " + expected + " but got " + op);
@@ -645,138 +472,5 @@ public final class StoreFrameCodec {
         return r;
     }
 
-    // --- responses: encode (server) ------------------------------------------------------------
 
-    /**
-     * Encodes an OK response.
-     *
-     * @param alloc allocates the frame
-     * @param id    the id of the request answered
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf ok(ByteBufAllocator alloc, int id) {
-        return start(alloc, 0, StoreOpcode.OK, id);
-    }
-
-    /**
-     * Encodes a VALUE response.
-     *
-     * @param alloc allocates the frame
-     * @param id    the id of the request answered
-     * @param value the value
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf value(ByteBufAllocator alloc, int id, byte[] value) {
-        ByteBuf buf = start(alloc, size(value), StoreOpcode.VALUE, id);
-        put(buf, value);
-        return buf;
-    }
-
-    /**
-     * Encodes a LONG response.
-     *
-     * @param alloc allocates the frame
-     * @param id    the id of the request answered
-     * @param value the number
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf longValue(ByteBufAllocator alloc, int id, long value) {
-        ByteBuf buf = start(alloc, 8, StoreOpcode.LONG, id);
-        buf.writeLong(value);
-        return buf;
-    }
-
-    /**
-     * Encodes a BOOL response.
-     *
-     * @param alloc allocates the frame
-     * @param id    the id of the request answered
-     * @param value the answer
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf boolValue(ByteBufAllocator alloc, int id, boolean value) {
-        ByteBuf buf = start(alloc, 1, StoreOpcode.BOOL, id);
-        buf.writeByte(value ? 1 : 0);
-        return buf;
-    }
-
-    /**
-     * Encodes a VALUES response.
-     *
-     * @param alloc  allocates the frame
-     * @param id     the id of the request answered
-     * @param values the values, in the order of the keys asked for
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf values(ByteBufAllocator alloc, int id, List<byte[]> values) {
-        int payload = 4;
-        for (byte[] v : values) {
-            payload += size(v);
-        }
-        ByteBuf buf = start(alloc, payload, StoreOpcode.VALUES, id);
-        buf.writeInt(values.size());
-        for (byte[] v : values) {
-            put(buf, v);
-        }
-        return buf;
-    }
-
-    /**
-     * Encodes an ERROR response.
-     *
-     * @param alloc    allocates the frame
-     * @param id       the id of the request answered
-     * @param code     why it failed: {@link #E_TIMEOUT}, {@link #E_BAD_REQUEST}, {@link #E_CLOSED},
-     *                 {@link #E_INTERNAL} or {@link #E_AUTH}
-     * @param op       the operation that failed ({@code get})
-     * @param message  a description (null: empty)
-     * @param missing  for a timeout, the keys still missing; otherwise empty
-     * @param waitedMs for a timeout, how long the server waited, in milliseconds; otherwise 0
-     * @return the whole frame, owned by the caller
-     */
-    public static ByteBuf error(ByteBufAllocator alloc, int id, int code, String op, String message,
-                                List<String> missing, long waitedMs) {
-        String msg = message == null ? "" : message;
-        ByteBuf buf = start(alloc, 1 + size(op) + size(msg) + size(missing) + 8, StoreOpcode.ERROR, id);
-        buf.writeByte(code);
-        put(buf, op);
-        put(buf, msg);
-        put(buf, missing);
-        buf.writeLong(waitedMs);
-        return buf;
-    }
-
-    // --- responses: decode (client) ------------------------------------------------------------
-
-    /**
-     * Decodes a response body; {@link StoreProtocolException} if it is not a well-formed response.
-     *
-     * @param body the frame body, without the length prefix; read to its end
-     * @return the response
-     * @throws StoreProtocolException if the body is malformed or its opcode is not a response
-     */
-    public static Response decodeResponse(ByteBuf body) {
-        StoreOpcode op = opcode(body);
-        body.skipBytes(1);
-        int id = body.readInt();
-        Response r = switch (op) {
-            case OK -> new Ok(id);
-            case VALUE -> new Value(id, readBytes(body));
-            case LONG -> new LongValue(id, readLong(body));
-            case BOOL -> new BoolValue(id, readU8(body) != 0);
-            case VALUES -> {
-                int n = readCount(body, 4);
-                List<byte[]> values = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    values.add(readBytes(body));
-                }
-                yield new Values(id, values);
-            }
-            case ERROR -> new Error(id, readU8(body), readString(body), readString(body), readStrings(body),
-                    readLong(body));
-            default -> throw new StoreProtocolException(op + " is not a response");
-        };
-        end(body);
-        return r;
-    }
 }

@@ -22,7 +22,7 @@ final class StorePendingCall<T> {
     /** Whether the call waits for keys (get, await, multiGet). */
     final boolean waits;
     final MonoSink<T> sink;
-    final Function<StoreFrameCodec.Response, T> decoder;
+    final Function<StoreResponseCodec.Response, T> decoder;
     final long startNanos;
     final StoreClientMetrics.OpMeters meters;
     /** When a call that does not wait must have been answered ({@link System#nanoTime()}). */
@@ -33,7 +33,7 @@ final class StorePendingCall<T> {
     boolean finished;
 
     StorePendingCall(int id, String op, List<String> keys, boolean waits, MonoSink<T> sink,
-                     Function<StoreFrameCodec.Response, T> decoder, StoreClientMetrics.OpMeters meters) {
+                     Function<StoreResponseCodec.Response, T> decoder, StoreClientMetrics.OpMeters meters) {
         this.id = id;
         this.op = op;
         this.keys = keys;
@@ -60,10 +60,10 @@ final class StorePendingCall<T> {
     }
 
     /** Completes the call with the server's response {@code r}. */
-    void complete(StoreFrameCodec.Response r, String server) {
+    void complete(StoreResponseCodec.Response r, String server) {
         finish();
         long nanos = System.nanoTime() - startNanos;
-        if (r instanceof StoreFrameCodec.Error e) {
+        if (r instanceof StoreResponseCodec.Error e) {
             meters.error().record(nanos, TimeUnit.NANOSECONDS);
             sink.error(toException(e, server));
             return;
@@ -85,7 +85,7 @@ final class StorePendingCall<T> {
         }
     }
 
-    private RuntimeException toException(StoreFrameCodec.Error e, String server) {
+    private RuntimeException toException(StoreResponseCodec.Error e, String server) {
         return switch (e.code()) {
             case StoreFrameCodec.E_TIMEOUT -> new StoreTimeoutException(op, e.missing(), Duration.ofMillis(e.waitedMs()),
                     server);
@@ -98,19 +98,19 @@ final class StorePendingCall<T> {
 
     // --- decoders of the responses ---------------------------------------------------------------
 
-    static byte[] value(StoreFrameCodec.Response r) {
-        return ((StoreFrameCodec.Value) r).value();
+    static byte[] value(StoreResponseCodec.Response r) {
+        return ((StoreResponseCodec.Value) r).value();
     }
 
-    static Long longValue(StoreFrameCodec.Response r) {
-        return ((StoreFrameCodec.LongValue) r).value();
+    static Long longValue(StoreResponseCodec.Response r) {
+        return ((StoreResponseCodec.LongValue) r).value();
     }
 
-    static Boolean boolValue(StoreFrameCodec.Response r) {
-        return ((StoreFrameCodec.BoolValue) r).value();
+    static Boolean boolValue(StoreResponseCodec.Response r) {
+        return ((StoreResponseCodec.BoolValue) r).value();
     }
 
-    static List<byte[]> values(StoreFrameCodec.Response r) {
-        return ((StoreFrameCodec.Values) r).values();
+    static List<byte[]> values(StoreResponseCodec.Response r) {
+        return ((StoreResponseCodec.Values) r).values();
     }
 }

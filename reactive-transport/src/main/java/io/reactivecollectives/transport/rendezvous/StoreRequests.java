@@ -69,29 +69,29 @@ final class StoreRequests {
         if (r instanceof StoreFrameCodec.Set q) {
             kv.set(q.key(), q.value(), fired);
             if (q.reply()) {
-                write(StoreFrameCodec.ok(a, id));
+                write(StoreResponseCodec.ok(a, id));
             }
         } else if (r instanceof StoreFrameCodec.Get q) {
             await(id, "get", List.of(q.key()), q.timeoutMs());
         } else if (r instanceof StoreFrameCodec.Add q) {
-            write(StoreFrameCodec.longValue(a, id, kv.add(q.key(), q.delta(), fired)));
+            write(StoreResponseCodec.longValue(a, id, kv.add(q.key(), q.delta(), fired)));
         } else if (r instanceof StoreFrameCodec.CompareSet q) {
-            write(StoreFrameCodec.value(a, id, kv.compareSet(q.key(), q.expected(), q.desired(), fired)));
+            write(StoreResponseCodec.value(a, id, kv.compareSet(q.key(), q.expected(), q.desired(), fired)));
         } else if (r instanceof StoreFrameCodec.Wait q) {
             await(id, "await", q.keys(), q.timeoutMs());
         } else if (r instanceof StoreFrameCodec.Check q) {
-            write(StoreFrameCodec.boolValue(a, id, kv.check(q.keys())));
+            write(StoreResponseCodec.boolValue(a, id, kv.check(q.keys())));
         } else if (r instanceof StoreFrameCodec.Delete q) {
-            write(StoreFrameCodec.boolValue(a, id, kv.delete(q.key())));
+            write(StoreResponseCodec.boolValue(a, id, kv.delete(q.key())));
         } else if (r instanceof StoreFrameCodec.NumKeys) {
-            write(StoreFrameCodec.longValue(a, id, kv.numKeys()));
+            write(StoreResponseCodec.longValue(a, id, kv.numKeys()));
         } else if (r instanceof StoreFrameCodec.MultiGet q) {
             await(id, "multiGet", q.keys(), q.timeoutMs());
         } else if (r instanceof StoreFrameCodec.MultiSet q) {
             kv.multiSet(q.entries(), fired);
-            write(StoreFrameCodec.ok(a, id));
+            write(StoreResponseCodec.ok(a, id));
         } else if (r instanceof StoreFrameCodec.Append q) {
-            write(StoreFrameCodec.longValue(a, id, kv.append(q.key(), q.value(), fired)));
+            write(StoreResponseCodec.longValue(a, id, kv.append(q.key(), q.value(), fired)));
         } else if (r instanceof StoreFrameCodec.Cancel) {
             ServerWaiter w = waits.remove(id);
             if (w != null && kv.remove(w) != null) {
@@ -133,9 +133,9 @@ final class StoreRequests {
     private ByteBuf answer(ServerWaiter w, List<byte[]> values) {
         ByteBufAllocator a = channel.alloc();
         return switch (w.op()) {
-            case "get" -> StoreFrameCodec.value(a, w.id, values.get(0));
-            case "await" -> StoreFrameCodec.ok(a, w.id);
-            default -> StoreFrameCodec.values(a, w.id, values);
+            case "get" -> StoreResponseCodec.value(a, w.id, values.get(0));
+            case "await" -> StoreResponseCodec.ok(a, w.id);
+            default -> StoreResponseCodec.values(a, w.id, values);
         };
     }
 
@@ -146,7 +146,7 @@ final class StoreRequests {
         }
         waits.remove(w.id);
         StoreTimeoutException te = new StoreTimeoutException(w.op(), missing, Duration.ofMillis(ms));
-        write(StoreFrameCodec.error(channel.alloc(), w.id, StoreFrameCodec.E_TIMEOUT, w.op(), te.getMessage(),
+        write(StoreResponseCodec.error(channel.alloc(), w.id, StoreFrameCodec.E_TIMEOUT, w.op(), te.getMessage(),
                 te.missingKeys(), ms));
     }
 
@@ -172,7 +172,7 @@ final class StoreRequests {
             s.waits.remove(w.id);
             w.cancelTimer();
             if (s.channel.isActive()) {
-                s.write(StoreFrameCodec.error(s.channel.alloc(), w.id, StoreFrameCodec.E_CLOSED, w.op(),
+                s.write(StoreResponseCodec.error(s.channel.alloc(), w.id, StoreFrameCodec.E_CLOSED, w.op(),
                         w.op() + ": store closed while waiting for " + w.keys(), List.of(), 0));
             }
         });

@@ -65,7 +65,7 @@ final class StoreServerSession {
         if (secret != null) {
             nonce = HandshakeMac.nonce(StoreAuth.NONCE_BYTES);
         }
-        requests.write(StoreFrameCodec.hello(alloc, secret != null, secret != null ? nonce : new byte[0]));
+        requests.write(StoreHandshakeCodec.hello(alloc, secret != null, secret != null ? nonce : new byte[0]));
         handshakeTimer = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutNanos,
                 TimeUnit.NANOSECONDS);
     }
@@ -151,10 +151,10 @@ final class StoreServerSession {
             try {
                 requests.dispatch(r);
             } catch (IllegalArgumentException | NullPointerException e) {
-                requests.write(StoreFrameCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_BAD_REQUEST,
+                requests.write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_BAD_REQUEST,
                         opName(r), String.valueOf(e.getMessage()), List.of(), 0));
             } catch (IllegalStateException e) {
-                requests.write(StoreFrameCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
+                requests.write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
                         opName(r), String.valueOf(e.getMessage()), List.of(), 0));
             }
         } catch (StoreProtocolException e) {
@@ -168,7 +168,7 @@ final class StoreServerSession {
     }
 
     private void authenticate(ByteBuf body) {
-        StoreFrameCodec.Auth auth = StoreFrameCodec.decodeAuth(body); // anything else: protocol error
+        StoreHandshakeCodec.Auth auth = StoreHandshakeCodec.decodeAuth(body); // anything else: protocol error
         if (secret == null) {
             if (auth.mac().length != 0) {
                 throw new StoreProtocolException("a client with a secret, but this server authenticates no one");
@@ -181,12 +181,12 @@ final class StoreServerSession {
             closing = true;
             rejections.reject("bad handshake", channel.remoteAddress(), "authentication failed (wrong secret)",
                     channel.eventLoop());
-            channel.writeAndFlush(StoreFrameCodec.error(channel.alloc(), 0, StoreFrameCodec.E_AUTH, "auth",
+            channel.writeAndFlush(StoreResponseCodec.error(channel.alloc(), 0, StoreFrameCodec.E_AUTH, "auth",
                     "authentication failed", List.of(), 0)).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         serve();
-        requests.write(StoreFrameCodec.ready(channel.alloc(), HandshakeMac.mac(secret, auth.clientNonce())));
+        requests.write(StoreHandshakeCodec.ready(channel.alloc(), HandshakeMac.mac(secret, auth.clientNonce())));
     }
 
     /** The client has greeted (and, with a secret, authenticated): from now on its requests are served. */

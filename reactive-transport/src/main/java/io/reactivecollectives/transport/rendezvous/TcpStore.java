@@ -203,7 +203,7 @@ public final class TcpStore implements Store {
 
     /** A call that does not wait for keys: answered within the operation timeout or failed. */
     private <T> Mono<T> call(String op, List<String> keys, StoreClientSession.RequestEncoder encoder,
-                             Function<StoreFrameCodec.Response, T> decoder) {
+                             Function<StoreResponseCodec.Response, T> decoder) {
         return session.call(op, keys, encoder, decoder, null);
     }
 

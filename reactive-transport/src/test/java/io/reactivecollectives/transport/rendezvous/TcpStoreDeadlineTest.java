@@ -54,7 +54,7 @@ class TcpStoreDeadlineTest {
         ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         open.add(ss);
         byte[] hello;
-        ByteBuf buf = StoreFrameCodec.hello(UnpooledByteBufAllocator.DEFAULT, false, new byte[0]);
+        ByteBuf buf = StoreHandshakeCodec.hello(UnpooledByteBufAllocator.DEFAULT, false, new byte[0]);
         try {
             hello = ByteBufUtil.getBytes(buf);
         } finally {

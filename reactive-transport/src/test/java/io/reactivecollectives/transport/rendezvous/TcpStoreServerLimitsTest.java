@@ -64,7 +64,7 @@ class TcpStoreServerLimitsTest {
 
     /** Sends the greeting every client of this library sends (an AUTH without a secret). */
     static void greet(Socket s) throws IOException {
-        io.netty.buffer.ByteBuf auth = StoreFrameCodec.auth(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT,
+        io.netty.buffer.ByteBuf auth = StoreHandshakeCodec.auth(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT,
                 new byte[0], new byte[0]);
         byte[] bytes = new byte[auth.readableBytes()];
         auth.readBytes(bytes);
