@@ -108,7 +108,7 @@ class TransportPortIdleClientsTest {
         Tensor a = Tensor.empty(DType.FLOAT32, 16);
         Tensor b = Tensor.empty(DType.FLOAT32, 16);
         try {
-            int limit = 1024; // Mesh.maxHandshaking() of a 2-rank group
+            int limit = 1024; // MeshAdmission.maxHandshaking() of a 2-rank group
             for (int i = 0; i < limit + 100; i++) {
                 Socket s = new Socket(InetAddress.getLoopbackAddress(), cluster.group(0).port());
                 s.setSoTimeout(50);

@@ -4,7 +4,6 @@ import io.netty.channel.Channel;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
-import io.reactivecollectives.transport.wire.RejectionLog;
 import io.reactivecollectives.transport.frame.FrameDecoders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,10 +56,8 @@ public final class Mesh implements AutoCloseable {
     private final Sinks.Empty<Void> connected = Sinks.empty();
     private final Sinks.Empty<Void> startFailed = Sinks.empty();
     private final MeshSockets sockets;
-    /** Accepted connections still in their handshake (see {@link #maxHandshaking()}). */
-    private final AtomicInteger handshaking = new AtomicInteger();
-    /** Connections this rank's port refused, logged rate-limited (a port scan must not flood the log). */
-    private final RejectionLog rejections;
+    /** Handshake time, the cap on connections in their handshake, and the log of refusals. */
+    private final MeshAdmission admission;
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -77,36 +74,14 @@ public final class Mesh implements AutoCloseable {
         hostIds.set(rank, LocalSockets.NODE_ID);
         this.missing = new AtomicInteger(world - 1);
         this.sockets = new MeshSockets(options, rank);
-        this.rejections = new RejectionLog(this::describe, log);
+        this.admission = new MeshAdmission(options, world, this::describe, log);
     }
 
-    /**
-     * How long an accepted connection has to complete its handshake: the connect timeout, at most
-     * {@link #MAX_HANDSHAKE_TIME} (a peer sends its HELLO as soon as it has connected), so idle or
-     * slow connections to a rank's port cannot pile up.
-     */
-    Duration handshakeTime() {
-        return options.connectTimeout().compareTo(MAX_HANDSHAKE_TIME) < 0 ? options.connectTimeout() : MAX_HANDSHAKE_TIME;
+    /** Who may hold this rank's port before its handshake, and for how long. */
+    MeshAdmission admission() {
+        return admission;
     }
 
-    /**
-     * The most accepted connections in their handshake at once: twice the world size, at least 1,024
-     * (every peer connects once at start-up); more are closed at once, so connections that never
-     * complete a handshake cannot pile up faster than {@link #handshakeTime()} ends them.
-     */
-    int maxHandshaking() {
-        return Math.max(1024, 2 * world);
-    }
-
-    /** An accepted connection's handshake ended (done, failed or the connection closed): once per connection. */
-    void handshakeEnded() {
-        handshaking.decrementAndGet();
-    }
-
-    /** Logs a connection this rank's port refused (rate-limited, summed up per reason every 10 s). */
-    void rejected(String reason, Channel ch, String detail) {
-        rejections.reject(reason, ch.remoteAddress(), detail, ch.eventLoop());
-    }
 
     /** Store key under which {@code rank} publishes its address. */
     public static String addressKey(String groupId, int rank) {
@@ -191,9 +166,7 @@ public final class Mesh implements AutoCloseable {
             ch.close();
             return;
         }
-        if (handshaking.incrementAndGet() > maxHandshaking()) {
-            handshaking.decrementAndGet();
-            rejected("connection limit", ch, maxHandshaking() + " connections are in their handshake");
+        if (!admission.admit(ch)) {
             ch.close();
             return;
         }
@@ -369,7 +342,7 @@ public final class Mesh implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        rejections.flush(true);
+        admission.flush();
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
             if (l != null) {
@@ -387,7 +360,7 @@ public final class Mesh implements AutoCloseable {
      */
     public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
         closed = true;
-        rejections.flush(true);
+        admission.flush();
         sockets.closeServers();
         java.util.List<Mono<Void>> all = new java.util.ArrayList<>();
         for (int p = 0; p < world; p++) {

@@ -34,7 +34,7 @@ final class MeshHandshake {
 
     /**
      * Accepting side: expects HELLO from a higher rank, answers HELLO_ACK, then hands over to the
-     * frame handler. A connection that sends no HELLO within {@link Mesh#handshakeTime()} is closed; that
+     * frame handler. A connection that sends no HELLO within {@link MeshAdmission#handshakeTime()} is closed; that
      * deadline is cancelled as soon as this handler leaves the pipeline (handshake done, or the
      * connection closed), so no task outlives the connection.
      */
@@ -50,10 +50,10 @@ final class MeshHandshake {
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
-            long ms = mesh.handshakeTime().toMillis();
+            long ms = mesh.admission().handshakeTime().toMillis();
             deadline = ctx.executor().schedule(() -> {
                 if (!ctx.isRemoved()) {
-                    mesh.rejected("no handshake", ctx.channel(), "no handshake within " + ms + " ms");
+                    mesh.admission().rejected("no handshake", ctx.channel(), "no handshake within " + ms + " ms");
                     ctx.channel().close();
                 }
             }, ms, TimeUnit.MILLISECONDS);
@@ -71,7 +71,7 @@ final class MeshHandshake {
             if (!ended.compareAndSet(false, true)) {
                 return;
             }
-            mesh.handshakeEnded();
+            mesh.admission().handshakeEnded();
             ScheduledFuture<?> d = deadline;
             if (d != null) {
                 d.cancel(false);
@@ -155,7 +155,7 @@ final class MeshHandshake {
         /** Closes the connection; an authenticated {@code hello} first gets a HELLO_ACK with the reason. */
         private void reject(ChannelHandlerContext ctx, String why, Handshake.Hello hello) {
             MeshOptions o = mesh.options();
-            mesh.rejected(hello == null ? "bad handshake" : "refused peer", ctx.channel(), why);
+            mesh.admission().rejected(hello == null ? "bad handshake" : "refused peer", ctx.channel(), why);
             rejected = true;
             ctx.channel().config().setAutoRead(false);
             if (hello == null) {
