@@ -1,7 +1,5 @@
 package io.reactivecollectives.core.observe;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
@@ -48,7 +46,6 @@ public final class FlightRecorder {
     /** Environment variable naming the default dump directory (when the property is not set). */
     public static final String DIRECTORY_ENV = "RC_FLIGHT_RECORDER_DIR";
 
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /** How far a collective got. */
     public enum State {
@@ -389,7 +386,7 @@ public final class FlightRecorder {
      * @throws IOException when the file cannot be read or parsed
      */
     public static FlightRecorderDump read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), FlightRecorderDump.class);
+        return FlightRecorderJson.MAPPER.readValue(file.toFile(), FlightRecorderDump.class);
     }
 
     /**
@@ -400,7 +397,7 @@ public final class FlightRecorder {
      */
     public static String toJson(FlightRecorderDump dump) {
         try {
-            return JSON.writeValueAsString(dump);
+            return FlightRecorderJson.MAPPER.writeValueAsString(dump);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write flight recorder dump as JSON", e);
         }
@@ -414,7 +411,7 @@ public final class FlightRecorder {
      * @throws IOException when the text is not a dump
      */
     public static FlightRecorderDump fromJson(String json) throws IOException {
-        return JSON.readValue(json, FlightRecorderDump.class);
+        return FlightRecorderJson.MAPPER.readValue(json, FlightRecorderDump.class);
     }
 
     /**

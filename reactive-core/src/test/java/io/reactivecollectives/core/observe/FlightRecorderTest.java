@@ -211,7 +211,7 @@ class FlightRecorderTest {
         String json = FlightRecorder.toJson(d).replaceFirst("\\{", "{\"futureField\": [1,2],");
         FlightRecorderDump back = FlightRecorder.fromJson(json);
         assertEquals(d, back);
-        Map<String, Object> raw = FlightRecorder.JSON.readValue(FlightRecorder.toJson(d), Map.class);
+        Map<String, Object> raw = FlightRecorderJson.MAPPER.readValue(FlightRecorder.toJson(d), Map.class);
         assertEquals(1, raw.get("version"));
     }
 }

@@ -74,6 +74,11 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             + "they get " + NATIVE_ACCESS + " unless one of these is an --enable-native-access"})
     List<String> jvmArgs = new ArrayList<>();
 
+    @Option(names = "--class-data", defaultValue = "auto",
+            description = {"auto: keep a class-data archive per class path and JDK (CDS on JDK 17-24, the AOT cache on 25+),"
+                    + " recorded by local rank 0 of the first run and used by every rank after; off: none (default ${DEFAULT-VALUE})"})
+    String classData;
+
     @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
@@ -149,6 +154,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
 
     @Override
     public void validate() {
+        if (!"auto".equals(classData) && !"off".equals(classData)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--class-data must be auto or off, got " + classData);
+        }
         if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "need --nproc-per-node >= 1, --nnodes >= 1 and 0 <= --node-rank < --nnodes");
@@ -170,6 +178,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         int world = nnodes * nprocPerNode;
         String cp = classpath != null ? classpath : System.getProperty("java.class.path");
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+        java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
+        int[] localZeroExit = {-1};
 
         List<Process> children = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
@@ -187,6 +197,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
                 cmd.addAll(childJvmOptions(jvmArgs));
+                int thisLocal = local;
+                archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");
                 cmd.add(cp);
                 cmd.add(mainClass);
@@ -227,6 +239,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             Integer failedRank = null;
             for (int done = 0; done < children.size(); done++) {
                 Exit e = exits.take();
+                if (e.localRank() == 0) {
+                    localZeroExit[0] = e.code();
+                }
                 if (e.code() != 0 && failedRank == null) {
                     failedRank = nodeRank * nprocPerNode + e.localRank();
                     result = e.code();
@@ -257,12 +272,27 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             return result;
         } finally {
             children.forEach(Launcher::stop);
+            archive.ifPresent(a -> a.finish(localZeroExit[0]));
             try {
                 Runtime.getRuntime().removeShutdownHook(cleanup);
             } catch (IllegalStateException shuttingDown) {
                 // the hook is running or has run
             }
         }
+    }
+
+    /**
+     * The class-data archive of this launch: none with {@code --class-data off}, or when the
+     * children's options already choose an archive ({@code -XX:SharedArchiveFile}, {@code -XX:AOTCache}...).
+     */
+    private java.util.Optional<ClassDataArchive> classDataArchive(String cp) {
+        boolean own = jvmArgs.stream().anyMatch(a -> a.startsWith("-XX:SharedArchiveFile") || a.startsWith("-XX:ArchiveClassesAtExit")
+                || a.startsWith("-XX:AOTCache") || a.startsWith("-XX:AOTMode") || a.startsWith("-Xshare"));
+        if (own || "off".equals(classData)) {
+            return java.util.Optional.empty();
+        }
+        return ClassDataArchive.of(cp, Paths.get(System.getProperty("java.home")), System.getProperty("java.vm.version"),
+                Runtime.version().feature(), System.getenv());
     }
 
     private static void stop(Process p) {
