@@ -6,6 +6,7 @@
 #   HOSTS=2 PER_HOST=2 RATE=1gbit ROUNDS=3 SECONDS_PER_RUN=40 perf/scripts/warmup_compare.sh
 #   HOSTS=0 WORLD=2 perf/scripts/warmup_compare.sh          # WORLD ranks on loopback, no namespaces
 #   VARIANTS='default=java;c1=java -XX:TieredStopAtLevel=1' # name=java command and options of our ranks, ';'-separated
+#   (a variant with its own " -cp " runs that class path, e.g. an older build's, instead of this tree's)
 #
 # Raw rows go to OUT (default perf/out/warmup/<label>-r<round>.txt); the summary
 # (perf/scripts/warmup_summary.py) prints, per label: first op (s from start), time to 90% of the
@@ -44,10 +45,26 @@ run() {
   echo "$label r$round: $(grep -c '^op' "$file") ops, $(grep cpu_ms "$file")"
 }
 IFS=';' read -r -a VARS <<< "$VARIANTS"
+# A variant naming -XX:SharedArchiveFile=F or -XX:AOTCache=F whose F does not exist yet gets it recorded
+# first, as the launcher does (collectives-run --class-data auto): rank 0 of a 2-rank loopback run.
+for v in "${VARS[@]}"; do
+  opts="${v#*=}"; [[ "$opts" == *" -cp "* ]] || opts="$opts -cp $CP"
+  for kind in SharedArchiveFile AOTCache; do
+    file=$(grep -oE -- "-XX:$kind=[^ ]+" <<< "$opts" | cut -d= -f2)
+    [[ -n "$file" && ! -f "$file" ]] || continue
+    rec=$([[ $kind == AOTCache ]] && echo "-XX:AOTCacheOutput=$file" || echo "-XX:ArchiveClassesAtExit=$file")
+    for l in 0 1; do
+      RANK=$l LOCAL_RANK=$l WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29719 \
+        ${opts//-XX:$kind=$file/$([[ $l == 0 ]] && echo "$rec")} -Xlog:cds*=off io.reactivecollectives.perf.WarmupCurve 1M 6 >/dev/null 2>&1 &
+    done; wait
+    echo "recorded $file ($(du -h "$file" 2>/dev/null | cut -f1))"
+  done
+done
 for round in $(seq 1 "$ROUNDS"); do
   for v in "${VARS[@]}"; do
     name="${v%%=*}"; opts="${v#*=}"
-    run "$name" "$opts -cp $CP io.reactivecollectives.perf.WarmupCurve $BYTES $SECS" 29710
+    [[ "$opts" == *" -cp "* ]] || opts="$opts -cp $CP"   # a variant may bring its own class path (an older build)
+    run "$name" "$opts io.reactivecollectives.perf.WarmupCurve $BYTES $SECS" 29710
   done
   run gloo "/usr/bin/python3 perf/scripts/gloo_warmup.py $BYTES $SECS" 29711
 done
