@@ -1,5 +1,6 @@
 package io.reactivecollectives.spark;
 
+import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.transport.TcpProcessGroup;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.TaskCompletionListener;
@@ -9,7 +10,6 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -89,8 +89,9 @@ final class TaskGuard {
             }
             group = g;
         }
-        // a volatile read of the task's kill reason on the parallel scheduler: nothing here blocks
-        Disposable poll = Flux.interval(KILL_POLL, KILL_POLL, Schedulers.parallel())
+        // a volatile read of the task's kill reason; on the library's blocking scheduler, as the abort
+        // it may start logs (a console appender may block)
+        Disposable poll = Flux.interval(KILL_POLL, KILL_POLL, BlockingScheduler.get())
                 .filter(t -> context.isInterrupted())
                 .next()
                 .subscribe(t -> abort("task killed: " + (context.getKillReason().isDefined()

@@ -1,12 +1,15 @@
 package io.reactivecollectives.spark;
 
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.spark.sample.SparkContexts;
-import io.reactivecollectives.spark.sample.SparkDataParallelTraining;
 import io.reactivecollectives.spark.sample.SparkDataParallelTraining.RankResult;
+import io.reactivecollectives.spark.sample.SparkDataParallelTraining;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.mesh.MeshTls;
 import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
@@ -16,12 +19,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -81,6 +89,56 @@ class LocalClusterBarrierGroupTest {
             assertEquals("3.0", r[2], out.toString());
             assertEquals("30.0", r[3], out.toString());
         }
+    }
+
+    /**
+     * Mutual TLS and the shared secret, on the mesh and on partition 0's store: the executors read a
+     * self-signed certificate (made here with the JDK's keytool) and all-reduce over TLS.
+     */
+    @Test
+    void allReduceOverTlsWithASharedSecret(@TempDir Path dir) throws Exception {
+        Path keystore = dir.resolve("rank.p12");
+        Path cert = dir.resolve("rank.pem");
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        run(keytool, "-genkeypair", "-alias", "rank", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+                "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost", "-keystore", keystore.toString(),
+                "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit");
+        run(keytool, "-exportcert", "-rfc", "-alias", "rank", "-keystore", keystore.toString(), "-storepass", "changeit",
+                "-file", cert.toString());
+        String ks = keystore.toString();
+        String pem = cert.toString();
+        List<String> out = BarrierRdds.mapPartitions(sc.parallelize(List.of(0, 1), 2), it -> {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            try (InputStream in = Files.newInputStream(Path.of(ks))) {
+                store.load(in, "changeit".toCharArray());
+            }
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, "changeit".toCharArray());
+            MeshTls tls = new MeshTls(
+                    SslContextBuilder.forServer(keys).trustManager(new File(pem)).clientAuth(ClientAuth.REQUIRE).build(),
+                    SslContextBuilder.forClient().keyManager(keys).trustManager(new File(pem)).build());
+            TcpProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults().withTls(tls).withSecret("s3cret"))
+                    .block(Duration.ofSeconds(60));
+            Tensor t = Tensor.fromFloats(new float[] {g.rank() + 1});
+            try {
+                g.allReduce(t, ReduceOp.SUM).block(Duration.ofSeconds(30));
+                return List.of(g.rank() + " " + t.toFloatArray()[0] + " " + g.transportTo(1 - g.rank())).iterator();
+            } finally {
+                t.release();
+            }
+        }).collect();
+        assertEquals(2, out.size(), out.toString());
+        for (String r : out) {
+            assertTrue(r.split(" ")[1].equals("3.0"), out.toString());
+        }
+        System.out.println("over TLS: " + out);
+    }
+
+    private static void run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool hung");
+        assertEquals(0, p.exitValue(), "keytool failed: " + text);
     }
 
     /**
