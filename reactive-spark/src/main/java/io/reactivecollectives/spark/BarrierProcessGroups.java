@@ -33,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Life cycle, tied to the task (see {@link TaskGuard}): when the task fails its group is aborted,
  * which fails the in-flight and later collectives of every other task at once (they then fail too,
  * and Spark retries the stage); when Spark kills the task (another task of the stage failed), the
- * group is aborted within {@link TaskGuard#KILL_POLL}; when the task ends the group, the store
+ * group is aborted within one poll of the task's kill flag (every 50 ms); when the task ends the group, the store
  * client and the store server are closed. Callers may close the group earlier themselves.
  *
  * <p>Spark's {@code allGather} waits on the task's thread; it runs on the library's bounded

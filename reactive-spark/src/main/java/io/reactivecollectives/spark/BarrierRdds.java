@@ -26,17 +26,21 @@ public final class BarrierRdds {
     /**
      * Runs {@code f} on every partition of {@code rdd} as one barrier stage: all its tasks start
      * together (or none does), and when one fails Spark fails them all. Inside {@code f},
-     * {@link BarrierProcessGroups#connect} gives the task's rank of the stage's group.
+     * {@link BarrierProcessGroups#connect} gives the task's rank of the stage's group. First checks,
+     * on the driver, that the stage can run as a barrier stage ({@link BarrierStages#requireRunnable}).
      *
      * @param rdd the partitions, one per rank
      * @param f   what each task computes from its partition (it may throw: the task then fails with it)
      * @param <T> the element type of {@code rdd}
      * @param <R> the element type of the result
      * @return the barrier stage's result (lazy, as every RDD)
+     * @throws IllegalStateException when the stage cannot run as a barrier stage (dynamic allocation,
+     *                               fewer task slots than partitions on a local master)
      */
     public static <T, R> JavaRDD<R> mapPartitions(JavaRDD<T> rdd, FlatMapFunction<Iterator<T>, R> f) {
         Objects.requireNonNull(rdd, "rdd");
         Objects.requireNonNull(f, "f");
+        BarrierStages.requireRunnable(rdd.context().getConf(), rdd.getNumPartitions());
         @SuppressWarnings("unchecked")
         ClassTag<R> tag = (ClassTag<R>) (ClassTag<?>) ClassTag$.MODULE$.AnyRef();
         RDD<R> out = rdd.rdd().barrier().mapPartitions(new PartitionFunction<>(f), false, tag);

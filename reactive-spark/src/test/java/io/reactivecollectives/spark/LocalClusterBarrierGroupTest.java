@@ -222,6 +222,19 @@ class LocalClusterBarrierGroupTest {
                 e.getMessage());
     }
 
+    /**
+     * Three tasks on two single-core executors never start together: refused at once on the driver
+     * (Spark itself would re-check its slots for minutes before failing the job).
+     */
+    @Test
+    void moreTasksThanSlotsIsAClearErrorAtOnce() {
+        long start = System.nanoTime();
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> BarrierRdds.mapPartitions(sc.parallelize(List.of(0, 1, 2), 3), it -> it));
+        assertTrue(e.getMessage().contains("3 tasks") && e.getMessage().contains("2 task slot(s)"), e.getMessage());
+        assertTrue(System.nanoTime() - start < 1_000_000_000L, "the check took over a second");
+    }
+
     /** The sample across the two executor JVMs: loss falls, parameters agree. */
     @Test
     void sampleTrainsAcrossExecutorJvms() {
