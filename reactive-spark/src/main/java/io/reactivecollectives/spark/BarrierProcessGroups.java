@@ -41,10 +41,10 @@ import java.util.concurrent.TimeoutException;
  * {@code Mono} (it runs on Spark's task thread).
  *
  * <pre>{@code
- * rdd.barrier().mapPartitions(rows -> {
+ * BarrierRdds.mapPartitions(rdd, rows -> {      // rdd.barrier().mapPartitions(...) in Scala
  *     TcpProcessGroup group = BarrierProcessGroups.connect(GroupOptions.defaults()).block();
  *     ... group.allReduce(t, ReduceOp.SUM).block() ...
- *     return results;
+ *     return results.iterator();
  * }).collect();
  * }</pre>
  */

@@ -29,7 +29,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Data-parallel training of an {@link Mlp} on a {@link SyntheticTask} over a {@link ProcessGroup}:
+ * Data-parallel training of an {@link Mlp} on a {@link SyntheticTask} (or any {@link BatchSource}) over a {@link ProcessGroup}:
  * every rank starts from rank 0's weights (broadcast), computes the gradient of its slice of each
  * global batch, averages gradients across ranks, and takes the same SGD step, so all ranks keep the
  * same parameters as one process training on the whole global batch.
