@@ -29,7 +29,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Data-parallel training of an {@link Mlp} on a {@link SyntheticTask} over a {@link ProcessGroup}:
+ * Data-parallel training of an {@link Mlp} on a {@link SyntheticTask} (or any {@link BatchSource}) over a {@link ProcessGroup}:
  * every rank starts from rank 0's weights (broadcast), computes the gradient of its slice of each
  * global batch, averages gradients across ranks, and takes the same SGD step, so all ranks keep the
  * same parameters as one process training on the whole global batch.
@@ -51,6 +51,7 @@ public final class DataParallelTrainer {
     private final TrainConfig cfg;
     private final PrintStream out;
     private final int progressColumns;
+    private final BatchSource source;
 
     /** A trainer printing to {@code out}, its progress bar (if any) within 80 columns. */
     public DataParallelTrainer(TrainConfig cfg, PrintStream out) {
@@ -62,9 +63,19 @@ public final class DataParallelTrainer {
      * columns less one (a line that fills the last column wraps on some terminals).
      */
     public DataParallelTrainer(TrainConfig cfg, PrintStream out, int progressColumns) {
+        this(cfg, out, progressColumns, null);
+    }
+
+    /**
+     * A trainer reading its batches from {@code source} (null: the {@link SyntheticTask} of the
+     * config's seed, {@link BatchSource#synthetic}), printing to {@code out}.
+     */
+    public DataParallelTrainer(TrainConfig cfg, PrintStream out, int progressColumns, BatchSource source) {
         this.cfg = cfg;
         this.out = out;
         this.progressColumns = progressColumns;
+        this.source = source != null ? source
+                : BatchSource.synthetic(new SyntheticTask(cfg.seed(), cfg.dims()[0], cfg.dims()[cfg.dims().length - 1]));
     }
 
     /** The progress bar of {@code steps} steps, written to {@code sink}, each line at most {@code columns - 1} characters. */
@@ -103,7 +114,6 @@ public final class DataParallelTrainer {
         final Scheduler trainer;
         final int rank;
         final int world;
-        final SyntheticTask task;
         final Mlp mlp;
         final float[] x;
         final int[] labels;
@@ -121,7 +131,6 @@ public final class DataParallelTrainer {
             this.trainer = trainer;
             this.rank = group.rank();
             this.world = group.size();
-            this.task = new SyntheticTask(cfg.seed(), cfg.dims()[0], cfg.dims()[cfg.dims().length - 1]);
             this.mlp = new Mlp(cfg.dims(), cfg.seed() * 31 + rank); // different per rank on purpose: the broadcast fixes it
             this.x = new float[cfg.batch() * cfg.dims()[0]];
             this.labels = new int[cfg.batch()];
@@ -177,8 +186,7 @@ public final class DataParallelTrainer {
                 commAtWarmup = reducer == null ? 0 : reducer.communicationNanos();
             }
             return Mono.fromCallable(() -> {
-                long first = ((long) step * world + rank) * cfg.batch();
-                task.batch(first, cfg.batch(), x, labels);
+                source.batch(step, rank, world, x, labels);
                 return mlp.forward(x, labels, cfg.batch());
             }).subscribeOn(trainer)
                     .flatMap(loss -> (cfg.streaming() ? streamingBackward() : bucketedBackward()).thenReturn(loss))

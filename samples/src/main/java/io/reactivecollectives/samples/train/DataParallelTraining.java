@@ -184,8 +184,14 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
         }
     }
 
-    /** Whether every rank holds bit-identical {@code params}: the MIN and MAX of each value agree. */
-    static Mono<Boolean> sameOnAllRanks(ProcessGroup group, float[] params) {
+    /**
+     * Whether every rank holds bit-identical {@code params}: the MIN and MAX of each value agree.
+     *
+     * @param group  the ranks
+     * @param params this rank's parameters
+     * @return a cold {@code Mono} emitting the same answer on every rank
+     */
+    public static Mono<Boolean> sameOnAllRanks(ProcessGroup group, float[] params) {
         return Mono.using(
                 () -> new Tensor[] {Tensor.fromFloats(params), Tensor.fromFloats(params)},
                 t -> group.allReduce(t[0], ReduceOp.MIN).then(group.allReduce(t[1], ReduceOp.MAX))

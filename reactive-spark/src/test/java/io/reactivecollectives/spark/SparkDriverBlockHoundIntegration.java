@@ -1,0 +1,29 @@
+package io.reactivecollectives.spark;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * What Spark's own Netty event loops may block on in this module's test JVM (the Spark driver),
+ * loaded by BlockHound beside the project's recording integration. BlockHound sees every Netty event
+ * loop as non-blocking, Spark's too, but Spark serves requests synchronously on its event loops by
+ * design; none of this library's code runs under these call sites, which stay checked everywhere else.
+ * <ul>
+ *   <li>{@code NettyBlockRpcServer.receive}: the driver's block manager serving a block (a task's
+ *       binary, a broadcast) to an executor takes the block's read lock
+ *       ({@code BlockInfoManager.lockForReading}), which parks when a writer holds it. Seen on
+ *       {@code shuffle-server-*} threads when a local-cluster executor fetched a task binary while
+ *       the driver was still storing it; BlockHound's error then broke the fetch and the stage.</li>
+ * </ul>
+ */
+public final class SparkDriverBlockHoundIntegration implements BlockHoundIntegration {
+
+    /** Created by BlockHound through the service loader. */
+    public SparkDriverBlockHoundIntegration() {
+    }
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.allowBlockingCallsInside("org.apache.spark.network.netty.NettyBlockRpcServer", "receive");
+    }
+}

@@ -1,0 +1,202 @@
+package io.reactivecollectives.spark.sample;
+
+import io.reactivecollectives.samples.train.BatchSource;
+import io.reactivecollectives.samples.train.DataParallelTrainer;
+import io.reactivecollectives.samples.train.DataParallelTraining;
+import io.reactivecollectives.samples.train.SyntheticTask;
+import io.reactivecollectives.samples.train.TrainConfig;
+import io.reactivecollectives.samples.train.TrainResult;
+import io.reactivecollectives.spark.BarrierProcessGroups;
+import io.reactivecollectives.spark.BarrierRdds;
+import io.reactivecollectives.spark.BarrierStages;
+import io.reactivecollectives.transport.GroupOptions;
+import io.reactivecollectives.transport.TcpProcessGroup;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+import java.io.PrintStream;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The main job's data-parallel training ({@link DataParallelTrainer}, its {@code Mlp} and
+ * {@link SyntheticTask}) inside a Spark barrier stage: a DataFrame of labelled samples has one
+ * partition per rank, and each barrier task trains on its own partition as one rank of a
+ * {@link BarrierProcessGroups} group, averaging gradients with the other tasks every step. The
+ * driver prints the loss (mean over the ranks) as it falls, a check that every rank ended with the
+ * same parameters, and the time per step.
+ *
+ * <p>It lives in the test sources of {@code reactive-spark} (Spark and the samples are test
+ * dependencies there; the published module carries neither). Run it with
+ * {@code bin/collectives-spark-train [--master local-cluster[2,1,1024]|local[N]] [--ranks N]
+ * [--steps N] [--batch N] [--shard-rows N]}.
+ */
+public final class SparkDataParallelTraining {
+
+    /** What the driver passes to every task (the samples' {@code TrainConfig} is not serializable). */
+    public record Settings(int steps, int batch, int shardRows, int warmupSteps) implements Serializable {
+        TrainConfig config() {
+            return TrainConfig.defaults().withSteps(steps).withBatch(batch).withWarmupSteps(warmupSteps).withOutput(0, false);
+        }
+    }
+
+    /**
+     * What one rank (task) sends back to the driver.
+     *
+     * @param rank      the rank (partition)
+     * @param pid       the process id of the executor JVM that ran it
+     * @param losses    its loss at every step
+     * @param msPerStep wall milliseconds per step after the warm-up
+     * @param same      whether every rank ended with bit-identical parameters
+     * @param shardRows rows of its DataFrame partition
+     */
+    public record RankResult(int rank, long pid, double[] losses, double msPerStep, boolean same, int shardRows)
+            implements Serializable {
+    }
+
+    private SparkDataParallelTraining() {
+    }
+
+    /**
+     * Runs the sample: {@code --master} (default {@code local[2]}), {@code --ranks} (default 2),
+     * {@code --steps} (default 300), {@code --batch} (default 32), {@code --shard-rows} (default 4096).
+     *
+     * @param args the options
+     */
+    public static void main(String[] args) {
+        String master = "local[2]";
+        int ranks = 2;
+        int steps = 300;
+        int batch = 32;
+        int shardRows = 4096;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--master" -> master = args[i + 1];
+                case "--ranks" -> ranks = Integer.parseInt(args[i + 1]);
+                case "--steps" -> steps = Integer.parseInt(args[i + 1]);
+                case "--batch" -> batch = Integer.parseInt(args[i + 1]);
+                case "--shard-rows" -> shardRows = Integer.parseInt(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]
+                        + " (options: --master, --ranks, --steps, --batch, --shard-rows)");
+            }
+        }
+        SparkSession spark = SparkContexts.session(master, "collectives-spark-train");
+        boolean ok;
+        try {
+            List<RankResult> results = train(spark, ranks, new Settings(steps, batch, shardRows, Math.min(50, steps / 5)));
+            ok = report(System.out, master, results, steps, batch);
+        } finally {
+            spark.stop();
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+    /**
+     * Trains in one barrier stage of {@code ranks} tasks.
+     *
+     * @param spark    the session
+     * @param ranks    tasks, ranks and DataFrame partitions
+     * @param settings steps, batch and shard size
+     * @return every rank's result, by rank
+     */
+    public static List<RankResult> train(SparkSession spark, int ranks, Settings settings) {
+        BarrierStages.requireRunnable(spark.sparkContext().getConf(), ranks);
+        Dataset<Row> samples = samples(spark, settings.config(), ranks, settings.shardRows());
+        List<RankResult> results = new ArrayList<>(BarrierRdds.mapPartitions(samples.javaRDD(), rows -> List.of(trainShard(rows, settings)).iterator())
+                .collect());
+        results.sort(Comparator.comparingInt(RankResult::rank));
+        return results;
+    }
+
+    /** The labelled samples as a DataFrame ({@code features: array<float>, label: int}), one partition per rank. */
+    static Dataset<Row> samples(SparkSession spark, TrainConfig cfg, int ranks, int shardRows) {
+        int inputs = cfg.dims()[0];
+        int classes = cfg.dims()[cfg.dims().length - 1];
+        long seed = cfg.seed();
+        StructType schema = new StructType();
+        for (int i = 0; i < inputs; i++) {
+            schema = schema.add("x" + i, DataTypes.FloatType, false);
+        }
+        schema = schema.add("label", DataTypes.IntegerType, false);
+        return spark.range(0, (long) ranks * shardRows, 1, ranks).map((MapFunction<Long, Row>) id -> {
+            float[] x = new float[inputs];
+            Object[] row = new Object[inputs + 1];
+            row[inputs] = new SyntheticTask(seed, inputs, classes).sample(id, x, 0);
+            for (int i = 0; i < inputs; i++) {
+                row[i] = x[i];
+            }
+            return RowFactory.create(row);
+        }, Encoders.row(schema));
+    }
+
+    /** One barrier task: its partition is its shard; it trains as one rank of the stage's group. */
+    static RankResult trainShard(Iterator<Row> rows, Settings settings) {
+        TrainConfig cfg = settings.config();
+        int inputs = cfg.dims()[0];
+        List<Row> shard = new ArrayList<>();
+        rows.forEachRemaining(shard::add);
+        float[] xs = new float[shard.size() * inputs];
+        int[] ys = new int[shard.size()];
+        for (int r = 0; r < shard.size(); r++) {
+            Row row = shard.get(r);
+            for (int i = 0; i < inputs; i++) {
+                xs[r * inputs + i] = row.getFloat(i);
+            }
+            ys[r] = row.getInt(inputs);
+        }
+        // step s reads rows s*batch.. of the shard, wrapping around (an epoch is shardRows / batch steps)
+        BatchSource source = (step, rank, world, x, labels) -> {
+            for (int b = 0; b < labels.length; b++) {
+                int row = (int) (((long) step * labels.length + b) % ys.length);
+                System.arraycopy(xs, row * inputs, x, b * inputs, inputs);
+                labels[b] = ys[row];
+            }
+        };
+        // the task's own code may block: it runs on Spark's task thread
+        TcpProcessGroup group = BarrierProcessGroups.connect(GroupOptions.defaults()).block(Duration.ofMinutes(2));
+        TrainResult result = new DataParallelTrainer(cfg, System.out, 80, source).train(group).block();
+        boolean same = Boolean.TRUE.equals(DataParallelTraining.sameOnAllRanks(group, result.finalParameters()).block());
+        return new RankResult(group.rank(), ProcessHandle.current().pid(), result.losses(), result.msPerStep(), same,
+                ys.length);
+    }
+
+    /** Prints the run; {@return whether the loss fell and the parameters are the same on every rank} */
+    public static boolean report(PrintStream out, String master, List<RankResult> results, int steps, int batch) {
+        int world = results.size();
+        out.printf(Locale.ROOT, "data-parallel training in a Spark barrier stage on %s: %d ranks (tasks) in JVM(s) %s, "
+                        + "MLP %s, DataFrame partitions of %d rows, batch %d per rank, %d steps%n", master, world,
+                results.stream().map(r -> Long.toString(r.pid())).distinct().toList(),
+                Arrays.toString(TrainConfig.defaults().dims()), results.get(0).shardRows(), batch, steps);
+        double[] mean = new double[steps];
+        for (RankResult r : results) {
+            for (int s = 0; s < steps; s++) {
+                mean[s] += r.losses()[s] / world;
+            }
+        }
+        int every = Math.max(1, steps / 10);
+        for (int s = 0; s < steps; s += every) {
+            out.printf(Locale.ROOT, "step %5d  loss %.4f (mean over the ranks)%n", s + 1, mean[s]);
+        }
+        int window = Math.max(1, Math.min(50, steps / 5));
+        double first = Arrays.stream(mean, 0, window).average().orElse(Double.NaN);
+        double last = Arrays.stream(mean, steps - window, steps).average().orElse(Double.NaN);
+        double ms = results.stream().mapToDouble(RankResult::msPerStep).max().orElse(Double.NaN);
+        boolean same = results.stream().allMatch(RankResult::same);
+        out.printf(Locale.ROOT, "loss (mean of %d steps) %.4f at the start, %.4f at the end: %s | %.3f ms/step%n", window,
+                first, last, last < first ? "falling" : "NOT falling", ms);
+        out.println("parameters identical on all " + world + " ranks: " + (same ? "yes" : "NO"));
+        return same && last < first;
+    }
+}
