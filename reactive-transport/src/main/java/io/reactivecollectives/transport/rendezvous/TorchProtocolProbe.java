@@ -30,19 +30,21 @@ import java.util.concurrent.TimeUnit;
  *   <li>the libuv 2.x server ({@code TCPStoreLibUvBackend.cpp}, {@code UvClient::processBuf})
  *       answers nothing: it keeps the bytes of a client's first read that does not start with
  *       {@code VALIDATE}, marks the client as seen, and reads the kept bytes as 2.x queries when more
- *       arrive. After {@link #WINDOW} of silence the probe sends a second query, {@code 05}, one
- *       key, a key nobody sets: 2.x's {@code CHECK} of it, answered NOT_READY (1), after the first
+ *       arrive. After a window of silence ({@link #window}) the probe sends a second query (again
+ *       after each further window of silence): {@code 05}, one key, a key nobody sets: 2.x's {@code CHECK} of it, answered NOT_READY (1), after the first
  *       one's 0; for 1.x it is a {@code WAIT} that the closing of the probe's connection drops. A 1
  *       means V2.</li>
  * </ul>
- * So V2 is chosen only on a close before any answer or on a 1, which no 1.x server sends here; a 0
- * and then {@link #WINDOW} of nothing mean V1 (a slow 1.x server). A server answering neither way
+ * So V2 is chosen only on a close before any answer or on a 1, which no 1.x server sends here; V1 on
+ * a 0 before any second query was sent, or a 0 and then a window of nothing (a slow 1.x server). A server answering neither way
  * is waited for until the caller's timeout.
  */
 final class TorchProtocolProbe extends ChannelInboundHandlerAdapter {
 
-    /** How long the probe waits for an answer before its second query, and for a 1 after a 0. */
+    /** How long the probe waits for an answer before (each) second query, and for a 1 after a 0, at most. */
     static final Duration WINDOW = Duration.ofMillis(250);
+    /** The shortest such wait. */
+    static final Duration MIN_WINDOW = Duration.ofMillis(20);
 
     private final Connection connection;
     private final MonoSink<TorchStoreProtocol> sink;
@@ -84,6 +86,12 @@ final class TorchProtocolProbe extends ChannelInboundHandlerAdapter {
                 }).doFinally(s -> c.dispose())));
     }
 
+    /** The probe's window for a store whose connect must end within {@code timeout}: a fifth of it, 20..250 ms. */
+    static Duration window(Duration timeout) {
+        Duration w = timeout.dividedBy(5);
+        return w.compareTo(WINDOW) > 0 ? WINDOW : w.compareTo(MIN_WINDOW) < 0 ? MIN_WINDOW : w;
+    }
+
     /** The first probe: {@code 05} and a {@code uint64} 0 (1.x WAIT / 2.x CHECK of no keys). */
     static ByteBuf firstProbe() {
         ByteBuf b = Unpooled.buffer(9);
@@ -103,13 +111,23 @@ final class TorchProtocolProbe extends ChannelInboundHandlerAdapter {
 
     private void start() {
         connection.channel().writeAndFlush(firstProbe());
+        kickLater();
+    }
+
+    /**
+     * The second query after a window of silence, again after each further window of silence: the
+     * libuv server reads its held bytes only when a later read brings more, and a second query that
+     * arrived with the first in one read is held with it.
+     */
+    private void kickLater() {
         connection.channel().eventLoop().schedule(() -> {
-            if (!decided && !kicked) {
+            if (!decided && !answered && connection.channel().isActive()) {
                 kicked = true;
                 // not UUID.randomUUID(): SecureRandom may read /dev/urandom, blocking the event loop
                 String key = TorchTcpStore.KEY_PREFIX + "rc/protocol-probe/"
                         + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "-" + System.nanoTime();
                 connection.channel().writeAndFlush(secondProbe(key));
+                kickLater();
             }
         }, window.toNanos(), TimeUnit.NANOSECONDS);
     }

@@ -134,7 +134,7 @@ public final class TorchTcpStore implements Store {
     private Mono<TorchStoreConnection> open() {
         TorchStoreProtocol p = protocol.get();
         Mono<TorchStoreProtocol> known = p != null ? Mono.just(p)
-                : TorchProtocolProbe.detect(host, port, TorchProtocolProbe.WINDOW).doOnNext(protocol::set);
+                : TorchProtocolProbe.detect(host, port, TorchProtocolProbe.window(timeout)).doOnNext(protocol::set);
         return known.flatMap(v -> TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE, v));
     }
 
@@ -214,6 +214,7 @@ public final class TorchTcpStore implements Store {
      */
     private Mono<Void> waitFor(String op, List<String> wireKeys, Duration timeout) {
         Mono<Boolean> poll = Flux.interval(POLL_INTERVAL)
+                .onBackpressureDrop() // a tick while a check is still out is skipped, not an overflow error
                 .concatMap(i -> main.flatMap(c -> check(c, op, wireKeys)))
                 .filter(ready -> ready)
                 .next();
