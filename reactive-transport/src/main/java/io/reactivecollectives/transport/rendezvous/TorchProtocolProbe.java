@@ -31,13 +31,15 @@ import java.util.concurrent.TimeUnit;
  *       answers nothing: it keeps the bytes of a client's first read that does not start with
  *       {@code VALIDATE}, marks the client as seen, and reads the kept bytes as 2.x queries when more
  *       arrive. After a window of silence ({@link #window}) the probe sends a second query (again
- *       after each further window of silence): {@code 05}, one key, a key nobody sets: 2.x's {@code CHECK} of it, answered NOT_READY (1), after the first
- *       one's 0; for 1.x it is a {@code WAIT} that the closing of the probe's connection drops. A 1
- *       means V2.</li>
+ *       after each further window of silence): {@code 05}, one key, a key nobody sets: 2.x's
+ *       {@code CHECK} of it, answered NOT_READY (1) after the first query's 0; for 1.x a {@code WAIT}
+ *       that the closing of the probe's connection drops. A 1 means V2.</li>
  * </ul>
  * So V2 is chosen only on a close before any answer or on a 1, which no 1.x server sends here; V1 on
- * a 0 before any second query was sent, or a 0 and then a window of nothing (a slow 1.x server). A server answering neither way
- * is waited for until the caller's timeout.
+ * a 0 before any second query was sent, or a 0 and then a window of nothing (a slow 1.x server). A
+ * server answering neither way is waited for until the caller's timeout. (One gap remains: a libuv
+ * server that got the first query split over two reads would answer it with 0 before any second
+ * query; a 9-byte write on a fresh connection is not split in practice.)
  */
 final class TorchProtocolProbe extends ChannelInboundHandlerAdapter {
 

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
+import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Reply;
@@ -157,7 +158,7 @@ public final class TorchTcpStore implements Store {
         return new IllegalStateException(op + ": torch TCPStore client of " + server() + " is closed");
     }
 
-    private Mono<Object> call(String op, TorchQuery query, Reply reply, java.util.function.Consumer<io.netty.buffer.ByteBuf> body) {
+    private Mono<Object> call(String op, TorchQuery query, Reply reply, java.util.function.Consumer<ByteBuf> body) {
         return main.flatMap(c -> c.call(op, query, reply, body));
     }
 
@@ -182,7 +183,8 @@ public final class TorchTcpStore implements Store {
     }
 
     private static Mono<Boolean> check(TorchStoreConnection c, String op, List<String> wireKeys) {
-        return c.call(op, TorchQuery.CHECK, Reply.BYTE, b -> writeKeys(b, wireKeys)).map(r -> ((Integer) r) == TorchStoreConnection.READY);
+        return c.call(op, TorchQuery.CHECK, Reply.BYTE, b -> writeKeys(b, wireKeys))
+                .map(r -> ((Integer) r) == TorchStoreConnection.READY);
     }
 
     private Mono<byte[]> getNow(String op, TorchStoreConnection c, String wireKey) {
@@ -391,7 +393,7 @@ public final class TorchTcpStore implements Store {
         });
     }
 
-    private static void writeKeys(io.netty.buffer.ByteBuf b, List<String> wireKeys) {
+    private static void writeKeys(ByteBuf b, List<String> wireKeys) {
         b.writeLongLE(wireKeys.size());
         for (String k : wireKeys) {
             TorchStoreConnection.writeString(b, k);
