@@ -133,7 +133,10 @@ final class FakeTorch2Server implements AutoCloseable {
         @Override
         public void run() {
             byte[] chunk = new byte[64 * 1024];
-            try (InputStream is = socket.getInputStream()) {
+            try {
+                // not try-with-resources: closing the stream closes the socket before the catch marks
+                // a close as the server's own
+                InputStream is = socket.getInputStream();
                 int n;
                 while ((n = is.read(chunk)) > 0) {
                     synchronized (FakeTorch2Server.this) {

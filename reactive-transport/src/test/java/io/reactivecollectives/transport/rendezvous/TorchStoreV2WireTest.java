@@ -191,6 +191,10 @@ class TorchStoreV2WireTest {
         assertEquals(-1, exchange("00 " + str("/k") + " " + str("v")));
         assertEquals(-1, exchange("05 " + u64(0)));
         assertEquals(0, exchange(VALIDATE + " 05 " + u64(0)), "CHECK of no keys is READY");
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (server.closedByServer() < 2 && System.nanoTime() < deadline) {
+            sleep(10);
+        }
         assertEquals(2, server.closedByServer());
         assertEquals(0, server.numKeys());
     }
