@@ -184,6 +184,24 @@ class TorchStoreV2WireTest {
         assertEquals(0, server.numKeys());
     }
 
+    /** Forcing 1.x on a 2.x server fails the calls but changes nothing there (why AUTO can probe 1.x first). */
+    @Test
+    void oneXCallsChangeNothingOnATwoXServer() throws IOException {
+        for (FakeTorch2Server.Flavor flavor : FakeTorch2Server.Flavor.values()) {
+            server = new FakeTorch2Server(flavor);
+            store = TorchTcpStore.connect("127.0.0.1", server.port(), Duration.ofMillis(500), TorchStoreProtocol.V1)
+                    .block(WAIT);
+            assertThrows(RuntimeException.class,
+                    () -> store.set("k", "v".getBytes(StandardCharsets.UTF_8)).block(Duration.ofSeconds(2)), flavor.name());
+            assertThrows(RuntimeException.class, () -> store.add("n", 1).block(Duration.ofSeconds(2)), flavor.name());
+            assertEquals(0, server.numKeys(), flavor.name());
+            store.close();
+            server.close();
+        }
+        store = null;
+        server = null;
+    }
+
     @Test
     void theFakeServerClosesConnectionsWithoutValidate() throws IOException {
         server = new FakeTorch2Server(FakeTorch2Server.Flavor.LEGACY);
