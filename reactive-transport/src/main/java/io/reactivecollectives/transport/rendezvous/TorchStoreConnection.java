@@ -8,6 +8,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
 
@@ -52,6 +54,7 @@ final class TorchStoreConnection {
 
     private final Connection connection;
     private final TorchStoreProtocol protocol;
+    private final Scheduler scheduler;
     private final String server;
     private final int maxValueSize;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
@@ -90,6 +93,7 @@ final class TorchStoreConnection {
     private TorchStoreConnection(Connection connection, TorchStoreProtocol protocol, String server, int maxValueSize) {
         this.connection = connection;
         this.protocol = protocol;
+        this.scheduler = Schedulers.fromExecutorService(connection.channel().eventLoop(), "torch-store-loop");
         this.server = server;
         this.maxValueSize = maxValueSize;
     }
@@ -127,6 +131,14 @@ final class TorchStoreConnection {
         b.writeByte(TorchQuery.VALIDATE.code(TorchStoreProtocol.V2));
         b.writeIntLE(TorchQuery.VALIDATION_MAGIC);
         return b;
+    }
+
+    /**
+     * A scheduler on this connection's event loop (never disposed: that would shut the loop down);
+     * its timers are set and cancelled without the locks of {@code Schedulers.parallel()}'s queue.
+     */
+    Scheduler scheduler() {
+        return scheduler;
     }
 
     TorchStoreProtocol protocol() {

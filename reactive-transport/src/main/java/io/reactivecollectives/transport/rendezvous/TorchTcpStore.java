@@ -6,6 +6,7 @@ import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Reply;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.retry.Retry;
 
 import java.time.Duration;
@@ -215,13 +216,19 @@ public final class TorchTcpStore implements Store {
      * {@code compare_set} creates a key.
      */
     private Mono<Void> waitFor(String op, List<String> wireKeys, Duration timeout) {
-        Mono<Boolean> poll = Flux.interval(POLL_INTERVAL)
-                .onBackpressureDrop() // a tick while a check is still out is skipped, not an overflow error
-                .concatMap(i -> main.flatMap(c -> check(c, op, wireKeys)))
-                .filter(ready -> ready)
-                .next();
-        return Mono.firstWithSignal(waitOn(op, wireKeys).then(), poll.then())
-                .timeout(timeout);
+        return main.flatMap(m -> {
+            // timers on the connection's event loop: cancelling a pending task of Schedulers.parallel()
+            // takes its queue's lock, which BlockHound caught parking an event loop; one delay at a
+            // time, so a check still out when the next is due is never an interval overflow
+            Scheduler loop = m.scheduler();
+            Mono<Boolean> poll = Mono.delay(POLL_INTERVAL, loop)
+                    .then(main.flatMap(c -> check(c, op, wireKeys)))
+                    .repeat()
+                    .filter(ready -> ready)
+                    .next();
+            return Mono.firstWithSignal(waitOn(op, wireKeys).then(), poll.then())
+                    .timeout(timeout, loop);
+        });
     }
 
     private Mono<Object> waitOn(String op, List<String> wireKeys) {
@@ -252,7 +259,7 @@ public final class TorchTcpStore implements Store {
             return closeWait(c);
         }
         return c.call("cancelWait", TorchQuery.CANCEL_WAIT, Reply.NONE, b -> { })
-                .timeout(Duration.ofSeconds(1))
+                .timeout(Duration.ofSeconds(1), c.scheduler())
                 .onErrorResume(e -> Mono.empty())
                 .then(closeWait(c));
     }
