@@ -43,7 +43,8 @@ import java.util.Optional;
  * Missing, malformed or contradictory variables give an {@link IllegalArgumentException} that
  * names them. Under torchrun with {@code TORCHELASTIC_USE_AGENT_STORE=True} the agent already
  * serves a PyTorch {@code TCPStore} on {@code MASTER_PORT}: every rank connects a
- * {@link TorchTcpStore} to it, its keys under {@code rc/<TORCHELASTIC_RESTART_COUNT>/}. Otherwise rank 0 embeds the {@link TcpStoreServer} (bound to {@code RC_STORE_BIND}, default
+ * {@link TorchTcpStore} to it (torch 1.x or 2.x wire protocol, detected), its keys under
+ * {@code rc/<TORCHELASTIC_RESTART_COUNT>/}. Otherwise rank 0 embeds the {@link TcpStoreServer} (bound to {@code RC_STORE_BIND}, default
  * every interface); every rank, 0 included, connects a {@link TcpStore} client. Security, off by
  * default: {@code RC_STORE_SECRET} turns on HMAC authentication; {@code RC_STORE_TLS_CERT} and
  * {@code RC_STORE_TLS_KEY} (PEM, PKCS#8 key) turn on TLS on rank 0's server, and clients trust

@@ -1,11 +1,12 @@
 package io.reactivecollectives.transport.rendezvous;
 
+import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
-import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Query;
 import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Reply;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.retry.Retry;
 
 import java.time.Duration;
@@ -19,21 +20,27 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A client of PyTorch's {@code TCPStore} server (the 1.x wire protocol, as torch 1.13 speaks it),
- * for joining a job whose store torch runs: torchrun's agent store
+ * A client of PyTorch's {@code TCPStore} server, in the torch 1.x or 2.x wire protocol
+ * ({@link TorchStoreProtocol}; by default it finds out which, see {@link TorchProtocolProbe}), for
+ * joining a job whose store torch runs: torchrun's agent store
  * ({@code TORCHELASTIC_USE_AGENT_STORE=True}) or a {@code TCPStore(is_master=True)} of a Python
  * process. Non-blocking, over Reactor Netty: one connection carries the calls that answer at once,
  * pipelined; every waiting {@code get} or {@code await} that cannot answer at once opens its own
  * connection for torch's {@code WAIT}, closed when the wait ends, times out or is cancelled (the
- * server forgets the waiter of a closed connection; 1.x has no cancel).
+ * server forgets the waiter of a closed connection; over 2.x a cancelled wait first sends
+ * {@code CANCEL_WAIT}).
  *
  * <p>Keys go on the wire with torch's client prefix {@value #KEY_PREFIX}, so a key set here is the
  * key a Python {@code TCPStore} client sees under the same name. Differences from the contract of
  * {@link Store}: {@link #numKeys()} counts every key of the torch store (torch's own included);
- * the torch 1.x server does not wake waiters on {@code compare_set}, so a waiting call also checks
- * its keys every {@link #POLL_INTERVAL}; {@link #multiSet} sets one key after another (not
- * atomically); {@link #append} is not offered (torch 1.x has none); and an {@link #add} on a value that is not a number fails and makes the torch server close the
- * connection, which the next call opens again.
+ * torch's legacy servers do not wake waiters on {@code compare_set} (the 2.x libuv server does), so a
+ * waiting call also checks its keys every {@link #POLL_INTERVAL}; an {@link #add} on a value that is
+ * not a number fails and makes the torch server close the connection, which the next call opens
+ * again. Over 1.x, {@link #multiSet} sets one key after another (not atomically), {@link #multiGet}
+ * gets one after another and {@link #append} is not offered (torch 1.x has no APPEND). Over 2.x they
+ * are torch's {@code MULTI_SET}, {@code MULTI_GET} and {@code APPEND}; as torch's APPEND has no reply,
+ * the length {@link #append} returns is read after it on the same connection, so appends of other
+ * clients in between are counted too.
  */
 public final class TorchTcpStore implements Store {
 
@@ -47,15 +54,21 @@ public final class TorchTcpStore implements Store {
     private final String host;
     private final int port;
     private final Duration timeout;
+    private final TorchStoreProtocol requested;
+    private final AtomicReference<TorchStoreProtocol> protocol = new AtomicReference<>();
     private final Mono<TorchStoreConnection> main;
     private final AtomicReference<TorchStoreConnection> current = new AtomicReference<>();
     private final Set<TorchStoreConnection> waits = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    private TorchTcpStore(String host, int port, Duration timeout) {
+    private TorchTcpStore(String host, int port, Duration timeout, TorchStoreProtocol requested) {
         this.host = host;
         this.port = port;
         this.timeout = timeout;
+        this.requested = requested;
+        if (requested != TorchStoreProtocol.AUTO) {
+            protocol.set(requested);
+        }
         this.main = Mono.defer(() -> closed ? Mono.error(closedError("call")) : connectWithRetry(timeout))
                 .doOnNext(c -> {
                     TorchStoreConnection old = current.getAndSet(c);
@@ -70,9 +83,8 @@ public final class TorchTcpStore implements Store {
     }
 
     /**
-     * Connects to the torch {@code TCPStore} at {@code host:port}, retrying refused or failed
-     * attempts with backoff (20 ms doubling to 1 s; the name is resolved again by each attempt)
-     * until {@code timeout}, which is also the store's default wait.
+     * Connects to the torch {@code TCPStore} at {@code host:port} in the protocol the server speaks
+     * ({@link TorchStoreProtocol#AUTO}); see {@link #connect(String, int, Duration, TorchStoreProtocol)}.
      *
      * @param host    the store's host name or address
      * @param port    the store's port
@@ -80,20 +92,57 @@ public final class TorchTcpStore implements Store {
      * @return a cold {@code Mono} emitting the connected store, which the caller closes
      */
     public static Mono<TorchTcpStore> connect(String host, int port, Duration timeout) {
+        return connect(host, port, timeout, TorchStoreProtocol.AUTO);
+    }
+
+    /**
+     * Connects to the torch {@code TCPStore} at {@code host:port} in {@code protocol}, retrying
+     * refused or failed attempts with backoff (20 ms doubling to 1 s; the name is resolved again by
+     * each attempt) until {@code timeout}, which is also the store's default wait. With
+     * {@link TorchStoreProtocol#AUTO} the first attempt that reaches the server probes its protocol
+     * on a connection of its own ({@link TorchProtocolProbe}), and the store keeps the answer.
+     *
+     * @param host     the store's host name or address
+     * @param port     the store's port
+     * @param timeout  how long to keep trying to connect, and the default wait of {@link #get}
+     * @param protocol the wire protocol, or {@link TorchStoreProtocol#AUTO} to detect it
+     * @return a cold {@code Mono} emitting the connected store, which the caller closes
+     */
+    public static Mono<TorchTcpStore> connect(String host, int port, Duration timeout, TorchStoreProtocol protocol) {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(protocol, "protocol");
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " is not 1..65535");
         }
         return Mono.defer(() -> {
-            TorchTcpStore store = new TorchTcpStore(host, port, timeout);
+            TorchTcpStore store = new TorchTcpStore(host, port, timeout, protocol);
             return store.main.thenReturn(store);
         });
     }
 
+    /**
+     * The protocol this store speaks: the one asked for, or the one {@link TorchStoreProtocol#AUTO}
+     * found (known once {@link #connect} has emitted the store).
+     *
+     * @return {@link TorchStoreProtocol#V1} or {@link TorchStoreProtocol#V2}; {@link TorchStoreProtocol#AUTO}
+     *         only before the detection ended
+     */
+    public TorchStoreProtocol protocol() {
+        TorchStoreProtocol p = protocol.get();
+        return p == null ? requested : p;
+    }
+
+    private Mono<TorchStoreConnection> open() {
+        TorchStoreProtocol p = protocol.get();
+        Mono<TorchStoreProtocol> known = p != null ? Mono.just(p)
+                : TorchProtocolProbe.detect(host, port, TorchProtocolProbe.window(timeout)).doOnNext(protocol::set);
+        return known.flatMap(v -> TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE, v));
+    }
+
     private Mono<TorchStoreConnection> connectWithRetry(Duration within) {
         AtomicReference<Throwable> last = new AtomicReference<>();
-        return TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE)
+        return open()
                 .doOnError(last::set)
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofSeconds(1)))
                 .timeout(within)
@@ -110,7 +159,7 @@ public final class TorchTcpStore implements Store {
         return new IllegalStateException(op + ": torch TCPStore client of " + server() + " is closed");
     }
 
-    private Mono<Object> call(String op, Query query, Reply reply, java.util.function.Consumer<io.netty.buffer.ByteBuf> body) {
+    private Mono<Object> call(String op, TorchQuery query, Reply reply, java.util.function.Consumer<ByteBuf> body) {
         return main.flatMap(c -> c.call(op, query, reply, body));
     }
 
@@ -128,23 +177,19 @@ public final class TorchTcpStore implements Store {
         String k = wire(key);
         byte[] v = value.clone();
         // SET has no reply; a CHECK behind it on the same connection answers once the server applied it
-        return main.flatMap(c -> c.call("set", Query.SET, Reply.NONE, b -> {
+        return main.flatMap(c -> c.call("set", TorchQuery.SET, Reply.NONE, b -> {
             TorchStoreConnection.writeString(b, k);
             TorchStoreConnection.writeBytes(b, v);
         }).then(check(c, "set", List.of(k)))).then();
     }
 
     private static Mono<Boolean> check(TorchStoreConnection c, String op, List<String> wireKeys) {
-        return c.call(op, Query.CHECK, Reply.BYTE, b -> {
-            b.writeLongLE(wireKeys.size());
-            for (String k : wireKeys) {
-                TorchStoreConnection.writeString(b, k);
-            }
-        }).map(r -> ((Integer) r) == TorchStoreConnection.READY);
+        return c.call(op, TorchQuery.CHECK, Reply.BYTE, b -> writeKeys(b, wireKeys))
+                .map(r -> ((Integer) r) == TorchStoreConnection.READY);
     }
 
     private Mono<byte[]> getNow(String op, TorchStoreConnection c, String wireKey) {
-        return c.call(op, Query.GET, Reply.BYTES, b -> TorchStoreConnection.writeString(b, wireKey))
+        return c.call(op, TorchQuery.GET, Reply.BYTES, b -> TorchStoreConnection.writeString(b, wireKey))
                 .map(byte[].class::cast);
     }
 
@@ -171,16 +216,23 @@ public final class TorchTcpStore implements Store {
      * {@code compare_set} creates a key.
      */
     private Mono<Void> waitFor(String op, List<String> wireKeys, Duration timeout) {
-        Mono<Boolean> poll = Flux.interval(POLL_INTERVAL)
-                .concatMap(i -> main.flatMap(c -> check(c, op, wireKeys)))
-                .filter(ready -> ready)
-                .next();
-        return Mono.firstWithSignal(waitOn(op, wireKeys).then(), poll.then())
-                .timeout(timeout);
+        return main.flatMap(m -> {
+            // timers on the connection's event loop: cancelling a pending task of Schedulers.parallel()
+            // takes its queue's lock, which BlockHound caught parking an event loop; one delay at a
+            // time, so a check still out when the next is due is never an interval overflow
+            Scheduler loop = m.scheduler();
+            Mono<Boolean> poll = Mono.delay(POLL_INTERVAL, loop)
+                    .then(main.flatMap(c -> check(c, op, wireKeys)))
+                    .repeat()
+                    .filter(ready -> ready)
+                    .next();
+            return Mono.firstWithSignal(waitOn(op, wireKeys).then(), poll.then())
+                    .timeout(timeout, loop);
+        });
     }
 
     private Mono<Object> waitOn(String op, List<String> wireKeys) {
-        Mono<TorchStoreConnection> connection = TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE)
+        Mono<TorchStoreConnection> connection = open()
                 .doOnNext(c -> {
                     waits.add(c);
                     if (closed) {
@@ -188,16 +240,28 @@ public final class TorchTcpStore implements Store {
                     }
                 });
         return Mono.usingWhen(connection,
-                        c -> c.call(op, Query.WAIT, Reply.BYTE, b -> {
-                            b.writeLongLE(wireKeys.size());
-                            for (String k : wireKeys) {
-                                TorchStoreConnection.writeString(b, k);
-                            }
-                        }),
-                        c -> Mono.fromRunnable(() -> {
-                            waits.remove(c);
-                            c.close();
-                        }));
+                        c -> c.call(op, TorchQuery.WAIT, Reply.BYTE, b -> writeKeys(b, wireKeys)),
+                        c -> closeWait(c),
+                        (c, e) -> cancelWait(c),
+                        c -> cancelWait(c));
+    }
+
+    private Mono<Void> closeWait(TorchStoreConnection c) {
+        return Mono.fromRunnable(() -> {
+            waits.remove(c);
+            c.close();
+        });
+    }
+
+    /** Over 2.x, torch's CANCEL_WAIT (its WAIT_CANCELED reply is not awaited) before the close. */
+    private Mono<Void> cancelWait(TorchStoreConnection c) {
+        if (!TorchQuery.CANCEL_WAIT.in(c.protocol()) || !c.isActive()) {
+            return closeWait(c);
+        }
+        return c.call("cancelWait", TorchQuery.CANCEL_WAIT, Reply.NONE, b -> { })
+                .timeout(Duration.ofSeconds(1), c.scheduler())
+                .onErrorResume(e -> Mono.empty())
+                .then(closeWait(c));
     }
 
     @Override
@@ -233,7 +297,7 @@ public final class TorchTcpStore implements Store {
     @Override
     public Mono<Long> add(String key, long delta) {
         String k = wire(key);
-        return call("add", Query.ADD, Reply.INT64, b -> {
+        return call("add", TorchQuery.ADD, Reply.INT64, b -> {
             TorchStoreConnection.writeString(b, k);
             b.writeLongLE(delta);
         }).map(Long.class::cast);
@@ -244,7 +308,7 @@ public final class TorchTcpStore implements Store {
         String k = wire(key);
         byte[] e = expected.clone();
         byte[] d = desired.clone();
-        return call("compareSet", Query.COMPARE_SET, Reply.BYTES, b -> {
+        return call("compareSet", TorchQuery.COMPARE_SET, Reply.BYTES, b -> {
             TorchStoreConnection.writeString(b, k);
             TorchStoreConnection.writeBytes(b, e);
             TorchStoreConnection.writeBytes(b, d);
@@ -254,42 +318,93 @@ public final class TorchTcpStore implements Store {
     @Override
     public Mono<Boolean> delete(String key) {
         String k = wire(key);
-        return call("delete", Query.DELETE_KEY, Reply.INT64, b -> TorchStoreConnection.writeString(b, k))
+        return call("delete", TorchQuery.DELETE_KEY, Reply.INT64, b -> TorchStoreConnection.writeString(b, k))
                 .map(n -> ((Long) n) == 1L);
     }
 
     @Override
     public Mono<Long> numKeys() {
-        return call("numKeys", Query.GETNUMKEYS, Reply.INT64, b -> { }).map(Long.class::cast);
+        return call("numKeys", TorchQuery.GETNUMKEYS, Reply.INT64, b -> { }).map(Long.class::cast);
     }
 
     @Override
     public Mono<List<byte[]>> multiGet(List<String> keys) {
         List<String> userKeys = List.copyOf(keys);
-        return await(userKeys, timeout)
-                .then(Flux.fromIterable(userKeys).concatMap(k -> main.flatMap(c -> getNow("multiGet", c, wire(k))))
-                        .collectList());
+        if (userKeys.isEmpty()) {
+            return Mono.just(List.of());
+        }
+        List<String> wireKeys = userKeys.stream().map(TorchTcpStore::wire).toList();
+        return await(userKeys, timeout).then(main.flatMap(c -> {
+            if (!TorchQuery.MULTI_GET.in(c.protocol())) {
+                return Flux.fromIterable(wireKeys).concatMap(k -> getNow("multiGet", c, k)).collectList();
+            }
+            return c.call("multiGet", TorchQuery.MULTI_GET, Reply.BYTES_LIST, wireKeys.size(),
+                    b -> writeKeys(b, wireKeys)).map(TorchTcpStore::values);
+        }));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<byte[]> values(Object reply) {
+        return (List<byte[]>) reply;
     }
 
     @Override
     public Mono<Void> multiSet(Map<String, byte[]> entries) {
         List<Map.Entry<String, byte[]>> copy = new ArrayList<>();
-        entries.forEach((k, v) -> copy.add(Map.entry(k, v.clone())));
-        return Flux.fromIterable(copy).concatMap(e -> set(e.getKey(), e.getValue())).then();
+        entries.forEach((k, v) -> copy.add(Map.entry(wire(k), v.clone())));
+        if (copy.isEmpty()) {
+            return Mono.empty();
+        }
+        return main.flatMap(c -> {
+            if (!TorchQuery.MULTI_SET.in(c.protocol())) {
+                return Flux.fromIterable(copy).concatMap(e -> c.call("multiSet", TorchQuery.SET, Reply.NONE, b -> {
+                    TorchStoreConnection.writeString(b, e.getKey());
+                    TorchStoreConnection.writeBytes(b, e.getValue());
+                })).then(check(c, "multiSet", List.of(copy.get(copy.size() - 1).getKey())));
+            }
+            // MULTI_SET has no reply; a CHECK behind it answers once the server applied it
+            return c.call("multiSet", TorchQuery.MULTI_SET, Reply.NONE, b -> {
+                b.writeLongLE(copy.size());
+                for (Map.Entry<String, byte[]> e : copy) {
+                    TorchStoreConnection.writeString(b, e.getKey());
+                    TorchStoreConnection.writeBytes(b, e.getValue());
+                }
+            }).then(check(c, "multiSet", List.of(copy.get(0).getKey())));
+        }).then();
     }
 
     /**
-     * Not offered: torch 1.x has no APPEND, and composing it of {@code compare_set} cannot tell two
-     * concurrent appends of the same bytes apart (both would see their value and count once).
+     * torch 2.x's APPEND (no reply), then a GET on the same connection for the new length (appends
+     * of other clients in between are counted too). Over 1.x it is not offered: torch 1.x has no
+     * APPEND, and composing it of {@code compare_set} cannot tell two concurrent appends of the same
+     * bytes apart (both would see their value and count once).
      *
      * @param key   the key
-     * @param value the value
-     * @return a {@code Mono} failing with {@link UnsupportedOperationException}
+     * @param value the bytes to append
+     * @return a {@code Mono} of the value's length after the append; over 1.x failing with
+     *         {@link UnsupportedOperationException}
      */
     @Override
     public Mono<Long> append(String key, byte[] value) {
-        return Mono.error(new UnsupportedOperationException("append of '" + key + "' at torch TCPStore " + server()
-                + ": the torch 1.x store protocol has no APPEND"));
+        String k = wire(key);
+        byte[] v = value.clone();
+        return main.flatMap(c -> {
+            if (!TorchQuery.APPEND.in(c.protocol())) {
+                return Mono.error(new UnsupportedOperationException("append of '" + key + "' at torch TCPStore "
+                        + server() + ": the torch 1.x store protocol has no APPEND"));
+            }
+            return c.call("append", TorchQuery.APPEND, Reply.NONE, b -> {
+                TorchStoreConnection.writeString(b, k);
+                TorchStoreConnection.writeBytes(b, v);
+            }).then(getNow("append", c, k)).map(b -> (long) b.length);
+        });
+    }
+
+    private static void writeKeys(ByteBuf b, List<String> wireKeys) {
+        b.writeLongLE(wireKeys.size());
+        for (String k : wireKeys) {
+            TorchStoreConnection.writeString(b, k);
+        }
     }
 
     private static void checkTimeout(Duration timeout) {

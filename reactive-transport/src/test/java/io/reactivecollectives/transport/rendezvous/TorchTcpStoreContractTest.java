@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The {@link StoreContractTest} suite against {@link TorchTcpStore} connected to real PyTorch
- * {@code TCPStore} masters (torch 1.x, run by a Python child process, {@link TorchMasters}); skipped
+ * {@code TCPStore} masters (torch 1.x, run by a Python child process, {@link TorchMasters}), found by
+ * the store's default protocol detection; skipped
  * with the reason where torch is not installed. The append tests are replaced by checks that
  * append is refused (torch 1.x has no APPEND), and interop with torch's own client is checked.
  */
@@ -93,6 +94,14 @@ class TorchTcpStoreContractTest extends StoreContractTest {
                         && e.getMessage().contains("APPEND") && e.getMessage().contains("log"), e.toString()))
                 .verify(verifyTimeout());
         assertFalse(store.check(List.of("log")).block(verifyTimeout()));
+    }
+
+    /** The default protocol detection finds torch 1.x, and its probe leaves the store empty. */
+    @Test
+    void detectsTheOneXServer() {
+        TorchTcpStore store = (TorchTcpStore) store();
+        assertEquals(TorchStoreProtocol.V1, store.protocol());
+        assertEquals(0L, store.numKeys().block(verifyTimeout()));
     }
 
     @Test
