@@ -28,14 +28,18 @@ import java.util.concurrent.TimeUnit;
  * no spinning) for the {@link MeshRole#LIVENESS} meshes' heartbeats, which no user code and no data
  * ever delays.
  *
- * <p>Settings, read once: system property {@code rc.transport.spinMicros} (default 50; 0 blocks in
- * {@code select} at once, as plain Netty does) and {@code rc.transport.ioThreads} (default
+ * <p>Settings, read once: system property {@code rc.transport.spinMicros} (the most a loop polls,
+ * default 50; 0 blocks in {@code select} at once, as plain Netty does), {@code rc.transport.spinAdaptive}
+ * (default true: the budget halves after polling in vain and doubles after polling in time) and {@code rc.transport.ioThreads} (default
  * {@code max(4, available processors)}, as Reactor Netty's own default).
  */
 public final class MeshEventLoops {
 
     /** Microseconds an event loop keeps polling after its last activity. */
     public static final long SPIN_MICROS = Math.max(0, Long.getLong("rc.transport.spinMicros", 50));
+
+    /** Whether the polling budget adapts to whether polling pays off ({@link SpinThenSelectStrategy}). */
+    public static final boolean SPIN_ADAPTIVE = !"false".equals(System.getProperty("rc.transport.spinAdaptive"));
 
     /** Threads of the shared group. */
     public static final int THREADS = Math.max(1, Integer.getInteger("rc.transport.ioThreads",
@@ -50,7 +54,7 @@ public final class MeshEventLoops {
         private static EventLoopGroup create() {
             long spinNanos = TimeUnit.MICROSECONDS.toNanos(SPIN_MICROS);
             SelectStrategyFactory strategies = spinNanos == 0 ? DefaultSelectStrategyFactory.INSTANCE
-                    : () -> new SpinThenSelectStrategy(spinNanos);
+                    : () -> new SpinThenSelectStrategy(spinNanos, SPIN_ADAPTIVE);
             return new MultiThreadIoEventLoopGroup(THREADS, new LoopThreads("rc-io"),
                     NioIoHandler.newFactory(SelectorProvider.provider(), strategies));
         }

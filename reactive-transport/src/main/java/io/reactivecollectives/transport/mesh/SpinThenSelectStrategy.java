@@ -5,39 +5,82 @@ import io.netty.util.IntSupplier;
 
 /**
  * An event loop's select strategy that polls ({@code selectNow}) for a short while after its last
- * I/O or task before it blocks in {@code select}, as MPI's TCP transport polls instead of sleeping.
+ * I/O or task before it blocks in {@code select}, as MPI's TCP transport polls instead of sleeping,
+ * and adapts how long it polls to whether polling has been paying off.
  *
- * <p>In a chain of collectives the next frame from a peer usually arrives within tens of
+ * <p>In a chain of small collectives the next frame from a peer usually arrives within tens of
  * microseconds of the last; a loop blocked in {@code epoll_wait} then pays a wake-up (a
- * reschedule of its thread, costly on virtual machines) on every frame. Polling for
- * {@code spinNanos} after the last activity keeps the loop on its core while traffic flows and lets
- * it sleep as soon as the traffic stops, so an idle group costs no CPU.
+ * reschedule of its thread, costly on virtual machines) on every frame. Polling keeps the loop on
+ * its core while traffic flows and lets it sleep as soon as the traffic stops, so an idle group
+ * costs no CPU.
  *
- * <p>One instance per event loop (it keeps that loop's last-activity time); used only by that
- * loop's thread.
+ * <p>Polling that ends in a sleep anyway is CPU spent for nothing, and on a machine with fewer
+ * cores than busy threads it is CPU taken from a peer process or from the reduction. So the budget
+ * adapts, as adaptive spinning of locks does: a poll that sees the next I/O in time doubles it (up
+ * to {@code maxSpinNanos}), a poll that runs out before any halves it (down to a floor of
+ * 1/{@value #FLOOR_DIVISOR} of the maximum, so that a return of quick traffic is still noticed).
+ * Chains of small collectives keep the full budget; large transfers with gaps longer than the
+ * budget (a peer reducing a megabyte) soon poll only briefly.
+ *
+ * <p>A loop woken from {@code select} counts what woke it as activity, so it polls after it as after
+ * any other I/O. {@code adaptive = false} keeps the budget fixed and polls only after I/O or tasks
+ * seen while polling (the behaviour before the budget adapted; {@code -Drc.transport.spinAdaptive=false}).
+ *
+ * <p>One instance per event loop (it keeps that loop's state); used only by that loop's thread.
  */
 final class SpinThenSelectStrategy implements SelectStrategy {
 
-    private final long spinNanos;
-    private long lastActive = System.nanoTime();
+    /** The least budget is the maximum divided by this. */
+    static final int FLOOR_DIVISOR = 32;
 
-    SpinThenSelectStrategy(long spinNanos) {
-        this.spinNanos = spinNanos;
+    private final long maxSpinNanos;
+    private final long minSpinNanos;
+    private final boolean adaptive;
+    private long spinNanos;
+    private long lastActive = System.nanoTime();
+    private boolean polling;
+    private boolean slept;
+
+    SpinThenSelectStrategy(long maxSpinNanos, boolean adaptive) {
+        this.maxSpinNanos = maxSpinNanos;
+        this.minSpinNanos = adaptive ? Math.max(1, maxSpinNanos / FLOOR_DIVISOR) : maxSpinNanos;
+        this.spinNanos = maxSpinNanos;
+        this.adaptive = adaptive;
     }
 
     @Override
     public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
         int ready = selectNow.get();
         long now = System.nanoTime();
+        if (slept && adaptive) {
+            // back from a blocking select: the loop has just handled what woke it
+            slept = false;
+            lastActive = now;
+        }
         if (ready > 0 || hasTasks) {
+            if (polling) {
+                polling = false;
+                spinNanos = Math.min(maxSpinNanos, spinNanos << 1);
+            }
             lastActive = now;
             return ready;
         }
         if (now - lastActive < spinNanos) {
             // no Thread.onSpinWait(): BlockHound counts it as blocking; the selectNow system call
             // above already paces the loop
+            polling = true;
             return SelectStrategy.CONTINUE;
         }
+        if (polling) {
+            polling = false;
+            spinNanos = Math.max(minSpinNanos, spinNanos >> 1);
+        }
+        slept = true;
         return SelectStrategy.SELECT;
+    }
+
+    /** The current polling budget in nanoseconds (for tests). */
+    long spinNanos() {
+        return spinNanos;
     }
 }

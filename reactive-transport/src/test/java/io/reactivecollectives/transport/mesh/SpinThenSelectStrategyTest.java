@@ -1,0 +1,64 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.netty.channel.SelectStrategy;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The event loops' polling budget: halved by polling in vain, doubled by polling in time. */
+class SpinThenSelectStrategyTest {
+
+    private static final long MAX = 5_000_000;   // 5 ms: scheduling delays between the calls stay well inside it
+
+    /** Polls with nothing ready until the strategy says to block; returns how many polls it took. */
+    private static int pollUntilSelect(SpinThenSelectStrategy s) throws Exception {
+        for (int polls = 1; ; polls++) {
+            int r = s.calculateStrategy(() -> 0, false);
+            if (r == SelectStrategy.SELECT) {
+                return polls;
+            }
+            assertEquals(SelectStrategy.CONTINUE, r);
+        }
+    }
+
+    @Test
+    void pollingInVainHalvesTheBudgetDownToItsFloor() throws Exception {
+        SpinThenSelectStrategy s = new SpinThenSelectStrategy(MAX, true);
+        assertEquals(1, s.calculateStrategy(() -> 1, false));
+        assertTrue(pollUntilSelect(s) > 1, "polls after I/O");
+        assertEquals(MAX / 2, s.spinNanos());
+        for (int i = 0; i < 12; i++) {
+            pollUntilSelect(s);    // woken from select: what woke it counts as activity
+        }
+        assertEquals(MAX / SpinThenSelectStrategy.FLOOR_DIVISOR, s.spinNanos());
+    }
+
+    @Test
+    void pollingThatSeesTheNextIoDoublesItBackUpToTheMaximum() throws Exception {
+        long max = 32_000_000;     // a floor of 1 ms: the calls below come well within it
+        SpinThenSelectStrategy s = new SpinThenSelectStrategy(max, true);
+        for (int i = 0; i < 6; i++) {
+            pollUntilSelect(s);
+        }
+        long low = s.spinNanos();
+        assertTrue(low < max / 8, "after misses: " + low);
+        for (int i = 0; i < 8; i++) {
+            assertEquals(1, s.calculateStrategy(() -> 1, false));
+            assertEquals(SelectStrategy.CONTINUE, s.calculateStrategy(() -> 0, false));
+            assertEquals(1, s.calculateStrategy(() -> 1, false));      // in time: a hit
+        }
+        assertEquals(max, s.spinNanos());
+        assertEquals(0, s.calculateStrategy(() -> 0, true), "tasks waiting: no blocking");
+    }
+
+    @Test
+    void withoutAdaptationTheBudgetStaysAndAWakeUpIsNotPolledAfter() throws Exception {
+        SpinThenSelectStrategy s = new SpinThenSelectStrategy(MAX, false);
+        assertEquals(1, s.calculateStrategy(() -> 1, false));
+        pollUntilSelect(s);
+        assertEquals(MAX, s.spinNanos());
+        Thread.sleep(1);
+        assertEquals(SelectStrategy.SELECT, s.calculateStrategy(() -> 0, false));
+    }
+}
