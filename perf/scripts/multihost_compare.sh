@@ -6,7 +6,7 @@
 #
 #   HOSTS=2 PER_HOST=2 ROUNDS=3 SIZE=64M perf/scripts/multihost_compare.sh
 #   (RC_RANK_JAVA_OPTS: extra JVM options of our ranks, e.g. -Drc.hierarchical.parts=8; LABELS: which
-#   runs, default "auto ring gloo link")
+#   runs, default "auto ring gloo link"; "tls" adds ours with mutual TLS between the ranks)
 #
 # Prints raw rows "label round op bytes count time_us algbw busbw" to OUT (default
 # perf/out/multihost.txt) and the iperf3 rate as "iperf3 round Gbit/s". Needs root (namespaces),
@@ -43,12 +43,22 @@ link() {
     'if [ {host} = 0 ]; then iperf3 -s -1 -p 5299 >/dev/null; else sleep 1; iperf3 -c h0 -p 5299 -t 5 -f g; fi' 2>/dev/null \
     | grep -E 'receiver' | awk -v r="$round" '{for (i=1;i<=NF;i++) if ($i ~ /bits\/sec/) print "iperf3 r" r, $(i-1)}' >> "$OUT"
 }
+tls_dir() { # one certificate every rank presents and trusts (mutual TLS), naming every host of the test bed
+  # (h0..h15 and their addresses on the fixed subnet below): the ranks check the peer's address against it
+  local d="${TLS_DIR:-/tmp/rc-multihost-tls}" san="" i
+  for ((i = 0; i < 16; i++)); do san+="DNS:h$i,IP:$TLS_NET.$((10 + i)),"; done
+  [[ -s "$d/cert.pem" ]] || { mkdir -p "$d" && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout "$d/key.pem" -out "$d/cert.pem" -days 2 -subj /CN=h0 -addext "subjectAltName=${san%,}" >/dev/null 2>&1; }
+  echo "$d"
+}
+TLS_NET=10.77.233
 LABELS="${LABELS:-auto ring gloo link}"
 for round in $(seq 1 "$ROUNDS"); do
   for label in $LABELS; do
     case "$label" in
       auto) ours auto ;;
       ring) ours ring --algorithm RING ;;
+      tls) RC_NETNS_NET=$TLS_NET ours tls --tls-dir "$(tls_dir)" ;;
       gloo) gloo ;;
       link) link ;;
     esac

@@ -7,7 +7,7 @@
 #
 # Builds one switch namespace (rc-sw-$$) with a bridge and N host namespaces (rc-h<i>-$$), each
 # with loopback, one veth link to the bridge and an address in the private 10.77.<k>.0/24 chosen
-# for this run, an own /etc/hosts (through ip-netns' /etc/netns/<name>/hosts) naming every host
+# for this run (RC_NETNS_NET=10.77.<k> fixes it), an own /etc/hosts (through ip-netns' /etc/netns/<name>/hosts) naming every host
 # h0..h<N-1>, and, with --rate, a tbf cap on its link in both directions (netem does not work on
 # these machines; tbf and htb do). With --debian-hostname each host's own name maps to 127.0.1.1
 # in its /etc/hosts, as Debian installs it (the case where a rank must not publish loopback).
@@ -45,7 +45,7 @@ done
 
 TAG="$$"
 SW="rc-sw-$TAG"
-NET="10.77.$(( TAG % 200 + 20 ))"
+NET="${RC_NETNS_NET:-10.77.$(( TAG % 200 + 20 ))}"   # RC_NETNS_NET=10.77.N fixes it (certificates naming the hosts' addresses)
 created=()
 
 teardown() {

@@ -13,6 +13,12 @@ import java.util.Objects;
  * other trusts). With TLS on, every connection goes over TCP through TLS, including those between
  * ranks of one host (no Unix domain socket is published), heartbeats included.
  *
+ * <p>A rank that dials checks that the peer's certificate names the address it dials (endpoint
+ * identification, Netty's default for clients): the address the peer published, an IP address
+ * unless {@code RC_HOST} gives a name. Certificates for ranks on several hosts therefore carry
+ * those names or addresses as subject alternative names ({@code perf/scripts/multihost_compare.sh}
+ * makes one naming every host of its test bed).
+ *
  * @param server the context a rank's server uses (it must require client certificates for mutual TLS)
  * @param client the context a rank dials with (its certificate and the trusted authorities)
  */
