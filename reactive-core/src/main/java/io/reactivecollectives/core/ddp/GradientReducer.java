@@ -49,7 +49,7 @@ public final class GradientReducer implements AutoCloseable {
     private final BucketLayout layout;
     private final GradBucket[] denseBuckets;
 
-    private final CommTimer comm = new CommTimer();
+    private final BucketCommunication communication;
 
     private Iteration current;
     private boolean closed;
@@ -61,6 +61,7 @@ public final class GradientReducer implements AutoCloseable {
             throw new IllegalArgumentException("GradientReducer: no parameters registered");
         }
         this.hook = b.hook != null ? b.hook : new AllReduceHook(group);
+        this.communication = new BucketCommunication(hook);
         this.maxBucketsInFlight = b.maxBucketsInFlight;
         this.broadcastBufferBytes = b.broadcastBufferBytes;
         BucketLayout layout = new BucketLayout(parameters, b.sparse, b.bucketCapBytes, b.firstBucketBytes);
@@ -142,7 +143,7 @@ public final class GradientReducer implements AutoCloseable {
      * @return the communication time in nanoseconds
      */
     public long communicationNanos() {
-        return comm.nanos();
+        return communication.nanos();
     }
 
     // ------------------------------------------------------------------ reactive form
@@ -171,44 +172,13 @@ public final class GradientReducer implements AutoCloseable {
             int concurrency = hook.singleCollective() ? maxBucketsInFlight : 1;
             return ready
                     .concatMapIterable(iteration::accept)
-                    .flatMapSequential(this::runHook, concurrency, 1)
+                    .flatMapSequential(communication::run, concurrency, 1)
                     .concatWith(Mono.defer(() -> {
                         IllegalStateException incomplete = iteration.incomplete();
                         return incomplete != null ? Mono.error(incomplete) : Mono.<GradBucket>empty();
                     }))
                     .doFinally(s -> iteration.releaseSparse());
         });
-    }
-
-    private Mono<GradBucket> runHook(GradBucket bucket) {
-        return Mono.defer(() -> {
-            comm.started();
-            // the communication ends when the hook's signal arrives, before anything downstream runs
-            return hook.runHook(bucket).doOnTerminate(comm::ended).doOnCancel(comm::ended);
-        }).map(result -> {
-            try {
-                copyBack(bucket, result);
-            } finally {
-                if (result != bucket.buffer()) {
-                    result.release();
-                }
-            }
-            return bucket;
-        });
-    }
-
-    private void copyBack(GradBucket bucket, Tensor result) {
-        long expected = bucket.denseNumel();
-        if (result.numel() != expected || result.dtype() != bucket.buffer().dtype()) {
-            throw new IllegalStateException("GradientReducer: hook " + hook + " returned " + result + " for bucket "
-                    + bucket.index() + ", expected " + expected + " elements of " + bucket.buffer().dtype());
-        }
-        Tensor flat = result.dim() == 1 ? result : result.flatten();
-        long off = 0;
-        for (Parameter p : bucket.parameters()) {
-            p.grad().flatten().copyFrom(flat.narrow(off, p.numel()));
-            off += p.numel();
-        }
     }
 
     // ------------------------------------------------------------------ imperative form
