@@ -258,12 +258,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void allGather(List<Tensor> outputs, Tensor input, int worldSize) {
-        String op = "allGather";
-        requireTensor(op, input, "input");
-        requireList(op, outputs, worldSize, "outputs");
-        for (int i = 0; i < outputs.size(); i++) {
-            requireLike(op, outputs.get(i), input, "outputs[" + i + "]");
-        }
+        GatherArguments.allGather(outputs, input, worldSize);
     }
 
     /**
@@ -274,15 +269,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void allGatherInto(Tensor output, Tensor input, int worldSize) {
-        String op = "allGatherInto";
-        requireTensor(op, input, "input");
-        requireTensor(op, output, "output");
-        requireSameDtype(op, output, input.dtype(), "output");
-        if (output.numel() != input.numel() * worldSize) {
-            throw new IllegalArgumentException(op + ": output tensor size must be equal to world size times input"
-                    + " tensor size (expected " + worldSize + " x " + input.numel() + " = " + input.numel() * worldSize
-                    + " elements, got " + output.numel() + ")");
-        }
+        GatherArguments.allGatherInto(output, input, worldSize);
     }
 
     /**
@@ -294,20 +281,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void allGatherCoalesced(List<List<Tensor>> outputs, List<Tensor> inputs, int worldSize) {
-        String op = "allGatherCoalesced";
-        requireNonEmpty(op, inputs, "inputs");
-        if (outputs == null || outputs.size() != inputs.size()) {
-            throw new IllegalArgumentException(op + ": outputs has " + (outputs == null ? "no" : outputs.size())
-                    + " lists, expected one per input (" + inputs.size() + ")");
-        }
-        DType dtype = inputs.get(0).dtype();
-        for (int i = 0; i < inputs.size(); i++) {
-            requireSameDtype(op, inputs.get(i), dtype, "inputs[" + i + "]");
-            requireList(op, outputs.get(i), worldSize, "outputs[" + i + "]");
-            for (int r = 0; r < worldSize; r++) {
-                requireLike(op, outputs.get(i).get(r), inputs.get(i), "outputs[" + i + "][" + r + "]");
-            }
-        }
+        GatherArguments.allGatherCoalesced(outputs, inputs, worldSize);
     }
 
     /**
@@ -320,18 +294,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void gather(List<Tensor> outputs, Tensor input, int root, int rank, int worldSize) {
-        String op = "gather";
-        requireRoot(op, root, worldSize);
-        requireTensor(op, input, "input");
-        if (rank == root) {
-            requireList(op, outputs, worldSize, "outputs");
-            for (int i = 0; i < outputs.size(); i++) {
-                requireLike(op, outputs.get(i), input, "outputs[" + i + "]");
-            }
-        } else if (outputs != null && !outputs.isEmpty()) {
-            throw new IllegalArgumentException(op + ": requires an empty output list on non-root rank " + rank
-                    + " (root is " + root + ")");
-        }
+        GatherArguments.gather(outputs, input, root, rank, worldSize);
     }
 
     /**
@@ -344,18 +307,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void scatter(Tensor output, List<Tensor> inputs, int root, int rank, int worldSize) {
-        String op = "scatter";
-        requireRoot(op, root, worldSize);
-        requireTensor(op, output, "output");
-        if (rank == root) {
-            requireList(op, inputs, worldSize, "inputs");
-            for (int i = 0; i < inputs.size(); i++) {
-                requireLike(op, inputs.get(i), output, "inputs[" + i + "]");
-            }
-        } else if (inputs != null && !inputs.isEmpty()) {
-            throw new IllegalArgumentException(op + ": requires an empty input list on non-root rank " + rank
-                    + " (root is " + root + ")");
-        }
+        GatherArguments.scatter(output, inputs, root, rank, worldSize);
     }
 
     /**
@@ -367,13 +319,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void reduceScatter(Tensor output, List<Tensor> inputs, ReduceOp reduceOp, int worldSize) {
-        String op = "reduceScatter";
-        requireTensor(op, output, "output");
-        requireList(op, inputs, worldSize, "inputs");
-        for (int i = 0; i < inputs.size(); i++) {
-            requireLike(op, inputs.get(i), output, "inputs[" + i + "]");
-        }
-        requireReduceOp(op, reduceOp, output.dtype());
+        ReduceScatterArguments.reduceScatter(output, inputs, reduceOp, worldSize);
     }
 
     /**
@@ -385,20 +331,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void reduceScatterTensor(Tensor output, Tensor input, ReduceOp reduceOp, int worldSize) {
-        reduceScatterTensor("reduceScatterTensor", output, input, reduceOp, worldSize, "");
-    }
-
-    private static void reduceScatterTensor(String op, Tensor output, Tensor input, ReduceOp reduceOp, int worldSize,
-                                            String suffix) {
-        requireTensor(op, output, "output" + suffix);
-        requireTensor(op, input, "input" + suffix);
-        requireSameDtype(op, input, output.dtype(), "input" + suffix);
-        if (input.numel() != output.numel() * worldSize) {
-            throw new IllegalArgumentException(op + ": input" + suffix + " tensor size must be equal to world size"
-                    + " times output tensor size (expected " + worldSize + " x " + output.numel() + " = "
-                    + output.numel() * worldSize + " elements, got " + input.numel() + ")");
-        }
-        requireReduceOp(op, reduceOp, output.dtype());
+        ReduceScatterArguments.reduceScatterTensor(output, input, reduceOp, worldSize);
     }
 
     /**
@@ -411,15 +344,7 @@ public final class CollectiveArguments {
      */
     public static void reduceScatterTensorCoalesced(List<Tensor> outputs, List<Tensor> inputs, ReduceOp reduceOp,
                                                     int worldSize) {
-        String op = "reduceScatterTensorCoalesced";
-        requireNonEmpty(op, inputs, "inputs");
-        if (outputs == null || outputs.size() != inputs.size()) {
-            throw new IllegalArgumentException(op + ": outputs has " + (outputs == null ? "no" : outputs.size())
-                    + " tensors, expected one per input (" + inputs.size() + ")");
-        }
-        for (int i = 0; i < inputs.size(); i++) {
-            reduceScatterTensor(op, outputs.get(i), inputs.get(i), reduceOp, worldSize, "[" + i + "]");
-        }
+        ReduceScatterArguments.reduceScatterTensorCoalesced(outputs, inputs, reduceOp, worldSize);
     }
 
     /**
@@ -527,23 +452,7 @@ public final class CollectiveArguments {
      * @param worldSize the group's size
      */
     public static void batchSendRecv(List<P2POp> ops, int rank, int worldSize) {
-        String op = "batchSendRecv";
-        if (ops == null || ops.isEmpty()) {
-            throw new IllegalArgumentException(op + ": requires a non-empty list of point-to-point ops");
-        }
-        for (int i = 0; i < ops.size(); i++) {
-            P2POp p = ops.get(i);
-            if (p == null) {
-                throw new IllegalArgumentException(op + ": ops[" + i + "] is null");
-            }
-            String what = "ops[" + i + "] (" + p.type().name().toLowerCase(java.util.Locale.ROOT) + ")";
-            requireTensor(op, p.tensor(), what + " tensor");
-            requirePeer(op, p.peer(), worldSize, what + " peer");
-            if (p.peer() == rank) {
-                throw new IllegalArgumentException(op + ": " + what + " names this rank " + rank
-                        + " as its peer; a rank cannot send to or receive from itself");
-            }
-        }
+        PointToPointArguments.batchSendRecv(ops, rank, worldSize);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.reactivecollectives.core.ddp;
 
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.ddp.IterationBuckets.Ready;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -9,7 +10,6 @@ import reactor.core.publisher.Sinks;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -42,17 +42,14 @@ public final class GradientReducer implements AutoCloseable {
 
     private final ProcessGroup group;
     private final List<Parameter> parameters;
-    private final Map<Parameter, Integer> indexOf;
     private final CommHook hook;
     private final int maxBucketsInFlight;
     private final long broadcastBufferBytes;
     private final List<List<Integer>> assignment;
-    private final int[] bucketOf;
-    private final long[] offsetInBucket;
+    private final BucketLayout layout;
     private final GradBucket[] denseBuckets;
-    private final boolean[] sparse;
 
-    private final CommTimer comm = new CommTimer();
+    private final BucketCommunication communication;
 
     private Iteration current;
     private boolean closed;
@@ -64,14 +61,12 @@ public final class GradientReducer implements AutoCloseable {
             throw new IllegalArgumentException("GradientReducer: no parameters registered");
         }
         this.hook = b.hook != null ? b.hook : new AllReduceHook(group);
+        this.communication = new BucketCommunication(hook);
         this.maxBucketsInFlight = b.maxBucketsInFlight;
         this.broadcastBufferBytes = b.broadcastBufferBytes;
         BucketLayout layout = new BucketLayout(parameters, b.sparse, b.bucketCapBytes, b.firstBucketBytes);
-        this.sparse = layout.sparse;
-        this.indexOf = layout.indexOf;
+        this.layout = layout;
         this.assignment = layout.assignment;
-        this.bucketOf = layout.bucketOf;
-        this.offsetInBucket = layout.offsetInBucket;
         this.denseBuckets = layout.denseBuckets;
     }
 
@@ -148,7 +143,7 @@ public final class GradientReducer implements AutoCloseable {
      * @return the communication time in nanoseconds
      */
     public long communicationNanos() {
-        return comm.nanos();
+        return communication.nanos();
     }
 
     // ------------------------------------------------------------------ reactive form
@@ -168,119 +163,22 @@ public final class GradientReducer implements AutoCloseable {
         return reduceReady(readyParameters.map(p -> new Ready(p, null)));
     }
 
-    private record Ready(Parameter parameter, SparseGradient sparse) {
-    }
-
     private Flux<GradBucket> reduceReady(Flux<Ready> ready) {
         return Flux.defer(() -> {
             if (closed) {
                 return Flux.error(new IllegalStateException("GradientReducer is closed"));
             }
-            int[] pending = new int[assignment.size()];
-            for (int k = 0; k < pending.length; k++) {
-                pending[k] = assignment.get(k).size();
-            }
-            boolean[] seen = new boolean[parameters.size()];
-            GradBucket[] buckets = new GradBucket[assignment.size()];
-            int[] nextToLaunch = {0};
+            IterationBuckets iteration = new IterationBuckets(parameters, layout);
             int concurrency = hook.singleCollective() ? maxBucketsInFlight : 1;
             return ready
-                    .concatMapIterable(r -> {
-                        Integer i = indexOf.get(r.parameter());
-                        if (i == null) {
-                            throw new IllegalArgumentException("GradientReducer: parameter '" + r.parameter().name() + "' is not registered");
-                        }
-                        if (seen[i]) {
-                            throw new IllegalStateException("GradientReducer: parameter '" + r.parameter().name()
-                                    + "' marked ready twice in one iteration");
-                        }
-                        if (sparse[i] != (r.sparse() != null)) {
-                            throw new IllegalArgumentException("GradientReducer: parameter '" + r.parameter().name()
-                                    + (sparse[i] ? "' was registered sparse; mark it ready with its SparseGradient"
-                                    : "' is dense; it cannot be marked ready with a SparseGradient"));
-                        }
-                        seen[i] = true;
-                        int k = bucketOf[i];
-                        if (sparse[i]) {
-                            buckets[k] = sparseBucket(k, r.parameter(), r.sparse());
-                        } else {
-                            denseBuckets[k].buffer().narrow(offsetInBucket[i], r.parameter().numel())
-                                    .copyFrom(r.parameter().grad().flatten());
-                            buckets[k] = denseBuckets[k];
-                        }
-                        pending[k]--;
-                        List<GradBucket> launch = new ArrayList<>(1);
-                        while (nextToLaunch[0] < pending.length && pending[nextToLaunch[0]] == 0) {
-                            launch.add(buckets[nextToLaunch[0]++]);
-                        }
-                        return launch;
-                    })
-                    .flatMapSequential(this::runHook, concurrency, 1)
+                    .concatMapIterable(iteration::accept)
+                    .flatMapSequential(communication::run, concurrency, 1)
                     .concatWith(Mono.defer(() -> {
-                        if (nextToLaunch[0] < pending.length) {
-                            List<String> missing = new ArrayList<>();
-                            for (int i = 0; i < seen.length; i++) {
-                                if (!seen[i]) {
-                                    missing.add(parameters.get(i).name());
-                                }
-                            }
-                            return Mono.error(new IllegalStateException("GradientReducer: iteration ended with "
-                                    + (pending.length - nextToLaunch[0]) + " bucket(s) not launched; gradients never marked ready: " + missing));
-                        }
-                        return Mono.empty();
+                        IllegalStateException incomplete = iteration.incomplete();
+                        return incomplete != null ? Mono.error(incomplete) : Mono.<GradBucket>empty();
                     }))
-                    .doFinally(s -> {
-                        for (GradBucket b : buckets) {
-                            if (b != null && b.isSparse()) {
-                                b.buffer().release();
-                                b.sparseIndices(0).release();
-                            }
-                        }
-                    });
+                    .doFinally(s -> iteration.releaseSparse());
         });
-    }
-
-    private GradBucket sparseBucket(int k, Parameter p, SparseGradient g) {
-        Tensor values = g.values().flatten().copy();
-        Tensor indices = g.indices().copy();
-        try {
-            return GradBucket.sparse(k, assignment.size(), p, values, indices);
-        } catch (RuntimeException e) {
-            values.release();
-            indices.release();
-            throw e;
-        }
-    }
-
-    private Mono<GradBucket> runHook(GradBucket bucket) {
-        return Mono.defer(() -> {
-            comm.started();
-            // the communication ends when the hook's signal arrives, before anything downstream runs
-            return hook.runHook(bucket).doOnTerminate(comm::ended).doOnCancel(comm::ended);
-        }).map(result -> {
-            try {
-                copyBack(bucket, result);
-            } finally {
-                if (result != bucket.buffer()) {
-                    result.release();
-                }
-            }
-            return bucket;
-        });
-    }
-
-    private void copyBack(GradBucket bucket, Tensor result) {
-        long expected = bucket.denseNumel();
-        if (result.numel() != expected || result.dtype() != bucket.buffer().dtype()) {
-            throw new IllegalStateException("GradientReducer: hook " + hook + " returned " + result + " for bucket "
-                    + bucket.index() + ", expected " + expected + " elements of " + bucket.buffer().dtype());
-        }
-        Tensor flat = result.dim() == 1 ? result : result.flatten();
-        long off = 0;
-        for (Parameter p : bucket.parameters()) {
-            p.grad().flatten().copyFrom(flat.narrow(off, p.numel()));
-            off += p.numel();
-        }
     }
 
     // ------------------------------------------------------------------ imperative form

@@ -9,13 +9,9 @@ import reactor.core.publisher.Mono;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
@@ -136,10 +132,7 @@ public final class FlightRecorder {
     private final int rank;
     private final int worldSize;
     private final Config config;
-    private final AtomicReferenceArray<Entry> ring;
-    private final AtomicLong nextId = new AtomicLong();
-    private final long epochBaseNanos;
-    private final long monoBaseNanos;
+    private final FlightRecorderRing ring;
     private final FlightRecorderDumps dumps = new FlightRecorderDumps(this);
 
     /**
@@ -170,9 +163,7 @@ public final class FlightRecorder {
         this.rank = rank;
         this.worldSize = worldSize;
         this.config = Objects.requireNonNull(config, "config");
-        this.ring = new AtomicReferenceArray<>(config.capacity());
-        this.epochBaseNanos = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
-        this.monoBaseNanos = System.nanoTime();
+        this.ring = new FlightRecorderRing(config.capacity());
     }
 
     /** {@return the group's name} */
@@ -201,7 +192,7 @@ public final class FlightRecorder {
      * @return the number of collectives recorded
      */
     public long recorded() {
-        return nextId.get();
+        return ring.recorded();
     }
 
     /**
@@ -218,11 +209,10 @@ public final class FlightRecorder {
      * @param algorithm    the algorithm, null if not chosen yet (see {@link Entry#algorithm(String)})
      */
     public Entry record(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm) {
-        long id = nextId.getAndIncrement();
-        Entry e = new Entry(id, seq, Objects.requireNonNull(op, "op"), dtype,
+        Entry e = new Entry(ring.nextId(), seq, Objects.requireNonNull(op, "op"), dtype,
                 inputShapes == null ? NO_SHAPES : inputShapes, outputShapes == null ? NO_SHAPES : outputShapes,
                 algorithm, System.nanoTime());
-        ring.set((int) (id % ring.length()), e);
+        ring.put(e);
         return e;
     }
 
@@ -259,14 +249,7 @@ public final class FlightRecorder {
      * @return the newest entry with that sequence number, or null
      */
     public Entry find(long seq) {
-        Entry best = null;
-        for (int i = 0; i < ring.length(); i++) {
-            Entry e = ring.get(i);
-            if (e != null && e.seq == seq && (best == null || e.id > best.id)) {
-                best = e;
-            }
-        }
-        return best;
+        return ring.find(seq);
     }
 
     /**
@@ -275,19 +258,7 @@ public final class FlightRecorder {
      * @return the entries
      */
     public List<FlightRecorderDump.Entry> entries() {
-        List<Entry> live = new ArrayList<>(ring.length());
-        for (int i = 0; i < ring.length(); i++) {
-            Entry e = ring.get(i);
-            if (e != null) {
-                live.add(e);
-            }
-        }
-        live.sort(Comparator.comparingLong(e -> e.id));
-        List<FlightRecorderDump.Entry> out = new ArrayList<>(live.size());
-        for (Entry e : live) {
-            out.add(e.toRecord());
-        }
-        return out;
+        return ring.records();
     }
 
     /**
@@ -298,7 +269,7 @@ public final class FlightRecorder {
      */
     public FlightRecorderDump snapshot(String reason) {
         return new FlightRecorderDump(FlightRecorderDump.FORMAT_VERSION, groupId, rank, worldSize,
-                toEpochMicros(System.nanoTime()), reason, ring.length(), nextId.get(), entries());
+                ring.toEpochMicros(System.nanoTime()), reason, ring.capacity(), ring.recorded(), ring.records());
     }
 
     /**
@@ -386,7 +357,7 @@ public final class FlightRecorder {
      * @throws IOException when the file cannot be read or parsed
      */
     public static FlightRecorderDump read(Path file) throws IOException {
-        return FlightRecorderJson.MAPPER.readValue(file.toFile(), FlightRecorderDump.class);
+        return FlightRecorderJson.read(file);
     }
 
     /**
@@ -396,11 +367,7 @@ public final class FlightRecorder {
      * @return the JSON text
      */
     public static String toJson(FlightRecorderDump dump) {
-        try {
-            return FlightRecorderJson.MAPPER.writeValueAsString(dump);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot write flight recorder dump as JSON", e);
-        }
+        return FlightRecorderJson.toJson(dump);
     }
 
     /**
@@ -411,7 +378,7 @@ public final class FlightRecorder {
      * @throws IOException when the text is not a dump
      */
     public static FlightRecorderDump fromJson(String json) throws IOException {
-        return FlightRecorderJson.MAPPER.readValue(json, FlightRecorderDump.class);
+        return FlightRecorderJson.fromJson(json);
     }
 
     /**
@@ -428,15 +395,7 @@ public final class FlightRecorder {
 
     /** The entries in the buffer now, in no order (nulls for empty slots). */
     Entry[] slots() {
-        Entry[] out = new Entry[ring.length()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = ring.get(i);
-        }
-        return out;
-    }
-
-    long toEpochMicros(long monoNanos) {
-        return TimeUnit.NANOSECONDS.toMicros(epochBaseNanos + (monoNanos - monoBaseNanos));
+        return ring.slots();
     }
 
     /**
@@ -591,23 +550,6 @@ public final class FlightRecorder {
                     return this;
                 }
             }
-        }
-
-        FlightRecorderDump.Entry toRecord() {
-            State s = state;
-            long started = startedNanos;
-            long ended = endedNanos;
-            int peer = waitingFor;
-            long inBytes = FlightRecorderDumps.bytes(inputShapes, dtype);
-            long outBytes = FlightRecorderDumps.bytes(outputShapes, dtype);
-            return new FlightRecorderDump.Entry(id, seq, op.displayName(), dtype == null ? null : dtype.torchName(),
-                    FlightRecorderDumps.shapes(inputShapes), FlightRecorderDumps.shapes(outputShapes), inBytes, outBytes, algorithm, s.name(),
-                    toEpochMicros(scheduledNanos),
-                    started != 0 ? toEpochMicros(started) : null,
-                    s == State.COMPLETED && ended != 0 ? toEpochMicros(ended) : null,
-                    s == State.FAILED && ended != 0 ? toEpochMicros(ended) : null,
-                    peer >= 0 ? peer : null, peer >= 0 ? waitingWhat : null,
-                    s == State.FAILED ? error : null);
         }
 
         @Override

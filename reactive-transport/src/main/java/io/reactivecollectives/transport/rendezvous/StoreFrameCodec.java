@@ -4,18 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.end;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.put;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readBytes;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readCount;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readLong;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readString;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.readStrings;
-import static io.reactivecollectives.transport.rendezvous.StoreFrameFields.size;
 
 /**
  * The TCP store's wire format, as small stateless encode/decode methods over Netty {@link ByteBuf}s
@@ -240,7 +230,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf set(ByteBufAllocator alloc, int id, String key, byte[] value) {
-        return keyBytes(alloc, StoreOpcode.SET, id, key, value);
+        return StoreRequestEncoder.keyBytes(alloc, StoreOpcode.SET, id, key, value);
     }
 
     /**
@@ -253,7 +243,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf setNoReply(ByteBufAllocator alloc, int id, String key, byte[] value) {
-        return keyBytes(alloc, StoreOpcode.SET_NO_REPLY, id, key, value);
+        return StoreRequestEncoder.keyBytes(alloc, StoreOpcode.SET_NO_REPLY, id, key, value);
     }
 
     /**
@@ -266,14 +256,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf append(ByteBufAllocator alloc, int id, String key, byte[] value) {
-        return keyBytes(alloc, StoreOpcode.APPEND, id, key, value);
-    }
-
-    private static ByteBuf keyBytes(ByteBufAllocator alloc, StoreOpcode op, int id, String key, byte[] value) {
-        ByteBuf buf = start(alloc, size(key) + size(value), op, id);
-        put(buf, key);
-        put(buf, value);
-        return buf;
+        return StoreRequestEncoder.keyBytes(alloc, StoreOpcode.APPEND, id, key, value);
     }
 
     /**
@@ -286,7 +269,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf get(ByteBufAllocator alloc, int id, String key, long timeoutMs) {
-        return keyLong(alloc, StoreOpcode.GET, id, key, timeoutMs);
+        return StoreRequestEncoder.keyLong(alloc, StoreOpcode.GET, id, key, timeoutMs);
     }
 
     /**
@@ -299,14 +282,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf add(ByteBufAllocator alloc, int id, String key, long delta) {
-        return keyLong(alloc, StoreOpcode.ADD, id, key, delta);
-    }
-
-    private static ByteBuf keyLong(ByteBufAllocator alloc, StoreOpcode op, int id, String key, long value) {
-        ByteBuf buf = start(alloc, size(key) + 8, op, id);
-        put(buf, key);
-        buf.writeLong(value);
-        return buf;
+        return StoreRequestEncoder.keyLong(alloc, StoreOpcode.ADD, id, key, delta);
     }
 
     /**
@@ -320,11 +296,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf compareSet(ByteBufAllocator alloc, int id, String key, byte[] expected, byte[] desired) {
-        ByteBuf buf = start(alloc, size(key) + size(expected) + size(desired), StoreOpcode.COMPARE_SET, id);
-        put(buf, key);
-        put(buf, expected);
-        put(buf, desired);
-        return buf;
+        return StoreRequestEncoder.compareSet(alloc, id, key, expected, desired);
     }
 
     /**
@@ -337,7 +309,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf await(ByteBufAllocator alloc, int id, List<String> keys, long timeoutMs) {
-        return keysLong(alloc, StoreOpcode.WAIT, id, keys, timeoutMs);
+        return StoreRequestEncoder.keysLong(alloc, StoreOpcode.WAIT, id, keys, timeoutMs);
     }
 
     /**
@@ -350,14 +322,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf multiGet(ByteBufAllocator alloc, int id, List<String> keys, long timeoutMs) {
-        return keysLong(alloc, StoreOpcode.MULTI_GET, id, keys, timeoutMs);
-    }
-
-    private static ByteBuf keysLong(ByteBufAllocator alloc, StoreOpcode op, int id, List<String> keys, long value) {
-        ByteBuf buf = start(alloc, size(keys) + 8, op, id);
-        put(buf, keys);
-        buf.writeLong(value);
-        return buf;
+        return StoreRequestEncoder.keysLong(alloc, StoreOpcode.MULTI_GET, id, keys, timeoutMs);
     }
 
     /**
@@ -369,9 +334,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf check(ByteBufAllocator alloc, int id, List<String> keys) {
-        ByteBuf buf = start(alloc, size(keys), StoreOpcode.CHECK, id);
-        put(buf, keys);
-        return buf;
+        return StoreRequestEncoder.check(alloc, id, keys);
     }
 
     /**
@@ -383,9 +346,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf delete(ByteBufAllocator alloc, int id, String key) {
-        ByteBuf buf = start(alloc, size(key), StoreOpcode.DELETE, id);
-        put(buf, key);
-        return buf;
+        return StoreRequestEncoder.delete(alloc, id, key);
     }
 
     /**
@@ -419,17 +380,7 @@ public final class StoreFrameCodec {
      * @return the whole frame, owned by the caller
      */
     public static ByteBuf multiSet(ByteBufAllocator alloc, int id, Map<String, byte[]> entries) {
-        int payload = 4;
-        for (Map.Entry<String, byte[]> e : entries.entrySet()) {
-            payload += size(e.getKey()) + size(e.getValue());
-        }
-        ByteBuf buf = start(alloc, payload, StoreOpcode.MULTI_SET, id);
-        buf.writeInt(entries.size());
-        for (Map.Entry<String, byte[]> e : entries.entrySet()) {
-            put(buf, e.getKey());
-            put(buf, e.getValue());
-        }
-        return buf;
+        return StoreRequestEncoder.multiSet(alloc, id, entries);
     }
 
     // --- requests: decode (server) ---------------------------------------------------------------
@@ -442,35 +393,6 @@ public final class StoreFrameCodec {
      * @throws StoreProtocolException if the body is malformed or its opcode is not a request
      */
     public static Request decodeRequest(ByteBuf body) {
-        StoreOpcode op = opcode(body);
-        body.skipBytes(1);
-        int id = body.readInt();
-        Request r = switch (op) {
-            case SET -> new Set(id, readString(body), readBytes(body), true);
-            case SET_NO_REPLY -> new Set(id, readString(body), readBytes(body), false);
-            case GET -> new Get(id, readString(body), readLong(body));
-            case ADD -> new Add(id, readString(body), readLong(body));
-            case COMPARE_SET -> new CompareSet(id, readString(body), readBytes(body), readBytes(body));
-            case WAIT -> new Wait(id, readStrings(body), readLong(body));
-            case CHECK -> new Check(id, readStrings(body));
-            case DELETE -> new Delete(id, readString(body));
-            case NUM_KEYS -> new NumKeys(id);
-            case MULTI_GET -> new MultiGet(id, readStrings(body), readLong(body));
-            case MULTI_SET -> {
-                int n = readCount(body, 8);
-                Map<String, byte[]> entries = new LinkedHashMap<>();
-                for (int i = 0; i < n; i++) {
-                    entries.put(readString(body), readBytes(body));
-                }
-                yield new MultiSet(id, entries);
-            }
-            case APPEND -> new Append(id, readString(body), readBytes(body));
-            case CANCEL -> new Cancel(id);
-            default -> throw new StoreProtocolException(op + " is not a request");
-        };
-        end(body);
-        return r;
+        return StoreRequestDecoder.decode(body);
     }
-
-
 }

@@ -6,7 +6,6 @@ import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Reply;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 import reactor.util.retry.Retry;
 
 import java.time.Duration;
@@ -14,8 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -58,7 +55,7 @@ public final class TorchTcpStore implements Store {
     private final AtomicReference<TorchStoreProtocol> protocol = new AtomicReference<>();
     private final Mono<TorchStoreConnection> main;
     private final AtomicReference<TorchStoreConnection> current = new AtomicReference<>();
-    private final Set<TorchStoreConnection> waits = ConcurrentHashMap.newKeySet();
+    private final TorchStoreWaits waits;
     private volatile boolean closed;
 
     private TorchTcpStore(String host, int port, Duration timeout, TorchStoreProtocol requested) {
@@ -80,6 +77,7 @@ public final class TorchTcpStore implements Store {
                     }
                 })
                 .cacheInvalidateIf(c -> !c.isActive());
+        this.waits = new TorchStoreWaits(main, this::open, () -> closed);
     }
 
     /**
@@ -183,7 +181,8 @@ public final class TorchTcpStore implements Store {
         }).then(check(c, "set", List.of(k)))).then();
     }
 
-    private static Mono<Boolean> check(TorchStoreConnection c, String op, List<String> wireKeys) {
+    /** A CHECK of {@code wireKeys} on {@code c}: whether every one is set. */
+    static Mono<Boolean> check(TorchStoreConnection c, String op, List<String> wireKeys) {
         return c.call(op, TorchQuery.CHECK, Reply.BYTE, b -> writeKeys(b, wireKeys))
                 .map(r -> ((Integer) r) == TorchStoreConnection.READY);
     }
@@ -204,64 +203,10 @@ public final class TorchTcpStore implements Store {
             if (timeout.isZero()) {
                 return Mono.error(new StoreTimeoutException("get", List.of(key), timeout, server()));
             }
-            return waitFor("get", List.of(k), timeout).then(Mono.defer(() -> main.flatMap(m -> getNow("get", m, k))))
+            return waits.waitFor("get", List.of(k), timeout).then(Mono.defer(() -> main.flatMap(m -> getNow("get", m, k))))
                     .onErrorMap(TimeoutException.class,
                             e -> new StoreTimeoutException("get", List.of(key), timeout, server()));
         }));
-    }
-
-    /**
-     * torch's WAIT on a connection of its own, closed when the wait ends (or is cancelled); with a
-     * CHECK every {@link #POLL_INTERVAL} on the main connection, as torch 1.x wakes no waiter when
-     * {@code compare_set} creates a key.
-     */
-    private Mono<Void> waitFor(String op, List<String> wireKeys, Duration timeout) {
-        return main.flatMap(m -> {
-            // timers on the connection's event loop: cancelling a pending task of Schedulers.parallel()
-            // takes its queue's lock, which BlockHound caught parking an event loop; one delay at a
-            // time, so a check still out when the next is due is never an interval overflow
-            Scheduler loop = m.scheduler();
-            Mono<Boolean> poll = Mono.delay(POLL_INTERVAL, loop)
-                    .then(main.flatMap(c -> check(c, op, wireKeys)))
-                    .repeat()
-                    .filter(ready -> ready)
-                    .next();
-            return Mono.firstWithSignal(waitOn(op, wireKeys).then(), poll.then())
-                    .timeout(timeout, loop);
-        });
-    }
-
-    private Mono<Object> waitOn(String op, List<String> wireKeys) {
-        Mono<TorchStoreConnection> connection = open()
-                .doOnNext(c -> {
-                    waits.add(c);
-                    if (closed) {
-                        c.close();
-                    }
-                });
-        return Mono.usingWhen(connection,
-                        c -> c.call(op, TorchQuery.WAIT, Reply.BYTE, b -> writeKeys(b, wireKeys)),
-                        c -> closeWait(c),
-                        (c, e) -> cancelWait(c),
-                        c -> cancelWait(c));
-    }
-
-    private Mono<Void> closeWait(TorchStoreConnection c) {
-        return Mono.fromRunnable(() -> {
-            waits.remove(c);
-            c.close();
-        });
-    }
-
-    /** Over 2.x, torch's CANCEL_WAIT (its WAIT_CANCELED reply is not awaited) before the close. */
-    private Mono<Void> cancelWait(TorchStoreConnection c) {
-        if (!TorchQuery.CANCEL_WAIT.in(c.protocol()) || !c.isActive()) {
-            return closeWait(c);
-        }
-        return c.call("cancelWait", TorchQuery.CANCEL_WAIT, Reply.NONE, b -> { })
-                .timeout(Duration.ofSeconds(1), c.scheduler())
-                .onErrorResume(e -> Mono.empty())
-                .then(closeWait(c));
     }
 
     @Override
@@ -276,7 +221,7 @@ public final class TorchTcpStore implements Store {
             if (ready) {
                 return Mono.<Void>empty();
             }
-            Mono<Void> waited = timeout.isZero() ? Mono.error(new TimeoutException()) : waitFor("await", wireKeys, timeout);
+            Mono<Void> waited = timeout.isZero() ? Mono.error(new TimeoutException()) : waits.waitFor("await", wireKeys, timeout);
             return waited.onErrorResume(TimeoutException.class, e -> missing(userKeys)
                     .flatMap(m -> Mono.error(new StoreTimeoutException("await", m, timeout, server()))));
         });
@@ -400,7 +345,8 @@ public final class TorchTcpStore implements Store {
         });
     }
 
-    private static void writeKeys(ByteBuf b, List<String> wireKeys) {
+    /** torch's key list: count:int64 LE, then each key as a string. */
+    static void writeKeys(ByteBuf b, List<String> wireKeys) {
         b.writeLongLE(wireKeys.size());
         for (String k : wireKeys) {
             TorchStoreConnection.writeString(b, k);
@@ -421,9 +367,6 @@ public final class TorchTcpStore implements Store {
         if (c != null) {
             c.close();
         }
-        for (TorchStoreConnection w : waits) {
-            w.close();
-        }
-        waits.clear();
+        waits.closeAll();
     }
 }
