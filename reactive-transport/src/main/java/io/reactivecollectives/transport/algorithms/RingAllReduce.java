@@ -68,35 +68,30 @@ public final class RingAllReduce {
         long maxBlock = base + (extra > 0 ? 1 : 0);
         SegmentPlan plan = SegmentPlan.pipelined(p, maxBlock * es, dtype);
         int segElems = plan.segmentElements();
+        int scatterSteps = scatter ? n - 1 : 0;
+        int steps = scatterSteps + (gather ? n - 1 : 0);
         return Flux.range(0, plan.count())
-                .flatMap(lane -> {
-                    Mono<Void> chain = Mono.empty();
-                    for (int s = 0; scatter && s < n - 1; s++) {
-                        int sendBlock = Math.floorMod(r - s, n);
-                        int recvBlock = Math.floorMod(r - s - 1, n);
-                        int step = s;
-                        chain = chain.then(Mono.when(
-                                sendSegment(p, right, step, lane, buf, sendBlock, base, extra, segElems, es),
-                                Mono.defer(() -> {
-                                    long start = blockStart(recvBlock, base, extra) + (long) lane * segElems;
-                                    int count = segCount(recvBlock, lane, base, extra, segElems);
-                                    return Transfers.receiveReduce(p, left, step, lane, op, dtype, buf,
-                                            (int) (start * es), count);
-                                })));
+                .flatMap(lane -> new PairedSteps(steps) {
+                    @Override
+                    Mono<Void> send(int i) {
+                        int block = i < scatterSteps ? Math.floorMod(r - i, n) : Math.floorMod(r + 1 - (i - scatterSteps), n);
+                        return sendSegment(p, right, stepOf(i), lane, buf, block, base, extra, segElems, es);
                     }
-                    for (int s = 0; gather && s < n - 1; s++) {
-                        int sendBlock = Math.floorMod(r + 1 - s, n);
-                        int recvBlock = Math.floorMod(r - s, n);
-                        int step = n - 1 + s;
-                        chain = chain.then(Mono.when(
-                                sendSegment(p, right, step, lane, buf, sendBlock, base, extra, segElems, es),
-                                Mono.defer(() -> {
-                                    long start = blockStart(recvBlock, base, extra) + (long) lane * segElems;
-                                    int count = segCount(recvBlock, lane, base, extra, segElems);
-                                    return Transfers.receiveCopy(p, left, step, lane, buf, (int) (start * es), count * es);
-                                })));
+
+                    @Override
+                    Mono<Void> receive(int i) {
+                        int block = i < scatterSteps ? Math.floorMod(r - i - 1, n) : Math.floorMod(r - (i - scatterSteps), n);
+                        long start = blockStart(block, base, extra) + (long) lane * segElems;
+                        int count = segCount(block, lane, base, extra, segElems);
+                        return i < scatterSteps
+                                ? Transfers.receiveReduce(p, left, stepOf(i), lane, op, dtype, buf, (int) (start * es), count)
+                                : Transfers.receiveCopy(p, left, stepOf(i), lane, buf, (int) (start * es), count * es);
                     }
-                    return chain;
+
+                    /** Reduce-scatter steps are 0 .. n - 2, all-gather steps n - 1 .. 2n - 3, also for the all-gather half alone. */
+                    private int stepOf(int i) {
+                        return i < scatterSteps ? i : n - 1 + (i - scatterSteps);
+                    }
                 }, p.pipelineDepth())
                 .then();
     }

@@ -1,10 +1,8 @@
 package io.reactivecollectives.transport.group;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.CollectiveException;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -136,53 +134,73 @@ public final class Mailbox {
      * payload (the subscriber releases it) or the box's failure.
      */
     public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source) {
-        Key key = new Key(tag, step, chunk, source);
-        return Mono.<ByteBuf>create(sink -> {
-            ByteBuf ready = null;
-            CollectiveException fail = null;
-            boolean relief = false;
-            synchronized (this) {
-                if (box.failure != null) {
-                    fail = box.failure;
-                } else {
-                    Object slot = box.slots.get(key);
-                    if (slot instanceof ByteBuf) {
-                        box.slots.remove(key);
-                        ready = (ByteBuf) slot;
-                        unclaimed -= cost(ready);
-                        if (paused && unclaimed < maxUnclaimed / 2) {
-                            paused = false;
-                            relief = true;
-                        }
-                    } else if (slot == null) {
-                        box.slots.put(key, sink);
-                        box.waitingOn = source;
-                        box.waitingTag = tag;
-                        box.waitingStep = step;
-                        box.waitingChunk = chunk;
-                    } else {
-                        fail = new CollectiveException(box.op, -1, box.sequence, source,
-                                "internal error: two receives of step " + step + " chunk " + chunk + " from rank " + source, null);
+        return new MailboxReceive(this, box, tag, step, chunk, source, ReceiveHooks.NONE);
+    }
+
+    /**
+     * {@link #receive(CollectiveBox, int, int, int, int)} that tells {@code hooks} when it waits and receives.
+     *
+     * @param box    the collective's box
+     * @param tag    the sub-operation
+     * @param step   the algorithm's step
+     * @param chunk  the piece of the step
+     * @param source the sending rank
+     * @param hooks  told when the receive waits and receives
+     * @return the receive
+     */
+    public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source, ReceiveHooks hooks) {
+        return new MailboxReceive(this, box, tag, step, chunk, source, hooks);
+    }
+
+    /** A subscribed receive: takes the payload that arrived, or waits in its slot, or fails with the box. */
+    void claim(MailboxReceive.Waiter w) {
+        CollectiveBox box = w.box;
+        Key key = w.key;
+        ByteBuf ready = null;
+        CollectiveException fail = null;
+        boolean relief = false;
+        synchronized (this) {
+            if (box.failure != null) {
+                fail = box.failure;
+            } else {
+                Object slot = box.slots.get(key);
+                if (slot instanceof ByteBuf) {
+                    box.slots.remove(key);
+                    ready = (ByteBuf) slot;
+                    unclaimed -= cost(ready);
+                    if (paused && unclaimed < maxUnclaimed / 2) {
+                        paused = false;
+                        relief = true;
                     }
+                } else if (slot == null) {
+                    if (w.state != MailboxReceive.Waiter.DONE) {
+                        box.slots.put(key, w);
+                        box.waitingOn = key.source();
+                        box.waitingTag = key.tag();
+                        box.waitingStep = key.step();
+                        box.waitingChunk = key.chunk();
+                    }
+                } else {
+                    fail = new CollectiveException(box.op, -1, box.sequence, key.source(), "internal error: two receives of step "
+                            + key.step() + " chunk " + key.chunk() + " from rank " + key.source(), null);
                 }
             }
-            if (relief) {
-                onRelief.run();
-            }
-            if (fail != null) {
-                sink.error(fail);
-            } else if (ready != null) {
-                sink.success(ready);
-            } else {
-                sink.onCancel(() -> {
-                    synchronized (this) {
-                        if (box.slots.get(key) == sink) {
-                            box.slots.remove(key);
-                        }
-                    }
-                });
-            }
-        }).doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
+        }
+        if (relief) {
+            onRelief.run();
+        }
+        if (fail != null) {
+            w.error(fail);
+        } else if (ready != null) {
+            w.success(ready);
+        }
+    }
+
+    /** A cancelled receive leaves its slot. */
+    synchronized void forget(MailboxReceive.Waiter w) {
+        if (w.box.slots.get(w.key) == w) {
+            w.box.slots.remove(w.key);
+        }
     }
 
     /** What became of a DATA frame. */
@@ -202,9 +220,8 @@ public final class Mailbox {
      * receipt ({@link CollectiveBox#ACK_REQUESTED}) is acknowledged by the caller now
      * ({@link Delivery#ackNow()}) or, early, by the collective once it opened ({@link #takeOwedAcks}).
      */
-    @SuppressWarnings("unchecked")
     public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload) {
-        MonoSink<ByteBuf> waiter = null;
+        MailboxReceive.Waiter waiter = null;
         boolean pressure = false;
         String violation = null;
         boolean ackNow = false;
@@ -245,7 +262,7 @@ public final class Mailbox {
                 payload.release();
             } else {
                 box.slots.remove(key);
-                waiter = (MonoSink<ByteBuf>) slot;
+                waiter = (MailboxReceive.Waiter) slot;
             }
         }
         if (pressure) {
@@ -285,7 +302,7 @@ public final class Mailbox {
 
     /** Fails {@code box}'s collective: pending and later receives error with {@code e}; buffered frames are released. */
     public void fail(CollectiveBox box, CollectiveException e) {
-        List<MonoSink<ByteBuf>> waiters;
+        List<MailboxReceive.Waiter> waiters;
         boolean relief;
         synchronized (this) {
             if (box.failure != null) {
@@ -302,7 +319,7 @@ public final class Mailbox {
         if (relief) {
             onRelief.run();
         }
-        for (MonoSink<ByteBuf> w : waiters) {
+        for (MailboxReceive.Waiter w : waiters) {
             w.error(e);
         }
         Receipts.fail(box, e);
@@ -378,16 +395,15 @@ public final class Mailbox {
         return boxes.size();
     }
 
-    @SuppressWarnings("unchecked")
-    private List<MonoSink<ByteBuf>> releaseSlots(CollectiveBox box) {
-        List<MonoSink<ByteBuf>> waiters = new ArrayList<>();
+    private List<MailboxReceive.Waiter> releaseSlots(CollectiveBox box) {
+        List<MailboxReceive.Waiter> waiters = new ArrayList<>();
         for (Iterator<Map.Entry<Key, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
             Object v = it.next().getValue();
             if (v instanceof ByteBuf) {
                 unclaimed -= cost((ByteBuf) v);
                 ((ByteBuf) v).release();
             } else {
-                waiters.add((MonoSink<ByteBuf>) v);
+                waiters.add((MailboxReceive.Waiter) v);
             }
             it.remove();
         }
