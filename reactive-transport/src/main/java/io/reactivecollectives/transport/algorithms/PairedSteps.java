@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * A sequence of steps, each a send and a receive that run together; the next step starts once
  * both completed, the first error ends the sequence (and cancels the step's other transfer). What
  * {@code Mono.when(send, receive)} chained with {@code then} does, as one hand-written operator:
- * one object per subscription (the {@link Run}) and two small subscribers per step, instead of a
+ * one object per subscription (the {@link Run}, with the two subscribers every step reuses), instead of a
  * {@code MonoWhen} with its coordinator and arrays and a {@code MonoIgnoreThen} per step, for the
  * pipelined lanes that run one such sequence per segment.
  *
@@ -51,8 +51,8 @@ abstract class PairedSteps extends Mono<Void> {
         volatile int wip;
         volatile int pending;               // transfers of the current step not completed yet
         volatile int done;                  // 1 once terminated or cancelled
-        volatile Inner first;
-        volatile Inner second;
+        private final Inner first = new Inner(this);    // reused by every step: a step's transfers
+        private final Inner second = new Inner(this);   // have completed before the next subscribes
 
         Run(CoreSubscriber<? super Void> actual, PairedSteps parent) {
             this.actual = actual;
@@ -85,13 +85,9 @@ abstract class PairedSteps extends Mono<Void> {
                         error(e);
                         return;
                     }
-                    Inner a = new Inner(this);
-                    Inner b = new Inner(this);
-                    first = a;
-                    second = b;
                     PENDING.set(this, 2);
-                    send.subscribe(a);
-                    receive.subscribe(b);
+                    send.subscribe(first);
+                    receive.subscribe(second);
                 }
                 missed = WIP.addAndGet(this, -missed);
                 if (missed == 0) {
@@ -114,14 +110,8 @@ abstract class PairedSteps extends Mono<Void> {
         }
 
         private void cancelInners() {
-            Inner a = first;
-            Inner b = second;
-            if (a != null) {
-                a.cancel();
-            }
-            if (b != null) {
-                b.cancel();
-            }
+            first.cancel();
+            second.cancel();
         }
 
         @Override

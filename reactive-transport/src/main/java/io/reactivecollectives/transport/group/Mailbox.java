@@ -29,8 +29,7 @@ public final class Mailbox {
 
     /** Bytes a frame counts for at least, so that empty frames are bounded too. */
     private static final int MIN_FRAME_COST = 64;
-    record Key(int tag, int step, int chunk, int source) {
-    }
+    private final SlotKey probe = new SlotKey();  // guarded by this
 
     private final long maxUnclaimed;
     private final Runnable onPressure;
@@ -155,7 +154,6 @@ public final class Mailbox {
     /** A subscribed receive: takes the payload that arrived, or waits in its slot, or fails with the box. */
     void claim(MailboxReceive.Waiter w) {
         CollectiveBox box = w.box;
-        Key key = w.key;
         ByteBuf ready = null;
         CollectiveException fail = null;
         boolean relief = false;
@@ -163,6 +161,7 @@ public final class Mailbox {
             if (box.failure != null) {
                 fail = box.failure;
             } else {
+                SlotKey key = probe.set(w.tag, w.step, w.chunk, w.source);
                 Object slot = box.slots.get(key);
                 if (slot instanceof ByteBuf) {
                     box.slots.remove(key);
@@ -174,15 +173,16 @@ public final class Mailbox {
                     }
                 } else if (slot == null) {
                     if (w.state != MailboxReceive.Waiter.DONE) {
-                        box.slots.put(key, w);
-                        box.waitingOn = key.source();
-                        box.waitingTag = key.tag();
-                        box.waitingStep = key.step();
-                        box.waitingChunk = key.chunk();
+                        w.key = key.copy();
+                        box.slots.put(w.key, w);
+                        box.waitingOn = w.source;
+                        box.waitingTag = w.tag;
+                        box.waitingStep = w.step;
+                        box.waitingChunk = w.chunk;
                     }
                 } else {
-                    fail = new CollectiveException(box.op, -1, box.sequence, key.source(), "internal error: two receives of step "
-                            + key.step() + " chunk " + key.chunk() + " from rank " + key.source(), null);
+                    fail = new CollectiveException(box.op, -1, box.sequence, w.source, "internal error: two receives of step "
+                            + w.step + " chunk " + w.chunk + " from rank " + w.source, null);
                 }
             }
         }
@@ -198,7 +198,7 @@ public final class Mailbox {
 
     /** A cancelled receive leaves its slot. */
     synchronized void forget(MailboxReceive.Waiter w) {
-        if (w.box.slots.get(w.key) == w) {
+        if (w.key != null && w.box.slots.get(w.key) == w) {
             w.box.slots.remove(w.key);
         }
     }
@@ -248,10 +248,10 @@ public final class Mailbox {
             } else if ((word & CollectiveBox.ACK_REQUESTED) != 0) {
                 ackNow = true;
             }
-            Key key = new Key(tag, step, chunk, source);
+            SlotKey key = probe.set(tag, step, chunk, source);
             Object slot = box.slots.get(key);
             if (slot == null) {
-                box.slots.put(key, payload);
+                box.slots.put(key.copy(), payload);
                 unclaimed += cost(payload);
                 if (!paused && unclaimed > maxUnclaimed) {
                     paused = true;
@@ -397,7 +397,7 @@ public final class Mailbox {
 
     private List<MailboxReceive.Waiter> releaseSlots(CollectiveBox box) {
         List<MailboxReceive.Waiter> waiters = new ArrayList<>();
-        for (Iterator<Map.Entry<Key, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<SlotKey, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
             Object v = it.next().getValue();
             if (v instanceof ByteBuf) {
                 unclaimed -= cost((ByteBuf) v);

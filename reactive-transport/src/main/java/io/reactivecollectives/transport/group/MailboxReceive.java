@@ -41,7 +41,7 @@ final class MailboxReceive extends Mono<ByteBuf> {
 
     @Override
     public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
-        Waiter w = new Waiter(actual, box, new Mailbox.Key(tag, step, chunk, source), mailbox, hooks);
+        Waiter w = new Waiter(actual, box, tag, step, chunk, source, mailbox, hooks);
         actual.onSubscribe(w);
         if (w.state == Waiter.DONE) {
             return;
@@ -60,16 +60,24 @@ final class MailboxReceive extends Mono<ByteBuf> {
 
         final CoreSubscriber<? super ByteBuf> actual;
         final CollectiveBox box;
-        final Mailbox.Key key;
+        final int tag;
+        final int step;
+        final int chunk;
+        final int source;
+        SlotKey key;                    // the slot it waits in; guarded by the mailbox's lock
         private final Mailbox mailbox;
         private final ReceiveHooks hooks;
         volatile int state;
         private ByteBuf value;
 
-        Waiter(CoreSubscriber<? super ByteBuf> actual, CollectiveBox box, Mailbox.Key key, Mailbox mailbox, ReceiveHooks hooks) {
+        Waiter(CoreSubscriber<? super ByteBuf> actual, CollectiveBox box, int tag, int step, int chunk, int source,
+               Mailbox mailbox, ReceiveHooks hooks) {
             this.actual = actual;
             this.box = box;
-            this.key = key;
+            this.tag = tag;
+            this.step = step;
+            this.chunk = chunk;
+            this.source = source;
             this.mailbox = mailbox;
             this.hooks = hooks;
         }
