@@ -35,6 +35,7 @@ public final class Mailbox {
     private final Runnable onPressure;
     private final Runnable onRelief;
     private final HashMap<Long, CollectiveBox> boxes = new HashMap<>();
+    private CollectiveBox recent;  // the box last looked up: found without boxing its sequence number
     private long nextSequence;
     private long unclaimed;
     private boolean paused;
@@ -99,7 +100,7 @@ public final class Mailbox {
     public void ack(long seq, int source) {
         CollectiveBox box;
         synchronized (this) {
-            box = boxes.get(seq);
+            box = boxOf(seq);
         }
         if (box != null && box.op != null) {
             Receipts.received(box, source);
@@ -226,7 +227,7 @@ public final class Mailbox {
         String violation = null;
         boolean ackNow = false;
         synchronized (this) {
-            CollectiveBox box = boxes.get(seq);
+            CollectiveBox box = boxOf(seq);
             if (box == null) {
                 if (seq < nextSequence || seq < 0) {
                     payload.release();  // stale: that collective ended here (aborted)
@@ -281,7 +282,7 @@ public final class Mailbox {
     public void abortFromPeer(long seq, Function<CollectiveBox, CollectiveException> error) {
         CollectiveBox box;
         synchronized (this) {
-            box = boxes.get(seq);
+            box = boxOf(seq);
             if (box == null) {
                 if (seq < nextSequence || seq < 0) {
                     return;
@@ -350,6 +351,9 @@ public final class Mailbox {
         boolean relief;
         synchronized (this) {
             boxes.remove(box.sequence);
+            if (recent == box) {
+                recent = null;
+            }
             releaseSlots(box);
             relief = paused && unclaimed < maxUnclaimed / 2;
             if (relief) {
@@ -367,6 +371,7 @@ public final class Mailbox {
             releaseSlots(b);
         }
         boxes.clear();
+        recent = null;
     }
 
     /** The local collective of {@code box} ended here (before its result goes downstream). */
@@ -395,7 +400,20 @@ public final class Mailbox {
         return boxes.size();
     }
 
+    /** The box of collective {@code seq}, or null; under the lock. */
+    private CollectiveBox boxOf(long seq) {
+        CollectiveBox b = recent;
+        if (b == null || b.sequence != seq) {
+            b = boxes.get(seq);
+            recent = b != null ? b : recent;
+        }
+        return b;
+    }
+
     private List<MailboxReceive.Waiter> releaseSlots(CollectiveBox box) {
+        if (box.slots.isEmpty()) {
+            return List.of();
+        }
         List<MailboxReceive.Waiter> waiters = new ArrayList<>();
         for (Iterator<Map.Entry<SlotKey, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
             Object v = it.next().getValue();
