@@ -61,39 +61,61 @@ public final class RingAllReduce {
         int es = dtype.byteSize();
         ByteBuf buf = tensor.buffer();
         int r = p.rank();
-        int right = (r + 1) % n;
-        int left = (r - 1 + n) % n;
         long base = numel / n;
         long extra = numel % n;
         long maxBlock = base + (extra > 0 ? 1 : 0);
         SegmentPlan plan = SegmentPlan.pipelined(p, maxBlock * es, dtype);
         int segElems = plan.segmentElements();
-        int scatterSteps = scatter ? n - 1 : 0;
-        int steps = scatterSteps + (gather ? n - 1 : 0);
+        Ring ring = new Ring(p, op, dtype, buf, r, n, base, extra, segElems, scatter ? n - 1 : 0);
+        int steps = ring.scatterSteps + (gather ? n - 1 : 0);
         return Flux.range(0, plan.count())
-                .flatMap(lane -> new PairedSteps(steps) {
-                    @Override
-                    Mono<Void> send(int i) {
-                        int block = i < scatterSteps ? Math.floorMod(r - i, n) : Math.floorMod(r + 1 - (i - scatterSteps), n);
-                        return sendSegment(p, right, stepOf(i), lane, buf, block, base, extra, segElems, es);
-                    }
-
-                    @Override
-                    Mono<Void> receive(int i) {
-                        int block = i < scatterSteps ? Math.floorMod(r - i - 1, n) : Math.floorMod(r - (i - scatterSteps), n);
-                        long start = blockStart(block, base, extra) + (long) lane * segElems;
-                        int count = segCount(block, lane, base, extra, segElems);
-                        return i < scatterSteps
-                                ? Transfers.receiveReduce(p, left, stepOf(i), lane, op, dtype, buf, (int) (start * es), count)
-                                : Transfers.receiveCopy(p, left, stepOf(i), lane, buf, (int) (start * es), count * es);
-                    }
-
-                    /** Reduce-scatter steps are 0 .. n - 2, all-gather steps n - 1 .. 2n - 3, also for the all-gather half alone. */
-                    private int stepOf(int i) {
-                        return i < scatterSteps ? i : n - 1 + (i - scatterSteps);
-                    }
-                }, p.pipelineDepth())
+                .flatMap(lane -> new Lane(ring, lane, steps), p.pipelineDepth())
                 .then();
+    }
+
+    /** What every lane of one ring all-reduce shares. */
+    private record Ring(Peers p, ReduceOp op, DType dtype, ByteBuf buf, int r, int n, long base, long extra,
+                        int segElems, int scatterSteps) {
+
+        /** Reduce-scatter steps are 0 .. n - 2, all-gather steps n - 1 .. 2n - 3, also for the all-gather half alone. */
+        int stepOf(int i) {
+            return i < scatterSteps ? i : n - 1 + (i - scatterSteps);
+        }
+    }
+
+    /** One lane: segment {@code lane} of every block through the ring's steps. */
+    private static final class Lane extends PairedSteps {
+        private final Ring g;
+        private final int lane;
+
+        Lane(Ring g, int lane, int steps) {
+            super(steps);
+            this.g = g;
+            this.lane = lane;
+        }
+
+        @Override
+        Mono<Void> send(int i) {
+            int r = g.r;
+            int n = g.n;
+            int block = i < g.scatterSteps ? Math.floorMod(r - i, n) : Math.floorMod(r + 1 - (i - g.scatterSteps), n);
+            return sendSegment(g.p, (r + 1) % n, g.stepOf(i), lane, g.buf, block, g.base, g.extra, g.segElems,
+                    g.dtype.byteSize());
+        }
+
+        @Override
+        Mono<Void> receive(int i) {
+            int r = g.r;
+            int n = g.n;
+            int es = g.dtype.byteSize();
+            int block = i < g.scatterSteps ? Math.floorMod(r - i - 1, n) : Math.floorMod(r - (i - g.scatterSteps), n);
+            long start = blockStart(block, g.base, g.extra) + (long) lane * g.segElems;
+            int count = segCount(block, lane, g.base, g.extra, g.segElems);
+            int left = (r - 1 + n) % n;
+            return i < g.scatterSteps
+                    ? Transfers.receiveReduce(g.p, left, g.stepOf(i), lane, g.op, g.dtype, g.buf, (int) (start * es), count)
+                    : Transfers.receiveCopy(g.p, left, g.stepOf(i), lane, g.buf, (int) (start * es), count * es);
+        }
     }
 
     private static Mono<Void> sendSegment(Peers p, int peer, int step, int lane, ByteBuf buf, int block, long base,

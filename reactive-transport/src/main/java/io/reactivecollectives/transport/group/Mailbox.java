@@ -154,7 +154,7 @@ public final class Mailbox {
 
     /** A subscribed receive: takes the payload that arrived, or waits in its slot, or fails with the box. */
     void claim(MailboxReceive.Waiter w) {
-        CollectiveBox box = w.box;
+        CollectiveBox box = w.r.box;
         ByteBuf ready = null;
         CollectiveException fail = null;
         boolean relief = false;
@@ -162,7 +162,7 @@ public final class Mailbox {
             if (box.failure != null) {
                 fail = box.failure;
             } else {
-                SlotKey key = probe.set(w.tag, w.step, w.chunk, w.source);
+                SlotKey key = probe.set(w.r.tag, w.r.step, w.r.chunk, w.r.source);
                 Object slot = box.slots.get(key);
                 if (slot instanceof ByteBuf) {
                     box.slots.remove(key);
@@ -176,14 +176,14 @@ public final class Mailbox {
                     if (w.state != MailboxReceive.Waiter.DONE) {
                         w.key = key.copy();
                         box.slots.put(w.key, w);
-                        box.waitingOn = w.source;
-                        box.waitingTag = w.tag;
-                        box.waitingStep = w.step;
-                        box.waitingChunk = w.chunk;
+                        box.waitingOn = w.r.source;
+                        box.waitingTag = w.r.tag;
+                        box.waitingStep = w.r.step;
+                        box.waitingChunk = w.r.chunk;
                     }
                 } else {
-                    fail = new CollectiveException(box.op, -1, box.sequence, w.source, "internal error: two receives of step "
-                            + w.step + " chunk " + w.chunk + " from rank " + w.source, null);
+                    fail = new CollectiveException(box.op, -1, box.sequence, w.r.source, "internal error: two receives of step "
+                            + w.r.step + " chunk " + w.r.chunk + " from rank " + w.r.source, null);
                 }
             }
         }
@@ -199,8 +199,8 @@ public final class Mailbox {
 
     /** A cancelled receive leaves its slot. */
     synchronized void forget(MailboxReceive.Waiter w) {
-        if (w.key != null && w.box.slots.get(w.key) == w) {
-            w.box.slots.remove(w.key);
+        if (w.key != null && w.r.box.slots.get(w.key) == w) {
+            w.r.box.slots.remove(w.key);
         }
     }
 

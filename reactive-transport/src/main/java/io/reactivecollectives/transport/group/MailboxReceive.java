@@ -22,11 +22,11 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 final class MailboxReceive extends Mono<ByteBuf> {
 
     private final Mailbox mailbox;
-    private final CollectiveBox box;
-    private final int tag;
-    private final int step;
-    private final int chunk;
-    private final int source;
+    final CollectiveBox box;
+    final int tag;
+    final int step;
+    final int chunk;
+    final int source;
     private final ReceiveHooks hooks;
 
     MailboxReceive(Mailbox mailbox, CollectiveBox box, int tag, int step, int chunk, int source, ReceiveHooks hooks) {
@@ -41,7 +41,7 @@ final class MailboxReceive extends Mono<ByteBuf> {
 
     @Override
     public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
-        Waiter w = new Waiter(actual, box, tag, step, chunk, source, mailbox, hooks);
+        Waiter w = new Waiter(actual, this);
         actual.onSubscribe(w);
         if (w.state == Waiter.DONE) {
             return;
@@ -59,27 +59,14 @@ final class MailboxReceive extends Mono<ByteBuf> {
                 AtomicIntegerFieldUpdater.newUpdater(Waiter.class, "state");
 
         final CoreSubscriber<? super ByteBuf> actual;
-        final CollectiveBox box;
-        final int tag;
-        final int step;
-        final int chunk;
-        final int source;
+        final MailboxReceive r;         // what it receives: box, tag, step, chunk, source
         SlotKey key;                    // the slot it waits in; guarded by the mailbox's lock
-        private final Mailbox mailbox;
-        private final ReceiveHooks hooks;
         volatile int state;
         private ByteBuf value;
 
-        Waiter(CoreSubscriber<? super ByteBuf> actual, CollectiveBox box, int tag, int step, int chunk, int source,
-               Mailbox mailbox, ReceiveHooks hooks) {
+        Waiter(CoreSubscriber<? super ByteBuf> actual, MailboxReceive r) {
             this.actual = actual;
-            this.box = box;
-            this.tag = tag;
-            this.step = step;
-            this.chunk = chunk;
-            this.source = source;
-            this.mailbox = mailbox;
-            this.hooks = hooks;
+            this.r = r;
         }
 
         /** The payload arrived (ownership taken): emits it when requested, releases it when cancelled. */
@@ -150,7 +137,7 @@ final class MailboxReceive extends Mono<ByteBuf> {
                 }
                 if (STATE.compareAndSet(this, s, DONE)) {
                     releaseHeld(s);
-                    mailbox.forget(this);
+                    r.mailbox.forget(this);
                     return;
                 }
             }
@@ -166,7 +153,7 @@ final class MailboxReceive extends Mono<ByteBuf> {
 
         private void emit(ByteBuf payload) {
             value = null;
-            hooks.received(payload);
+            r.hooks.received(payload);
             actual.onNext(payload);
             actual.onComplete();
         }

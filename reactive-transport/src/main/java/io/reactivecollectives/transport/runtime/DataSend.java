@@ -54,7 +54,7 @@ final class DataSend extends Mono<Void> {
 
     @Override
     public void subscribe(CoreSubscriber<? super Void> actual) {
-        Writer w = new Writer(actual, channel, peer);
+        Writer w = new Writer(actual, this);
         actual.onSubscribe(w);
         if (w.done != 0) {
             if (!sliced) {
@@ -84,14 +84,12 @@ final class DataSend extends Mono<Void> {
         private static final AtomicIntegerFieldUpdater<Writer> DONE = AtomicIntegerFieldUpdater.newUpdater(Writer.class, "done");
 
         private final CoreSubscriber<? super Void> actual;
-        private final CollectiveChannel channel;
-        private final int peer;
+        private final DataSend send;
         volatile int done;
 
-        Writer(CoreSubscriber<? super Void> actual, CollectiveChannel channel, int peer) {
+        Writer(CoreSubscriber<? super Void> actual, DataSend send) {
             this.actual = actual;
-            this.channel = channel;
-            this.peer = peer;
+            this.send = send;
         }
 
         @Override
@@ -101,7 +99,7 @@ final class DataSend extends Mono<Void> {
                     actual.onComplete();
                 }
             } else {
-                fail(channel.sendFailure(peer, channel.writeFailure(peer, f.cause())));
+                fail(send.channel.sendFailure(send.peer, send.channel.writeFailure(send.peer, f.cause())));
             }
         }
 
