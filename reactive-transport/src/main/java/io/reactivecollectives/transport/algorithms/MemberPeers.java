@@ -57,6 +57,11 @@ public final class MemberPeers extends ForwardingPeers {
     }
 
     @Override
+    public Mono<Void> sendRange(int peer, int step, int chunk, ByteBuf buf, int index, int length) {
+        return p.sendRange(members[peer], step, chunk, buf, index, length);
+    }
+
+    @Override
     public Mono<ByteBuf> receive(int peer, int step, int chunk) {
         return p.receive(members[peer], step, chunk);
     }

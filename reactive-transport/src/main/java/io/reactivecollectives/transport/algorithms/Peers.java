@@ -46,6 +46,15 @@ public interface Peers {
     Mono<Void> send(int peer, int step, int chunk, ByteBuf payload);
 
     /**
+     * Sends bytes {@code [index, index + length)} of {@code buf} to {@code peer} without copying
+     * them: a retained slice made on each subscription, sent as by {@link #send}. Unlike
+     * {@link #send}, nothing leaks when the result is never subscribed.
+     */
+    default Mono<Void> sendRange(int peer, int step, int chunk, ByteBuf buf, int index, int length) {
+        return Mono.defer(() -> send(peer, step, chunk, buf.retainedSlice(index, length)));
+    }
+
+    /**
      * Emits the payload {@code peer} sent with this (step, chunk); the subscriber must release it.
      * Errors with a {@link CollectiveException} when the peer fails, the collective is aborted on
      * any rank, or it times out.

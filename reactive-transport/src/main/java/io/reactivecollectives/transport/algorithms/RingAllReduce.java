@@ -61,44 +61,61 @@ public final class RingAllReduce {
         int es = dtype.byteSize();
         ByteBuf buf = tensor.buffer();
         int r = p.rank();
-        int right = (r + 1) % n;
-        int left = (r - 1 + n) % n;
         long base = numel / n;
         long extra = numel % n;
         long maxBlock = base + (extra > 0 ? 1 : 0);
         SegmentPlan plan = SegmentPlan.pipelined(p, maxBlock * es, dtype);
         int segElems = plan.segmentElements();
+        Ring ring = new Ring(p, op, dtype, buf, r, n, base, extra, segElems, scatter ? n - 1 : 0);
+        int steps = ring.scatterSteps + (gather ? n - 1 : 0);
         return Flux.range(0, plan.count())
-                .flatMap(lane -> {
-                    Mono<Void> chain = Mono.empty();
-                    for (int s = 0; scatter && s < n - 1; s++) {
-                        int sendBlock = Math.floorMod(r - s, n);
-                        int recvBlock = Math.floorMod(r - s - 1, n);
-                        int step = s;
-                        chain = chain.then(Mono.when(
-                                sendSegment(p, right, step, lane, buf, sendBlock, base, extra, segElems, es),
-                                Mono.defer(() -> {
-                                    long start = blockStart(recvBlock, base, extra) + (long) lane * segElems;
-                                    int count = segCount(recvBlock, lane, base, extra, segElems);
-                                    return Transfers.receiveReduce(p, left, step, lane, op, dtype, buf,
-                                            (int) (start * es), count);
-                                })));
-                    }
-                    for (int s = 0; gather && s < n - 1; s++) {
-                        int sendBlock = Math.floorMod(r + 1 - s, n);
-                        int recvBlock = Math.floorMod(r - s, n);
-                        int step = n - 1 + s;
-                        chain = chain.then(Mono.when(
-                                sendSegment(p, right, step, lane, buf, sendBlock, base, extra, segElems, es),
-                                Mono.defer(() -> {
-                                    long start = blockStart(recvBlock, base, extra) + (long) lane * segElems;
-                                    int count = segCount(recvBlock, lane, base, extra, segElems);
-                                    return Transfers.receiveCopy(p, left, step, lane, buf, (int) (start * es), count * es);
-                                })));
-                    }
-                    return chain;
-                }, p.pipelineDepth())
+                .flatMap(lane -> new Lane(ring, lane, steps), p.pipelineDepth())
                 .then();
+    }
+
+    /** What every lane of one ring all-reduce shares. */
+    private record Ring(Peers p, ReduceOp op, DType dtype, ByteBuf buf, int r, int n, long base, long extra,
+                        int segElems, int scatterSteps) {
+
+        /** Reduce-scatter steps are 0 .. n - 2, all-gather steps n - 1 .. 2n - 3, also for the all-gather half alone. */
+        int stepOf(int i) {
+            return i < scatterSteps ? i : n - 1 + (i - scatterSteps);
+        }
+    }
+
+    /** One lane: segment {@code lane} of every block through the ring's steps. */
+    private static final class Lane extends PairedSteps {
+        private final Ring g;
+        private final int lane;
+
+        Lane(Ring g, int lane, int steps) {
+            super(steps);
+            this.g = g;
+            this.lane = lane;
+        }
+
+        @Override
+        Mono<Void> send(int i) {
+            int r = g.r;
+            int n = g.n;
+            int block = i < g.scatterSteps ? Math.floorMod(r - i, n) : Math.floorMod(r + 1 - (i - g.scatterSteps), n);
+            return sendSegment(g.p, (r + 1) % n, g.stepOf(i), lane, g.buf, block, g.base, g.extra, g.segElems,
+                    g.dtype.byteSize());
+        }
+
+        @Override
+        Mono<Void> receive(int i) {
+            int r = g.r;
+            int n = g.n;
+            int es = g.dtype.byteSize();
+            int block = i < g.scatterSteps ? Math.floorMod(r - i - 1, n) : Math.floorMod(r - (i - g.scatterSteps), n);
+            long start = blockStart(block, g.base, g.extra) + (long) lane * g.segElems;
+            int count = segCount(block, lane, g.base, g.extra, g.segElems);
+            int left = (r - 1 + n) % n;
+            return i < g.scatterSteps
+                    ? Transfers.receiveReduce(g.p, left, g.stepOf(i), lane, g.op, g.dtype, g.buf, (int) (start * es), count)
+                    : Transfers.receiveCopy(g.p, left, g.stepOf(i), lane, g.buf, (int) (start * es), count * es);
+        }
     }
 
     private static Mono<Void> sendSegment(Peers p, int peer, int step, int lane, ByteBuf buf, int block, long base,

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
-import io.reactivecollectives.core.kernels.ByteCopies;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -79,27 +78,18 @@ public final class Transfers {
 
     /** Sends bytes {@code [index, index + length)} of {@code buf} to {@code peer}, without copying them. */
     public static Mono<Void> send(Peers p, int peer, int step, int chunk, ByteBuf buf, int index, int length) {
-        return Mono.defer(() -> p.send(peer, step, chunk, buf.retainedSlice(index, length)));
+        return p.sendRange(peer, step, chunk, buf, index, length);
     }
 
     /** Receives a piece from {@code peer} and reduces its {@code count} elements into {@code dst} at {@code index}. */
     public static Mono<Void> receiveReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype,
                                            ByteBuf dst, int index, int count) {
-        long bytes = (long) count * dtype.byteSize();
-        return p.receiveScattered(peer, step, chunk).flatMap(b -> use(b, bytes, in -> {
-            checkLength(p, peer, step, chunk, in, count * dtype.byteSize());
-            if (count > 0) {
-                ReduceKernels.reduceIntoScattered(op, dtype, dst, index, in, in.readerIndex(), count);
-            }
-        }));
+        return new ReceiveInto(p, peer, step, chunk, op, dtype, dst, index, count, count * dtype.byteSize());
     }
 
     /** Receives a piece of {@code length} bytes from {@code peer} and copies it into {@code dst} at {@code index}. */
     public static Mono<Void> receiveCopy(Peers p, int peer, int step, int chunk, ByteBuf dst, int index, int length) {
-        return p.receiveScattered(peer, step, chunk).flatMap(b -> use(b, length, in -> {
-            checkLength(p, peer, step, chunk, in, length);
-            ByteCopies.copy(in, in.readerIndex(), dst, index, length);
-        }));
+        return new ReceiveInto(p, peer, step, chunk, null, null, dst, index, length, length);
     }
 
     /**

@@ -42,8 +42,12 @@ public final class DataFrameCodec {
         return FrameCodec.agreementCount(frame);
     }
 
-    /** The payload as a slice sharing the frame's reference count (release one of them, once). */
+    /**
+     * The payload: the frame itself with its reader index moved past the header (no slice is made:
+     * one runs for every pipelined segment), so read the header's fields first. Release it once, as
+     * the frame.
+     */
     public static ByteBuf payload(ByteBuf frame) {
-        return frame.slice(frame.readerIndex() + FrameCodec.HEADER, FrameCodec.payloadLength(frame));
+        return frame.skipBytes(FrameCodec.HEADER);
     }
 }

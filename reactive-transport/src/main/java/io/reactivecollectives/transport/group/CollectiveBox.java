@@ -22,7 +22,7 @@ public final class CollectiveBox {
 
     final long sequence;
     String op;                      // null while no local collective owns it
-    final HashMap<Mailbox.Key, Object> slots = new HashMap<>(); // Key -> ByteBuf (arrived) | MonoSink (waiting)
+    final HashMap<SlotKey, Object> slots = new HashMap<>(); // SlotKey -> ByteBuf (arrived) | MailboxReceive.Waiter (waiting)
     CollectiveException failure;    // once failed, every receive fails with it
     Function<CollectiveBox, CollectiveException> pendingAbort; // a peer's ABORT that came before the local collective started
     long openedNanos;               // when the local collective opened the box

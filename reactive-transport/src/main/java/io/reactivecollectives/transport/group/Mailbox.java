@@ -1,10 +1,8 @@
 package io.reactivecollectives.transport.group;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.CollectiveException;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,13 +29,13 @@ public final class Mailbox {
 
     /** Bytes a frame counts for at least, so that empty frames are bounded too. */
     private static final int MIN_FRAME_COST = 64;
-    record Key(int tag, int step, int chunk, int source) {
-    }
+    private final SlotKey probe = new SlotKey();  // guarded by this
 
     private final long maxUnclaimed;
     private final Runnable onPressure;
     private final Runnable onRelief;
     private final HashMap<Long, CollectiveBox> boxes = new HashMap<>();
+    private CollectiveBox recent;  // the box last looked up: found without boxing its sequence number
     private long nextSequence;
     private long unclaimed;
     private boolean paused;
@@ -102,7 +100,7 @@ public final class Mailbox {
     public void ack(long seq, int source) {
         CollectiveBox box;
         synchronized (this) {
-            box = boxes.get(seq);
+            box = boxOf(seq);
         }
         if (box != null && box.op != null) {
             Receipts.received(box, source);
@@ -136,53 +134,74 @@ public final class Mailbox {
      * payload (the subscriber releases it) or the box's failure.
      */
     public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source) {
-        Key key = new Key(tag, step, chunk, source);
-        return Mono.<ByteBuf>create(sink -> {
-            ByteBuf ready = null;
-            CollectiveException fail = null;
-            boolean relief = false;
-            synchronized (this) {
-                if (box.failure != null) {
-                    fail = box.failure;
-                } else {
-                    Object slot = box.slots.get(key);
-                    if (slot instanceof ByteBuf) {
-                        box.slots.remove(key);
-                        ready = (ByteBuf) slot;
-                        unclaimed -= cost(ready);
-                        if (paused && unclaimed < maxUnclaimed / 2) {
-                            paused = false;
-                            relief = true;
-                        }
-                    } else if (slot == null) {
-                        box.slots.put(key, sink);
-                        box.waitingOn = source;
-                        box.waitingTag = tag;
-                        box.waitingStep = step;
-                        box.waitingChunk = chunk;
-                    } else {
-                        fail = new CollectiveException(box.op, -1, box.sequence, source,
-                                "internal error: two receives of step " + step + " chunk " + chunk + " from rank " + source, null);
+        return new MailboxReceive(this, box, tag, step, chunk, source, ReceiveHooks.NONE);
+    }
+
+    /**
+     * {@link #receive(CollectiveBox, int, int, int, int)} that tells {@code hooks} when it waits and receives.
+     *
+     * @param box    the collective's box
+     * @param tag    the sub-operation
+     * @param step   the algorithm's step
+     * @param chunk  the piece of the step
+     * @param source the sending rank
+     * @param hooks  told when the receive waits and receives
+     * @return the receive
+     */
+    public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source, ReceiveHooks hooks) {
+        return new MailboxReceive(this, box, tag, step, chunk, source, hooks);
+    }
+
+    /** A subscribed receive: takes the payload that arrived, or waits in its slot, or fails with the box. */
+    void claim(MailboxReceive.Waiter w) {
+        CollectiveBox box = w.r.box;
+        ByteBuf ready = null;
+        CollectiveException fail = null;
+        boolean relief = false;
+        synchronized (this) {
+            if (box.failure != null) {
+                fail = box.failure;
+            } else {
+                SlotKey key = probe.set(w.r.tag, w.r.step, w.r.chunk, w.r.source);
+                Object slot = box.slots.get(key);
+                if (slot instanceof ByteBuf) {
+                    box.slots.remove(key);
+                    ready = (ByteBuf) slot;
+                    unclaimed -= cost(ready);
+                    if (paused && unclaimed < maxUnclaimed / 2) {
+                        paused = false;
+                        relief = true;
                     }
+                } else if (slot == null) {
+                    if (w.state != MailboxReceive.Waiter.DONE) {
+                        w.key = key.copy();
+                        box.slots.put(w.key, w);
+                        box.waitingOn = w.r.source;
+                        box.waitingTag = w.r.tag;
+                        box.waitingStep = w.r.step;
+                        box.waitingChunk = w.r.chunk;
+                    }
+                } else {
+                    fail = new CollectiveException(box.op, -1, box.sequence, w.r.source, "internal error: two receives of step "
+                            + w.r.step + " chunk " + w.r.chunk + " from rank " + w.r.source, null);
                 }
             }
-            if (relief) {
-                onRelief.run();
-            }
-            if (fail != null) {
-                sink.error(fail);
-            } else if (ready != null) {
-                sink.success(ready);
-            } else {
-                sink.onCancel(() -> {
-                    synchronized (this) {
-                        if (box.slots.get(key) == sink) {
-                            box.slots.remove(key);
-                        }
-                    }
-                });
-            }
-        }).doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
+        }
+        if (relief) {
+            onRelief.run();
+        }
+        if (fail != null) {
+            w.error(fail);
+        } else if (ready != null) {
+            w.success(ready);
+        }
+    }
+
+    /** A cancelled receive leaves its slot. */
+    synchronized void forget(MailboxReceive.Waiter w) {
+        if (w.key != null && w.r.box.slots.get(w.key) == w) {
+            w.r.box.slots.remove(w.key);
+        }
     }
 
     /** What became of a DATA frame. */
@@ -202,14 +221,13 @@ public final class Mailbox {
      * receipt ({@link CollectiveBox#ACK_REQUESTED}) is acknowledged by the caller now
      * ({@link Delivery#ackNow()}) or, early, by the collective once it opened ({@link #takeOwedAcks}).
      */
-    @SuppressWarnings("unchecked")
     public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload) {
-        MonoSink<ByteBuf> waiter = null;
+        MailboxReceive.Waiter waiter = null;
         boolean pressure = false;
         String violation = null;
         boolean ackNow = false;
         synchronized (this) {
-            CollectiveBox box = boxes.get(seq);
+            CollectiveBox box = boxOf(seq);
             if (box == null) {
                 if (seq < nextSequence || seq < 0) {
                     payload.release();  // stale: that collective ended here (aborted)
@@ -231,10 +249,10 @@ public final class Mailbox {
             } else if ((word & CollectiveBox.ACK_REQUESTED) != 0) {
                 ackNow = true;
             }
-            Key key = new Key(tag, step, chunk, source);
+            SlotKey key = probe.set(tag, step, chunk, source);
             Object slot = box.slots.get(key);
             if (slot == null) {
-                box.slots.put(key, payload);
+                box.slots.put(key.copy(), payload);
                 unclaimed += cost(payload);
                 if (!paused && unclaimed > maxUnclaimed) {
                     paused = true;
@@ -245,7 +263,7 @@ public final class Mailbox {
                 payload.release();
             } else {
                 box.slots.remove(key);
-                waiter = (MonoSink<ByteBuf>) slot;
+                waiter = (MailboxReceive.Waiter) slot;
             }
         }
         if (pressure) {
@@ -264,7 +282,7 @@ public final class Mailbox {
     public void abortFromPeer(long seq, Function<CollectiveBox, CollectiveException> error) {
         CollectiveBox box;
         synchronized (this) {
-            box = boxes.get(seq);
+            box = boxOf(seq);
             if (box == null) {
                 if (seq < nextSequence || seq < 0) {
                     return;
@@ -285,7 +303,7 @@ public final class Mailbox {
 
     /** Fails {@code box}'s collective: pending and later receives error with {@code e}; buffered frames are released. */
     public void fail(CollectiveBox box, CollectiveException e) {
-        List<MonoSink<ByteBuf>> waiters;
+        List<MailboxReceive.Waiter> waiters;
         boolean relief;
         synchronized (this) {
             if (box.failure != null) {
@@ -302,7 +320,7 @@ public final class Mailbox {
         if (relief) {
             onRelief.run();
         }
-        for (MonoSink<ByteBuf> w : waiters) {
+        for (MailboxReceive.Waiter w : waiters) {
             w.error(e);
         }
         Receipts.fail(box, e);
@@ -333,6 +351,9 @@ public final class Mailbox {
         boolean relief;
         synchronized (this) {
             boxes.remove(box.sequence);
+            if (recent == box) {
+                recent = null;
+            }
             releaseSlots(box);
             relief = paused && unclaimed < maxUnclaimed / 2;
             if (relief) {
@@ -350,6 +371,7 @@ public final class Mailbox {
             releaseSlots(b);
         }
         boxes.clear();
+        recent = null;
     }
 
     /** The local collective of {@code box} ended here (before its result goes downstream). */
@@ -378,16 +400,28 @@ public final class Mailbox {
         return boxes.size();
     }
 
-    @SuppressWarnings("unchecked")
-    private List<MonoSink<ByteBuf>> releaseSlots(CollectiveBox box) {
-        List<MonoSink<ByteBuf>> waiters = new ArrayList<>();
-        for (Iterator<Map.Entry<Key, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
+    /** The box of collective {@code seq}, or null; under the lock. */
+    private CollectiveBox boxOf(long seq) {
+        CollectiveBox b = recent;
+        if (b == null || b.sequence != seq) {
+            b = boxes.get(seq);
+            recent = b != null ? b : recent;
+        }
+        return b;
+    }
+
+    private List<MailboxReceive.Waiter> releaseSlots(CollectiveBox box) {
+        if (box.slots.isEmpty()) {
+            return List.of();
+        }
+        List<MailboxReceive.Waiter> waiters = new ArrayList<>();
+        for (Iterator<Map.Entry<SlotKey, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
             Object v = it.next().getValue();
             if (v instanceof ByteBuf) {
                 unclaimed -= cost((ByteBuf) v);
                 ((ByteBuf) v).release();
             } else {
-                waiters.add((MonoSink<ByteBuf>) v);
+                waiters.add((MailboxReceive.Waiter) v);
             }
             it.remove();
         }

@@ -80,6 +80,37 @@ public final class PeerLink {
         });
     }
 
+    /**
+     * Writes one frame with {@code payload} (ownership taken) and returns the write's future, for a
+     * caller that listens itself instead of subscribing to {@link #send}; the future's cause goes
+     * through {@link #writeFailure} for the error to report.
+     *
+     * @param type           the frame type
+     * @param seq            the collective's sequence number
+     * @param tag            the sub-operation
+     * @param step           the algorithm's step
+     * @param chunk          the piece of the step
+     * @param agreementWord  the header's agreement word
+     * @param agreementCount the header's agreement count
+     * @param payload        the payload, released once written or on failure
+     * @return the write's future
+     * @throws RuntimeException when the header cannot be made ({@code payload} released)
+     */
+    public ChannelFuture writeFrame(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
+                                    long agreementCount, ByteBuf payload) {
+        return write(type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+    }
+
+    /**
+     * Why a write of {@link #writeFrame} failed, as {@link #send} reports it.
+     *
+     * @param error the write future's cause
+     * @return the error to report
+     */
+    public Throwable writeFailure(Throwable error) {
+        return failure(error);
+    }
+
     /** Writes one frame without waiting for it (abort notices); ownership of {@code payload} taken. */
     public void sendAndForget(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
         try {

@@ -2,17 +2,18 @@ package io.reactivecollectives.transport.runtime;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
 import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.PeerFailureException;
-import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.transport.algorithms.AlgorithmSelector;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.group.CollectiveBox;
+import io.reactivecollectives.transport.group.ReceiveHooks;
 import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.PeerLink;
 import reactor.core.publisher.Mono;
@@ -148,19 +149,29 @@ public final class CollectiveChannel implements Peers {
 
     @Override
     public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
+        return DataSend.payload(this, peer, step, chunk, payload);
+    }
+
+    @Override
+    public Mono<Void> sendRange(int peer, int step, int chunk, ByteBuf buf, int index, int length) {
+        return DataSend.range(this, peer, step, chunk, buf, index, length);
+    }
+
+    /** Writes {@code payload} (ownership taken) to {@code peer} as a DATA frame; throws, payload released, when it cannot. */
+    Future<Void> writeData(int peer, int step, int chunk, ByteBuf payload) {
         int rank = runtime.rank();
         Mesh m = runtime.mesh();
         PeerLink link = peer == rank || peer < 0 || peer >= runtime.size() || m == null ? null : m.link(peer);
         if (link == null) {
             ReferenceCountUtil.safeRelease(payload);
-            return Mono.error(new CollectiveException(op, rank, box.sequence(), peer, "no connection to rank " + peer, null));
+            throw new CollectiveException(op, rank, box.sequence(), peer, "no connection to rank " + peer, null);
         }
         int limit = runtime.settings().maxFramePayload();
         if (payload.readableBytes() > limit) {
             int n = payload.readableBytes();
             ReferenceCountUtil.safeRelease(payload);
-            return Mono.error(new CollectiveException(op, rank, box.sequence(), peer, "payload of " + n
-                    + " bytes for rank " + peer + " is over the frame limit " + limit, null));
+            throw new CollectiveException(op, rank, box.sequence(), peer, "payload of " + n
+                    + " bytes for rank " + peer + " is over the frame limit " + limit, null);
         }
         runtime.observer().metrics().bytesSent(payload.readableBytes());
         long word = box.word();
@@ -170,15 +181,30 @@ public final class CollectiveChannel implements Peers {
                 receipts.sentTo.set(peer);
             }
         }
-        return link.send(FrameType.DATA, box.sequence(), tag, step, chunk, word, box.count(), payload)
-                .onErrorMap(e -> !(e instanceof CollectiveException), e -> {
-                    String dead = runtime.peerFailures().deathOf(peer);
-                    if (dead == null && (e instanceof java.io.IOException || !link.isActive())) {
-                        dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
-                    }
-                    return new PeerFailureException(op, rank, box.sequence(), peer,
-                            dead != null ? dead : "cannot send to peer " + peer + ": " + e, e);
-                });
+        return link.writeFrame(FrameType.DATA, box.sequence(), tag, step, chunk, word, box.count(), payload);
+    }
+
+    /** A failed write's cause as the connection to {@code peer} explains it. */
+    Throwable writeFailure(int peer, Throwable cause) {
+        Mesh m = runtime.mesh();
+        PeerLink link = m == null ? null : m.link(peer);
+        return link == null ? cause : link.writeFailure(cause);
+    }
+
+    /** The error a send to {@code peer} fails with: a {@link CollectiveException} as is, else a peer failure. */
+    Throwable sendFailure(int peer, Throwable e) {
+        if (e instanceof CollectiveException) {
+            return e;
+        }
+        int rank = runtime.rank();
+        Mesh m = runtime.mesh();
+        PeerLink link = m == null ? null : m.link(peer);
+        String dead = runtime.peerFailures().deathOf(peer);
+        if (dead == null && (e instanceof java.io.IOException || link == null || !link.isActive())) {
+            dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
+        }
+        return new PeerFailureException(op, rank, box.sequence(), peer,
+                dead != null ? dead : "cannot send to peer " + peer + ": " + e, e);
     }
 
     @Override
@@ -188,16 +214,24 @@ public final class CollectiveChannel implements Peers {
 
     @Override
     public Mono<ByteBuf> receiveScattered(int peer, int step, int chunk) {
-        FlightRecorder.Entry e = entry;
-        CollectiveMetrics m = runtime.observer().metrics();
-        return runtime.mailbox().receive(box, tag, step, chunk, peer)
-                .doOnSubscribe(s -> {
-                    if (e != null) {
-                        e.waitingFor(peer);
-                    }
-                })
-                .doOnNext(b -> m.bytesReceived(b.readableBytes()));
+        return runtime.mailbox().receive(box, tag, step, chunk, peer, hooks);
     }
+
+    /** The flight recorder's "waiting for" and the received-bytes metric, for every receive of this view. */
+    private final ReceiveHooks hooks = new ReceiveHooks() {
+        @Override
+        public void waiting(int source) {
+            FlightRecorder.Entry e = entry;
+            if (e != null) {
+                e.waitingFor(source);
+            }
+        }
+
+        @Override
+        public void received(ByteBuf payload) {
+            runtime.observer().metrics().bytesReceived(payload.readableBytes());
+        }
+    };
 
     @Override
     public CollectiveException protocolError(int peer, String detail) {
