@@ -20,7 +20,8 @@ import java.util.Map;
  * {@code START_MS} (milliseconds since the epoch, set by the launching script just before it starts
  * the processes; the JVM's own start time otherwise). At the end every rank's process CPU time
  * (all threads: JIT and GC included) over the second half of the loop is summed over the ranks and
- * printed as {@code cpu_ms_per_op <ms summed over ranks> ops <n>}, beside {@code first_op_s}.
+ * printed as {@code cpu_ms_per_op <ms summed over ranks> ops <n> window_s <from>-<to> jit_ms_per_op
+ * <the JIT compilers' share of it, wall time of compilations>}, beside {@code first_op_s}.
  *
  * <p>{@code perf/scripts/warmup_compare.sh} runs it beside PyTorch gloo's {@code gloo_warmup.py},
  * which prints the same rows. Arguments: {@code <bytes, K/M/G allowed> <seconds>}.
@@ -58,6 +59,8 @@ public final class WarmupCurve {
                 }
                 int ops = 0;
                 long[] cpuAt = new long[100_000];
+                long[] jitAt = new long[100_000];
+                var jit = ManagementFactory.getCompilationMXBean();
                 double[] endAt = new double[100_000];
                 boolean more = true;
                 while (more) {
@@ -66,6 +69,7 @@ public final class WarmupCurve {
                     long t1 = System.nanoTime();
                     double end = (System.currentTimeMillis() - startMs) / 1e3;
                     cpuAt[ops] = os.getProcessCpuTime();
+                    jitAt[ops] = jit.getTotalCompilationTime();
                     endAt[ops] = end;
                     ops++;
                     if (lead) {
@@ -80,11 +84,12 @@ public final class WarmupCurve {
                 }
                 int from = ops / 2;
                 double mine = ops - from > 1 ? (cpuAt[ops - 1] - cpuAt[from]) / 1e6 / (ops - 1 - from) : Double.NaN;
-                Tensor sum = Tensor.fromDoubles(new double[] {mine});
+                double mineJit = ops - from > 1 ? (double) (jitAt[ops - 1] - jitAt[from]) / (ops - 1 - from) : Double.NaN;
+                Tensor sum = Tensor.fromDoubles(new double[] {mine, mineJit});
                 group.allReduce(sum, ReduceOp.SUM).block();
                 if (lead) {
-                    System.out.printf("cpu_ms_per_op %.1f ops %d window_s %.1f-%.1f%n", sum.getDouble(0),
-                            ops - 1 - from, endAt[from], endAt[ops - 1]);
+                    System.out.printf("cpu_ms_per_op %.2f ops %d window_s %.1f-%.1f jit_ms_per_op %.2f%n", sum.getDouble(0),
+                            ops - 1 - from, endAt[from], endAt[ops - 1], sum.getDouble(1));
                 }
                 sum.release();
             } finally {

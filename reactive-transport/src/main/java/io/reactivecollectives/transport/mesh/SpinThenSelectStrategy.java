@@ -16,8 +16,9 @@ import io.netty.util.IntSupplier;
  *
  * <p>Polling that ends in a sleep anyway is CPU spent for nothing, and on a machine with fewer
  * cores than busy threads it is CPU taken from a peer process or from the reduction. So the budget
- * adapts, as adaptive spinning of locks does: a poll that sees the next I/O in time doubles it (up
- * to {@code maxSpinNanos}), a poll that runs out before any halves it (down to a floor of
+ * adapts, as adaptive spinning of locks does: a poll that sees the next I/O within half the maximum
+ * doubles it (up to {@code maxSpinNanos}); a poll that runs out, or sees I/O only later than that
+ * (polling then cost more CPU than the wake-up it saved), halves it (down to a floor of
  * 1/{@value #FLOOR_DIVISOR} of the maximum, so that a return of quick traffic is still noticed).
  * Chains of small collectives keep the full budget; large transfers with gaps longer than the
  * budget (a peer reducing a megabyte) soon poll only briefly.
@@ -37,6 +38,7 @@ final class SpinThenSelectStrategy implements SelectStrategy {
     private final long minSpinNanos;
     private final boolean adaptive;
     private long spinNanos;
+    private final long worthNanos;
     private long lastActive = System.nanoTime();
     private boolean polling;
     private boolean slept;
@@ -46,6 +48,7 @@ final class SpinThenSelectStrategy implements SelectStrategy {
         this.minSpinNanos = adaptive ? Math.max(1, maxSpinNanos / FLOOR_DIVISOR) : maxSpinNanos;
         this.spinNanos = maxSpinNanos;
         this.adaptive = adaptive;
+        this.worthNanos = adaptive ? maxSpinNanos / 2 : maxSpinNanos;
     }
 
     @Override
@@ -60,7 +63,10 @@ final class SpinThenSelectStrategy implements SelectStrategy {
         if (ready > 0 || hasTasks) {
             if (polling) {
                 polling = false;
-                spinNanos = Math.min(maxSpinNanos, spinNanos << 1);
+                // I/O soon after the last: polling saved a wake-up. I/O that took longer than half the
+                // maximum cost more polling than the wake-up it saved (gaps of a paced, link-bound stream)
+                spinNanos = now - lastActive <= worthNanos ? Math.min(maxSpinNanos, spinNanos << 1)
+                        : Math.max(minSpinNanos, spinNanos >> 1);
             }
             lastActive = now;
             return ready;

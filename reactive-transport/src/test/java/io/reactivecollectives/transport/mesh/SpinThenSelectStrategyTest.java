@@ -53,6 +53,17 @@ class SpinThenSelectStrategyTest {
     }
 
     @Test
+    void ioThatComesOnlyLateInThePollHalvesTheBudgetAsAMissDoes() throws Exception {
+        long max = 40_000_000;     // 40 ms: worth polling for I/O within 20 ms
+        SpinThenSelectStrategy s = new SpinThenSelectStrategy(max, true);
+        assertEquals(1, s.calculateStrategy(() -> 1, false));
+        assertEquals(SelectStrategy.CONTINUE, s.calculateStrategy(() -> 0, false));
+        Thread.sleep(25);
+        assertEquals(1, s.calculateStrategy(() -> 1, false));      // seen, but after 25 ms of polling
+        assertEquals(max / 2, s.spinNanos());
+    }
+
+    @Test
     void withoutAdaptationTheBudgetStaysAndAWakeUpIsNotPolledAfter() throws Exception {
         SpinThenSelectStrategy s = new SpinThenSelectStrategy(MAX, false);
         assertEquals(1, s.calculateStrategy(() -> 1, false));
