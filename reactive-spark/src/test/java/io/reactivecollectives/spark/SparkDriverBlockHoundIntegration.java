@@ -14,6 +14,10 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *       ({@code BlockInfoManager.lockForReading}), which parks when a writer holds it. Seen on
  *       {@code shuffle-server-*} threads when a local-cluster executor fetched a task binary while
  *       the driver was still storing it; BlockHound's error then broke the fetch and the stage.</li>
+ *   <li>{@code BlockManagerManagedBuffer.release}: when the event loop has written a served block, Netty
+ *       releases the message, and Spark's buffer unlocks the block in its {@code BlockInfoManager}
+ *       (a {@code ReentrantLock}, which parks under contention). Seen in CI on {@code shuffle-server-*}
+ *       after the block was sent.</li>
  * </ul>
  */
 public final class SparkDriverBlockHoundIntegration implements BlockHoundIntegration {
@@ -25,5 +29,6 @@ public final class SparkDriverBlockHoundIntegration implements BlockHoundIntegra
     @Override
     public void applyTo(BlockHound.Builder builder) {
         builder.allowBlockingCallsInside("org.apache.spark.network.netty.NettyBlockRpcServer", "receive");
+        builder.allowBlockingCallsInside("org.apache.spark.storage.BlockManagerManagedBuffer", "release");
     }
 }
