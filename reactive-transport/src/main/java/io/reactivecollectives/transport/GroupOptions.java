@@ -27,7 +27,7 @@ import java.util.Objects;
  * @param diagnostics         flight recorder, meters and the optional collective (mismatch) check;
  *                            null means {@link Diagnostics#defaults()}
  * @param heartbeatInterval   how often a rank sends a HEARTBEAT frame on every connection (and checks
- *                            what it has heard from each peer)
+ *                            what it has heard from each peer, four times per interval)
  * @param missedHeartbeats    a peer from which no heartbeat has arrived for this many intervals is
  *                            declared dead (heartbeats have connections and an event loop of their own,
  *                            which no data and no user code delays): its connection is closed and every in-flight and

@@ -15,15 +15,21 @@ import java.util.concurrent.TimeUnit;
  * Heartbeats on one established connection. Sits first in the pipeline and notes when bytes last
  * arrived (any bytes: a large data frame counts while it streams in). Every interval, on the
  * connection's event loop, it sends a {@link FrameType#HEARTBEAT} frame (unless the socket's
- * outbound buffer is full: the peer then has data to read anyway) and checks the peer: when nothing
+ * outbound buffer is full: the peer then has data to read anyway), and {@value #CHECKS_PER_INTERVAL}
+ * times per interval it checks the peer, so that a silence is noticed at most a quarter of an
+ * interval after it passes the limit (not up to a whole interval): when nothing
  * arrived for {@code missed} intervals the connection is closed with a {@link PeerSilentException},
  * which the group turns into a peer failure. While this side has stopped reading (back-pressure),
  * silence is expected and not counted.
  */
 final class Liveness extends ChannelInboundHandlerAdapter {
 
+    /** How many times per heartbeat interval the silence is checked. */
+    static final int CHECKS_PER_INTERVAL = 4;
+
     private final int peer;
     private final long intervalNanos;
+    private int ticks;
     private final int missed;
     private volatile long lastHeard = System.nanoTime();
     private ScheduledFuture<?> task;
@@ -42,8 +48,9 @@ final class Liveness extends ChannelInboundHandlerAdapter {
                 return;
             }
             ch.pipeline().addFirst("rc-liveness", l);
-            l.task = ch.eventLoop().scheduleAtFixedRate(() -> l.tick(ch, group, self), l.intervalNanos,
-                    l.intervalNanos, TimeUnit.NANOSECONDS);
+            long period = Math.max(1, l.intervalNanos / CHECKS_PER_INTERVAL);
+            l.task = ch.eventLoop().scheduleAtFixedRate(() -> l.tick(ch, group, self), period, period,
+                    TimeUnit.NANOSECONDS);
         });
     }
 
@@ -90,7 +97,7 @@ final class Liveness extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        if (ch.isWritable()) {
+        if (++ticks % CHECKS_PER_INTERVAL == 0 && ch.isWritable()) {
             ByteBuf hb = FrameCodec.encodeHeader(ch.alloc(), FrameType.HEARTBEAT, group, 0, 0, 0, 0, self, 0, 0);
             ch.writeAndFlush(hb, ch.voidPromise());
         }
