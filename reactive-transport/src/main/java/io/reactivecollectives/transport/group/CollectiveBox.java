@@ -113,12 +113,12 @@ public final class CollectiveBox {
     }
 
     /** The first early frame whose agreement differs from the local collective's, or null. */
-    Mailbox.Disagreement earlyDisagreement() {
+    Disagreement earlyDisagreement() {
         if (earlySource >= 0 && disagrees(earlyWord, earlyCount)) {
-            return new Mailbox.Disagreement(earlySource, earlyWord, earlyCount);
+            return new Disagreement(earlySource, earlyWord, earlyCount);
         }
         if (oddSource >= 0 && disagrees(oddWord, oddCount)) {
-            return new Mailbox.Disagreement(oddSource, oddWord, oddCount);
+            return new Disagreement(oddSource, oddWord, oddCount);
         }
         return null;
     }

@@ -27,18 +27,14 @@ import java.util.function.Function;
  */
 public final class Mailbox {
 
-    /** Bytes a frame counts for at least, so that empty frames are bounded too. */
-    private static final int MIN_FRAME_COST = 64;
     private final SlotKey probe = new SlotKey();  // guarded by this
 
-    private final long maxUnclaimed;
+    private final UnclaimedBudget unclaimed;
     private final Runnable onPressure;
     private final Runnable onRelief;
     private final HashMap<Long, CollectiveBox> boxes = new HashMap<>();
     private CollectiveBox recent;  // the box last looked up: found without boxing its sequence number
     private long nextSequence;
-    private long unclaimed;
-    private boolean paused;
 
     /**
      * @param maxUnclaimed byte budget of frames that arrived before they were asked for
@@ -46,7 +42,7 @@ public final class Mailbox {
      * @param onRelief     called when the total fell under half the budget again: resume reading
      */
     public Mailbox(long maxUnclaimed, Runnable onPressure, Runnable onRelief) {
-        this.maxUnclaimed = maxUnclaimed;
+        this.unclaimed = new UnclaimedBudget(maxUnclaimed);
         this.onPressure = onPressure;
         this.onRelief = onRelief;
     }
@@ -72,10 +68,6 @@ public final class Mailbox {
         box.word = word;
         box.count = count;
         return box;
-    }
-
-    /** A frame that disagrees with the local collective: who sent it and what it said. */
-    public record Disagreement(int source, long word, long count) {
     }
 
     /**
@@ -167,11 +159,8 @@ public final class Mailbox {
                 if (slot instanceof ByteBuf) {
                     box.slots.remove(key);
                     ready = (ByteBuf) slot;
-                    unclaimed -= cost(ready);
-                    if (paused && unclaimed < maxUnclaimed / 2) {
-                        paused = false;
-                        relief = true;
-                    }
+                    unclaimed.remove(ready);
+                    relief = unclaimed.relieved();
                 } else if (slot == null) {
                     if (w.state != MailboxReceive.Waiter.DONE) {
                         w.key = key.copy();
@@ -202,13 +191,6 @@ public final class Mailbox {
         if (w.key != null && w.r.box.slots.get(w.key) == w) {
             w.r.box.slots.remove(w.key);
         }
-    }
-
-    /** What became of a DATA frame. */
-    public record Delivery(String violation, boolean disagrees, boolean ackNow) {
-        static final Delivery OK = new Delivery(null, false, false);
-        static final Delivery ACK = new Delivery(null, false, true);
-        static final Delivery DISAGREES = new Delivery(null, true, false);
     }
 
     /**
@@ -253,11 +235,7 @@ public final class Mailbox {
             Object slot = box.slots.get(key);
             if (slot == null) {
                 box.slots.put(key.copy(), payload);
-                unclaimed += cost(payload);
-                if (!paused && unclaimed > maxUnclaimed) {
-                    paused = true;
-                    pressure = true;
-                }
+                pressure = unclaimed.add(payload);
             } else if (slot instanceof ByteBuf) {
                 violation = "duplicate frame (seq " + seq + " tag " + tag + " step " + step + " chunk " + chunk + ")";
                 payload.release();
@@ -312,10 +290,7 @@ public final class Mailbox {
             box.failure = e;
             waiters = releaseSlots(box);
 
-            relief = paused && unclaimed < maxUnclaimed / 2;
-            if (relief) {
-                paused = false;
-            }
+            relief = unclaimed.relieved();
         }
         if (relief) {
             onRelief.run();
@@ -355,10 +330,7 @@ public final class Mailbox {
                 recent = null;
             }
             releaseSlots(box);
-            relief = paused && unclaimed < maxUnclaimed / 2;
-            if (relief) {
-                paused = false;
-            }
+            relief = unclaimed.relieved();
         }
         if (relief) {
             onRelief.run();
@@ -392,7 +364,7 @@ public final class Mailbox {
 
     /** Bytes of frames waiting unclaimed. */
     public synchronized long unclaimedBytes() {
-        return unclaimed;
+        return unclaimed.bytes();
     }
 
     /** Collectives with state here (running locally or with early frames). */
@@ -418,7 +390,7 @@ public final class Mailbox {
         for (Iterator<Map.Entry<SlotKey, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
             Object v = it.next().getValue();
             if (v instanceof ByteBuf) {
-                unclaimed -= cost((ByteBuf) v);
+                unclaimed.remove((ByteBuf) v);
                 ((ByteBuf) v).release();
             } else {
                 waiters.add((MailboxReceive.Waiter) v);
@@ -426,9 +398,5 @@ public final class Mailbox {
             it.remove();
         }
         return waiters;
-    }
-
-    private static long cost(ByteBuf b) {
-        return Math.max(MIN_FRAME_COST, b.readableBytes());
     }
 }

@@ -11,6 +11,7 @@ import io.reactivecollectives.transport.algorithms.FingerprintCheck;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.CollectiveBox;
+import io.reactivecollectives.transport.group.Disagreement;
 import io.reactivecollectives.transport.group.Mailbox;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -171,7 +172,7 @@ public final class CollectiveRunner {
      * opened here disagrees with it; else acknowledges the early frames that asked for a receipt.
      */
     private void agreeWithEarlyFrames(CollectiveBox box) {
-        Mailbox.Disagreement d = runtime.mailbox().disagreement(box);
+        Disagreement d = runtime.mailbox().disagreement(box);
         if (d != null) {
             throw Agreement.mismatch(box, runtime.rank(), d.source(), d.word(), d.count());
         }

@@ -12,7 +12,7 @@ import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.GoodbyeFrameCodec;
 import io.reactivecollectives.transport.frame.GroupAbortFrameCodec;
 import io.reactivecollectives.transport.frame.P2PFrameCodec;
-import io.reactivecollectives.transport.group.Mailbox;
+import io.reactivecollectives.transport.group.Delivery;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
@@ -77,7 +77,7 @@ public final class InboundFrames implements FrameListener {
         runtime.peerFailures().dataFrom(peer, seq);
         long word = DataFrameCodec.agreementWord(frame);
         long count = DataFrameCodec.agreementCount(frame);
-        Mailbox.Delivery d = runtime.mailbox().deliver(seq, DataFrameCodec.tag(frame), DataFrameCodec.step(frame),
+        Delivery d = runtime.mailbox().deliver(seq, DataFrameCodec.tag(frame), DataFrameCodec.step(frame),
                 DataFrameCodec.chunk(frame), peer, word, count, DataFrameCodec.payload(frame));
         if (d.violation() != null) {
             protocolViolation(peer, d.violation());
