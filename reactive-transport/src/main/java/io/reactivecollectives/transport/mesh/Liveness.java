@@ -97,7 +97,11 @@ final class Liveness extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        if (++ticks % CHECKS_PER_INTERVAL == 0 && ch.isWritable()) {
+        if (++ticks < CHECKS_PER_INTERVAL) {
+            return;
+        }
+        ticks = 0;
+        if (ch.isWritable()) {
             ByteBuf hb = FrameCodec.encodeHeader(ch.alloc(), FrameType.HEARTBEAT, group, 0, 0, 0, 0, self, 0, 0);
             ch.writeAndFlush(hb, ch.voidPromise());
         }
