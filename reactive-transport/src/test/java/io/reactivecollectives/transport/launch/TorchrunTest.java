@@ -1,5 +1,7 @@
 package io.reactivecollectives.transport.launch;
 
+import io.reactivecollectives.transport.rendezvous.TorchMasters;
+
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -21,11 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TorchrunTest {
 
-    private static final String PYTHON = "/usr/bin/python3";
+    private static final String PYTHON = TorchMasters.PYTHON;
 
     @Test
     void torchrunLaunchesTwoJvmRanksThatAllReduceThroughTheAgentStore() throws Exception {
-        Assumptions.assumeTrue(torchInstalled(), "PyTorch is not installed (" + PYTHON
+        Assumptions.assumeTrue(TorchMasters.imports("torch.distributed.run"), "PyTorch is not installed (" + PYTHON
                 + " -c 'import torch.distributed.run' failed)");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -51,20 +53,6 @@ class TorchrunTest {
         for (int rank = 0; rank < 2; rank++) {
             assertTrue(out.contains("rank " + rank + " sum 3 launcher torchrun store PrefixStore embedded false"),
                     "rank " + rank + " line missing in:\n" + out);
-        }
-    }
-
-    private static boolean torchInstalled() {
-        try {
-            Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed.run").redirectErrorStream(true)
-                    .start();
-            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 }

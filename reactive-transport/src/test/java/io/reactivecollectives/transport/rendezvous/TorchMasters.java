@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
  * {@code /usr/bin/python3}), one per {@link #newMaster()}, on ephemeral loopback ports; it also
  * sets and reads keys through torch's own client, to check that the two clients agree on keys.
  */
-final class TorchMasters implements AutoCloseable {
+public final class TorchMasters implements AutoCloseable {
 
-    static final String PYTHON = "/usr/bin/python3";
+    /** The Python that has torch, where this machine has it. */
+    public static final String PYTHON = "/usr/bin/python3";
 
     private static final String SCRIPT = String.join("\n",
             "import sys, datetime, torch.distributed as d",
@@ -47,10 +48,15 @@ final class TorchMasters implements AutoCloseable {
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     }
 
-    /** Whether {@code import torch} works with {@link #PYTHON}. */
+    /** Whether {@code import torch.distributed} works with {@link #PYTHON}. */
     static boolean torchInstalled() {
+        return imports("torch.distributed");
+    }
+
+    /** Whether {@code import <module>} works with {@link #PYTHON} (within a minute). */
+    public static boolean imports(String module) {
         try {
-            Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(PYTHON, "-c", "import " + module).redirectErrorStream(true).start();
             p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
             return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
