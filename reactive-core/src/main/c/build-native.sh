@@ -14,7 +14,9 @@ set -euo pipefail
 classes="$1"
 headers="$2"
 java_home="$3"
-src="$(cd "$(dirname "$0")" && pwd)/rc_reduce_kernels.c"
+here="$(cd "$(dirname "$0")" && pwd)"
+src="$here/rc_reduce_kernels.c"
+waits="$here/rc_waits.c"
 
 skip() {
   echo "[rc-native] not built: $1; the Java reduction kernels will be used (same results, slower)"
@@ -40,7 +42,8 @@ fi
 out="$classes/io/reactivecollectives/core/kernels/native/$os-$arch"
 lib="$out/librc_reduce_kernels.so"
 header="$headers/io_reactivecollectives_core_kernels_NativeReduceKernels.h"
-if [[ -f "$lib" && "$lib" -nt "$src" && "$lib" -nt "$0" ]]; then
+waits_header="$headers/io_reactivecollectives_core_kernels_NativeWaits.h"
+if [[ -f "$lib" && "$lib" -nt "$src" && "$lib" -nt "$waits" && "$lib" -nt "$0" ]]; then
   echo "[rc-native] up to date: $lib"
   exit 0
 fi
@@ -53,8 +56,12 @@ if [[ -f "$header" ]]; then
 else
   echo "[rc-native] warning: $header missing, the JNI signatures are not checked in this build"
 fi
+check_waits=()
+if [[ -f "$waits_header" ]]; then
+  check_waits=(-include "$waits_header")
+fi
 mkdir -p "$out"
 "$cc" -O3 -fPIC -shared -std=c11 -Wall -Wextra -fno-strict-aliasing \
-  -I"$java_home/include" -I"$java_home/include/$os" "${check_header[@]}" \
-  -o "$lib" "$src"
+  -D_GNU_SOURCE -I"$java_home/include" -I"$java_home/include/$os" "${check_header[@]}" "${check_waits[@]}" \
+  -o "$lib" "$src" "$waits"
 echo "[rc-native] built $out/librc_reduce_kernels.so with $("$cc" --version | head -1)"

@@ -50,16 +50,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         ByteBuf frame = (ByteBuf) msg;
         FrameType type;
         try {
-            type = FrameCodec.validate(frame);
-            if (type == FrameType.HELLO || type == FrameType.HELLO_ACK) {
-                throw new MalformedFrameException("handshake frame on an established connection");
-            }
-            if (FrameCodec.group(frame) != group) {
-                throw new MalformedFrameException("frame of another group (id " + FrameCodec.group(frame) + ")");
-            }
-            if (FrameCodec.source(frame) != peer) {
-                throw new MalformedFrameException("frame names source rank " + FrameCodec.source(frame));
-            }
+            type = check(frame, group, peer);
         } catch (MalformedFrameException e) {
             frame.release();
             fail(ctx, e);
@@ -70,6 +61,27 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         listener.onFrame(peer, frame);
+    }
+
+    /**
+     * Checks a frame of an established connection from {@code peer}: magic, version, a known type
+     * that is not a handshake's, this group, the peer as source.
+     *
+     * @return the frame's type
+     * @throws MalformedFrameException when a check fails
+     */
+    static FrameType check(ByteBuf frame, int group, int peer) {
+        FrameType type = FrameCodec.validate(frame);
+        if (type == FrameType.HELLO || type == FrameType.HELLO_ACK) {
+            throw new MalformedFrameException("handshake frame on an established connection");
+        }
+        if (FrameCodec.group(frame) != group) {
+            throw new MalformedFrameException("frame of another group (id " + FrameCodec.group(frame) + ")");
+        }
+        if (FrameCodec.source(frame) != peer) {
+            throw new MalformedFrameException("frame names source rank " + FrameCodec.source(frame));
+        }
+        return type;
     }
 
     /**

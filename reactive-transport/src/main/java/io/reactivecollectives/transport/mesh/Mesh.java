@@ -5,6 +5,7 @@ import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import io.reactivecollectives.transport.frame.FrameDecoders;
+import io.reactivecollectives.transport.shm.ShmLinks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -60,6 +61,25 @@ public final class Mesh implements AutoCloseable {
     private final MeshAdmission admission;
     private volatile boolean started;
     private volatile boolean closed;
+    /** The shared-memory links to the ranks of this host, once set up (null: sockets only). */
+    private volatile ShmLinks shm;
+    /** What the connections report to: the listener, with closes of shared-memory peers after their frames. */
+    private final FrameListener inbound = new FrameListener() {
+        @Override
+        public void onFrame(int peer, io.netty.buffer.ByteBuf frame) {
+            listener.onFrame(peer, frame);
+        }
+
+        @Override
+        public void onClosed(int peer, Throwable cause) {
+            ShmLinks links = shm;
+            if (links != null && links.outbound(peer) != null) {
+                links.afterDelivered(peer, () -> listener.onClosed(peer, cause));
+            } else {
+                listener.onClosed(peer, cause);
+            }
+        }
+    };
 
     private Mesh(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
         this.store = store;
@@ -104,7 +124,8 @@ public final class Mesh implements AutoCloseable {
             Mono<Void> join = mesh.sockets.bind(mesh::onAccepted)
                     .then(Mono.defer(() -> RankClaim.claim(store, mesh)))
                     .then(Mono.when(Flux.range(0, rank).map(mesh::connectTo).collectList().flatMap(Mono::when),
-                            mesh.connected.asMono()));
+                            mesh.connected.asMono()))
+                    .then(Mono.defer(() -> MeshSharedMemory.attach(mesh, store)));
             return join.or(mesh.startFailed.asMono())
                     .timeout(options.connectTimeout())
                     .onErrorMap(e -> e instanceof TimeoutException || e instanceof StoreTimeoutException,
@@ -267,7 +288,15 @@ public final class Mesh implements AutoCloseable {
     }
 
     FrameListener listener() {
-        return listener;
+        return inbound;
+    }
+
+    /** From now on frames to the local peers go through {@code links} (see {@link MeshSharedMemory}). */
+    void useSharedMemory(ShmLinks links) {
+        shm = links;
+        if (closed) {
+            links.close(new IllegalStateException(describe() + ": closed"));
+        }
     }
 
     String publishedAddress() {
@@ -275,13 +304,17 @@ public final class Mesh implements AutoCloseable {
     }
 
     /**
-     * How this rank reaches {@code peer}: {@code "unix"} (a Unix domain socket, same host),
-     * {@code "tcp"}, or {@code "none"} (itself, or not connected).
+     * How this rank reaches {@code peer}: {@code "shm"} (shared memory, same host, see
+     * {@link MeshSharedMemory}), {@code "unix"} (a Unix domain socket, same host), {@code "tcp"}, or
+     * {@code "none"} (itself, or not connected).
      */
     public String transportTo(int peer) {
         PeerLink l = peer >= 0 && peer < world ? links.get(peer) : null;
         if (l == null) {
             return "none";
+        }
+        if (l.viaSharedMemory()) {
+            return "shm";
         }
         return l.channel() instanceof io.netty.channel.socket.nio.NioDomainSocketChannel ? "unix" : "tcp";
     }
@@ -303,6 +336,10 @@ public final class Mesh implements AutoCloseable {
 
     /** Stops reading from every connection (back-pressure). */
     public void pauseReading() {
+        ShmLinks s = shm;
+        if (s != null) {
+            s.pause();
+        }
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
             if (l != null) {
@@ -313,6 +350,10 @@ public final class Mesh implements AutoCloseable {
 
     /** Resumes reading from every connection. */
     public void resumeReading() {
+        ShmLinks s = shm;
+        if (s != null) {
+            s.resume();
+        }
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
             if (l != null) {
@@ -350,6 +391,14 @@ public final class Mesh implements AutoCloseable {
             }
         }
         sockets.close();
+        closeSharedMemory();
+    }
+
+    private void closeSharedMemory() {
+        ShmLinks s = shm;
+        if (s != null) {
+            s.close(new IllegalStateException(describe() + ": closed"));
+        }
     }
 
     /**
@@ -375,6 +424,7 @@ public final class Mesh implements AutoCloseable {
         Runnable release = ExitHold.hold(grace.plusMillis(500));  // the JVM waits for the last words
         Mono.when(all).doFinally(s -> {
             sockets.closeConnections();
+            closeSharedMemory();
             release.run();
         }).subscribe();
     }

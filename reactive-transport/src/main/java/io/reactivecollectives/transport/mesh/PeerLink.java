@@ -5,6 +5,9 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.reactivecollectives.transport.shm.ShmOutbound;
 import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
@@ -27,6 +30,8 @@ public final class PeerLink {
     private final int group;
     private final Channel channel;
     private final FrameHandler inbound;
+    /** The ring to the peer when it shares this host's memory ({@link MeshSharedMemory}), else null. */
+    private volatile ShmOutbound shm;
 
     PeerLink(int peer, int self, int group, Channel channel, FrameHandler inbound) {
         this.peer = peer;
@@ -44,6 +49,16 @@ public final class PeerLink {
     /** The connection's channel. */
     public Channel channel() {
         return channel;
+    }
+
+    /** From now on frames go through {@code out} (shared memory); the connection stays open. */
+    void useSharedMemory(ShmOutbound out) {
+        shm = out;
+    }
+
+    /** Whether frames go through shared memory. */
+    boolean viaSharedMemory() {
+        return shm != null;
     }
 
     /** Whether the connection is open. */
@@ -126,7 +141,20 @@ public final class PeerLink {
      */
     public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
         return Mono.create(sink -> {
-            ChannelPromise last = channel.newPromise();
+            ShmOutbound ring = shm;
+            ChannelPromise last = ring != null ? new DefaultChannelPromise(channel, ImmediateEventExecutor.INSTANCE)
+                    : channel.newPromise();
+            if (ring != null) {
+                ByteBuf[] parts = new ByteBuf[2 * fragments.length];
+                for (int i = 0; i < fragments.length; i++) {
+                    parts[2 * i] = FrameCodec.encodeHeader(channel.alloc(), FrameType.P2P, group, 0, tag,
+                            fragments.length, i, self, fragments[i].readableBytes(), 0);
+                    parts[2 * i + 1] = fragments[i];
+                }
+                ring.write(parts, last);
+                listen(last, sink);
+                return;
+            }
             Runnable task = () -> {
                 for (int i = 0; i < fragments.length; i++) {
                     ByteBuf p = fragments[i];
@@ -154,26 +182,37 @@ public final class PeerLink {
                 sink.error(t);
                 return;
             }
-            last.addListener(f -> {
-                if (f.isSuccess()) {
-                    sink.success();
-                } else {
-                    sink.error(failure(f.cause()));
-                }
-            });
+            listen(last, sink);
+        });
+    }
+
+    private void listen(ChannelPromise written, reactor.core.publisher.MonoSink<Void> sink) {
+        written.addListener(f -> {
+            if (f.isSuccess()) {
+                sink.success();
+            } else {
+                sink.error(failure(f.cause()));
+            }
         });
     }
 
     private ChannelPromise write(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                                  long agreementCount, ByteBuf payload) {
         int len = payload.readableBytes();
+        ShmOutbound ring = shm;
         ByteBuf header;
         try {
             header = FrameCodec.encodeHeader(channel.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
-                    agreementCount, len, len <= INLINE_BYTES ? len : 0);
+                    agreementCount, len, len <= INLINE_BYTES && ring == null ? len : 0);
         } catch (Throwable t) {
             payload.release();
             throw t;
+        }
+        if (ring != null) {
+            // completes on the writing thread: no hop through the socket's event loop
+            ChannelPromise written = new DefaultChannelPromise(channel, ImmediateEventExecutor.INSTANCE);
+            ring.write(new ByteBuf[] {header, payload}, written);
+            return written;
         }
         ChannelPromise promise = channel.newPromise();
         if (len <= INLINE_BYTES) {

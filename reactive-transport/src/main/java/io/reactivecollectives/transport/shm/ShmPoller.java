@@ -1,0 +1,190 @@
+package io.reactivecollectives.transport.shm;
+
+import reactor.core.scheduler.NonBlocking;
+import reactor.util.concurrent.Queues;
+
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The thread that reads a rank's inbound rings ({@link ShmInbound}) and resumes its stalled
+ * writers ({@link ShmOutbound}): it polls while traffic flows and for a short budget after the
+ * last of it, then marks itself asleep in the segment, checks once more and sleeps on its futex
+ * word until a peer that wrote to it, or freed space it waits for, wakes it (or a timeout passes),
+ * so an idle group costs no CPU and a busy one no system calls.
+ *
+ * <p>Frames are delivered on this thread, which Reactor treats as non-blocking ({@link NonBlocking}),
+ * as it does the event loops: code chained after a collective that blocks fails at once.
+ */
+final class ShmPoller implements Runnable {
+
+    private static final int BUDGET_BYTES = 1 << 20;
+    private static final long SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final ShmSegment segment;
+    private final int self;
+    private final ShmInbound[] inbounds;
+    private final ShmOutbound[] outbounds;
+    private final long spinNanos;
+    private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
+    private final Thread thread;
+    private volatile boolean paused;
+    private volatile boolean stopping;
+    private volatile boolean finished;
+
+    ShmPoller(ShmSegment segment, int self, ShmInbound[] inbounds, ShmOutbound[] outbounds, long spinNanos,
+              String name) {
+        this.segment = segment;
+        this.self = self;
+        this.inbounds = inbounds;
+        this.outbounds = outbounds;
+        this.spinNanos = spinNanos;
+        this.thread = new PollerThread(this, name);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Runs {@code task} on the poller thread, after the frames it has already seen. */
+    void execute(Runnable task) {
+        tasks.offer(task);
+        if (finished) {
+            runTasks();  // the thread has ended: whoever comes now runs them
+        } else {
+            wake();
+        }
+    }
+
+    private void runTasks() {
+        Runnable t;
+        while ((t = tasks.poll()) != null) {
+            t.run();
+        }
+    }
+
+    /** Stops reading the rings (back-pressure); writes go on. */
+    void pause() {
+        paused = true;
+    }
+
+    /** Reads the rings again. */
+    void resume() {
+        paused = false;
+        wake();
+    }
+
+    /** Stops the thread; it lets go of the segment when it ends. */
+    void stop() {
+        stopping = true;
+        wake();
+    }
+
+    private void wake() {
+        if (Thread.currentThread() != thread && segment.retain()) {
+            try {
+                segment.wake(self);
+            } finally {
+                segment.release();
+            }
+        }
+    }
+
+    /** Reads everything {@code inbound} holds now, whether paused or not (a peer's connection closed). */
+    void drainFully(ShmInbound inbound) {
+        if (!segment.retain()) {
+            return;
+        }
+        try {
+            while (inbound.poll(BUDGET_BYTES) > 0) {
+                // keep reading
+            }
+        } finally {
+            segment.release();
+        }
+    }
+
+    @Override
+    public void run() {
+        long lastWork = System.nanoTime();
+        try {
+            while (!stopping) {
+                if (pass()) {
+                    lastWork = System.nanoTime();
+                    continue;
+                }
+                if (System.nanoTime() - lastWork < spinNanos) {
+                    continue;
+                }
+                segment.markSleeping(self);
+                if (stopping || pending()) {
+                    segment.markAwake(self);
+                    continue;
+                }
+                segment.sleep(self, SLEEP_NANOS);
+                segment.markAwake(self);
+                lastWork = System.nanoTime();
+            }
+        } finally {
+            runTasks();
+            for (ShmInbound in : inbounds) {
+                if (in != null) {
+                    in.close();
+                }
+            }
+            finished = true;
+            runTasks();
+            segment.release();
+        }
+    }
+
+    /** One round over tasks, rings and stalled writers; true when anything was done. */
+    private boolean pass() {
+        boolean work = false;
+        if (!tasks.isEmpty()) {
+            runTasks();
+            work = true;
+        }
+        if (!paused) {
+            for (ShmInbound in : inbounds) {
+                if (in != null && in.poll(BUDGET_BYTES) > 0) {
+                    work = true;
+                }
+            }
+        }
+        for (ShmOutbound out : outbounds) {
+            if (out != null && out.stalled()) {
+                out.drain();
+                work |= !out.stalled();
+            }
+        }
+        return work;
+    }
+
+    /** Whether anything waits (checked after marking asleep, before sleeping). */
+    private boolean pending() {
+        if (!tasks.isEmpty()) {
+            return true;
+        }
+        for (ShmOutbound out : outbounds) {
+            if (out != null && out.resumable()) {
+                return true;
+            }
+        }
+        if (!paused) {
+            for (ShmInbound in : inbounds) {
+                if (in != null && in.hasData()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static final class PollerThread extends Thread implements NonBlocking {
+        PollerThread(Runnable r, String name) {
+            super(r, name);
+            setDaemon(true);
+        }
+    }
+}

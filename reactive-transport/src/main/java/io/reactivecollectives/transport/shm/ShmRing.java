@@ -1,0 +1,161 @@
+package io.reactivecollectives.transport.shm;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One direction between two local ranks: a single-producer, single-consumer byte pipe in shared
+ * memory, the same byte stream a socket would carry (length-prefixed frames), so a frame of any
+ * size streams through a ring smaller than itself and frames keep the socket's order.
+ *
+ * <p>Control words, each on its own cache line: the producer's position ({@code tail}, written only
+ * by the producer, with release), the consumer's ({@code head}, written only by the consumer, with
+ * release), and {@code waiting}, set by a producer that found the ring full and cleared by the
+ * consumer that freed space and woke it. Positions grow without wrapping (64 bits); the data index
+ * is the position modulo the capacity, a power of two.
+ */
+final class ShmRing {
+
+    static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+    /** Bytes of the control block in front of the data. */
+    static final int CONTROL_BYTES = 4096;
+    private static final int TAIL = 0;
+    private static final int HEAD = 128;
+    private static final int WAITING = 256;
+
+    private final ByteBuffer map;
+    private final int control;
+    private final long data;
+    private final int capacity;
+    private final int mask;
+
+    /**
+     * @param map      the whole shared mapping
+     * @param address  the mapping's address
+     * @param offset   where this ring's control block starts in the mapping
+     * @param capacity data bytes, a power of two
+     */
+    ShmRing(ByteBuffer map, long address, int offset, int capacity) {
+        this.map = map;
+        this.control = offset;
+        this.data = address + offset + CONTROL_BYTES;
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+    }
+
+    // ---- producer side ----
+
+    /**
+     * Copies up to {@code length} bytes of {@code src} from {@code index} into the ring, as many as
+     * fit, and publishes them.
+     *
+     * @return the bytes written (0 when the ring is full)
+     */
+    int write(ByteBuf src, int index, int length) {
+        long tail = (long) LONGS.getOpaque(map, control + TAIL);
+        long head = (long) LONGS.getAcquire(map, control + HEAD);
+        int n = Math.min(length, capacity - (int) (tail - head));
+        if (n <= 0) {
+            return 0;
+        }
+        int pos = (int) (tail & mask);
+        int first = Math.min(n, capacity - pos);
+        copyIn(src, index, data + pos, first);
+        if (n > first) {
+            copyIn(src, index + first, data, n - first);
+        }
+        LONGS.setRelease(map, control + TAIL, tail + n);
+        return n;
+    }
+
+    /** Bytes the producer could write now. */
+    int free() {
+        return capacity - (int) ((long) LONGS.getOpaque(map, control + TAIL) - (long) LONGS.getAcquire(map, control + HEAD));
+    }
+
+    /** Marks the producer as waiting for space (a full fence follows, so a recheck of the space is valid). */
+    void markWaiting() {
+        INTS.setVolatile(map, control + WAITING, 1);
+    }
+
+    private static void copyIn(ByteBuf src, int index, long dst, int n) {
+        if (src.hasMemoryAddress()) {
+            PlatformDependent.copyMemory(src.memoryAddress() + index, dst, n);
+        } else if (src.hasArray()) {
+            PlatformDependent.copyMemory(src.array(), src.arrayOffset() + index, dst, n);
+        } else {
+            long at = dst;
+            for (ByteBuffer part : src.nioBuffers(index, n)) {
+                int len = part.remaining();
+                if (part.isDirect()) {
+                    PlatformDependent.copyMemory(PlatformDependent.directBufferAddress(part) + part.position(), at, len);
+                } else {
+                    PlatformDependent.copyMemory(part.array(), part.arrayOffset() + part.position(), at, len);
+                }
+                at += len;
+            }
+        }
+    }
+
+    // ---- consumer side ----
+
+    /** Bytes published and not yet consumed. */
+    int available() {
+        return (int) ((long) LONGS.getAcquire(map, control + TAIL) - (long) LONGS.getOpaque(map, control + HEAD));
+    }
+
+    /** The big-endian int at the consumer's position (at least four bytes must be available). */
+    int peekInt() {
+        long head = (long) LONGS.getOpaque(map, control + HEAD);
+        int v = 0;
+        for (int i = 0; i < 4; i++) {
+            v = (v << 8) | (PlatformDependent.getByte(data + ((head + i) & mask)) & 0xff);
+        }
+        return v;
+    }
+
+    /** Copies {@code n} available bytes into {@code dst} (direct, with room) and consumes them. */
+    void read(ByteBuf dst, int n) {
+        long head = (long) LONGS.getOpaque(map, control + HEAD);
+        int pos = (int) (head & mask);
+        int first = Math.min(n, capacity - pos);
+        int w = dst.writerIndex();
+        copyOut(pos, dst, w, first);
+        if (n > first) {
+            copyOut(0, dst, w + first, n - first);
+        }
+        dst.writerIndex(w + n);
+        consume(n);
+    }
+
+    private void copyOut(int pos, ByteBuf dst, int index, int n) {
+        if (dst.hasMemoryAddress()) {
+            PlatformDependent.copyMemory(data + pos, dst.memoryAddress() + index, n);
+        } else {
+            ByteBuffer view = map.duplicate();
+            int from = control + CONTROL_BYTES + pos;
+            view.limit(from + n).position(from);
+            dst.setBytes(index, view);
+        }
+    }
+
+    /** Frees {@code n} bytes at the consumer's position. */
+    void consume(int n) {
+        long head = (long) LONGS.getOpaque(map, control + HEAD);
+        LONGS.setRelease(map, control + HEAD, head + n);
+    }
+
+    /** After consuming: clears and answers the producer's waiting mark (with a full fence before the read). */
+    boolean takeWaiting() {
+        VarHandle.fullFence();
+        return (int) INTS.getVolatile(map, control + WAITING) == 1
+                && INTS.compareAndSet(map, control + WAITING, 1, 0);
+    }
+}

@@ -1,0 +1,70 @@
+package io.reactivecollectives.transport.shm;
+
+import io.netty.util.internal.PlatformDependent;
+import io.reactivecollectives.core.kernels.NativeWaits;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Whether and how ranks on one host share memory, from system properties:
+ * {@code rc.transport.sharedMemory} (default {@code true}; {@code false} keeps Unix sockets),
+ * {@code rc.transport.shmDir} (default {@code /dev/shm}), {@code rc.transport.shmRingBytes} (data
+ * bytes of each one-way ring, a power of two, default 2 MiB), {@code rc.transport.shmReserveBytes}
+ * (free space to leave in the directory, default 8 MiB) and {@code rc.transport.shmSpinMicros} (how
+ * long the reading thread polls after the last traffic before it sleeps, default 50).
+ *
+ * @param enabled      whether to try shared memory at all
+ * @param directory    where the segment file is made
+ * @param ringBytes    data bytes of one ring
+ * @param reserveBytes free space to leave in the directory
+ * @param spinNanos    polling time before sleeping
+ */
+public record ShmSettings(boolean enabled, Path directory, int ringBytes, long reserveBytes, long spinNanos) {
+
+    /**
+     * Checks the values.
+     *
+     * @throws IllegalArgumentException when the ring size is not a power of two of at least 4 KiB
+     */
+    public ShmSettings {
+        if (ringBytes < 4096 || Integer.bitCount(ringBytes) != 1) {
+            throw new IllegalArgumentException("shmRingBytes must be a power of two of at least 4096, got " + ringBytes);
+        }
+    }
+
+    /**
+     * The settings the system properties give.
+     *
+     * @return the settings
+     */
+    public static ShmSettings fromSystemProperties() {
+        return new ShmSettings(!"false".equals(System.getProperty("rc.transport.sharedMemory")),
+                Path.of(System.getProperty("rc.transport.shmDir", "/dev/shm")),
+                Integer.getInteger("rc.transport.shmRingBytes", 2 << 20),
+                Long.getLong("rc.transport.shmReserveBytes", 8L << 20),
+                Long.getLong("rc.transport.shmSpinMicros", 50L) * 1000L);
+    }
+
+    /**
+     * Why shared memory cannot be used here, or null when it can (may load the native library: call
+     * where blocking is allowed).
+     *
+     * @return the reason, or null
+     */
+    public String unavailableReason() {
+        if (!enabled) {
+            return "switched off (rc.transport.sharedMemory=false)";
+        }
+        if (!PlatformDependent.hasUnsafe()) {
+            return "Netty has no access to sun.misc.Unsafe here";
+        }
+        if (!NativeWaits.isAvailable()) {
+            return "the native library for futex waits is not in use (" + NativeWaits.unavailableReason() + ")";
+        }
+        if (!Files.isDirectory(directory) || !Files.isWritable(directory)) {
+            return directory + " is not a writable directory";
+        }
+        return null;
+    }
+}
