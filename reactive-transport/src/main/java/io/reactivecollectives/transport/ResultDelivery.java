@@ -12,7 +12,9 @@ package io.reactivecollectives.transport;
 public enum ResultDelivery {
 
     /**
-     * On the network event loop that completed the operation ({@code rc-io-N}): the default, and
+     * On the network event loop that completed the operation ({@code rc-io-N}, or
+     * {@code rc-io-shm-<group>-<rank>}, the thread that reads shared memory from the ranks of this
+     * host): the default, and
      * the lowest latency (no thread hand-off). Code chained there should return quickly: while it
      * runs, that loop's other connections wait (they are delayed, never failed). The loops are
      * Reactor {@code NonBlocking} threads, so a {@code block()} there fails at once instead of hanging.

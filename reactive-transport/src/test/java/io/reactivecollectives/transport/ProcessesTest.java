@@ -51,7 +51,8 @@ class ProcessesTest {
             for (int r = 0; r < world; r++) {
                 assertTrue(exited[r], "rank " + r + " did not finish:\n" + all);
                 assertEquals(0, procs.get(r).exitValue(), "rank " + r + " failed:\n" + all);
-                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK via " + (unixSockets ? "unix" : "tcp")),
+                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK via " + (unixSockets
+                        ? (io.reactivecollectives.core.kernels.NativeWaits.isAvailable() ? "shm" : "unix") : "tcp")),
                         all.toString());
             }
         } finally {

@@ -46,7 +46,7 @@ public final class ReliabilityMain {
                 opts = opts.withErrorHandling(ErrorHandling.tearDown());
             }
             TcpProcessGroup g = TcpProcessGroup.connect(store, rank, world, opts).block(Duration.ofSeconds(40));
-            System.out.println("READY");
+            System.out.println("READY via " + g.transportTo(rank == 0 ? 1 : 0));
             switch (mode) {
                 case "kill" -> untilFailure(g, 16 * 1024 * 1024);
                 case "silent" -> untilFailure(g, 1024);

@@ -1,6 +1,9 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.core.kernels.NativeWaits;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.io.IOException;
@@ -114,6 +117,17 @@ class ReliabilityProcessesTest {
         }
     }
 
+    /** Shared-memory files of the process {@code pid} in /dev/shm (none once its group has started). */
+    static List<String> leftovers(long pid) throws IOException {
+        Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm)) {
+            return List.of();
+        }
+        try (var files = Files.list(shm)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("rc-shm-" + pid + "-")).toList();
+        }
+    }
+
     /** Milliseconds from {@code since} to the rank's FAILED_AT line, and its message. */
     private static String[] failure(Ranks ranks, int r, long since) {
         Matcher m = FAILED_AT.matcher(ranks.log(r));
@@ -121,11 +135,13 @@ class ReliabilityProcessesTest {
         return new String[] {String.valueOf(Long.parseLong(m.group(1)) - since), m.group(2)};
     }
 
-    @Test
-    void killDashNineDuringA64MiBAllReduceFailsSurvivorsWithin2sThenTheyShrinkAndAllReduce() throws Exception {
+    @ParameterizedTest(name = "shared memory {0}")
+    @ValueSource(booleans = {true, false})
+    void killDashNineDuringA64MiBAllReduceFailsSurvivorsWithin2sThenTheyShrinkAndAllReduce(boolean sharedMemory)
+            throws Exception {
         int world = 4;
         int victim = 3;
-        try (Ranks ranks = new Ranks("kill", world)) {
+        try (Ranks ranks = new Ranks("kill", world, "-Drc.transport.sharedMemory=" + sharedMemory)) {
             // every rank is inside its second 64 MiB all-reduce (the first completed on all)
             ranks.await("the second all-reduce on every rank", 120_000, rs -> {
                 for (int r = 0; r < world; r++) {
@@ -135,6 +151,10 @@ class ReliabilityProcessesTest {
                 }
                 return true;
             });
+            String via = sharedMemory && NativeWaits.isAvailable() ? "shm" : "unix";
+            for (int r = 0; r < world; r++) {
+                assertTrue(ranks.logContains(r, "READY via " + via), "rank " + r + " talks through " + via + "\n" + ranks.all());
+            }
             long killedAt = System.currentTimeMillis();
             ranks.signal(victim, "KILL");
             ranks.await("an error on every survivor", 10_000, rs -> {
@@ -154,7 +174,10 @@ class ReliabilityProcessesTest {
                 assertTrue(f[1].matches("allReduce\\[seq=\\d+] rank " + r + ": peer 3 closed the connection.*"),
                         "a peer failure naming the dead peer: " + f[1]);
             }
-            System.out.println("kill -9 to error:\n" + figures);
+            System.out.println("kill -9 to error (" + via + "):\n" + figures);
+            for (Process p : ranks.procs) {
+                assertEquals(List.of(), leftovers(p.pid()), "the segment file is gone once mapped, whoever dies");
+            }
             for (int r = 0; r < victim; r++) {
                 assertEquals(0, ranks.exit(r, 90), "rank " + r + " failed\n" + ranks.all());
                 assertTrue(ranks.logContains(r, "SHRUNK " + r + " 3 OK"), ranks.all());

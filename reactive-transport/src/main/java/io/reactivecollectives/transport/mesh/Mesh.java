@@ -74,7 +74,12 @@ public final class Mesh implements AutoCloseable {
         public void onClosed(int peer, Throwable cause) {
             ShmLinks links = shm;
             if (links != null && links.outbound(peer) != null) {
-                links.afterDelivered(peer, () -> listener.onClosed(peer, cause));
+                links.afterDelivered(peer, () -> {
+                    listener.onClosed(peer, cause);
+                    PeerLink link = Mesh.this.links.get(peer);
+                    links.outbound(peer).fail(link != null ? link.writeFailure(new java.nio.channels.ClosedChannelException())
+                            : PeerClosedException.closed(peer));
+                });
             } else {
                 listener.onClosed(peer, cause);
             }

@@ -13,7 +13,6 @@ import io.reactivecollectives.transport.shm.ShmRendezvous;
 import io.reactivecollectives.transport.shm.ShmSettings;
 import reactor.core.publisher.Mono;
 
-import java.nio.channels.ClosedChannelException;
 
 /**
  * Shared memory between the ranks of a mesh that share a host (those it reaches through Unix
@@ -21,7 +20,8 @@ import java.nio.channels.ClosedChannelException;
  * and from then on every frame to a local peer goes through its ring ({@link ShmLinks}) instead of
  * the socket. The socket stays open: its close is how a peer's death is seen (a killed process's
  * sockets close at once), and that close is reported only after the frames the peer had written
- * into the ring were delivered. Frames from the rings are checked as the socket's are
+ * into the ring were delivered; writes still queued for the peer fail after the report, with the
+ * connection's cause (so the group records the precise cause first, as with sockets). Frames from the rings are checked as the socket's are
  * ({@link FrameHandler#check}); a corrupt stream closes the peer's connection with a
  * {@link PeerProtocolException}.
  */
@@ -55,15 +55,13 @@ final class MeshSharedMemory implements ShmFrames {
                         ShmLinks links = ShmLinks.start(segment, locals, mesh.world(), mesh.rank(),
                                 PooledByteBufAllocator.DEFAULT, FrameCodec.HEADER,
                                 FrameCodec.HEADER + options.maxFramePayload(), settings.spinNanos(), frames,
-                                "rc-shm-" + options.groupId() + "-" + mesh.rank());
+                                "rc-io-shm-" + options.groupId() + "-" + mesh.rank());
                         mesh.useSharedMemory(links);
                         for (int peer : locals) {
                             ShmOutbound out = links.outbound(peer);
                             PeerLink link = mesh.link(peer);
                             if (out != null && link != null) {
                                 link.useSharedMemory(out);
-                                link.channel().closeFuture().addListener(f ->
-                                        out.fail(link.writeFailure(new ClosedChannelException())));
                             }
                         }
                     } finally {

@@ -1,0 +1,93 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.kernels.NativeWaits;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Ranks of one host exchange frames through shared memory: all of them, leaving no file in
+ * /dev/shm once the group has started; messages many times the ring's size arrive whole; and where
+ * the directory has too little room the ranks keep their Unix sockets, each saying why in one line.
+ */
+class SharedMemoryGroupTest {
+
+    @Test
+    void fourLocalRanksUseSharedMemoryLeaveNoFileAndMoveLargeMessages() {
+        assumeTrue(NativeWaits.isAvailable(), "needs the native futex waits: " + NativeWaits.unavailableReason());
+        int world = 4;
+        ClusterTesting.withCluster(world, GroupOptions.defaults().withGroupId("shm-group"), cluster -> {
+            for (TcpProcessGroup g : cluster.groups()) {
+                for (int p = 0; p < world; p++) {
+                    assertEquals(p == g.rank() ? "none" : "shm", g.transportTo(p), "rank " + g.rank() + " to " + p);
+                }
+            }
+            try {
+                assertEquals(List.of(), ReliabilityProcessesTest.leftovers(ProcessHandle.current().pid()),
+                        "the segment is unlinked once every local rank mapped it");
+            } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+            int n = 5 << 20;  // 20 MiB of float32: ten rings, more than one frame (16 MiB) for send/recv
+            List<Tensor> sums = new ArrayList<>();
+            for (int r = 0; r < world; r++) {
+                float[] v = new float[n];
+                for (int i = 0; i < n; i++) {
+                    v[i] = (i % 251) + r;
+                }
+                sums.add(Tensor.fromFloats(v, n));
+            }
+            cluster.run(g -> g.allReduce(sums.get(g.rank()), ReduceOp.SUM)).block(ClusterTesting.TIMEOUT);
+            float[] want = new float[n];
+            for (int i = 0; i < n; i++) {
+                want[i] = 4 * (i % 251) + 6;
+            }
+            for (Tensor t : sums) {
+                assertArrayEquals(want, t.toFloatArray());
+                t.release();
+            }
+            float[] sent = new float[n];
+            for (int i = 0; i < n; i++) {
+                sent[i] = i * 0.5f;
+            }
+            Tensor out = Tensor.fromFloats(sent, n);
+            Tensor in = Tensor.fromFloats(new float[n], n);
+            cluster.run(g -> g.rank() == 1 ? g.send(out, 3, 7).then(Mono.just(1))
+                    : g.rank() == 3 ? g.recv(in, 1, 7).thenReturn(3) : Mono.just(0)).block(ClusterTesting.TIMEOUT);
+            assertArrayEquals(sent, in.toFloatArray(), "a 20 MiB message through 2 MiB rings, in 16 MiB frames");
+            out.release();
+            in.release();
+            return null;
+        });
+    }
+
+    @Test
+    void tooLittleRoomInDevShmKeepsUnixSocketsWithOneLinePerRank() throws Exception {
+        // the free-space check a 64 MB container /dev/shm fails, made to fail here by asking to leave 1 EB free
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Drc.transport.shmReserveBytes=" + (1L << 60),
+                "-Dio.netty.leakDetection.level=paranoid", "-cp", System.getProperty("java.class.path"),
+                SharedMemoryFallbackMain.class.getName()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("RESULT 3.0 via unix"), out);
+        long lines = out.lines().filter(l -> l.contains("shared memory not used")).count();
+        assertEquals(2, lines, "one line for each of the 2 ranks:\n" + out);
+        assertTrue(out.contains("MiB free, 2 local ranks need"), out);
+        assertTrue(!out.contains("LEAK:"), out);
+    }
+}

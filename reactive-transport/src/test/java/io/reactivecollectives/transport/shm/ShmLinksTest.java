@@ -1,0 +1,197 @@
+package io.reactivecollectives.transport.shm;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.DefaultPromise;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.netty.util.concurrent.Promise;
+import io.reactivecollectives.core.kernels.NativeWaits;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Two ranks' shared-memory links over one segment in this JVM: length-prefixed frames of every
+ * size up to 16 times the ring stream through it in order and intact, from several writer threads
+ * at once; a paused reader stalls the writer, which goes on once it resumes; a corrupt length is
+ * reported and nothing after it is read; the file can be unlinked while both are mapped.
+ */
+class ShmLinksTest {
+
+    private static final int RING = 4096;
+    private Path dir;
+    private final List<ShmLinks> opened = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        assumeTrue(NativeWaits.isAvailable(), "needs the native futex waits: " + NativeWaits.unavailableReason());
+        dir = Files.createTempDirectory("rc-shm-test");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        opened.forEach(l -> l.close(new IllegalStateException("test over")));
+        if (dir != null) {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    /** Frames the reader of rank 1 got, as byte arrays. */
+    private final List<byte[]> received = new CopyOnWriteArrayList<>();
+    private final List<String> corrupt = new CopyOnWriteArrayList<>();
+
+    private ShmLinks[] pair() throws Exception {
+        Path file = dir.resolve("seg");
+        ShmSegment a = ShmSegment.create(file, 2, RING);
+        ShmSegment b = ShmSegment.attach(file, 2, RING);
+        a.unlink();
+        assertFalse(Files.exists(file), "unlinked while mapped");
+        ShmFrames sink = new ShmFrames() {
+            @Override
+            public void onFrame(int peer, ByteBuf frame) {
+                byte[] bytes = new byte[frame.readableBytes()];
+                frame.readBytes(bytes);
+                frame.release();
+                received.add(bytes);
+            }
+
+            @Override
+            public void onCorrupt(int peer, String why) {
+                corrupt.add(peer + ": " + why);
+            }
+        };
+        ShmLinks l0 = ShmLinks.start(a, new int[] {0, 1}, 2, 0, PooledByteBufAllocator.DEFAULT, 1, 1 << 20, 20_000,
+                sink, "shm-test-0");
+        ShmLinks l1 = ShmLinks.start(b, new int[] {0, 1}, 2, 1, PooledByteBufAllocator.DEFAULT, 1, 1 << 20, 20_000,
+                sink, "shm-test-1");
+        a.release();
+        b.release();
+        opened.add(l0);
+        opened.add(l1);
+        return new ShmLinks[] {l0, l1};
+    }
+
+    private static ByteBuf[] frame(byte[] body) {
+        ByteBuf prefix = PooledByteBufAllocator.DEFAULT.directBuffer(4).writeInt(body.length);
+        ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(body.length).writeBytes(body);
+        return new ByteBuf[] {prefix, payload};
+    }
+
+    private static byte[] body(int writer, int i, int length) {
+        byte[] b = new byte[length];
+        new Random(writer * 100_003L + i).nextBytes(b);
+        b[0] = (byte) writer;
+        return b;
+    }
+
+    @Test
+    void framesUpToSixteenRingsStreamThroughInOrderFromConcurrentWriters() throws Exception {
+        ShmLinks[] links = pair();
+        int writers = 3;
+        int perWriter = 60;
+        Random sizes = new Random(7);
+        int[][] lengths = new int[writers][perWriter];
+        for (int[] row : lengths) {
+            for (int i = 0; i < perWriter; i++) {
+                row[i] = 1 + sizes.nextInt(i % 5 == 0 ? 16 * RING : 300);
+            }
+        }
+        CountDownLatch written = new CountDownLatch(writers * perWriter);
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < perWriter; i++) {
+                    Promise<Void> p = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+                    p.addListener(f -> written.countDown());
+                    links[0].outbound(1).write(frame(body(writer, i, lengths[writer][i])), p);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        assertTrue(written.await(30, TimeUnit.SECONDS), "every write completed");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (received.size() < writers * perWriter && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(writers * perWriter, received.size(), "every frame arrived");
+        int[] next = new int[writers];
+        for (byte[] got : received) {
+            int writer = got[0];
+            int i = next[writer]++;
+            assertArrayEquals(body(writer, i, lengths[writer][i]), got, "writer " + writer + " frame " + i);
+        }
+        assertEquals(List.of(), corrupt);
+    }
+
+    @Test
+    void aPausedReaderStallsTheWriterUntilItResumes() throws Exception {
+        ShmLinks[] links = pair();
+        links[1].pause();
+        Promise<Void> big = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+        CountDownLatch done = new CountDownLatch(1);
+        big.addListener(f -> done.countDown());
+        links[0].outbound(1).write(frame(body(0, 0, 8 * RING)), big);
+        Thread.sleep(200);
+        assertFalse(big.isDone(), "a frame of 8 rings cannot be written while nobody reads");
+        assertEquals(0, received.size());
+        links[1].resume();
+        assertTrue(done.await(10, TimeUnit.SECONDS) && big.isSuccess(), "written once the reader resumed");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertArrayEquals(body(0, 0, 8 * RING), received.get(0));
+    }
+
+    @Test
+    void aLengthOutOfBoundsIsReportedAndStopsTheRing() throws Exception {
+        ShmLinks[] links = pair();
+        ByteBuf bad = PooledByteBufAllocator.DEFAULT.directBuffer(8).writeInt(2 << 20).writeInt(0);
+        links[0].outbound(1).write(new ByteBuf[] {bad}, null);
+        links[0].outbound(1).write(frame(body(0, 1, 10)), null);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (corrupt.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, corrupt.size(), "reported once");
+        assertTrue(corrupt.get(0).contains("a frame of 2097152 bytes"), corrupt.get(0));
+        Thread.sleep(100);
+        assertEquals(0, received.size(), "nothing after a corrupt length is read");
+    }
+
+    @Test
+    void writesAfterTheLinkFailedFailAtOnceAndReleaseTheirBuffers() throws Exception {
+        ShmLinks[] links = pair();
+        links[0].outbound(1).fail(new IllegalStateException("peer gone"));
+        ByteBuf[] parts = frame(body(0, 0, 100));
+        Promise<Void> p = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+        links[0].outbound(1).write(parts, p);
+        assertTrue(p.isDone() && !p.isSuccess());
+        assertEquals("peer gone", p.cause().getMessage());
+        for (ByteBuf b : parts) {
+            assertEquals(0, b.refCnt(), "released");
+        }
+    }
+}
