@@ -10,6 +10,8 @@
 #   bash ../shared/peers/setup.sh                     # once per machine: torch (gloo), Open MPI, iperf3
 #   perf/scripts/peer_compare.sh                      # all_reduce all_gather broadcast all_to_all, 3 rounds
 #   OPS="all_reduce" ROUNDS=5 perf/scripts/peer_compare.sh
+#   OPS="all_reduce broadcast barrier" UNIX_TOO=1 ROUNDS=5 perf/scripts/peer_compare.sh   # shared memory
+#       against Unix sockets (rc_unix) and Open MPI shm (broadcast, barrier: perf/scripts/mpi_ops_bench.py)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PEERS="${PEERS:-$ROOT/../shared/peers}"
@@ -33,8 +35,17 @@ for ((r = 1; r <= ROUNDS; r++)); do
   echo "## round $r $(date -u +%T)" >&2
   for op in $OPS; do
     "$ROOT/bin/collectives-perf" "$op" --world "$WORLD" -b 4 -e "$MAX" -f 4 > "$OUT/rc-$op-$r.txt"
-    "$PY" "$PEERS/torch_gloo_bench.py" --world "$WORLD" --op "$op" --min 4 --max "$MAX" --step 4 \
-        --port $((20000 + RANDOM % 20000)) > "$OUT/gloo-$op-$r.txt" 2>/dev/null
+    if [[ "${UNIX_TOO:-0}" == 1 ]]; then  # the same with Unix sockets instead of shared memory
+      RC_RANK_JAVA_OPTS="-Drc.transport.sharedMemory=false" \
+          "$ROOT/bin/collectives-perf" "$op" --world "$WORLD" -b 4 -e "$MAX" -f 4 > "$OUT/rc_unix-$op-$r.txt"
+    fi
+    if [[ "$op" != barrier ]]; then  # torch_gloo_bench.py has no barrier
+      "$PY" "$PEERS/torch_gloo_bench.py" --world "$WORLD" --op "$op" --min 4 --max "$MAX" --step 4 \
+          --port $((20000 + RANDOM % 20000)) > "$OUT/gloo-$op-$r.txt" 2>/dev/null
+    fi
+    if [[ "$op" == broadcast || "$op" == barrier ]]; then  # the shared mpi_bench.py runs Allreduce only
+      "${MPI[@]}" "$PY" "$ROOT/perf/scripts/mpi_ops_bench.py" "$op" "$MAX" > "$OUT/mpi_shm-$op-$r.txt" 2>/dev/null
+    fi
     if [[ "$op" == all_reduce ]]; then
       "${MPI[@]}" --mca btl tcp,self --mca btl_tcp_if_include lo "$PY" "$PEERS/mpi_bench.py" all_reduce "$MAX" \
           > "$OUT/mpi_tcp-$op-$r.txt" 2>/dev/null

@@ -28,26 +28,35 @@ def near(op, impl, b):
     cands = [s for (i, o, s) in rows if i == impl and o == op]
     return min(cands, key=lambda s: abs(s - b)) if cands else None
 
-names = {"rc": "reactive-collectives", "gloo": "PyTorch gloo", "mpi_tcp": "Open MPI TCP", "mpi_shm": "Open MPI shm"}
+names = {"rc": "reactive-collectives", "rc_unix": "reactive-collectives, Unix sockets", "gloo": "PyTorch gloo",
+         "mpi_tcp": "Open MPI TCP", "mpi_shm": "Open MPI shm"}
 print(open(os.path.join(out, "machine.txt")).read().strip().replace("\n", "  \n"))
 print()
 n_rounds = max((len(v) for v in rows.values()), default=0)
-print(f"Medians of {n_rounds} rounds (time_us, busbw GB/s); ratios are of medians, reactive-collectives against gloo.")
+print(f"Medians of {n_rounds} rounds (time_us, busbw GB/s), the rounds' range of time_us beside them; ratios are "
+      "of medians, against gloo and against Open MPI shm.")
 print()
-print("| op | bytes | impl | time_us | busbw | time vs gloo | busbw vs gloo |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
+print("| op | bytes | impl | time_us | range | busbw | time vs gloo | busbw vs gloo | time vs MPI shm | busbw vs MPI shm |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a is not None and b else ""
+
 for op in sorted({o for (_, o, _) in rows}):
     for b in sizes:
-        g_b = near(op, "gloo", b)
+        g_b, m_b = near(op, "gloo", b), near(op, "mpi_shm", b)
         g_t, g_bw = med("gloo", op, g_b, 0), med("gloo", op, g_b, 1)
-        for impl in ["rc", "gloo", "mpi_tcp", "mpi_shm"]:
+        m_t, m_bw = med("mpi_shm", op, m_b, 0), med("mpi_shm", op, m_b, 1)
+        for impl in ["rc", "rc_unix", "gloo", "mpi_tcp", "mpi_shm"]:
             s = near(op, impl, b)
             if s is None:
                 continue
             t, bw = med(impl, op, s, 0), med(impl, op, s, 1)
-            rt = f"{t / g_t:.2f}x" if impl != "gloo" and g_t else ""
-            rb = f"{bw / g_bw:.2f}x" if impl != "gloo" and g_bw else ""
-            print(f"| {op} | {s} | {names[impl]} | {t:.1f} | {bw:.3f} | {rt} | {rb} |")
+            ts = [x[0] for x in rows[(impl, op, s)]]
+            spread = f"{min(ts):.1f}-{max(ts):.1f}"
+            vs_g = (ratio(t, g_t), ratio(bw, g_bw)) if impl != "gloo" else ("", "")
+            vs_m = (ratio(t, m_t), ratio(bw, m_bw)) if impl != "mpi_shm" else ("", "")
+            print(f"| {op} | {s} | {names[impl]} | {t:.1f} | {spread} | {bw:.3f} | {vs_g[0]} | {vs_g[1]} | {vs_m[0]} | {vs_m[1]} |")
 if iperf:
     print()
     print(f"iperf3 one stream on loopback: median {statistics.median(iperf):.2f} GB/s over {len(iperf)} runs "

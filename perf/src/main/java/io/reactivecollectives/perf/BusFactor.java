@@ -6,7 +6,7 @@ import java.util.List;
 final class BusFactor {
 
     private static final List<String> OPS = List.of("all_reduce", "broadcast", "reduce", "all_gather",
-            "reduce_scatter", "all_to_all", "gather", "scatter");
+            "reduce_scatter", "all_to_all", "gather", "scatter", "barrier");
 
     private BusFactor() {
     }
@@ -30,6 +30,7 @@ final class BusFactor {
             case "all_reduce": return 2.0 * (n - 1) / n;
             case "broadcast":
             case "reduce": return 1.0;
+            case "barrier": return 0.0;
             default: return (n - 1) / (double) n;
         }
     }

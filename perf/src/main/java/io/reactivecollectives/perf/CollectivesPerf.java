@@ -39,7 +39,7 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     static final List<String> REDUCTIONS = List.of("sum", "prod", "min", "max", "avg");
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "COLLECTIVE",
-            description = "all_reduce, broadcast, reduce, all_gather, reduce_scatter, all_to_all, gather or scatter (default all_reduce)")
+            description = "all_reduce, broadcast, reduce, all_gather, reduce_scatter, all_to_all, gather, scatter or barrier (default all_reduce)")
     String collectiveArg;
 
     @Option(names = "--collective", description = "the collective, as the first argument")
@@ -263,6 +263,7 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
         switch (collective) {
             case "all_reduce": return OpType.ALLREDUCE;
             case "broadcast": return OpType.BROADCAST;
+            case "barrier": return OpType.BARRIER;
             case "reduce": return OpType.REDUCE;
             case "all_gather": return OpType._ALLGATHER_BASE;
             case "reduce_scatter": return OpType._REDUCE_SCATTER_BASE;

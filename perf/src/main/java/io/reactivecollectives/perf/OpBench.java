@@ -37,6 +37,12 @@ final class OpBench implements AutoCloseable {
                 check = () -> wrong(x, 0, i -> expectedReduction(redop, n, i, dt), dt);
                 break;
             }
+            case "barrier": {
+                // no data: the row's bytes are the size swept, the time is one barrier's
+                run = Mono.defer(() -> g.barrier(options));
+                check = () -> 0;
+                break;
+            }
             case "broadcast": {
                 Tensor x = alloc(dt, count);
                 run = Mono.defer(() -> g.broadcast(x, root, options));

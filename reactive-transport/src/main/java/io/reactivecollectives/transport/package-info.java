@@ -76,7 +76,13 @@
  *
  * <h2>Transport choices</h2>
  * Ranks on one host connect through Unix domain sockets (JDK 16+ NIO channels), other peers
- * through TCP with {@code TCP_NODELAY}; {@code -Drc.transport.unixSockets=false} forces TCP. The
+ * through TCP with {@code TCP_NODELAY}; {@code -Drc.transport.unixSockets=false} forces TCP. Once
+ * connected, ranks of one host send their frames through shared memory instead (package
+ * {@code transport.shm}: a ring per pair of ranks in one {@code /dev/shm} file, unlinked as soon as
+ * all have mapped it, and futex wake-ups from the native library); their Unix sockets stay open to
+ * see a peer's death. Without the native library, with {@code -Drc.transport.sharedMemory=false},
+ * or when {@code /dev/shm} has too little room, they keep the sockets and each rank logs one line
+ * saying why ({@code ShmSettings} lists the settings). The
  * mesh's event loops are NIO. Pipelined algorithms cut tensors into segments of 256 KiB with 4 in
  * flight per collective by default ({@link io.reactivecollectives.transport.GroupOptions#segmentBytes()},
  * {@link io.reactivecollectives.transport.GroupOptions#pipelineDepth()}); socket buffers are left to
@@ -86,7 +92,7 @@
  * <h2>Public API</h2>
  * This package, {@code transport.rendezvous} (the TCP store) and {@code transport.launch} (launch
  * from the environment) are the public API. The other packages ({@code runtime}, {@code ops},
- * {@code failure}, {@code group}, {@code algorithms}, {@code frame}, {@code mesh}, {@code wire}) are the
+ * {@code failure}, {@code group}, {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the
  * implementation: public only so the packages can reach each other, with no compatibility promise.
  */
 package io.reactivecollectives.transport;

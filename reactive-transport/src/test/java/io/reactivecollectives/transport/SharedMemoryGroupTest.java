@@ -47,7 +47,7 @@ class SharedMemoryGroupTest {
                 for (int i = 0; i < n; i++) {
                     v[i] = (i % 251) + r;
                 }
-                sums.add(Tensor.fromFloats(v, n));
+                sums.add(tensor(v));
             }
             cluster.run(g -> g.allReduce(sums.get(g.rank()), ReduceOp.SUM)).block(ClusterTesting.TIMEOUT);
             float[] want = new float[n];
@@ -55,22 +55,37 @@ class SharedMemoryGroupTest {
                 want[i] = 4 * (i % 251) + 6;
             }
             for (Tensor t : sums) {
-                assertArrayEquals(want, t.toFloatArray());
+                assertArrayEquals(want, floats(t));
                 t.release();
             }
             float[] sent = new float[n];
             for (int i = 0; i < n; i++) {
                 sent[i] = i * 0.5f;
             }
-            Tensor out = Tensor.fromFloats(sent, n);
-            Tensor in = Tensor.fromFloats(new float[n], n);
+            Tensor out = tensor(sent);
+            Tensor in = tensor(new float[n]);
             cluster.run(g -> g.rank() == 1 ? g.send(out, 3, 7).then(Mono.just(1))
                     : g.rank() == 3 ? g.recv(in, 1, 7).thenReturn(3) : Mono.just(0)).block(ClusterTesting.TIMEOUT);
-            assertArrayEquals(sent, in.toFloatArray(), "a 20 MiB message through 2 MiB rings, in 16 MiB frames");
+            assertArrayEquals(sent, floats(in), "a 20 MiB message through 2 MiB rings, in 16 MiB frames");
             out.release();
             in.release();
             return null;
         });
+    }
+
+    /** A float32 tensor of {@code v}, copied in bulk (element by element is slow under PARANOID leak detection). */
+    private static Tensor tensor(float[] v) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(v.length * 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(v);
+        Tensor t = Tensor.empty(io.reactivecollectives.core.DType.FLOAT32, v.length);
+        t.buffer().setBytes(0, b);
+        return t;
+    }
+
+    private static float[] floats(Tensor t) {
+        float[] out = new float[(int) t.numel()];
+        java.nio.ByteBuffer.wrap(t.toByteArray()).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(out);
+        return out;
     }
 
     @Test
