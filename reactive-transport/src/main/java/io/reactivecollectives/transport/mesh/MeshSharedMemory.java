@@ -54,7 +54,7 @@ final class MeshSharedMemory implements ShmFrames {
                     try {
                         ShmLinks links = ShmLinks.start(segment, locals, mesh.world(), mesh.rank(),
                                 PooledByteBufAllocator.DEFAULT, FrameCodec.HEADER,
-                                FrameCodec.HEADER + options.maxFramePayload(), settings.spinNanos(), frames,
+                                FrameCodec.HEADER + options.maxFramePayload(), settings.spinNanosFor(locals.length), frames,
                                 "rc-io-shm-" + options.groupId() + "-" + mesh.rank());
                         mesh.useSharedMemory(links);
                         for (int peer : locals) {

@@ -12,13 +12,14 @@ import java.nio.file.Path;
  * {@code rc.transport.shmDir} (default {@code /dev/shm}), {@code rc.transport.shmRingBytes} (data
  * bytes of each one-way ring, a power of two, default 2 MiB), {@code rc.transport.shmReserveBytes}
  * (free space to leave in the directory, default 8 MiB) and {@code rc.transport.shmSpinMicros} (how
- * long the reading thread polls after the last traffic before it sleeps, default 50).
+ * long the reading thread polls after the last traffic before it sleeps, default 50; see
+ * {@link #spinNanosFor(int)} for hosts with more local ranks than processors).
  *
  * @param enabled      whether to try shared memory at all
  * @param directory    where the segment file is made
  * @param ringBytes    data bytes of one ring
  * @param reserveBytes free space to leave in the directory
- * @param spinNanos    polling time before sleeping
+ * @param spinNanos    polling time before sleeping, negative for the default ({@link #spinNanosFor(int)})
  */
 public record ShmSettings(boolean enabled, Path directory, int ringBytes, long reserveBytes, long spinNanos) {
 
@@ -43,7 +44,22 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
                 Path.of(System.getProperty("rc.transport.shmDir", "/dev/shm")),
                 Integer.getInteger("rc.transport.shmRingBytes", 2 << 20),
                 Long.getLong("rc.transport.shmReserveBytes", 8L << 20),
-                Long.getLong("rc.transport.shmSpinMicros", 50L) * 1000L);
+                Long.getLong("rc.transport.shmSpinMicros", -1L) * 1000L);
+    }
+
+    /**
+     * How long the reading thread of one of {@code locals} ranks on this host polls before it sleeps:
+     * the setting when given, else 50 us, or none when the host has fewer processors than local
+     * ranks (a thread polling for a peer that waits for a processor only delays that peer).
+     *
+     * @param locals the ranks of the group on this host
+     * @return nanoseconds to poll
+     */
+    public long spinNanosFor(int locals) {
+        if (spinNanos >= 0) {
+            return spinNanos;
+        }
+        return locals > Runtime.getRuntime().availableProcessors() ? 0L : 50_000L;
     }
 
     /**
