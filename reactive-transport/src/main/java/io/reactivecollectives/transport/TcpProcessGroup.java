@@ -192,11 +192,13 @@ public final class TcpProcessGroup implements ProcessGroup {
     }
 
     /**
-     * How this rank reaches {@code peer}: {@code "unix"} for a Unix domain socket (peers on the same
-     * host, unless {@code rc.transport.unixSockets=false}), {@code "tcp"}, or {@code "none"}.
+     * How this rank reaches {@code peer}: {@code "shm"} for shared memory (peers on the same host,
+     * once they agreed on a segment; see the package documentation), {@code "unix"} for a Unix domain
+     * socket (peers on the same host without shared memory, unless
+     * {@code rc.transport.unixSockets=false}), {@code "tcp"}, or {@code "none"}.
      *
      * @param peer the other rank
-     * @return {@code "unix"}, {@code "tcp"} or {@code "none"}
+     * @return {@code "shm"}, {@code "unix"}, {@code "tcp"} or {@code "none"}
      */
     public String transportTo(int peer) {
         Mesh m = runtime.mesh();

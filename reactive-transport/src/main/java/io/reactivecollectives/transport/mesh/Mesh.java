@@ -51,6 +51,8 @@ public final class Mesh implements AutoCloseable {
     private final AtomicReferenceArray<PeerLink> links;
     /** Each rank's host identity as it published it (see {@link #hostIds()}). */
     private final AtomicReferenceArray<String> hostIds;
+    /** The address each peer published (see {@link #addressOf}). */
+    private final AtomicReferenceArray<String> addresses;
     /** The last error connecting to each peer, for the start-up timeout's message. */
     private final AtomicReferenceArray<String> lastErrors;
     private final AtomicInteger missing;
@@ -96,6 +98,7 @@ public final class Mesh implements AutoCloseable {
         this.links = new AtomicReferenceArray<>(world);
         this.lastErrors = new AtomicReferenceArray<>(world);
         this.hostIds = new AtomicReferenceArray<>(world);
+        this.addresses = new AtomicReferenceArray<>(world);
         hostIds.set(rank, LocalSockets.NODE_ID);
         this.missing = new AtomicInteger(world - 1);
         this.sockets = new MeshSockets(options, rank);
@@ -265,6 +268,7 @@ public final class Mesh implements AutoCloseable {
 
     /** Notes the address {@code peer} published (its host identity is part of it). */
     void noteAddress(int peer, String published) {
+        addresses.set(peer, published);
         for (String part : published.split(";")) {
             if (part.startsWith("node=")) {
                 hostIds.set(peer, part.substring(5));
@@ -282,6 +286,11 @@ public final class Mesh implements AutoCloseable {
             out[p] = hostIds.get(p);
         }
         return out;
+    }
+
+    /** The address {@code peer} published (this process's own for this rank): unique to its process. */
+    String addressOf(int peer) {
+        return peer == rank ? publishedAddress() : addresses.get(peer);
     }
 
     MeshOptions options() {

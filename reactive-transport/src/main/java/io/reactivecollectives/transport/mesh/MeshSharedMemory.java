@@ -48,7 +48,11 @@ final class MeshSharedMemory implements ShmFrames {
         }
         ShmSettings settings = ShmSettings.fromSystemProperties();
         MeshSharedMemory frames = new MeshSharedMemory(mesh);
-        return ShmRendezvous.establish(store, options.groupId(), mesh.rank(), locals, settings,
+        // the keys name the leader's process (its published address), so a group formed again under the
+        // same id never reads the keys of an earlier one
+        String leader = String.valueOf(mesh.addressOf(locals[0]));
+        String prefix = options.groupId() + "/" + Integer.toHexString(leader.hashCode());
+        return ShmRendezvous.establish(store, prefix, mesh.rank(), locals, settings,
                         options.connectTimeout(), mesh.describe())
                 .doOnNext(segment -> {
                     try {

@@ -44,7 +44,7 @@ public final class ShmRendezvous {
      * Agrees on a segment among {@code locals}.
      *
      * @param store    the group's store
-     * @param groupId  the group's id (key prefix)
+     * @param groupId  the group's id, and what tells this forming of it from earlier ones (key prefix)
      * @param rank     this rank
      * @param locals   the ranks on this host, ascending, {@code rank} among them, at least two
      * @param settings the settings (the leader's count)
