@@ -108,7 +108,11 @@ public final class ShmLinks {
         poller.resume();
     }
 
-    /** The ranks on this host, ascending. */
+    /**
+     * The ranks on this host, ascending.
+     *
+     * @return the local ranks
+     */
     public int[] locals() {
         return locals.clone();
     }

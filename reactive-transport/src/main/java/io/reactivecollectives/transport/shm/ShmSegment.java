@@ -129,7 +129,11 @@ public final class ShmSegment {
         }
     }
 
-    /** The file (unlinked once every local rank mapped it). */
+    /**
+     * The file (unlinked once every local rank mapped it).
+     *
+     * @return its path
+     */
     public Path path() {
         return path;
     }

@@ -26,6 +26,11 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
     /**
      * Checks the values.
      *
+     * @param enabled      whether to try shared memory at all
+     * @param directory    where the segment file is made
+     * @param ringBytes    data bytes of one ring
+     * @param reserveBytes free space to leave in the directory
+     * @param spinNanos    polling time before sleeping, negative for the default
      * @throws IllegalArgumentException when the ring size is not a power of two of at least 4 KiB
      */
     public ShmSettings {
