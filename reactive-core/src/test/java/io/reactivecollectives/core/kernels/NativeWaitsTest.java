@@ -21,7 +21,7 @@ class NativeWaitsTest {
     @Test
     void waitsWakesAndTimesOut() throws Exception {
         assumeTrue(NativeWaits.isAvailable(), "native library not in use: " + NativeWaits.unavailableReason());
-        ByteBuffer word = ByteBuffer.allocateDirect(64);
+        ByteBuffer word = ByteBuffer.allocateDirect(64).order(java.nio.ByteOrder.nativeOrder());
         long address = PlatformDependent.directBufferAddress(word);
         word.putInt(0, 1);
         assertEquals(EAGAIN, NativeWaits.await(address, 0, TimeUnit.SECONDS.toNanos(5)), "the word is not 0: no wait");
