@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The thread that reads a rank's inbound rings ({@link ShmInbound}) and resumes its stalled
  * writers ({@link ShmOutbound}): it polls while traffic flows and for a short budget after the
- * last of it, then marks itself asleep in the segment, checks once more and sleeps on its futex
+ * last of it ({@link AdaptiveSpin}; {@code -Drc.transport.shmSpinAdaptive=false} keeps it fixed), then marks itself asleep in the segment, checks once more and sleeps on its futex
  * word until a peer that wrote to it, or freed space it waits for, wakes it (or a timeout passes),
  * so an idle group costs no CPU and a busy one no system calls.
  *
@@ -25,7 +25,7 @@ final class ShmPoller implements Runnable {
     private final int self;
     private final ShmInbound[] inbounds;
     private final ShmOutbound[] outbounds;
-    private final long spinNanos;
+    private final AdaptiveSpin spin;
     private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
     private final Thread thread;
     private volatile boolean paused;
@@ -38,7 +38,7 @@ final class ShmPoller implements Runnable {
         this.self = self;
         this.inbounds = inbounds;
         this.outbounds = outbounds;
-        this.spinNanos = spinNanos;
+        this.spin = new AdaptiveSpin(spinNanos, !"false".equals(System.getProperty("rc.transport.shmSpinAdaptive")));
         this.thread = new PollerThread(this, name);
     }
 
@@ -107,14 +107,25 @@ final class ShmPoller implements Runnable {
     @Override
     public void run() {
         long lastWork = System.nanoTime();
+        boolean polling = false;
         try {
             while (!stopping) {
                 if (pass()) {
-                    lastWork = System.nanoTime();
+                    long now = System.nanoTime();
+                    if (polling) {
+                        spin.hit(now - lastWork);
+                        polling = false;
+                    }
+                    lastWork = now;
                     continue;
                 }
-                if (System.nanoTime() - lastWork < spinNanos) {
+                if (System.nanoTime() - lastWork < spin.budget()) {
+                    polling = true;
                     continue;
+                }
+                if (polling) {
+                    spin.miss();
+                    polling = false;
                 }
                 segment.markSleeping(self);
                 if (stopping || pending()) {
