@@ -56,7 +56,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
   iperf3 -s -D -1 -p "$port" >/dev/null 2>&1; sleep 0.5
   iperf3 -c 127.0.0.1 -p "$port" -t 5 -J > "$OUT/iperf3-$r.json" 2>/dev/null || true
 done
-"$PY" "$ROOT/perf/scripts/peer_compare_summary.py" "$OUT" | tee "$OUT/summary.md"
+"$PY" "$ROOT/perf/scripts/peer_compare_summary.py" "$OUT" ${SIZES:-} | tee "$OUT/summary.md"
 for op in $OPS; do   # busbw against size, us and the peers
   "$ROOT/bin/collectives-plot" --op "$op" -o "$OUT/busbw-$op.png" "$OUT" >/dev/null || true
 done

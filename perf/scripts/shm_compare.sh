@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Shared memory inside a host (issue 19), all in one run on a quiet machine: peer_compare.sh with the
+# library over shared memory (rc) and over Unix sockets (rc_unix) beside PyTorch gloo and Open MPI
+# over TCP and shared memory, for all_reduce and broadcast (2 ranks), barrier (2 ranks) and
+# all_reduce on 4 ranks; the machine's memcpy bandwidth; the main job's ms/step with and without
+# shared memory, alternating. Results under OUT (default perf/out/shm-compare-<time>).
+#   ROUNDS=5 perf/scripts/shm_compare.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ROUNDS="${ROUNDS:-5}"
+OUT="${OUT:-$ROOT/perf/out/shm-compare-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$OUT"
+"$ROOT/perf/scripts/memcpy_bench.sh" | tee "$OUT/memcpy.txt"
+OUT="$OUT/world2" OPS="all_reduce broadcast" UNIX_TOO=1 ROUNDS="$ROUNDS" WORLD=2 "$ROOT/perf/scripts/peer_compare.sh"
+OUT="$OUT/barrier" OPS="barrier" MAX=4 SIZES=4 UNIX_TOO=1 ROUNDS="$ROUNDS" WORLD=2 "$ROOT/perf/scripts/peer_compare.sh"
+OUT="$OUT/world4" OPS="all_reduce" UNIX_TOO=1 ROUNDS="${ROUNDS4:-3}" WORLD=4 "$ROOT/perf/scripts/peer_compare.sh"
+for ((r = 1; r <= ${TRAIN_ROUNDS:-3}; r++)); do
+  for shm in true false; do
+    /usr/bin/time -f "wall %e s" "$ROOT/bin/collectives-run" --nproc-per-node 2 --jvm-arg "-Drc.transport.sharedMemory=$shm" \
+        -- io.reactivecollectives.samples.train.DataParallelTraining > "$OUT/train-shm-$shm-$r.txt" 2>&1
+    echo "train shm=$shm round $r: $(grep -o '[0-9.]* ms/step |' "$OUT/train-shm-$shm-$r.txt" | tail -1) $(tail -1 "$OUT/train-shm-$shm-$r.txt")"
+  done
+done | tee "$OUT/train.txt"
