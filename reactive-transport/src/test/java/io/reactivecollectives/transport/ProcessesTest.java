@@ -24,6 +24,17 @@ class ProcessesTest {
     @ParameterizedTest(name = "unixSockets={0}")
     @ValueSource(booleans = {true, false})
     void allReduceAndBroadcastAcrossThreeProcesses(boolean unixSockets) throws Exception {
+        String local = io.reactivecollectives.core.kernels.NativeWaits.isAvailable() ? "shm" : "unix";
+        run(r -> "-Drc.transport.unixSockets=" + unixSockets, unixSockets ? local : "tcp");
+    }
+
+    /** Ranks that disagree on using shared memory all keep their Unix sockets (no hang, no half-shared group). */
+    @org.junit.jupiter.api.Test
+    void oneRankWithoutSharedMemoryKeepsEveryRankOnUnixSockets() throws Exception {
+        run(r -> "-Drc.transport.sharedMemory=" + (r != 1), "unix");
+    }
+
+    private void run(java.util.function.IntFunction<String> option, String via) throws Exception {
         int world = 3;
         Path dir = Files.createTempDirectory("rc-processes");
         Path storeFile = dir.resolve("store");
@@ -35,7 +46,7 @@ class ProcessesTest {
                 logs.add(log);
                 List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Drc.transport.unixSockets=" + unixSockets,
+                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", option.apply(r),
                         "-cp", System.getProperty("java.class.path"), RankMain.class.getName(),
                         storeFile.toString(), String.valueOf(r), String.valueOf(world));
                 procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
@@ -51,9 +62,7 @@ class ProcessesTest {
             for (int r = 0; r < world; r++) {
                 assertTrue(exited[r], "rank " + r + " did not finish:\n" + all);
                 assertEquals(0, procs.get(r).exitValue(), "rank " + r + " failed:\n" + all);
-                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK via " + (unixSockets
-                        ? (io.reactivecollectives.core.kernels.NativeWaits.isAvailable() ? "shm" : "unix") : "tcp")),
-                        all.toString());
+                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK via " + via), all.toString());
             }
         } finally {
             procs.forEach(Process::destroyForcibly);
