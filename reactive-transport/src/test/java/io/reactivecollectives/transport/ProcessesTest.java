@@ -24,7 +24,8 @@ class ProcessesTest {
     @ParameterizedTest(name = "unixSockets={0}")
     @ValueSource(booleans = {true, false})
     void allReduceAndBroadcastAcrossThreeProcesses(boolean unixSockets) throws Exception {
-        String local = io.reactivecollectives.core.kernels.NativeWaits.isAvailable() ? "shm" : "unix";
+        String local = io.reactivecollectives.transport.shm.ShmSettings.fromSystemProperties().unavailableReason(3) == null
+                ? "shm" : "unix";
         run(r -> "-Drc.transport.unixSockets=" + unixSockets, unixSockets ? local : "tcp");
     }
 

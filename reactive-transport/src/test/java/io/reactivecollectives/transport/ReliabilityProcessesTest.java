@@ -1,6 +1,6 @@
 package io.reactivecollectives.transport;
 
-import io.reactivecollectives.core.kernels.NativeWaits;
+import io.reactivecollectives.transport.shm.ShmSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -151,7 +151,7 @@ class ReliabilityProcessesTest {
                 }
                 return true;
             });
-            String via = sharedMemory && NativeWaits.isAvailable() ? "shm" : "unix";
+            String via = sharedMemory && ShmSettings.fromSystemProperties().unavailableReason(world) == null ? "shm" : "unix";
             for (int r = 0; r < world; r++) {
                 assertTrue(ranks.logContains(r, "READY via " + via), "rank " + r + " talks through " + via + "\n" + ranks.all());
             }

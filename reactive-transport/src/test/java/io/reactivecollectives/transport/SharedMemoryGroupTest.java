@@ -2,7 +2,7 @@ package io.reactivecollectives.transport;
 
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
-import io.reactivecollectives.core.kernels.NativeWaits;
+import io.reactivecollectives.transport.shm.ShmSettings;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -26,8 +26,9 @@ class SharedMemoryGroupTest {
 
     @Test
     void fourLocalRanksUseSharedMemoryLeaveNoFileAndMoveLargeMessages() {
-        assumeTrue(NativeWaits.isAvailable(), "needs the native futex waits: " + NativeWaits.unavailableReason());
         int world = 4;
+        String why = ShmSettings.fromSystemProperties().unavailableReason(world);
+        assumeTrue(why == null, "shared memory cannot be used here: " + why);
         ClusterTesting.withCluster(world, GroupOptions.defaults().withGroupId("shm-group"), cluster -> {
             for (TcpProcessGroup g : cluster.groups()) {
                 for (int p = 0; p < world; p++) {

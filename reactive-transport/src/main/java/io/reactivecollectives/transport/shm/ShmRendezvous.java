@@ -134,19 +134,13 @@ public final class ShmRendezvous {
     }
 
     private static ShmSegment create(ShmSettings settings, int locals, int rank) throws IOException {
-        String why = settings.unavailableReason();
+        Path dir = settings.directory();
+        if (settings.unavailableReason() == null) {
+            removeLeftovers(dir);
+        }
+        String why = settings.unavailableReason(locals);
         if (why != null) {
             throw new IOException(why);
-        }
-        Path dir = settings.directory();
-        removeLeftovers(dir);
-        long size = ShmSegment.sizeFor(locals, settings.ringBytes());
-        long free = Files.getFileStore(dir).getUsableSpace();
-        if (free < size + settings.reserveBytes()) {
-            throw new IOException(dir + " has " + (free >> 20) + " MiB free, " + locals + " local ranks need "
-                    + ((size + settings.reserveBytes() + (1 << 20) - 1) >> 20) + " MiB (rings of "
-                    + (settings.ringBytes() >> 10) + " KiB, rc.transport.shmRingBytes, plus "
-                    + (settings.reserveBytes() >> 20) + " MiB left for others)");
         }
         String name = PREFIX + ProcessHandle.current().pid() + "-" + rank + "-"
                 + Long.toHexString(ThreadLocalRandom.current().nextLong());

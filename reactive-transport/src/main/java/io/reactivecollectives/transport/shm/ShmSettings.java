@@ -88,4 +88,31 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
         }
         return null;
     }
+
+    /**
+     * {@link #unavailableReason()}, and whether {@link #directory()} has room for the segment of
+     * {@code locals} ranks with {@link #reserveBytes()} left over.
+     *
+     * @param locals the ranks of the group on this host
+     * @return why shared memory cannot be used for them, or null when it can
+     */
+    public String unavailableReason(int locals) {
+        String why = unavailableReason();
+        if (why != null) {
+            return why;
+        }
+        long size = ShmSegment.sizeFor(locals, ringBytes);
+        long free;
+        try {
+            free = Files.getFileStore(directory).getUsableSpace();
+        } catch (java.io.IOException e) {
+            return "cannot read the free space of " + directory + ": " + e.getMessage();
+        }
+        if (free < size + reserveBytes) {
+            return directory + " has " + (free >> 20) + " MiB free, " + locals + " local ranks need "
+                    + ((size + reserveBytes + (1 << 20) - 1) >> 20) + " MiB (rings of " + (ringBytes >> 10)
+                    + " KiB, rc.transport.shmRingBytes, plus " + (reserveBytes >> 20) + " MiB left for others)";
+        }
+        return null;
+    }
 }
