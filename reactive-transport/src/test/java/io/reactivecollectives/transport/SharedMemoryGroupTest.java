@@ -91,11 +91,32 @@ class SharedMemoryGroupTest {
 
     @Test
     void tooLittleRoomInDevShmKeepsUnixSocketsWithOneLinePerRank() throws Exception {
-        // the free-space check a 64 MB container /dev/shm fails, made to fail here by asking to leave 1 EB free
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Drc.transport.shmReserveBytes=" + (1L << 60),
-                "-Dio.netty.leakDetection.level=paranoid", "-cp", System.getProperty("java.class.path"),
-                SharedMemoryFallbackMain.class.getName()));
+        // the free-space check a small /dev/shm fails, made to fail here by asking to leave 1 EB free
+        fallsBackToUnixSockets(List.of(), "-Drc.transport.shmReserveBytes=" + (1L << 60));
+    }
+
+    /** A real 4 MiB /dev/shm (a mount namespace of its own, as a container's), where a test may make one. */
+    @Test
+    void aFourMiBDevShmKeepsUnixSocketsWithOneLinePerRank() throws Exception {
+        boolean canMount;
+        try {
+            Process probe = new ProcessBuilder("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4m tmpfs /dev/shm")
+                    .redirectErrorStream(true).start();
+            canMount = probe.waitFor(10, TimeUnit.SECONDS) && probe.exitValue() == 0;
+        } catch (java.io.IOException e) {
+            canMount = false;
+        }
+        assumeTrue(canMount, "cannot make a mount namespace with its own /dev/shm here (needs root and unshare)");
+        fallsBackToUnixSockets(List.of("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4m tmpfs /dev/shm && exec \"$@\"",
+                "sh"));
+    }
+
+    private static void fallsBackToUnixSockets(List<String> prefix, String... options) throws Exception {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dio.netty.leakDetection.level=paranoid"));
+        cmd.addAll(List.of(options));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), SharedMemoryFallbackMain.class.getName()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
