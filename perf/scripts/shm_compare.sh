@@ -21,9 +21,11 @@ for ((r = 1; r <= ${TRAIN_ROUNDS:-3}; r++)); do
     echo "train shm=$shm round $r: $(grep -o '[0-9.]* ms/step |' "$OUT/train-shm-$shm-$r.txt" | tail -1) $(tail -1 "$OUT/train-shm-$shm-$r.txt")"
   done
 done | tee "$OUT/train.txt"
-# issue 22's warm-up and CPU figures where shared memory changes them: 4 ranks on loopback, 2 hosts x 2 ranks
+# issue 22's warm-up and CPU figures where shared memory changes them: 2 and 4 ranks on loopback, 2 hosts x 2 ranks
 if [[ "${WARMUP:-1}" == 1 ]]; then
   V='shm=java;unix=java -Drc.transport.sharedMemory=false'
+  OUT="$OUT/warmup-loopback2" HOSTS=0 WORLD=2 ROUNDS="${WARMUP_ROUNDS:-2}" SECONDS_PER_RUN=25 VARIANTS="$V" \
+      "$ROOT/perf/scripts/warmup_compare.sh"
   OUT="$OUT/warmup-loopback4" HOSTS=0 WORLD=4 ROUNDS="${WARMUP_ROUNDS:-2}" SECONDS_PER_RUN=25 VARIANTS="$V" \
       "$ROOT/perf/scripts/warmup_compare.sh"
   if [[ $(id -u) == 0 ]]; then
