@@ -78,7 +78,8 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
             return "switched off (rc.transport.sharedMemory=false)";
         }
         if (!PlatformDependent.hasUnsafe()) {
-            return "Netty has no access to sun.misc.Unsafe here";
+            return "Netty has no access to sun.misc.Unsafe here (on JDK 24 and later it needs the JVM option"
+                    + " --sun-misc-unsafe-memory-access=allow)";
         }
         if (!NativeWaits.isAvailable()) {
             return "the native library for futex waits is not in use (" + NativeWaits.unavailableReason() + ")";
