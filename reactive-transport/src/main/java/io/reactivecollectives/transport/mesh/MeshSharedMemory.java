@@ -27,6 +27,8 @@ import reactor.core.publisher.Mono;
  */
 final class MeshSharedMemory implements ShmFrames {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MeshSharedMemory.class);
+
     private final Mesh mesh;
 
     private MeshSharedMemory(Mesh mesh) {
@@ -96,7 +98,13 @@ final class MeshSharedMemory implements ShmFrames {
             frame.release();
             return;
         }
-        mesh.listener().onFrame(peer, frame);
+        try {
+            mesh.listener().onFrame(peer, frame);
+        } catch (RuntimeException | Error e) {
+            // what Netty's pipeline does with an exception a handler throws: the connection closes with it
+            log.warn("{}: closing the link to rank {} after an unexpected error", mesh.describe(), peer, e);
+            mesh.closeLink(peer, new PeerProtocolException("rank " + peer + ": " + e, e));
+        }
     }
 
     @Override

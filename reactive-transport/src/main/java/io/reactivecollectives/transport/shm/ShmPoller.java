@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ShmPoller implements Runnable {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShmPoller.class);
     private static final int BUDGET_BYTES = 1 << 20;
     private static final long SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -59,7 +60,12 @@ final class ShmPoller implements Runnable {
     private void runTasks() {
         Runnable t;
         while ((t = tasks.poll()) != null) {
-            t.run();
+            try {
+                t.run();
+            } catch (RuntimeException | Error e) {
+                // a failing task must not end the thread that reads every local peer
+                LOG.warn("{}: a task failed", thread.getName(), e);
+            }
         }
     }
 
