@@ -164,7 +164,13 @@ final class ShmPoller implements Runnable {
         }
         if (!paused) {
             for (ShmInbound in : inbounds) {
-                if (in != null && in.poll(BUDGET_BYTES) > 0) {
+                try {
+                    if (in != null && in.poll(BUDGET_BYTES) > 0) {
+                        work = true;
+                    }
+                } catch (RuntimeException | Error e) {
+                    // thrown by the receiver of a whole frame: the ring's state is consistent, read on
+                    LOG.warn("{}: delivering a frame failed", thread.getName(), e);
                     work = true;
                 }
             }

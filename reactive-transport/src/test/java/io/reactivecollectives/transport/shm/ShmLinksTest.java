@@ -59,6 +59,7 @@ class ShmLinksTest {
     /** Frames the reader of rank 1 got, as byte arrays. */
     private final List<byte[]> received = new CopyOnWriteArrayList<>();
     private final List<String> corrupt = new CopyOnWriteArrayList<>();
+    private volatile boolean throwOnce;
 
     private ShmLinks[] pair() throws Exception {
         Path file = dir.resolve("seg");
@@ -69,6 +70,11 @@ class ShmLinksTest {
         ShmFrames sink = new ShmFrames() {
             @Override
             public void onFrame(int peer, ByteBuf frame) {
+                if (throwOnce) {
+                    throwOnce = false;
+                    frame.release();
+                    throw new IllegalStateException("a receiver's bug");
+                }
                 byte[] bytes = new byte[frame.readableBytes()];
                 frame.readBytes(bytes);
                 frame.release();
@@ -179,6 +185,20 @@ class ShmLinksTest {
         assertTrue(corrupt.get(0).contains("a frame of 2097152 bytes"), corrupt.get(0));
         Thread.sleep(100);
         assertEquals(0, received.size(), "nothing after a corrupt length is read");
+    }
+
+    @Test
+    void aReceiverThatThrowsDoesNotStopTheReadingThread() throws Exception {
+        ShmLinks[] links = pair();
+        throwOnce = true;
+        links[0].outbound(1).write(frame(body(0, 0, 10)), null);
+        links[0].outbound(1).write(frame(body(0, 1, 10)), null);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, received.size(), "the frame after the one whose receiver threw arrived");
+        assertArrayEquals(body(0, 1, 10), received.get(0));
     }
 
     @Test
