@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -43,7 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Several TCP connections per pair of ranks ({@link GroupOptions#connectionsPerPeer()}): every
  * collective is right with its segments spread over the stripes, a stripe that dies takes its
- * whole link down on both sides, and ranks that disagree on the count cannot form a group. The
+ * whole link down on both sides, an orderly close over TLS loses nothing, and ranks that disagree
+ * on the count cannot form a group. The
  * ranks run in this JVM over real loopback sockets; TLS forces TCP between them (ranks of one host
  * otherwise meet through a Unix domain socket, which is never striped). The orderly close over
  * plain TCP is {@link StripedConnectionsProcessesTest}'s.
@@ -281,6 +283,45 @@ class StripedConnectionsTest {
             }
             return null;
         });
+    }
+
+    /**
+     * Over TLS, where a close sends a close_notify ahead of the end of stream: a rank closing right
+     * after its broadcast loses nothing that its stripes still carry (with one connection as well).
+     */
+    @ParameterizedTest(name = "{0} connections per peer")
+    @ValueSource(ints = {1, 3})
+    void aRankClosingRightAfterItsBroadcastLosesNothingOverTls(int stripes) {
+        List<String> failures = new ArrayList<>();
+        for (int round = 0; round < 6; round++) {
+            LocalCluster cluster = LocalCluster.start(2, options("tls-bye-" + stripes + "-" + round, stripes))
+                    .block(ClusterTesting.TIMEOUT);
+            try {
+                List<Mono<String>> ranks = new ArrayList<>();
+                for (int r = 0; r < 2; r++) {
+                    TcpProcessGroup g = cluster.group(r);
+                    Tensor t = r == 0 ? ramp(BIG, 3) : Tensor.empty(DType.FLOAT32, BIG);
+                    ranks.add(g.broadcast(t, 0)   // rank 0's part ends once its frames are in the sockets
+                            .map(x -> {
+                                String w = differs("broadcast", x, i -> value(i, 3));
+                                return w == null ? "ok" : w;
+                            })
+                            .onErrorResume(e -> Mono.just(e.toString()))
+                            .doFinally(s -> {
+                                g.close();   // at once, as a program that is done
+                                t.release();
+                            }));
+                }
+                for (String s : Flux.merge(ranks).collectList().block(Duration.ofSeconds(20))) {
+                    if (!s.equals("ok")) {
+                        failures.add("round " + round + ": " + s);
+                    }
+                }
+            } finally {
+                cluster.close();
+            }
+        }
+        assertTrue(failures.isEmpty(), failures.toString());
     }
 
     @Test

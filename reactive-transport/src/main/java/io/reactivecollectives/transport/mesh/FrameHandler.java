@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
@@ -110,6 +111,20 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     /** Why the connection (or another stripe of its link) closed or is closing, or null while open (any thread). */
     Throwable closeCause() {
         return link.cause();
+    }
+
+    /**
+     * Keeps a TLS peer's close_notify from closing the connection at once: Reactor Netty's bridge
+     * closes the channel on {@link SslCloseCompletionEvent}, while frames the TLS handler decrypted
+     * from the same read may still be on their way here. The connection ends on the TCP end of
+     * stream that follows the peer's close_notify, after every frame before it was read.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslCloseCompletionEvent) {
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override

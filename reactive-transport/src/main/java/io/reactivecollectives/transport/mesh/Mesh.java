@@ -386,9 +386,10 @@ public final class Mesh implements AutoCloseable {
 
     /**
      * Closes in order: on every connection {@code lastWords} writes a last frame (a GOODBYE goes on
-     * every stripe, see {@link PeerLink}), and the connection closes once that write (and so every
-     * write queued before it) reached the socket, or after {@code grace}; Netty's {@code close()}
-     * drops writes still queued. The servers stop accepting at
+     * every stripe, see {@link PeerLink}); once that write (and so every write queued before it)
+     * reached the socket, the connection sends its end of stream and closes when the peer closed it
+     * in turn ({@link PeerLink#endGracefully}: no reset cuts what the peer has not read yet), or
+     * after {@code grace} in all; Netty's {@code close()} drops writes still queued. The servers stop accepting at
      * once. Never blocks; a JVM exiting meanwhile waits for it ({@link ExitHold}).
      */
     public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
@@ -399,7 +400,7 @@ public final class Mesh implements AutoCloseable {
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
             if (l != null) {
-                all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l) : Mono.<Void>empty())
+                all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l).then(l.endGracefully()) : Mono.<Void>empty())
                         .timeout(grace, Mono.empty())
                         .onErrorResume(e -> Mono.empty())
                         .doFinally(s -> l.closeHere()));

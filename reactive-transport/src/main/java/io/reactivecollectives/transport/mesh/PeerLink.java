@@ -251,6 +251,14 @@ public final class PeerLink {
         closeWith(PeerClosedException.closedHere(peer));
     }
 
+    /**
+     * Ends the connection from this side after everything written to it (see
+     * {@link PeerStripes#endGracefully}); completes once the peer closed every stripe in turn.
+     */
+    Mono<Void> endGracefully() {
+        return link.endGracefully(PeerClosedException.closedHere(peer));
+    }
+
     /** Closes the connection (every stripe) from this side for {@code why}, which the listener hears (any thread). */
     void closeWith(Throwable why) {
         link.closeWith(why);

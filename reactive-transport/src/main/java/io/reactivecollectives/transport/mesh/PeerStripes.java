@@ -109,6 +109,49 @@ final class PeerStripes {
         }
     }
 
+    /**
+     * Ends every stripe from this side after the last frames written to it: the listener hears
+     * {@code why} now; each stripe then sends its end of stream (after a TLS close_notify where
+     * there is TLS) and stays open, reading, until the peer closes it in turn. A socket closed while
+     * bytes it received are still unread is reset by the kernel, and a reset can discard what the
+     * peer had not read yet of this side's last frames; a half-close lets the peer read all of them.
+     * Completes when every stripe closed (the caller bounds the wait and then closes the rest).
+     */
+    reactor.core.publisher.Mono<Void> endGracefully(Throwable why) {
+        cause.compareAndSet(null, why);
+        report();
+        Channel[] all;
+        synchronized (this) {
+            all = channels.clone();
+        }
+        java.util.List<reactor.core.publisher.Mono<Void>> ends = new java.util.ArrayList<>();
+        for (Channel c : all) {
+            if (c != null) {
+                ends.add(reactor.core.publisher.Mono.create(sink -> {
+                    c.closeFuture().addListener(f -> sink.success());
+                    c.eventLoop().execute(() -> halfClose(c));
+                }));
+            }
+        }
+        return reactor.core.publisher.Mono.when(ends);
+    }
+
+    /** Sends {@code c}'s end of stream, after a TLS close_notify where there is TLS; on its event loop. */
+    private static void halfClose(Channel c) {
+        if (!c.isActive()) {
+            return;
+        }
+        io.netty.handler.ssl.SslHandler ssl = c.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        io.netty.channel.ChannelFuture notified = ssl != null ? ssl.closeOutbound() : c.newSucceededFuture();
+        notified.addListener(f -> {
+            if (c instanceof io.netty.channel.socket.DuplexChannel d && c.isActive()) {
+                d.shutdownOutput();
+            } else {
+                c.close();
+            }
+        });
+    }
+
     /** Closes every stripe from this side for {@code why}, on the first stripe's event loop when it has one. */
     void closeWith(Throwable why) {
         Channel first;
