@@ -25,6 +25,8 @@ final class PeerStripes {
     private int registered;
     private final AtomicReference<Throwable> cause = new AtomicReference<>();
     private final AtomicBoolean reported = new AtomicBoolean();
+    /** This side ends the stripes in order ({@link #endGracefully}): each ends on its own. */
+    private volatile boolean ending;
 
     PeerStripes(int peer, int count, FrameListener listener) {
         this.peer = peer;
@@ -79,8 +81,16 @@ final class PeerStripes {
      * before every stripe is closed, so that the writes the close fails report that cause.
      */
     void fail(Throwable why) {
+        end(why, false);
+    }
+
+    /** {@link #fail}; {@code here}: this side closes every stripe, also while it ends them in order. */
+    private void end(Throwable why, boolean here) {
         cause.compareAndSet(null, why);
         report();
+        if (ending && !here) {
+            return;   // the others still deliver this side's last frames; the caller's grace bounds them
+        }
         Channel[] all;
         synchronized (this) {
             all = channels.clone();
@@ -111,13 +121,15 @@ final class PeerStripes {
 
     /**
      * Ends every stripe from this side after the last frames written to it: the listener hears
-     * {@code why} now; each stripe then sends its end of stream (after a TLS close_notify where
-     * there is TLS) and stays open, reading, until the peer closes it in turn. A socket closed while
+     * {@code why} now; each stripe then sends its end of stream (see {@link #halfClose}) and stays
+     * open, reading, until the peer closes it in turn, whatever the other stripes do meanwhile
+     * (one the peer closed first must not cut the others short). A socket closed while
      * bytes it received are still unread is reset by the kernel, and a reset can discard what the
      * peer had not read yet of this side's last frames; a half-close lets the peer read all of them.
      * Completes when every stripe closed (the caller bounds the wait and then closes the rest).
      */
     reactor.core.publisher.Mono<Void> endGracefully(Throwable why) {
+        ending = true;
         cause.compareAndSet(null, why);
         report();
         Channel[] all;
@@ -136,20 +148,18 @@ final class PeerStripes {
         return reactor.core.publisher.Mono.when(ends);
     }
 
-    /** Sends {@code c}'s end of stream, after a TLS close_notify where there is TLS; on its event loop. */
+    /**
+     * Sends {@code c}'s end of stream; on its event loop. No TLS close_notify goes first: a TLS
+     * handler that reads one drops what it decrypted from the same read but has not passed on yet,
+     * which can be the last DATA frames and the GOODBYE; the GOODBYE, inside TLS, already marks
+     * the orderly end (a stream cut short has none, and fails the link).
+     */
     private static void halfClose(Channel c) {
-        if (!c.isActive()) {
-            return;
+        if (c instanceof io.netty.channel.socket.DuplexChannel d && c.isActive()) {
+            d.shutdownOutput();
+        } else {
+            c.close();
         }
-        io.netty.handler.ssl.SslHandler ssl = c.pipeline().get(io.netty.handler.ssl.SslHandler.class);
-        io.netty.channel.ChannelFuture notified = ssl != null ? ssl.closeOutbound() : c.newSucceededFuture();
-        notified.addListener(f -> {
-            if (c instanceof io.netty.channel.socket.DuplexChannel d && c.isActive()) {
-                d.shutdownOutput();
-            } else {
-                c.close();
-            }
-        });
     }
 
     /** Closes every stripe from this side for {@code why}, on the first stripe's event loop when it has one. */
@@ -159,13 +169,13 @@ final class PeerStripes {
             first = channels[0];
         }
         if (first == null) {
-            fail(why);
+            end(why, true);
             return;
         }
         try {
-            first.eventLoop().execute(() -> fail(why));
+            first.eventLoop().execute(() -> end(why, true));
         } catch (RuntimeException e) {
-            fail(why);
+            end(why, true);
         }
     }
 }
