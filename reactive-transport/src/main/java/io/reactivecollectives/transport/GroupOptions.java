@@ -40,13 +40,18 @@ import java.util.Objects;
  *                            {@link ResultDelivery#LIBRARY_THREADS}
  * @param tls                 TLS between the ranks ({@link io.reactivecollectives.transport.mesh.MeshTls}, mutual),
  *                            or null for none (the default); with TLS every connection is TCP through TLS
+ * @param connectionsPerPeer  TCP connections between each pair of ranks (stripes), 1 to 64; a collective's
+ *                            DATA frames are spread over them by segment, which lets several event loops
+ *                            (and, with TLS, several encrypting threads) carry one large transfer. TCP only:
+ *                            ranks of one host that talk through a Unix domain socket keep one connection.
+ *                            Default 1, or the system property {@code rc.transport.connectionsPerPeer}
  */
 public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
                            long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
                            int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes,
                            Diagnostics diagnostics, Duration heartbeatInterval, int missedHeartbeats,
                            ErrorHandling errorHandling, ResultDelivery resultDelivery,
-                           io.reactivecollectives.transport.mesh.MeshTls tls) {
+                           io.reactivecollectives.transport.mesh.MeshTls tls, int connectionsPerPeer) {
 
     /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
@@ -79,6 +84,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @param errorHandling       what a failed collective does beyond failing, or null
      * @param resultDelivery      where operations deliver their results, or null
      * @param tls                 TLS between the ranks, or null for none
+     * @param connectionsPerPeer  TCP connections between each pair of ranks, 1 to 64
      * @throws IllegalArgumentException when a value is out of its range
      * @throws NullPointerException when {@code groupId}, a timeout, {@code host} or {@code heartbeatInterval} is null
      */
@@ -100,6 +106,10 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         if (socketBufferBytes < 0) {
             throw new IllegalArgumentException("socketBufferBytes must be >= 0");
         }
+        if (connectionsPerPeer < 1 || connectionsPerPeer > io.reactivecollectives.transport.frame.Handshake.MAX_STRIPES) {
+            throw new IllegalArgumentException("connectionsPerPeer must be 1 to "
+                    + io.reactivecollectives.transport.frame.Handshake.MAX_STRIPES + ", got " + connectionsPerPeer);
+        }
         Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
         if (heartbeatInterval.toMillis() < 1 || missedHeartbeats < 2) {
             throw new IllegalArgumentException("need heartbeatInterval >= 1 ms and missedHeartbeats >= 2, got "
@@ -117,7 +127,8 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     }
 
     /**
-     * Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds.
+     * Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds, one
+     * connection per peer (or as many as the system property {@code rc.transport.connectionsPerPeer} says).
      *
      * @return the default options
      */
@@ -125,7 +136,8 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         return new GroupOptions("default", DEFAULT_TIMEOUT, Duration.ofSeconds(60), "127.0.0.1", null,
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
-                ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP, null);
+                ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP, null,
+                Integer.getInteger("rc.transport.connectionsPerPeer", 1));
     }
 
     /**
@@ -137,7 +149,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withGroupId(String v) {
         return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -150,7 +162,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withTimeout(Duration v) {
         return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -163,7 +175,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withConnectTimeout(Duration v) {
         return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -176,7 +188,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withHost(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -188,7 +200,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withSecret(String v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -201,7 +213,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withSmallAllReduceBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -214,7 +226,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withSmallBroadcastBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -226,7 +238,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withSegmentBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -238,7 +250,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withPipelineDepth(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -250,7 +262,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withMaxFramePayload(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -263,7 +275,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withMaxUnclaimedBytes(long v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -275,7 +287,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withSocketBufferBytes(int v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -287,7 +299,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withDiagnostics(Diagnostics v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -300,7 +312,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withHeartbeat(Duration interval, int missed) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                interval, missed, errorHandling, resultDelivery, tls);
+                interval, missed, errorHandling, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -312,7 +324,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withErrorHandling(ErrorHandling v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, v, resultDelivery, tls);
+                heartbeatInterval, missedHeartbeats, v, resultDelivery, tls, connectionsPerPeer);
     }
 
     /**
@@ -370,7 +382,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
         return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
                 socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats,
-                io.reactivecollectives.transport.mesh.MeshRole.DATA, tls);
+                io.reactivecollectives.transport.mesh.MeshRole.DATA, tls, connectionsPerPeer);
     }
 
     @Override
@@ -381,7 +393,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 + ", pipelineDepth=" + pipelineDepth + ", maxFramePayload=" + maxFramePayload
                 + ", checkCollectives=" + diagnostics.checkCollectives() + ", heartbeat=" + heartbeatInterval.toMillis()
                 + " ms x " + missedHeartbeats + ", errorHandling=" + errorHandling.mode() + ", results=" + resultDelivery
-                + ", tls=" + (tls != null) + "]";
+                + ", tls=" + (tls != null) + ", connectionsPerPeer=" + connectionsPerPeer + "]";
     }
 
     /**
@@ -394,7 +406,20 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withTls(io.reactivecollectives.transport.mesh.MeshTls v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, v);
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, v, connectionsPerPeer);
+    }
+
+    /**
+     * How many TCP connections each pair of ranks opens (stripes; see {@link #connectionsPerPeer()}).
+     *
+     * @param v the number of connections, 1 to 64
+     * @return the new options
+     * @throws IllegalArgumentException when {@code v} is out of range
+     */
+    public GroupOptions withConnectionsPerPeer(int v) {
+        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
+                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
+                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, v);
     }
 
     /**
@@ -406,7 +431,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     public GroupOptions withResultDelivery(ResultDelivery v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, v, tls);
+                heartbeatInterval, missedHeartbeats, errorHandling, v, tls, connectionsPerPeer);
     }
 
     /** What the collective runtime of rank {@code rank}, whose recorder is {@code recorder}, reads of these options. */

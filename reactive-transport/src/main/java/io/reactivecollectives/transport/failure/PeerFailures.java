@@ -95,10 +95,13 @@ public final class PeerFailures {
         return v;
     }
 
-    /** A collective's DATA frame with sequence {@code seq} came from {@code peer} (one writer per peer). */
+    /**
+     * A collective's DATA frame with sequence {@code seq} came from {@code peer} (on any of its
+     * connections: several event loops may report the same peer).
+     */
     public void dataFrom(int peer, long seq) {
         if (seq > lastSeqFrom.get(peer)) {
-            lastSeqFrom.lazySet(peer, seq);
+            lastSeqFrom.accumulateAndGet(peer, seq, Math::max);
         }
     }
 

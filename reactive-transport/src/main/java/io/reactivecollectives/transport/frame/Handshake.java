@@ -19,6 +19,12 @@ import java.nio.charset.StandardCharsets;
  * {@code type|group|rank|worldSize|peerRank|address|error} so that a frame cannot be replayed in
  * the other direction. Version 1 (no version byte, address or error) starts with the rank's high
  * byte, 0 for any real rank, and is refused as version 0.
+ *
+ * <p>A connection that is one of several to the same peer (a stripe, see
+ * {@code MeshOptions.connectionsPerPeer}) says which in the frame header: {@code step} is the
+ * stripe's index and {@code tag} the number of stripes; both are 0 on the only connection of a
+ * pair, so that a group with one connection per peer writes the same bytes as before stripes
+ * existed. The MAC then also covers {@code |stripe/stripes}.
  */
 public final class Handshake {
 
@@ -32,7 +38,23 @@ public final class Handshake {
      * @param error   the reason of a rejection (HELLO_ACK), or empty when the handshake is accepted
      */
     public record Hello(FrameType type, String groupName, int rank, int worldSize, String address, String error,
-                        byte[] mac) {
+                        byte[] mac, int stripe, int stripes) {
+
+        /**
+         * A handshake of the only connection of a pair (stripe 0 of 1).
+         *
+         * @param type      HELLO or HELLO_ACK
+         * @param groupName the group's name
+         * @param rank      the sender's rank
+         * @param worldSize the sender's world size
+         * @param address   the sender's published address, or empty
+         * @param error     the reason of a rejection, or empty
+         * @param mac       the MAC, empty without a secret
+         */
+        public Hello(FrameType type, String groupName, int rank, int worldSize, String address, String error,
+                     byte[] mac) {
+            this(type, groupName, rank, worldSize, address, error, mac, 0, 1);
+        }
 
         /** Whether this is a rejection (a HELLO_ACK carrying an error). */
         public boolean isRejection() {
@@ -44,6 +66,9 @@ public final class Handshake {
     private static final int MAX_ADDRESS = 1024;
     /** Longest rejection text, in UTF-8 bytes (longer texts are cut). */
     private static final int MAX_ERROR = 2048;
+
+    /** The most connections one pair of ranks may have (stripes). */
+    public static final int MAX_STRIPES = 64;
 
     /** Largest payload a handshake frame can have: the limit of a connection until its handshake passed. */
     public static final int MAX_PAYLOAD = 1 + 4 + 4 + 2 + MAX_NAME + 2 + MAX_ADDRESS + 2 + MAX_ERROR + 1 + 255;
@@ -63,6 +88,32 @@ public final class Handshake {
      */
     public static ByteBuf encode(ByteBufAllocator alloc, FrameType type, String groupName, int rank, int worldSize,
                                  int peerRank, String address, String error, String secret) {
+        return encode(alloc, type, groupName, rank, worldSize, peerRank, address, error, secret, 0, 1);
+    }
+
+    /**
+     * {@link #encode(ByteBufAllocator, FrameType, String, int, int, int, String, String, String)} for
+     * connection {@code stripe} of the {@code stripes} connections between the two ranks.
+     *
+     * @param alloc     the allocator of the frame
+     * @param type      HELLO or HELLO_ACK
+     * @param groupName the group's name
+     * @param rank      the sender's rank
+     * @param worldSize the sender's world size
+     * @param peerRank  the rank the frame is for (covered by the MAC)
+     * @param address   the sender's published address, or empty
+     * @param error     a rejection's reason, or empty
+     * @param secret    the shared secret, or null for no MAC
+     * @param stripe    which of the pair's connections this is, from 0
+     * @param stripes   how many connections the pair has, 1 to {@link #MAX_STRIPES}
+     * @return the length-prefixed frame
+     * @throws IllegalArgumentException when a name or address is too long, or the stripe is out of range
+     */
+    public static ByteBuf encode(ByteBufAllocator alloc, FrameType type, String groupName, int rank, int worldSize,
+                                 int peerRank, String address, String error, String secret, int stripe, int stripes) {
+        if (stripes < 1 || stripes > MAX_STRIPES || stripe < 0 || stripe >= stripes) {
+            throw new IllegalArgumentException("handshake: stripe " + stripe + " of " + stripes);
+        }
         byte[] name = groupName.getBytes(StandardCharsets.UTF_8);
         byte[] addr = address.getBytes(StandardCharsets.UTF_8);
         String err = fit(error);
@@ -71,9 +122,11 @@ public final class Handshake {
             throw new IllegalArgumentException("handshake: group name of " + name.length + " bytes or address of "
                     + addr.length + " bytes over " + MAX_NAME + " bytes");
         }
-        byte[] mac = secret == null ? new byte[0] : mac(type, secret, groupName, rank, worldSize, peerRank, address, err);
+        byte[] mac = secret == null ? new byte[0]
+                : mac(type, secret, groupName, rank, worldSize, peerRank, address, err, stripe, stripes);
         int payload = 1 + 4 + 4 + 2 + name.length + 2 + addr.length + 2 + why.length + 1 + mac.length;
-        ByteBuf b = FrameCodec.encodeHeader(alloc, type, groupName.hashCode(), 0, 0, 0, 0, rank, payload, payload);
+        ByteBuf b = FrameCodec.encodeHeader(alloc, type, groupName.hashCode(), 0, stripes == 1 ? 0 : stripes,
+                stripes == 1 ? 0 : stripe, 0, rank, payload, payload);
         b.writeByte(VERSION);
         b.writeInt(rank);
         b.writeInt(worldSize);
@@ -102,6 +155,11 @@ public final class Handshake {
         if (type != FrameType.HELLO && type != FrameType.HELLO_ACK) {
             throw new MalformedFrameException("expected a handshake frame, got " + type);
         }
+        int stripes = FrameCodec.tag(frame) == 0 ? 1 : FrameCodec.tag(frame);
+        int stripe = FrameCodec.step(frame);
+        if (stripes < 1 || stripes > MAX_STRIPES || stripe < 0 || stripe >= stripes) {
+            throw new MalformedFrameException("handshake names stripe " + stripe + " of " + FrameCodec.tag(frame));
+        }
         ByteBuf p = frame.slice(frame.readerIndex() + FrameCodec.HEADER, FrameCodec.payloadLength(frame));
         if (p.readableBytes() < 16) {
             throw new MalformedFrameException("handshake payload of " + p.readableBytes() + " bytes is too short");
@@ -124,7 +182,7 @@ public final class Handshake {
         }
         byte[] mac = new byte[macLen];
         p.readBytes(mac);
-        return new Hello(type, name, rank, world, address, error, mac);
+        return new Hello(type, name, rank, world, address, error, mac, stripe, stripes);
     }
 
     private static String text(ByteBuf p, String what, int max) {
@@ -144,20 +202,24 @@ public final class Handshake {
             return true;
         }
         String msg = macInput(hello.type(), hello.groupName(), hello.rank(), hello.worldSize(), peerRank,
-                hello.address(), hello.error());
+                hello.address(), hello.error(), hello.stripe(), hello.stripes());
         return HandshakeMac.verify(secret.getBytes(StandardCharsets.UTF_8), msg.getBytes(StandardCharsets.UTF_8),
                 hello.mac());
     }
 
     private static byte[] mac(FrameType type, String secret, String group, int rank, int world, int peerRank,
-                              String address, String error) {
-        return HandshakeMac.mac(secret.getBytes(StandardCharsets.UTF_8),
-                macInput(type, group, rank, world, peerRank, address, error).getBytes(StandardCharsets.UTF_8));
+                              String address, String error, int stripe, int stripes) {
+        return HandshakeMac.mac(secret.getBytes(StandardCharsets.UTF_8), macInput(type, group, rank, world, peerRank,
+                address, error, stripe, stripes).getBytes(StandardCharsets.UTF_8));
     }
 
-    /** What the MAC covers: {@code type|group|rank|worldSize|peerRank|address|error}. */
+    /**
+     * What the MAC covers: {@code type|group|rank|worldSize|peerRank|address|error}, then
+     * {@code |stripe/stripes} when the pair has more than one connection.
+     */
     private static String macInput(FrameType type, String group, int rank, int world, int peerRank, String address,
-                                   String error) {
-        return type.name() + "|" + group + "|" + rank + "|" + world + "|" + peerRank + "|" + address + "|" + error;
+                                   String error, int stripe, int stripes) {
+        String base = type.name() + "|" + group + "|" + rank + "|" + world + "|" + peerRank + "|" + address + "|" + error;
+        return stripes == 1 ? base : base + "|" + stripe + "/" + stripes;
     }
 }

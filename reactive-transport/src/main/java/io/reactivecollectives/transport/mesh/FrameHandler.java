@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
@@ -17,6 +18,13 @@ import io.reactivecollectives.transport.frame.MalformedFrameException;
  * the end of the connection exactly once, with a typed cause: the one this side closed it for
  * ({@link PeerSilentException}, {@link PeerProtocolException}, ...), reported before the close, or
  * else a {@link PeerClosedException} (orderly close or reset by the peer).
+ *
+ * <p>One handler per connection; where a pair of ranks has several (stripes), their handlers share
+ * one {@link PeerStripes}, which reports the end once for the whole link and closes the other
+ * stripes with it. A GOODBYE marks the peer's orderly departure on its stripe: the peer sends one on
+ * every stripe after everything it wrote there, and only stripe 0's reaches the listener (after the
+ * point-to-point fragments, which travel on stripe 0 alone); a stripe the peer closes after its
+ * GOODBYE ends alone, leaving the others to deliver what they still hold (see {@link PeerStripes}).
  */
 final class FrameHandler extends ChannelInboundHandlerAdapter {
 
@@ -24,16 +32,19 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
 
     private final int peer;
     private final int group;
+    private final int stripe;
+    private final PeerStripes link;
     private final FrameListener listener;
-    /** Written on the event loop, read by senders whose write failed. */
-    private volatile Throwable cause;
-    private boolean reported;
+    /** The peer said GOODBYE on this connection: its close is an orderly departure. */
+    private boolean departing;
     private ChannelHandlerContext ctx;
 
-    FrameHandler(int peer, int group, FrameListener listener) {
+    FrameHandler(int peer, int group, int stripe, PeerStripes link) {
         this.peer = peer;
         this.group = group;
-        this.listener = listener;
+        this.stripe = stripe;
+        this.link = link;
+        this.listener = link.listener();
     }
 
     @Override
@@ -59,6 +70,13 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         if (type == FrameType.HEARTBEAT) {
             frame.release();
             return;
+        }
+        if (type == FrameType.GOODBYE) {
+            departing = true;
+            if (stripe != 0) {
+                frame.release();  // the end of this stripe's frames; the listener hears stripe 0's
+                return;
+            }
         }
         listener.onFrame(peer, frame);
     }
@@ -98,16 +116,27 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void closeWith(ChannelHandlerContext ctx, Throwable why) {
-        if (cause == null) {
-            cause = why;
-        }
-        report();
+        link.fail(why);
         ctx.close();
     }
 
-    /** Why the connection closed or is closing, or null while it is open (any thread). */
+    /** Why the connection (or another stripe of its link) closed or is closing, or null while open (any thread). */
     Throwable closeCause() {
-        return cause;
+        return link.cause();
+    }
+
+    /**
+     * Keeps a TLS peer's close_notify from closing the connection at once: Reactor Netty's bridge
+     * closes the channel on {@link SslCloseCompletionEvent}, while frames the TLS handler decrypted
+     * from the same read may still be on their way here. The connection ends on the TCP end of
+     * stream that follows the peer's close_notify, after every frame before it was read.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslCloseCompletionEvent) {
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override
@@ -117,6 +146,13 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
 
     void fail(ChannelHandlerContext ctx, Throwable t) {
         if (t instanceof java.io.IOException io) {
+            if (departing) {
+                // after its GOODBYE the peer may reset this stripe (its socket closed with bytes unread,
+                // e.g. a TLS close_notify answer): the end of this stripe alone, as an orderly close
+                link.departed(stripe, PeerClosedException.reset(peer, io));
+                ctx.close();
+                return;
+            }
             closeWith(ctx, PeerClosedException.reset(peer, io));
             return;
         }
@@ -126,19 +162,13 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         closeWith(ctx, new PeerProtocolException("rank " + peer + ": " + t.getMessage(), t));
     }
 
-    private void report() {
-        if (!reported) {
-            reported = true;
-            listener.onClosed(peer, cause);
-        }
-    }
-
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (cause == null) {
-            cause = PeerClosedException.closed(peer);
+        if (departing) {
+            link.departed(stripe, PeerClosedException.closed(peer));
+        } else {
+            link.fail(PeerClosedException.closed(peer));
         }
-        report();
         ctx.fireChannelInactive();
     }
 }

@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * binds a Reactor Netty TCP server on an ephemeral port, claims the store key
  * {@code rc/<group>/mesh/addr/<rank>} for its {@code host:port} ({@link RankClaim}: a second process
  * started as the same rank fails at once, and so does the first), connects to every lower rank and
- * accepts a connection from every higher one, so each pair of ranks shares exactly one connection.
+ * accepts a connection from every higher one, so each pair of ranks shares one connection, or
+ * {@link MeshOptions#connectionsPerPeer()} TCP connections (stripes, see {@link PeerStripes} and
+ * {@link PeerLink}); the mesh is up once every stripe to every peer passed its handshake.
  * Each connection opens with the handshake of {@link MeshHandshake}; a rejected one is closed after
  * the reason was sent back. Sockets ({@link MeshSockets}): Unix domain sockets between ranks of one
  * host (see {@link LocalSockets}), else TCP with TCP_NODELAY; NIO event loops
@@ -49,6 +51,8 @@ public final class Mesh implements AutoCloseable {
     private final int groupHash;
     private final FrameListener listener;
     private final AtomicReferenceArray<PeerLink> links;
+    /** The connections to each peer from the first one's handshake on, complete or not. */
+    private final AtomicReferenceArray<PeerStripes> stripes;
     /** Each rank's host identity as it published it (see {@link #hostIds()}). */
     private final AtomicReferenceArray<String> hostIds;
     /** The address each peer published (see {@link #addressOf}). */
@@ -96,6 +100,7 @@ public final class Mesh implements AutoCloseable {
         this.groupHash = options.groupId().hashCode();
         this.listener = listener;
         this.links = new AtomicReferenceArray<>(world);
+        this.stripes = new AtomicReferenceArray<>(world);
         this.lastErrors = new AtomicReferenceArray<>(world);
         this.hostIds = new AtomicReferenceArray<>(world);
         this.addresses = new AtomicReferenceArray<>(world);
@@ -219,9 +224,12 @@ public final class Mesh implements AutoCloseable {
                     if (unusable != null) {
                         return Mono.error(new MeshStartException(describe() + ": rank " + peer + " " + unusable, null));
                     }
-                    MeshHandshake.Connect hs = new MeshHandshake.Connect(this, peer);
-                    return sockets.dial(published, hs, c -> c.channel().writeAndFlush(hs.hello(c.channel())))
-                            .then(hs.done.asMono());
+                    int k = sockets.connectionsTo(published);  // its stripes, each with its handshake
+                    return Flux.range(0, k).flatMap(s -> {
+                        MeshHandshake.Connect hs = new MeshHandshake.Connect(this, peer, s, k);
+                        return sockets.dial(published, hs, c -> c.channel().writeAndFlush(hs.hello(c.channel())))
+                                .then(hs.done.asMono());
+                    }, k).then();
                 })
                 // refused: the peer's server is a moment late, or the key still holds the address of an
                 // earlier process of that rank that its new process is about to take over; read it again
@@ -248,16 +256,40 @@ public final class Mesh implements AutoCloseable {
                 });
     }
 
-    void register(int peer, Channel ch, FrameHandler frames) {
-        PeerLink link = new PeerLink(peer, rank, groupHash, ch, frames);
-        if (!links.compareAndSet(peer, null, link)) {
-            ch.close();
-            return;
-        }
+    /** The connections to {@code peer}, made for {@code count} stripes by the first one's handshake. */
+    PeerStripes stripesOf(int peer, int count) {
+        stripes.compareAndSet(peer, null, new PeerStripes(peer, count, inbound));
+        return stripes.get(peer);
+    }
+
+    /** Whether connection {@code stripe} of {@code count} to {@code peer} is connected already (or the count differs). */
+    boolean stripeTaken(int peer, int stripe, int count) {
+        PeerStripes s = stripes.get(peer);
+        return s != null && (s.count() != count || s.taken(stripe));
+    }
+
+    /** How many connections a peer opens to this rank over {@code ch}'s transport: one over a Unix domain socket. */
+    int connectionsOver(Channel ch) {
+        return MeshSockets.isLocal(ch) ? 1 : options.connectionsPerPeer();
+    }
+
+    /** {@code "unix"} or {@code "tcp"}: the transport of {@code ch}. */
+    String transportOf(Channel ch) {
+        return MeshSockets.isLocal(ch) ? "unix" : "tcp";
+    }
+
+    /**
+     * Connection {@code stripe} to {@code peer} passed its handshake: heartbeats on it (each stripe
+     * heartbeats, so one that carries no data is not taken for silent), and the link once every
+     * stripe is there.
+     */
+    void register(int peer, int stripe, Channel ch, PeerStripes link) {
+        Channel[] all = link.add(stripe, ch);
         if (options.role().heartbeats()) {
             Liveness.start(ch, peer, groupHash, rank, options.heartbeatInterval(), options.missedHeartbeats());
         }
-        if (missing.decrementAndGet() == 0) {
+        if (all != null && links.compareAndSet(peer, null, new PeerLink(peer, rank, groupHash, all, link))
+                && missing.decrementAndGet() == 0) {
             connected.tryEmitEmpty();
         }
     }
@@ -330,7 +362,7 @@ public final class Mesh implements AutoCloseable {
         if (l.viaSharedMemory()) {
             return "shm";
         }
-        return l.channel() instanceof io.netty.channel.socket.nio.NioDomainSocketChannel ? "unix" : "tcp";
+        return transportOf(l.channel());
     }
 
     /** The link to {@code peer}. */
@@ -348,31 +380,31 @@ public final class Mesh implements AutoCloseable {
         return sockets.port();
     }
 
-    /** Stops reading from every connection (back-pressure). */
+    /** Stops reading from every connection, every stripe (back-pressure). */
     public void pauseReading() {
-        ShmLinks s = shm;
-        if (s != null) {
-            s.pause();
+        ShmLinks ring = shm;
+        if (ring != null) {
+            ring.pause();
         }
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
-            if (l != null) {
-                l.channel().config().setAutoRead(false);
+            for (int s = 0; l != null && s < l.stripes(); s++) {
+                l.channel(s).config().setAutoRead(false);
             }
         }
     }
 
-    /** Resumes reading from every connection. */
+    /** Resumes reading from every connection, every stripe. */
     public void resumeReading() {
-        ShmLinks s = shm;
-        if (s != null) {
-            s.resume();
+        ShmLinks ring = shm;
+        if (ring != null) {
+            ring.resume();
         }
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
-            if (l != null) {
-                l.channel().config().setAutoRead(true);
-                l.channel().read();
+            for (int s = 0; l != null && s < l.stripes(); s++) {
+                l.channel(s).config().setAutoRead(true);
+                l.channel(s).read();
             }
         }
     }
@@ -399,9 +431,9 @@ public final class Mesh implements AutoCloseable {
         closed = true;
         admission.flush();
         for (int p = 0; p < world; p++) {
-            PeerLink l = links.get(p);
-            if (l != null) {
-                l.closeHere();
+            PeerStripes s = stripes.get(p);  // a link, or the stripes of one still coming up
+            if (s != null) {
+                s.closeWith(PeerClosedException.closedHere(p));
             }
         }
         sockets.close();
@@ -416,9 +448,11 @@ public final class Mesh implements AutoCloseable {
     }
 
     /**
-     * Closes in order: on every connection {@code lastWords} writes a last frame, and the connection
-     * closes once that write (and so every write queued before it) reached the socket, or after
-     * {@code grace}; Netty's {@code close()} drops writes still queued. The servers stop accepting at
+     * Closes in order: on every connection {@code lastWords} writes a last frame (a GOODBYE goes on
+     * every stripe, see {@link PeerLink}); once that write (and so every write queued before it)
+     * reached the socket, the connection sends its end of stream and closes when the peer closed it
+     * in turn ({@link PeerLink#endGracefully}: no reset cuts what the peer has not read yet), or
+     * after {@code grace} in all; Netty's {@code close()} drops writes still queued. The servers stop accepting at
      * once. Never blocks; a JVM exiting meanwhile waits for it ({@link ExitHold}).
      */
     public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
@@ -429,7 +463,9 @@ public final class Mesh implements AutoCloseable {
         for (int p = 0; p < world; p++) {
             PeerLink l = links.get(p);
             if (l != null) {
-                all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l) : Mono.<Void>empty())
+                // endGracefully reports the close at once: only after the last words went out (a shared-memory
+                // link fails its queued writes once the close is reported)
+                all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l).then(Mono.defer(l::endGracefully)) : Mono.<Void>empty())
                         .timeout(grace, Mono.empty())
                         .onErrorResume(e -> Mono.empty())
                         .doFinally(s -> l.closeHere()));
@@ -437,6 +473,12 @@ public final class Mesh implements AutoCloseable {
         }
         Runnable release = ExitHold.hold(grace.plusMillis(500));  // the JVM waits for the last words
         Mono.when(all).doFinally(s -> {
+            for (int p = 0; p < world; p++) {
+                PeerStripes ps = stripes.get(p);  // the stripes of a link that never came up
+                if (ps != null && links.get(p) == null) {
+                    ps.closeWith(PeerClosedException.closedHere(p));
+                }
+            }
             sockets.closeConnections();
             closeSharedMemory();
             release.run();

@@ -26,6 +26,12 @@ import java.util.concurrent.TimeUnit;
  * size 2, rank 1 has world size 3}) and a HELLO from this very rank, sent by a second process
  * started as it ({@code rank 0 joined twice: ...}, see {@link RankClaim}). A HELLO that fails
  * authentication gets no answer.
+ *
+ * <p>Where the pair opens several TCP connections ({@link MeshOptions#connectionsPerPeer()}), each
+ * handshake names its stripe and the number of stripes; the accepting rank refuses a count that
+ * differs from its own (for a Unix domain socket, which is never striped, from 1), which also fails
+ * its start at once ({@code connections per peer mismatch: ...}), and a stripe that is already
+ * connected. The connecting rank checks that the answer names the stripe it dialled.
  */
 final class MeshHandshake {
 
@@ -123,13 +129,22 @@ final class MeshHandshake {
                 mesh.failStart(why, true);
                 return;
             }
+            int stripes = mesh.connectionsOver(ctx.channel());
+            if (hello.stripes() != stripes) {
+                String why = "connections per peer mismatch: rank " + rank + " has " + stripes + " per peer over "
+                        + mesh.transportOf(ctx.channel()) + ", rank " + hello.rank() + " opened " + hello.stripes();
+                reject(ctx, why, hello);  // the answer first: failing the start closes the servers
+                mesh.failStart(why, false);
+                return;
+            }
             String why = null;
             if (hello.rank() < 0 || hello.rank() >= world) {
                 why = "invalid peer rank " + hello.rank() + " for world size " + world;
             } else if (hello.rank() < rank) {
                 why = "rank " + hello.rank() + " connected to rank " + rank + " but only higher ranks connect";
-            } else if (mesh.link(hello.rank()) != null) {
-                why = "rank " + hello.rank() + " is already connected";
+            } else if (mesh.stripeTaken(hello.rank(), hello.stripe(), stripes)) {
+                why = "rank " + hello.rank() + " is already connected"
+                        + (stripes > 1 ? " (connection " + hello.stripe() + " of " + stripes + ")" : "");
             }
             if (why != null) {
                 reject(ctx, why, hello);
@@ -137,12 +152,13 @@ final class MeshHandshake {
             }
             int peer = hello.rank();
             Channel ch = ctx.channel();
-            FrameHandler frames = authenticated(mesh, ch, peer);
+            PeerStripes link = mesh.stripesOf(peer, stripes);
+            FrameHandler frames = authenticated(mesh, ch, peer, hello.stripe(), link);
             ch.pipeline().replace(this, "rc-frames", frames);
             ch.writeAndFlush(Handshake.encode(ch.alloc(), FrameType.HELLO_ACK, o.groupId(), rank, world, peer,
-                    o.secret()));
+                    "", "", o.secret(), hello.stripe(), stripes));
             mesh.noteAddress(peer, hello.address());
-            mesh.register(peer, ch, frames);
+            mesh.register(peer, hello.stripe(), ch, link);
         }
 
         @Override
@@ -163,30 +179,40 @@ final class MeshHandshake {
                 return;
             }
             ctx.writeAndFlush(Handshake.encode(ctx.alloc(), FrameType.HELLO_ACK, o.groupId(), mesh.rank(), mesh.world(),
-                    hello.rank(), "", why, o.secret())).addListener(ChannelFutureListener.CLOSE);
+                    hello.rank(), "", why, o.secret(), hello.stripe(), hello.stripes()))
+                    .addListener(ChannelFutureListener.CLOSE);
         }
     }
 
     /**
-     * Connecting side: after HELLO was sent, expects HELLO_ACK from exactly the rank it dialled.
+     * Connecting side: after HELLO was sent, expects HELLO_ACK from exactly the rank (and stripe) it dialled.
      * {@link #done} completes when the handshake passed, or fails: with a {@link MeshStartException}
      * carrying the reason when the peer rejected the HELLO, a {@link PeerProtocolException} otherwise.
      */
     static final class Connect extends ChannelInboundHandlerAdapter {
         private final Mesh mesh;
         private final int peer;
+        private final int stripe;
+        private final int stripes;
         final Sinks.Empty<Void> done = Sinks.empty();
 
         Connect(Mesh mesh, int peer) {
+            this(mesh, peer, 0, 1);
+        }
+
+        /** Connection {@code stripe} of the {@code stripes} this rank opens to {@code peer}. */
+        Connect(Mesh mesh, int peer, int stripe, int stripes) {
             this.mesh = mesh;
             this.peer = peer;
+            this.stripe = stripe;
+            this.stripes = stripes;
         }
 
         /** The HELLO to send (with this rank's published address). */
         ByteBuf hello(Channel ch) {
             MeshOptions o = mesh.options();
             return Handshake.encode(ch.alloc(), FrameType.HELLO, o.groupId(), mesh.rank(), mesh.world(), peer,
-                    mesh.publishedAddress(), "", o.secret());
+                    mesh.publishedAddress(), "", o.secret(), stripe, stripes);
         }
 
         @Override
@@ -221,15 +247,19 @@ final class MeshHandshake {
                         + mesh.rank() + " has world size " + mesh.world();
             } else if (hello.rank() != peer) {
                 why = "dialled rank " + peer + " but rank " + hello.rank() + " answered";
+            } else if (hello.stripe() != stripe || hello.stripes() != stripes) {
+                why = "dialled connection " + stripe + " of " + stripes + " to rank " + peer + " but connection "
+                        + hello.stripe() + " of " + hello.stripes() + " answered";
             }
             if (why != null) {
                 fail(ctx, why);
                 return;
             }
             Channel ch = ctx.channel();
-            FrameHandler frames = authenticated(mesh, ch, peer);
+            PeerStripes link = mesh.stripesOf(peer, stripes);
+            FrameHandler frames = authenticated(mesh, ch, peer, stripe, link);
             ch.pipeline().replace(this, "rc-frames", frames);
-            mesh.register(peer, ch, frames);
+            mesh.register(peer, stripe, ch, link);
             done.tryEmitEmpty();
         }
 
@@ -252,11 +282,11 @@ final class MeshHandshake {
     }
 
     /** The handshake passed: frames up to the group's limit are accepted from now on; the frame handler to install. */
-    private static FrameHandler authenticated(Mesh mesh, Channel ch, int peer) {
+    private static FrameHandler authenticated(Mesh mesh, Channel ch, int peer, int stripe, PeerStripes link) {
         ChannelHandler d = ch.pipeline().get("rc-decoder");
         if (d instanceof FrameDecoder decoder) {
             decoder.limitPayload(mesh.options().maxFramePayload());
         }
-        return new FrameHandler(peer, mesh.groupHash(), mesh.listener());
+        return new FrameHandler(peer, mesh.groupHash(), stripe, link);
     }
 }

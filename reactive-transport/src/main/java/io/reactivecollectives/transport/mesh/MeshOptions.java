@@ -19,10 +19,17 @@ import java.util.Objects;
  * @param role              what the connections carry ({@link MeshRole}); the 8-argument constructor means
  *                          {@link MeshRole#COMBINED}
  * @param tls               TLS on every connection ({@link MeshTls}), or null for none
+ * @param connectionsPerPeer how many TCP connections each pair of ranks opens (stripes, as NCCL's
+ *                          {@code NCCL_NSOCKS_PERTHREAD} x {@code NCCL_SOCKET_NTHREADS}), 1 to
+ *                          {@link io.reactivecollectives.transport.frame.Handshake#MAX_STRIPES}: the DATA
+ *                          frames of a collective are spread over them by their chunk (segment) number,
+ *                          every other frame goes on the first. TCP only: ranks of one host that reach
+ *                          each other through a Unix domain socket open one connection (a kernel copy that
+ *                          one stream already fills), and a {@link MeshRole#LIVENESS} mesh always has one
  */
 public record MeshOptions(String groupId, Duration connectTimeout, String host, String secret,
                           int socketBufferBytes, int maxFramePayload, Duration heartbeatInterval,
-                          int missedHeartbeats, MeshRole role, MeshTls tls) {
+                          int missedHeartbeats, MeshRole role, MeshTls tls, int connectionsPerPeer) {
 
     /** Suffix of the group id under which a group's {@link MeshRole#LIVENESS} mesh meets. */
     public static final String LIVENESS_SUFFIX = "#liveness";
@@ -31,7 +38,27 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
     public MeshOptions(String groupId, Duration connectTimeout, String host, String secret, int socketBufferBytes,
                        int maxFramePayload, Duration heartbeatInterval, int missedHeartbeats) {
         this(groupId, connectTimeout, host, secret, socketBufferBytes, maxFramePayload, heartbeatInterval,
-                missedHeartbeats, MeshRole.COMBINED, null);
+                missedHeartbeats, MeshRole.COMBINED, null, 1);
+    }
+
+    /**
+     * Options with one connection per pair of ranks.
+     *
+     * @param groupId           the group's name
+     * @param connectTimeout    how long start-up waits for every rank
+     * @param host              address the rank's server binds to and publishes
+     * @param secret            shared secret for the handshake HMAC, or null
+     * @param socketBufferBytes SO_SNDBUF / SO_RCVBUF, or 0
+     * @param maxFramePayload   largest payload a frame may carry
+     * @param heartbeatInterval how often a HEARTBEAT frame goes out
+     * @param missedHeartbeats  silent intervals after which a peer is unresponsive
+     * @param role              what the connections carry
+     * @param tls               TLS on every connection, or null
+     */
+    public MeshOptions(String groupId, Duration connectTimeout, String host, String secret, int socketBufferBytes,
+                       int maxFramePayload, Duration heartbeatInterval, int missedHeartbeats, MeshRole role, MeshTls tls) {
+        this(groupId, connectTimeout, host, secret, socketBufferBytes, maxFramePayload, heartbeatInterval,
+                missedHeartbeats, role, tls, 1);
     }
 
     public MeshOptions {
@@ -51,22 +78,29 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
             throw new IllegalArgumentException("need heartbeatInterval >= 1 ms and missedHeartbeats >= 2, got "
                     + heartbeatInterval + " and " + missedHeartbeats);
         }
+        if (connectionsPerPeer < 1 || connectionsPerPeer > io.reactivecollectives.transport.frame.Handshake.MAX_STRIPES) {
+            throw new IllegalArgumentException("connectionsPerPeer must be 1 to "
+                    + io.reactivecollectives.transport.frame.Handshake.MAX_STRIPES + ", got " + connectionsPerPeer);
+        }
+        if (role == MeshRole.LIVENESS && connectionsPerPeer != 1) {
+            throw new IllegalArgumentException("a liveness mesh has one connection per peer, got " + connectionsPerPeer);
+        }
     }
 
     /** These options for a mesh of frames only ({@link MeshRole#DATA}). */
     public MeshOptions forData() {
         return new MeshOptions(groupId, connectTimeout, host, secret, socketBufferBytes, maxFramePayload,
-                heartbeatInterval, missedHeartbeats, MeshRole.DATA, tls);
+                heartbeatInterval, missedHeartbeats, MeshRole.DATA, tls, connectionsPerPeer);
     }
 
     /**
      * The options of the {@link MeshRole#LIVENESS} mesh beside this one: same host, secret and
      * thresholds, group id with {@link #LIVENESS_SUFFIX}, the kernel's socket buffers (a heartbeat
-     * is one header) and a one-byte payload limit (a heartbeat has none).
+     * is one header), a one-byte payload limit (a heartbeat has none) and one connection per peer.
      */
     public MeshOptions forLiveness() {
         return new MeshOptions(groupId + LIVENESS_SUFFIX, connectTimeout, host, secret, 0, 1,
-                heartbeatInterval, missedHeartbeats, MeshRole.LIVENESS, tls);
+                heartbeatInterval, missedHeartbeats, MeshRole.LIVENESS, tls, 1);
     }
 
     @Override
@@ -74,6 +108,6 @@ public record MeshOptions(String groupId, Duration connectTimeout, String host, 
         return "MeshOptions[groupId=" + groupId + ", connectTimeout=" + connectTimeout + ", host=" + host
                 + ", secret=" + (secret == null ? "none" : "set") + ", socketBufferBytes=" + socketBufferBytes
                 + ", maxFramePayload=" + maxFramePayload + ", heartbeat=" + heartbeatInterval.toMillis() + " ms x "
-                + missedHeartbeats + ", role=" + role + ", tls=" + (tls != null) + "]";
+                + missedHeartbeats + ", role=" + role + ", tls=" + (tls != null) + ", connectionsPerPeer=" + connectionsPerPeer + "]";
     }
 }

@@ -182,6 +182,21 @@ final class MeshSockets {
         });
     }
 
+    /**
+     * How many connections this rank opens to the rank that published {@code published}: one
+     * through a Unix domain socket (same host), else {@link MeshOptions#connectionsPerPeer()}.
+     * Call on a thread that may block (the local socket's file is looked at).
+     */
+    int connectionsTo(String published) {
+        return LocalSockets.sameNodePath(published.split(";")) != null && options.tls() == null ? 1
+                : options.connectionsPerPeer();
+    }
+
+    /** Whether {@code ch} is a Unix domain socket (a peer on this host). */
+    static boolean isLocal(io.netty.channel.Channel ch) {
+        return ch instanceof io.netty.channel.socket.nio.NioDomainSocketChannel;
+    }
+
     /** Disposes every dialled connection and the servers, without blocking; the socket file goes later. */
     void close() {
         closeConnections();

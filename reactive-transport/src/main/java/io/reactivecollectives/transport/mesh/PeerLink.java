@@ -19,6 +19,15 @@ import reactor.core.publisher.Mono;
  * task so frames never interleave; payloads of up to {@link #INLINE_BYTES} are copied into the
  * header buffer instead (one small off-heap copy buys one write instead of two and lets the caller
  * reuse the memory at once).
+ *
+ * <p>Where the pair has several connections ({@link MeshOptions#connectionsPerPeer()}), a DATA frame
+ * goes on stripe {@code chunk mod stripes}, so the segments of one step (numbered by their chunk)
+ * spread over the connections and their event loops; the receiving mailbox keys DATA by (sequence,
+ * tag, step, chunk, source) and does not care which arrives first. Every other frame goes on stripe
+ * 0, in order: point-to-point fragments, ABORT, GROUP_ABORT, ACK (a DATA frame that arrives after
+ * its collective's ABORT is released by the mailbox like any late frame). GOODBYE goes on every
+ * stripe, after everything written there before it, and completes when written on all: the peer
+ * then knows each stripe's end (see {@link FrameHandler}).
  */
 public final class PeerLink {
 
@@ -29,16 +38,18 @@ public final class PeerLink {
     private final int self;
     private final int group;
     private final Channel channel;
-    private final FrameHandler inbound;
+    private final Channel[] stripes;
+    private final PeerStripes link;
     /** The ring to the peer when it shares this host's memory ({@link MeshSharedMemory}), else null. */
     private volatile ShmOutbound shm;
 
-    PeerLink(int peer, int self, int group, Channel channel, FrameHandler inbound) {
+    PeerLink(int peer, int self, int group, Channel[] stripes, PeerStripes link) {
         this.peer = peer;
         this.self = self;
         this.group = group;
-        this.channel = channel;
-        this.inbound = inbound;
+        this.channel = stripes[0];
+        this.stripes = stripes.clone();
+        this.link = link;
     }
 
     /** The peer's rank. */
@@ -46,7 +57,7 @@ public final class PeerLink {
         return peer;
     }
 
-    /** The connection's channel. */
+    /** The connection's channel (the first stripe's, where the pair has several connections). */
     public Channel channel() {
         return channel;
     }
@@ -61,9 +72,38 @@ public final class PeerLink {
         return shm != null;
     }
 
-    /** Whether the connection is open. */
+    /**
+     * The number of connections to the peer.
+     *
+     * @return 1, or the stripes of a pair with several connections
+     */
+    public int stripes() {
+        return stripes.length;
+    }
+
+    /**
+     * The channel of one connection to the peer.
+     *
+     * @param stripe which connection, from 0 to {@link #stripes()} - 1
+     * @return its channel
+     */
+    public Channel channel(int stripe) {
+        return stripes[stripe];
+    }
+
+    /** Whether the connection (every stripe of it) is open. */
     public boolean isActive() {
-        return channel.isActive();
+        for (Channel c : stripes) {
+            if (!c.isActive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The connection a frame of {@code type} with {@code chunk} goes on. */
+    private Channel route(FrameType type, int chunk) {
+        return type == FrameType.DATA && stripes.length > 1 ? stripes[Math.floorMod(chunk, stripes.length)] : channel;
     }
 
     /**
@@ -77,10 +117,23 @@ public final class PeerLink {
     /** {@link #send(FrameType, long, int, int, int, ByteBuf)} with the header's agreement fields. */
     public Mono<Void> send(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                            long agreementCount, ByteBuf payload) {
+        if (type == FrameType.GOODBYE && stripes.length > 1) {
+            Mono<?>[] all = new Mono<?>[stripes.length];
+            for (int i = 0; i < stripes.length; i++) {
+                all[i] = send(stripes[i], type, seq, tag, step, chunk, agreementWord, agreementCount,
+                        i == stripes.length - 1 ? payload : payload.retainedSlice());
+            }
+            return Mono.when(all);
+        }
+        return send(route(type, chunk), type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+    }
+
+    private Mono<Void> send(Channel ch, FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
+                            long agreementCount, ByteBuf payload) {
         return Mono.create(sink -> {
             ChannelPromise promise;
             try {
-                promise = write(type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+                promise = write(ch, type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
             } catch (Throwable t) {
                 sink.error(t);
                 return;
@@ -113,7 +166,7 @@ public final class PeerLink {
      */
     public ChannelFuture writeFrame(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                                     long agreementCount, ByteBuf payload) {
-        return write(type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+        return write(route(type, chunk), type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
     }
 
     /**
@@ -129,7 +182,7 @@ public final class PeerLink {
     /** Writes one frame without waiting for it (abort notices); ownership of {@code payload} taken. */
     public void sendAndForget(FrameType type, long seq, int tag, int step, int chunk, ByteBuf payload) {
         try {
-            write(type, seq, tag, step, chunk, 0L, 0L, payload);
+            write(route(type, chunk), type, seq, tag, step, chunk, 0L, 0L, payload);
         } catch (Throwable ignored) {
             // the connection is gone; the peer learns of the failure from that
         }
@@ -196,13 +249,13 @@ public final class PeerLink {
         });
     }
 
-    private ChannelPromise write(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
-                                 long agreementCount, ByteBuf payload) {
+    private ChannelPromise write(Channel ch, FrameType type, long seq, int tag, int step, int chunk,
+                                 long agreementWord, long agreementCount, ByteBuf payload) {
         int len = payload.readableBytes();
         ShmOutbound ring = shm;
         ByteBuf header;
         try {
-            header = FrameCodec.encodeHeader(channel.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
+            header = FrameCodec.encodeHeader(ch.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
                     agreementCount, len, len <= INLINE_BYTES && ring == null ? len : 0);
         } catch (Throwable t) {
             payload.release();
@@ -214,20 +267,20 @@ public final class PeerLink {
             ring.write(new ByteBuf[] {header, payload}, written);
             return written;
         }
-        ChannelPromise promise = channel.newPromise();
+        ChannelPromise promise = ch.newPromise();
         if (len <= INLINE_BYTES) {
             header.writeBytes(payload, payload.readerIndex(), len);
             payload.release();
-            channel.writeAndFlush(header, promise);
+            ch.writeAndFlush(header, promise);
             return promise;
         }
-        if (channel.eventLoop().inEventLoop()) {
-            channel.write(header, channel.voidPromise());
-            channel.writeAndFlush(payload, promise);
+        if (ch.eventLoop().inEventLoop()) {
+            ch.write(header, ch.voidPromise());
+            ch.writeAndFlush(payload, promise);
         } else {
-            CompositeByteBuf frame = channel.alloc().compositeDirectBuffer(2);
+            CompositeByteBuf frame = ch.alloc().compositeDirectBuffer(2);
             frame.addComponents(true, header, payload);
-            ChannelFuture ignored = channel.writeAndFlush(frame, promise);
+            ChannelFuture ignored = ch.writeAndFlush(frame, promise);
         }
         return promise;
     }
@@ -237,16 +290,17 @@ public final class PeerLink {
         closeWith(PeerClosedException.closedHere(peer));
     }
 
-    /** Closes the connection from this side for {@code why}, which the listener hears (any thread). */
+    /**
+     * Ends the connection from this side after everything written to it (see
+     * {@link PeerStripes#endGracefully}); completes once the peer closed every stripe in turn.
+     */
+    Mono<Void> endGracefully() {
+        return link.endGracefully(PeerClosedException.closedHere(peer));
+    }
+
+    /** Closes the connection (every stripe) from this side for {@code why}, which the listener hears (any thread). */
     void closeWith(Throwable why) {
-        try {
-            channel.eventLoop().execute(() -> {
-                inbound.closeWith(why);
-                channel.close();
-            });
-        } catch (RuntimeException e) {
-            channel.close();
-        }
+        link.closeWith(why);
     }
 
     /**
@@ -255,7 +309,7 @@ public final class PeerLink {
      * closed or reset, else {@code error} itself.
      */
     private Throwable failure(Throwable error) {
-        Throwable why = inbound.closeCause();
+        Throwable why = link.cause();
         if (why != null) {
             return why;
         }
@@ -267,6 +321,7 @@ public final class PeerLink {
 
     @Override
     public String toString() {
-        return "PeerLink[" + self + "->" + peer + " " + channel + "]";
+        return "PeerLink[" + self + "->" + peer + " " + channel + (stripes.length > 1 ? " +" + (stripes.length - 1)
+                + " stripes" : "") + "]";
     }
 }

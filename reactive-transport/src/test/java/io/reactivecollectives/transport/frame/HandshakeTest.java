@@ -57,4 +57,52 @@ class HandshakeTest {
             h.release();
         }
     }
+
+    @Test
+    void theOnlyConnectionOfAPairWritesTheBytesOfBeforeStripes() {
+        ByteBuf plain = Handshake.encode(ByteBufAllocator.DEFAULT, FrameType.HELLO, "g", 3, 4, 1, "h:1", "", "s3cret");
+        ByteBuf first = Handshake.encode(ByteBufAllocator.DEFAULT, FrameType.HELLO, "g", 3, 4, 1, "h:1", "", "s3cret", 0, 1);
+        try {
+            assertEquals(plain, first);
+            assertEquals(0, FrameCodec.tag(plain.slice(4, plain.readableBytes() - 4)), "no stripe count on the wire");
+            assertEquals(0, FrameCodec.step(plain.slice(4, plain.readableBytes() - 4)), "no stripe index on the wire");
+        } finally {
+            plain.release();
+            first.release();
+        }
+    }
+
+    @Test
+    void aStripeSaysWhichItIsUnderTheMac() {
+        ByteBuf h = Handshake.encode(ByteBufAllocator.DEFAULT, FrameType.HELLO, "g", 3, 4, 1, "h:1", "", "s3cret", 2, 3);
+        try {
+            h.readInt();
+            Handshake.Hello hello = Handshake.decode(h);
+            assertEquals(2, hello.stripe());
+            assertEquals(3, hello.stripes());
+            assertTrue(Handshake.verify(hello, "s3cret", 1));
+            Handshake.Hello moved = new Handshake.Hello(hello.type(), hello.groupName(), hello.rank(), hello.worldSize(),
+                    hello.address(), hello.error(), hello.mac(), 1, 3);
+            assertFalse(Handshake.verify(moved, "s3cret", 1), "the stripe is under the MAC");
+            Handshake.Hello counted = new Handshake.Hello(hello.type(), hello.groupName(), hello.rank(), hello.worldSize(),
+                    hello.address(), hello.error(), hello.mac(), 2, 4);
+            assertFalse(Handshake.verify(counted, "s3cret", 1), "the stripe count is under the MAC");
+        } finally {
+            h.release();
+        }
+    }
+
+    @Test
+    void aStripeOutOfRangeIsMalformed() {
+        assertThrows(IllegalArgumentException.class, () -> Handshake.encode(ByteBufAllocator.DEFAULT, FrameType.HELLO,
+                "g", 3, 4, 1, "", "", null, 3, 3));
+        ByteBuf h = FrameCodec.encodeHeader(ByteBufAllocator.DEFAULT, FrameType.HELLO, "g".hashCode(), 0, 2, 5, 0, 1, 0, 0);
+        try {
+            h.readInt();
+            MalformedFrameException e = assertThrows(MalformedFrameException.class, () -> Handshake.decode(h));
+            assertEquals("handshake names stripe 5 of 2", e.getMessage());
+        } finally {
+            h.release();
+        }
+    }
 }
