@@ -4,7 +4,8 @@ package io.reactivecollectives.transport.shm;
  * How long the reading thread polls after its last traffic before it sleeps, adapted to whether
  * polling pays off, as the event loops' select strategy does: traffic seen within half the
  * maximum while polling doubles the budget (up to the maximum); polling that ran out, or saw
- * traffic only later than that, halves it (down to 1/32 of the maximum). Chains of small
+ * traffic only later than that, halves it (down to 1/32 of the maximum); traffic that wakes the
+ * sleeping thread within the maximum doubles it again. Chains of small
  * collectives keep the full budget; a rank that computes between collectives soon polls only
  * briefly and leaves the processor to the computation. Used by one thread.
  */
@@ -36,6 +37,16 @@ final class AdaptiveSpin {
     /** Polling saw traffic {@code waitedNanos} after the last. */
     void hit(long waitedNanos) {
         budget = waitedNanos <= worth ? Math.min(max, budget << 1) : Math.max(min, budget >> 1);
+    }
+
+    /**
+     * The thread slept and traffic came {@code waitedNanos} after its last: within the maximum, the
+     * budget was too short for this traffic (polling stopped before it came) and doubles; later,
+     * sleeping was right and it halves. Without this a budget once at its floor would stay there
+     * for traffic with gaps between the floor and the maximum.
+     */
+    void wokenBy(long waitedNanos) {
+        budget = waitedNanos <= max ? Math.min(max, Math.max(min, budget) << 1) : Math.max(min, budget >> 1);
     }
 
     /** Polling ran out: the thread sleeps. */

@@ -114,16 +114,24 @@ final class ShmPoller implements Runnable {
     public void run() {
         long lastWork = System.nanoTime();
         boolean polling = false;
+        boolean woken = false;
         try {
             while (!stopping) {
                 if (pass()) {
                     long now = System.nanoTime();
                     if (polling) {
                         spin.hit(now - lastWork);
-                        polling = false;
+                    } else if (woken) {
+                        spin.wokenBy(now - lastWork);  // traffic soon after the budget ran out: it was too short
                     }
+                    polling = false;
+                    woken = false;
                     lastWork = now;
                     continue;
+                }
+                if (woken) {
+                    woken = false;  // woken for nothing (the timeout): idle from here
+                    lastWork = System.nanoTime();
                 }
                 if (System.nanoTime() - lastWork < spin.budget()) {
                     polling = true;
@@ -140,7 +148,7 @@ final class ShmPoller implements Runnable {
                 }
                 segment.sleep(self, SLEEP_NANOS);
                 segment.markAwake(self);
-                lastWork = System.nanoTime();
+                woken = true;
             }
         } finally {
             runTasks();

@@ -28,6 +28,22 @@ class AdaptiveSpinTest {
     }
 
     @Test
+    void trafficSoonAfterSleepingGrowsTheBudgetBackFromTheFloor() {
+        AdaptiveSpin s = new AdaptiveSpin(64_000, true);
+        for (int i = 0; i < 10; i++) {
+            s.miss();
+        }
+        assertEquals(2_000, s.budget());
+        // ping-pong traffic 3 us apart: more than the floor, so polling always ran out before it came
+        s.wokenBy(3_000);
+        assertEquals(4_000, s.budget());
+        s.hit(3_000);
+        assertEquals(8_000, s.budget(), "and once it covers the gap, timely hits keep growing it");
+        s.wokenBy(200_000);
+        assertEquals(4_000, s.budget(), "traffic long after: sleeping was right");
+    }
+
+    @Test
     void fixedWhenNotAdaptive() {
         AdaptiveSpin s = new AdaptiveSpin(50_000, false);
         s.miss();
