@@ -138,13 +138,7 @@ public final class PeerLink {
                 sink.error(t);
                 return;
             }
-            promise.addListener(f -> {
-                if (f.isSuccess()) {
-                    sink.success();
-                } else {
-                    sink.error(failure(f.cause()));
-                }
-            });
+            listen(promise, sink);
         });
     }
 
