@@ -98,20 +98,43 @@ class SharedMemoryGroupTest {
     /** A real 4 MiB /dev/shm (a mount namespace of its own, as a container's), where a test may make one. */
     @Test
     void aFourMiBDevShmKeepsUnixSocketsWithOneLinePerRank() throws Exception {
+        fallsBackToUnixSockets(devShmOf("4m"));
+    }
+
+    /** A 12 MiB /dev/shm: 2 MiB rings would not leave the reserve, 1 MiB rings do; shared memory stays. */
+    @Test
+    void aTwelveMiBDevShmShrinksTheRingsAndKeepsSharedMemory() throws Exception {
+        String out = runMain(devShmOf("12m"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
+        assertTrue(out.contains("RESULT 3.0 via shm"), out);
+        assertTrue(out.contains("rings of 1024 KiB instead of 2048 KiB"), out);
+        assertTrue(!out.contains("LEAK:"), out);
+    }
+
+    /** The command prefix that runs a command with a /dev/shm of {@code size}, or skips the test. */
+    private static List<String> devShmOf(String size) throws Exception {
+        assumeTrue(ShmSettings.fromSystemProperties().unavailableReason() == null, "no shared memory here at all");
         boolean canMount;
         try {
-            Process probe = new ProcessBuilder("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4m tmpfs /dev/shm")
+            Process probe = new ProcessBuilder("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=" + size + " tmpfs /dev/shm")
                     .redirectErrorStream(true).start();
             canMount = probe.waitFor(10, TimeUnit.SECONDS) && probe.exitValue() == 0;
         } catch (java.io.IOException e) {
             canMount = false;
         }
         assumeTrue(canMount, "cannot make a mount namespace with its own /dev/shm here (needs root and unshare)");
-        fallsBackToUnixSockets(List.of("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4m tmpfs /dev/shm && exec \"$@\"",
-                "sh"));
+        return List.of("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=" + size + " tmpfs /dev/shm && exec \"$@\"", "sh");
     }
 
     private static void fallsBackToUnixSockets(List<String> prefix, String... options) throws Exception {
+        String out = runMain(prefix, options);
+        assertTrue(out.contains("RESULT 3.0 via unix"), out);
+        long lines = out.lines().filter(l -> l.contains("shared memory not used")).count();
+        assertEquals(2, lines, "one line for each of the 2 ranks:\n" + out);
+        assertTrue(out.contains("MiB free, 2 local ranks need"), out);
+        assertTrue(!out.contains("LEAK:"), out);
+    }
+
+    private static String runMain(List<String> prefix, String... options) throws Exception {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dio.netty.leakDetection.level=paranoid"));
@@ -121,10 +144,6 @@ class SharedMemoryGroupTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
         assertEquals(0, p.exitValue(), out);
-        assertTrue(out.contains("RESULT 3.0 via unix"), out);
-        long lines = out.lines().filter(l -> l.contains("shared memory not used")).count();
-        assertEquals(2, lines, "one line for each of the 2 ranks:\n" + out);
-        assertTrue(out.contains("MiB free, 2 local ranks need"), out);
-        assertTrue(!out.contains("LEAK:"), out);
+        return out;
     }
 }

@@ -86,7 +86,7 @@ public final class ShmRendezvous {
                                 bytes(OFF + "rank " + rank + " could not make a segment: " + e.getMessage()))
                         .then(store.set(base + "go", bytes(OFF + "rank " + rank + ": " + e.getMessage())))
                         .then(Mono.empty()))
-                .flatMap(seg -> store.set(base + "segment", bytes("path=" + seg.path()))
+                .flatMap(seg -> store.set(base + "segment", bytes("ring=" + seg.ringBytes() + ";path=" + seg.path()))
                         .then(Flux.fromStream(java.util.Arrays.stream(locals).boxed()).filter(r -> r != rank)
                                 .concatMap(r -> store.get(base + "ack/" + r, timeout)
                                         .map(b -> verdictOf(r, new String(b, StandardCharsets.UTF_8), view)))
@@ -114,7 +114,7 @@ public final class ShmRendezvous {
                 .publishOn(BlockingScheduler.get())
                 .flatMap(b -> {
                     String published = new String(b, StandardCharsets.UTF_8);
-                    if (!published.startsWith("path=")) {
+                    if (!published.startsWith("ring=")) {
                         return store.set(base + "ack/" + rank, bytes(OFF + "no segment")).then(Mono.<ShmSegment>empty());
                     }
                     ShmSegment seg;
@@ -123,7 +123,9 @@ public final class ShmRendezvous {
                         if (why != null) {
                             throw new IOException(why);
                         }
-                        seg = ShmSegment.attach(Path.of(published.substring(5)), locals.length, settings.ringBytes());
+                        int semi = published.indexOf(";path=");
+                        int ring = Integer.parseInt(published.substring(5, semi));
+                        seg = ShmSegment.attach(Path.of(published.substring(semi + 6)), locals.length, ring);
                     } catch (IOException | RuntimeException e) {
                         return store.set(base + "ack/" + rank, bytes(OFF + "could not map the segment: " + e.getMessage()))
                                 .then(Mono.<ShmSegment>empty());
@@ -142,9 +144,17 @@ public final class ShmRendezvous {
         if (why != null) {
             throw new IOException(why);
         }
+        int ring = settings.ringBytesFor(locals, Files.getFileStore(dir).getUsableSpace());
+        if (ring < 0) {
+            throw new IOException(settings.unavailableReason(locals));
+        }
+        if (ring < settings.ringBytes()) {
+            log.info("rank {}: rings of {} KiB instead of {} KiB, to leave {} MiB of {} free", rank, ring >> 10,
+                    settings.ringBytes() >> 10, settings.reserveBytes() >> 20, dir);
+        }
         String name = PREFIX + ProcessHandle.current().pid() + "-" + rank + "-"
                 + Long.toHexString(ThreadLocalRandom.current().nextLong());
-        return ShmSegment.create(dir.resolve(name), locals, settings.ringBytes());
+        return ShmSegment.create(dir.resolve(name), locals, ring);
     }
 
     /** Deletes segment files whose creating process is gone (it died before unlinking). */

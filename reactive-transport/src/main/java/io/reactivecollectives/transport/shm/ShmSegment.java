@@ -147,6 +147,15 @@ public final class ShmSegment {
         }
     }
 
+    /**
+     * Data bytes of each ring.
+     *
+     * @return the ring size
+     */
+    public int ringBytes() {
+        return ringBytes;
+    }
+
     /** Number of local ranks. */
     int locals() {
         return locals;

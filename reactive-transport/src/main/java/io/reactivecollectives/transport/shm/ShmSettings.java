@@ -23,6 +23,9 @@ import java.nio.file.Path;
  */
 public record ShmSettings(boolean enabled, Path directory, int ringBytes, long reserveBytes, long spinNanos) {
 
+    /** The smallest ring the segment is shrunk to where the directory has little room. */
+    public static final int MIN_RING_BYTES = 256 * 1024;
+
     /**
      * Checks the values.
      *
@@ -102,18 +105,38 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
         if (why != null) {
             return why;
         }
-        long size = ShmSegment.sizeFor(locals, ringBytes);
         long free;
         try {
             free = Files.getFileStore(directory).getUsableSpace();
         } catch (java.io.IOException e) {
             return "cannot read the free space of " + directory + ": " + e.getMessage();
         }
-        if (free < size + reserveBytes) {
+        if (ringBytesFor(locals, free) < 0) {
+            int least = Math.min(ringBytes, MIN_RING_BYTES);
+            long size = ShmSegment.sizeFor(locals, least);
             return directory + " has " + (free >> 20) + " MiB free, " + locals + " local ranks need "
-                    + ((size + reserveBytes + (1 << 20) - 1) >> 20) + " MiB (rings of " + (ringBytes >> 10)
-                    + " KiB, rc.transport.shmRingBytes, plus " + (reserveBytes >> 20) + " MiB left for others)";
+                    + ((size + reserveBytes + (1 << 20) - 1) >> 20) + " MiB (rings of at least " + (least >> 10)
+                    + " KiB, plus " + (reserveBytes >> 20) + " MiB left for others, rc.transport.shmReserveBytes)";
         }
         return null;
+    }
+
+    /**
+     * The ring size for {@code locals} ranks in a directory with {@code free} bytes: {@link #ringBytes()},
+     * or the largest power of two below it, down to {@value #MIN_RING_BYTES} bytes, whose segment leaves
+     * {@link #reserveBytes()} free (a container's 64 MB {@code /dev/shm} holds 2 MiB rings for up to 4
+     * ranks, smaller ones for 8).
+     *
+     * @param locals the ranks of the group on this host
+     * @param free   the directory's free bytes
+     * @return the ring size, or -1 when not even the smallest fits
+     */
+    public int ringBytesFor(int locals, long free) {
+        for (int r = ringBytes; r >= Math.min(ringBytes, MIN_RING_BYTES); r >>= 1) {
+            if (ShmSegment.sizeFor(locals, r) + reserveBytes <= free) {
+                return r;
+            }
+        }
+        return -1;
     }
 }
