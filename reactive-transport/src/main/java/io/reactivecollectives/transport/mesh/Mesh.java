@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The full mesh of connections between the ranks of a group (gloo's connectFullMesh): every rank
@@ -50,15 +49,10 @@ public final class Mesh implements AutoCloseable {
     private final MeshOptions options;
     private final int groupHash;
     private final FrameListener listener;
-    private final AtomicReferenceArray<PeerLink> links;
-    /** The connections to each peer from the first one's handshake on, complete or not. */
-    private final AtomicReferenceArray<PeerStripes> stripes;
-    /** Each rank's host identity as it published it (see {@link #hostIds()}). */
-    private final AtomicReferenceArray<String> hostIds;
-    /** The address each peer published (see {@link #addressOf}). */
-    private final AtomicReferenceArray<String> addresses;
-    /** The last error connecting to each peer, for the start-up timeout's message. */
-    private final AtomicReferenceArray<String> lastErrors;
+    /** The link to each peer, its stripes while they come up, the shared-memory links. */
+    private final MeshLinks links;
+    /** Where each peer is: published addresses, host identities, connect errors. */
+    private final MeshDirectory directory;
     private final AtomicInteger missing;
     private final Sinks.Empty<Void> connected = Sinks.empty();
     private final Sinks.Empty<Void> startFailed = Sinks.empty();
@@ -67,30 +61,8 @@ public final class Mesh implements AutoCloseable {
     private final MeshAdmission admission;
     private volatile boolean started;
     private volatile boolean closed;
-    /** The shared-memory links to the ranks of this host, once set up (null: sockets only). */
-    private volatile ShmLinks shm;
     /** What the connections report to: the listener, with closes of shared-memory peers after their frames. */
-    private final FrameListener inbound = new FrameListener() {
-        @Override
-        public void onFrame(int peer, io.netty.buffer.ByteBuf frame) {
-            listener.onFrame(peer, frame);
-        }
-
-        @Override
-        public void onClosed(int peer, Throwable cause) {
-            ShmLinks links = shm;
-            if (links != null && links.outbound(peer) != null) {
-                links.afterDelivered(peer, () -> {
-                    listener.onClosed(peer, cause);
-                    PeerLink link = Mesh.this.links.get(peer);
-                    links.outbound(peer).fail(link != null ? link.writeFailure(new java.nio.channels.ClosedChannelException())
-                            : PeerClosedException.closed(peer));
-                });
-            } else {
-                listener.onClosed(peer, cause);
-            }
-        }
-    };
+    private final FrameListener inbound;
 
     private Mesh(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
         this.store = store;
@@ -99,12 +71,9 @@ public final class Mesh implements AutoCloseable {
         this.options = options;
         this.groupHash = options.groupId().hashCode();
         this.listener = listener;
-        this.links = new AtomicReferenceArray<>(world);
-        this.stripes = new AtomicReferenceArray<>(world);
-        this.lastErrors = new AtomicReferenceArray<>(world);
-        this.hostIds = new AtomicReferenceArray<>(world);
-        this.addresses = new AtomicReferenceArray<>(world);
-        hostIds.set(rank, LocalSockets.NODE_ID);
+        this.links = new MeshLinks(world);
+        this.directory = new MeshDirectory(world, rank);
+        this.inbound = MeshSharedMemory.closesAfterFrames(this, listener);
         this.missing = new AtomicInteger(world - 1);
         this.sockets = new MeshSockets(options, rank);
         this.admission = new MeshAdmission(options, world, this::describe, log);
@@ -160,12 +129,12 @@ public final class Mesh implements AutoCloseable {
         List<Integer> present = new ArrayList<>();
         for (int p = 0; p < world; p++) {
             if (p != rank) {
-                (links.get(p) == null ? absent : present).add(p);
+                (links.link(p) == null ? absent : present).add(p);
             }
         }
         StringBuilder unreachable = new StringBuilder();
         for (int p : absent) {
-            String e = lastErrors.get(p);
+            String e = directory.lastError(p);
             if (e != null) {
                 unreachable.append("; rank ").append(p).append(" unreachable: ").append(e);
             }
@@ -233,7 +202,7 @@ public final class Mesh implements AutoCloseable {
                 })
                 // refused: the peer's server is a moment late, or the key still holds the address of an
                 // earlier process of that rank that its new process is about to take over; read it again
-                .doOnError(e -> lastErrors.set(peer, e.getMessage()))
+                .doOnError(e -> directory.noteError(peer, e.getMessage()))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofMillis(250))
                         .filter(e -> e instanceof java.net.ConnectException));
     }
@@ -258,24 +227,17 @@ public final class Mesh implements AutoCloseable {
 
     /** The connections to {@code peer}, made for {@code count} stripes by the first one's handshake. */
     PeerStripes stripesOf(int peer, int count) {
-        stripes.compareAndSet(peer, null, new PeerStripes(peer, count, inbound));
-        return stripes.get(peer);
+        return links.stripesOf(peer, () -> new PeerStripes(peer, count, inbound));
     }
 
     /** Whether connection {@code stripe} of {@code count} to {@code peer} is connected already (or the count differs). */
     boolean stripeTaken(int peer, int stripe, int count) {
-        PeerStripes s = stripes.get(peer);
-        return s != null && (s.count() != count || s.taken(stripe));
+        return links.stripeTaken(peer, stripe, count);
     }
 
     /** How many connections a peer opens to this rank over {@code ch}'s transport: one over a Unix domain socket. */
     int connectionsOver(Channel ch) {
         return MeshSockets.isLocal(ch) ? 1 : options.connectionsPerPeer();
-    }
-
-    /** {@code "unix"} or {@code "tcp"}: the transport of {@code ch}. */
-    String transportOf(Channel ch) {
-        return MeshSockets.isLocal(ch) ? "unix" : "tcp";
     }
 
     /**
@@ -288,7 +250,7 @@ public final class Mesh implements AutoCloseable {
         if (options.role().heartbeats()) {
             Liveness.start(ch, peer, groupHash, rank, options.heartbeatInterval(), options.missedHeartbeats());
         }
-        if (all != null && links.compareAndSet(peer, null, new PeerLink(peer, rank, groupHash, all, link))
+        if (all != null && links.put(peer, new PeerLink(peer, rank, groupHash, all, link))
                 && missing.decrementAndGet() == 0) {
             connected.tryEmitEmpty();
         }
@@ -300,12 +262,7 @@ public final class Mesh implements AutoCloseable {
 
     /** Notes the address {@code peer} published (its host identity is part of it). */
     void noteAddress(int peer, String published) {
-        addresses.set(peer, published);
-        for (String part : published.split(";")) {
-            if (part.startsWith("node=")) {
-                hostIds.set(peer, part.substring(5));
-            }
-        }
+        directory.noteAddress(peer, published);
     }
 
     /**
@@ -313,16 +270,12 @@ public final class Mesh implements AutoCloseable {
      * it; null for a peer that published none. Complete once the mesh started.
      */
     public String[] hostIds() {
-        String[] out = new String[world];
-        for (int p = 0; p < world; p++) {
-            out[p] = hostIds.get(p);
-        }
-        return out;
+        return directory.hostIds();
     }
 
     /** The address {@code peer} published (this process's own for this rank): unique to its process. */
     String addressOf(int peer) {
-        return peer == rank ? publishedAddress() : addresses.get(peer);
+        return peer == rank ? publishedAddress() : directory.address(peer);
     }
 
     MeshOptions options() {
@@ -337,11 +290,16 @@ public final class Mesh implements AutoCloseable {
         return inbound;
     }
 
+    /** The shared-memory links to the ranks of this host, or null. */
+    ShmLinks sharedMemory() {
+        return links.sharedMemory();
+    }
+
     /** From now on frames to the local peers go through {@code links} (see {@link MeshSharedMemory}). */
-    void useSharedMemory(ShmLinks links) {
-        shm = links;
+    void useSharedMemory(ShmLinks shm) {
+        links.useSharedMemory(shm);
         if (closed) {
-            links.close(new IllegalStateException(describe() + ": closed"));
+            shm.close(new IllegalStateException(describe() + ": closed"));
         }
     }
 
@@ -355,19 +313,12 @@ public final class Mesh implements AutoCloseable {
      * {@code "none"} (itself, or not connected).
      */
     public String transportTo(int peer) {
-        PeerLink l = peer >= 0 && peer < world ? links.get(peer) : null;
-        if (l == null) {
-            return "none";
-        }
-        if (l.viaSharedMemory()) {
-            return "shm";
-        }
-        return transportOf(l.channel());
+        return links.transportTo(peer);
     }
 
     /** The link to {@code peer}. */
     public PeerLink link(int peer) {
-        return links.get(peer);
+        return links.link(peer);
     }
 
     /** Number of ranks. */
@@ -382,31 +333,12 @@ public final class Mesh implements AutoCloseable {
 
     /** Stops reading from every connection, every stripe (back-pressure). */
     public void pauseReading() {
-        ShmLinks ring = shm;
-        if (ring != null) {
-            ring.pause();
-        }
-        for (int p = 0; p < world; p++) {
-            PeerLink l = links.get(p);
-            for (int s = 0; l != null && s < l.stripes(); s++) {
-                l.channel(s).config().setAutoRead(false);
-            }
-        }
+        links.reading(false);
     }
 
     /** Resumes reading from every connection, every stripe. */
     public void resumeReading() {
-        ShmLinks ring = shm;
-        if (ring != null) {
-            ring.resume();
-        }
-        for (int p = 0; p < world; p++) {
-            PeerLink l = links.get(p);
-            for (int s = 0; l != null && s < l.stripes(); s++) {
-                l.channel(s).config().setAutoRead(true);
-                l.channel(s).read();
-            }
-        }
+        links.reading(true);
     }
 
     /**
@@ -414,7 +346,7 @@ public final class Mesh implements AutoCloseable {
      * connection's cause (a {@link MeshRole#LIVENESS} mesh found the peer silent). Never blocks.
      */
     public void closeLink(int peer, Throwable why) {
-        PeerLink l = peer >= 0 && peer < world ? links.get(peer) : null;
+        PeerLink l = links.link(peer);
         if (l != null) {
             l.closeWith(why);
         }
@@ -430,21 +362,9 @@ public final class Mesh implements AutoCloseable {
     public void close() {
         closed = true;
         admission.flush();
-        for (int p = 0; p < world; p++) {
-            PeerStripes s = stripes.get(p);  // a link, or the stripes of one still coming up
-            if (s != null) {
-                s.closeWith(PeerClosedException.closedHere(p));
-            }
-        }
+        links.closeStripes(false);  // every link, and the stripes of those still coming up
         sockets.close();
-        closeSharedMemory();
-    }
-
-    private void closeSharedMemory() {
-        ShmLinks s = shm;
-        if (s != null) {
-            s.close(new IllegalStateException(describe() + ": closed"));
-        }
+        links.closeSharedMemory(new IllegalStateException(describe() + ": closed"));
     }
 
     /**
@@ -461,10 +381,9 @@ public final class Mesh implements AutoCloseable {
         sockets.closeServers();
         java.util.List<Mono<Void>> all = new java.util.ArrayList<>();
         for (int p = 0; p < world; p++) {
-            PeerLink l = links.get(p);
+            PeerLink l = links.link(p);
             if (l != null) {
-                // endGracefully reports the close at once: only after the last words went out (a shared-memory
-                // link fails its queued writes once the close is reported)
+                // endGracefully reports the close at once (shared memory then fails queued writes): after the last words
                 all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l).then(Mono.defer(l::endGracefully)) : Mono.<Void>empty())
                         .timeout(grace, Mono.empty())
                         .onErrorResume(e -> Mono.empty())
@@ -473,14 +392,9 @@ public final class Mesh implements AutoCloseable {
         }
         Runnable release = ExitHold.hold(grace.plusMillis(500));  // the JVM waits for the last words
         Mono.when(all).doFinally(s -> {
-            for (int p = 0; p < world; p++) {
-                PeerStripes ps = stripes.get(p);  // the stripes of a link that never came up
-                if (ps != null && links.get(p) == null) {
-                    ps.closeWith(PeerClosedException.closedHere(p));
-                }
-            }
+            links.closeStripes(true);  // the stripes of a link that never came up
             sockets.closeConnections();
-            closeSharedMemory();
+            links.closeSharedMemory(new IllegalStateException(describe() + ": closed"));
             release.run();
         }).subscribe();
     }

@@ -132,7 +132,7 @@ final class MeshHandshake {
             int stripes = mesh.connectionsOver(ctx.channel());
             if (hello.stripes() != stripes) {
                 String why = "connections per peer mismatch: rank " + rank + " has " + stripes + " per peer over "
-                        + mesh.transportOf(ctx.channel()) + ", rank " + hello.rank() + " opened " + hello.stripes();
+                        + (MeshSockets.isLocal(ctx.channel()) ? "unix" : "tcp") + ", rank " + hello.rank() + " opened " + hello.stripes();
                 reject(ctx, why, hello);  // the answer first: failing the start closes the servers
                 mesh.failStart(why, false);
                 return;

@@ -77,6 +77,36 @@ final class MeshSharedMemory implements ShmFrames {
                 .then();
     }
 
+    /**
+     * What {@code mesh}'s connections report to: {@code listener}, except that the close of a peer
+     * reached through shared memory is reported on the reading thread after the frames the peer wrote
+     * before it, and then fails the writes still queued for it with the connection's cause.
+     */
+    static FrameListener closesAfterFrames(Mesh mesh, FrameListener listener) {
+        return new FrameListener() {
+            @Override
+            public void onFrame(int peer, ByteBuf frame) {
+                listener.onFrame(peer, frame);
+            }
+
+            @Override
+            public void onClosed(int peer, Throwable cause) {
+                ShmLinks links = mesh.sharedMemory();
+                ShmOutbound out = links == null ? null : links.outbound(peer);
+                if (out == null) {
+                    listener.onClosed(peer, cause);
+                    return;
+                }
+                links.afterDelivered(peer, () -> {
+                    listener.onClosed(peer, cause);
+                    PeerLink link = mesh.link(peer);
+                    out.fail(link != null ? link.writeFailure(new java.nio.channels.ClosedChannelException())
+                            : PeerClosedException.closed(peer));
+                });
+            }
+        };
+    }
+
     /** This rank and the peers it reaches through Unix sockets, ascending. */
     private static int[] localRanks(Mesh mesh) {
         return java.util.stream.IntStream.range(0, mesh.world())
