@@ -114,11 +114,7 @@ public final class CollectiveObserver {
             end(run, t);
             return Mono.error(t);
         }
-        Mono<T> observed = work
-                .doOnSubscribe(s -> run.entry.started())
-                .doOnSuccess(v -> end(run, null))
-                .onErrorResume(e -> failed(run, e))
-                .doOnCancel(() -> end(run, new CancellationException("cancelled")));
+        Mono<T> observed = new ObservedMono<>(work, this, run);
         if (observations.isNoop()) {
             return observed;
         }
@@ -172,13 +168,13 @@ public final class CollectiveObserver {
     }
 
     /** The collective failed: {@code error} goes on once the automatic dump it triggers is written. */
-    private <T> Mono<T> failed(Run run, Throwable error) {
+    <T> Mono<T> failed(Run run, Throwable error) {
         Mono<Path> dump = end(run, error);
         return dump == null ? Mono.error(error) : FlightRecorderDumps.errorAfter(dump, error);
     }
 
     /** Records the ending (the first one only); the automatic dump it started, or null. */
-    private Mono<Path> end(Run run, Throwable error) {
+    Mono<Path> end(Run run, Throwable error) {
         if (!Run.ENDED.compareAndSet(run, 0, 1)) {
             return null;
         }
@@ -203,7 +199,7 @@ public final class CollectiveObserver {
     }
 
     /** One collective: its entry, when it was observed, its observation (if any); set once it has ended. */
-    private static final class Run {
+    static final class Run {
 
         static final AtomicIntegerFieldUpdater<Run> ENDED = AtomicIntegerFieldUpdater.newUpdater(Run.class, "ended");
 

@@ -54,7 +54,7 @@ public final class RecursiveDoublingAllReduce {
         int rem = n - pof2;
         int index = (int) (start * es);
         int length = count * es;
-        Mono<Void> chain = Mono.empty();
+        Mono<Void> chain = null;   // built without empty or deferred links: each costs latency on small tensors
         int newRank;
         if (r < 2 * rem) {
             if (r % 2 == 0) {
@@ -72,11 +72,12 @@ public final class RecursiveDoublingAllReduce {
             int partnerNew = newRank ^ mask;
             int partner = partnerNew < rem ? partnerNew * 2 + 1 : partnerNew + rem;
             int s = step;
-            chain = chain.then(Mono.defer(() -> Transfers.exchangeReduce(p, partner, s, lane, op, dtype, buf, index, count)));
+            Mono<Void> exchange = Transfers.exchangeReduce(p, partner, s, lane, op, dtype, buf, index, count);
+            chain = chain == null ? exchange : chain.then(exchange);
         }
         if (r < 2 * rem) {
             chain = chain.then(Transfers.send(p, r - 1, POST_STEP, lane, buf, index, length));
         }
-        return chain;
+        return chain == null ? Mono.empty() : chain;
     }
 }

@@ -1,16 +1,10 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
-import io.reactivecollectives.core.kernels.ReduceKernels;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * The fused transfer stages algorithms are built from: send a byte range of a tensor's buffer
@@ -35,47 +29,6 @@ public final class Transfers {
     public static final long OFFLOAD_BYTES = Long.getLong("rc.transport.offloadBytes",
             Runtime.getRuntime().availableProcessors() >= 4 ? 64L << 10 : 0L);
 
-    /**
-     * Runs {@code work} on a received piece and releases it: at once on the calling thread (the
-     * event loop that delivered it), or for pieces of at least {@link #OFFLOAD_BYTES} as a task on
-     * {@link Schedulers#parallel()}. The task always runs once scheduled and always releases the
-     * piece (a cancelled subscriber only makes it skip {@code work}), so no piece is dropped
-     * unreleased between the event loop and the worker.
-     */
-    private static Mono<Void> use(ByteBuf b, long bytes, Consumer<ByteBuf> work) {
-        if (OFFLOAD_BYTES <= 0 || bytes < OFFLOAD_BYTES) {
-            try {
-                work.accept(b);
-                return Mono.empty();
-            } catch (RuntimeException e) {
-                return Mono.error(e);
-            } finally {
-                b.release();
-            }
-        }
-        return Mono.create(sink -> {
-            AtomicBoolean cancelled = new AtomicBoolean();
-            sink.onCancel(() -> cancelled.set(true));
-            try {
-                Schedulers.parallel().schedule(() -> {
-                    try {
-                        if (!cancelled.get()) {
-                            work.accept(b);
-                        }
-                        sink.success();
-                    } catch (RuntimeException e) {
-                        sink.error(e);
-                    } finally {
-                        b.release();
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                b.release();
-                sink.error(e);
-            }
-        });
-    }
-
     /** Sends bytes {@code [index, index + length)} of {@code buf} to {@code peer}, without copying them. */
     public static Mono<Void> send(Peers p, int peer, int step, int chunk, ByteBuf buf, int index, int length) {
         return p.sendRange(peer, step, chunk, buf, index, length);
@@ -99,22 +52,6 @@ public final class Transfers {
      */
     public static Mono<Void> exchangeReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype,
                                             ByteBuf buf, int index, int count) {
-        int length = count * dtype.byteSize();
-        return Mono.zip(send(p, peer, step, chunk, buf, index, length).thenReturn(Boolean.TRUE),
-                        p.receiveScattered(peer, step, chunk))
-                .flatMap(t -> use(t.getT2(), length, in -> {
-                    checkLength(p, peer, step, chunk, in, length);
-                    if (count > 0) {
-                        ReduceKernels.reduceIntoScattered(op, dtype, buf, index, in, in.readerIndex(), count);
-                    }
-                }))
-                .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
-    }
-
-    private static void checkLength(Peers p, int peer, int step, int chunk, ByteBuf b, int want) {
-        if (b.readableBytes() != want) {
-            throw p.protocolError(peer, "rank " + peer + " sent " + b.readableBytes() + " bytes for step " + step
-                    + " chunk " + chunk + ", expected " + want + " (do the tensors have the same size on every rank?)");
-        }
+        return new ExchangeReduce(p, peer, step, chunk, op, dtype, buf, index, count);
     }
 }

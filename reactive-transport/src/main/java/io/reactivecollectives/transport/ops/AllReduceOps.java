@@ -54,7 +54,8 @@ public final class AllReduceOps {
             Mono<Void> run = a == Algorithm.RING ? RingAllReduce.run(ch, tensor, op)
                     : a == Algorithm.HIERARCHICAL ? HierarchicalAllReduce.run(ch, tensor, op)
                     : RecursiveDoublingAllReduce.run(ch, tensor, op);
-            return run.then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, tensor, ch.size())));
+            return op.kind() != ReduceOp.Kind.AVG ? run   // only AVG has a last step (its division)
+                    : run.then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, tensor, ch.size())));
         });
     }
 
