@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.frame;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
 
 /**
@@ -70,7 +71,36 @@ public final class FrameCodec {
     public static ByteBuf encodeHeader(ByteBufAllocator alloc, FrameType type, int group, long sequence, int tag,
                                        int step, int chunk, int source, long agreementWord, long agreementCount,
                                        int payloadLength, int extraCapacity) {
-        ByteBuf b = alloc.directBuffer(PREFIXED_HEADER + extraCapacity);
+        return fill(alloc.directBuffer(PREFIXED_HEADER + extraCapacity), type, group, sequence, tag, step, chunk, source,
+                agreementWord, agreementCount, payloadLength);
+    }
+
+    /**
+     * {@link #encodeHeader(ByteBufAllocator, FrameType, int, long, int, int, int, int, long, long, int, int)} into
+     * a plain heap buffer, outside any pool and leak tracking: for a header that lives only until it is
+     * copied into a shared-memory ring on the writing thread (a pooled buffer costs more to take and
+     * give back than the copy).
+     *
+     * @param type           the frame's type
+     * @param group          the group's id hash
+     * @param sequence       the collective's sequence number
+     * @param tag            the tag
+     * @param step           the algorithm's step
+     * @param chunk          the chunk
+     * @param source         the sending rank
+     * @param agreementWord  the agreement word
+     * @param agreementCount the agreement count
+     * @param payloadLength  the payload's bytes
+     * @return the length-prefixed header
+     */
+    public static ByteBuf encodeHeaderOnHeap(FrameType type, int group, long sequence, int tag, int step, int chunk,
+                                             int source, long agreementWord, long agreementCount, int payloadLength) {
+        return fill(Unpooled.wrappedBuffer(new byte[PREFIXED_HEADER]).clear(), type, group, sequence, tag, step, chunk,
+                source, agreementWord, agreementCount, payloadLength);
+    }
+
+    private static ByteBuf fill(ByteBuf b, FrameType type, int group, long sequence, int tag, int step, int chunk,
+                                int source, long agreementWord, long agreementCount, int payloadLength) {
         b.writeInt(HEADER + payloadLength);
         b.writeShort(MAGIC);
         b.writeByte(VERSION);

@@ -249,8 +249,10 @@ public final class PeerLink {
         ShmOutbound ring = shm;
         ByteBuf header;
         try {
-            header = FrameCodec.encodeHeader(ch.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
-                    agreementCount, len, len <= INLINE_BYTES && ring == null ? len : 0);
+            header = ring != null ? FrameCodec.encodeHeaderOnHeap(type, group, seq, tag, step, chunk, self, agreementWord,
+                    agreementCount, len)
+                    : FrameCodec.encodeHeader(ch.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
+                    agreementCount, len, len <= INLINE_BYTES ? len : 0);
         } catch (Throwable t) {
             payload.release();
             throw t;

@@ -125,6 +125,7 @@ public final class ShmOutbound {
                 long before = copied;
                 boolean done = copy(w);
                 if (!done) {
+                    ring.publish();   // the consumer frees space only from what it sees
                     ring.markWaiting();
                     done = copy(w);  // the consumer may have freed space before it saw the mark
                 }
@@ -133,11 +134,13 @@ public final class ShmOutbound {
                     stalled = true;
                     return;
                 }
+                ring.publish();       // the whole frame (header and payload) at once
                 current = null;
                 w.succeed();
             }
         } finally {
             if (wrote) {
+                ring.publish();
                 segment.wake(consumer);
             }
             segment.release();

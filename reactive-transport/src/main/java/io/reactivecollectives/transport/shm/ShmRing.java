@@ -18,6 +18,10 @@ import java.nio.ByteOrder;
  * release), and {@code waiting}, set by a producer that found the ring full and cleared by the
  * consumer that freed space and woke it. Positions grow without wrapping (64 bits); the data index
  * is the position modulo the capacity, a power of two.
+ *
+ * <p>Each side keeps its own position in a field and a copy of the other side's last seen position,
+ * so a small write reads no line the other process wrote unless the ring looked full, and a write
+ * of several buffers (a header and its payload) is published once, as one store of {@code tail}.
  */
 final class ShmRing {
 
@@ -35,6 +39,12 @@ final class ShmRing {
     private final long data;
     private final int capacity;
     private final int mask;
+    /** The producer's position, published or not (producer only). */
+    private long tail;
+    /** The consumer's position as the producer last read it (producer only). */
+    private long seenHead;
+    /** The consumer's position (consumer only). */
+    private long head;
 
     /**
      * @param map      the whole shared mapping
@@ -48,34 +58,47 @@ final class ShmRing {
         this.data = address + offset + CONTROL_BYTES;
         this.capacity = capacity;
         this.mask = capacity - 1;
+        this.tail = (long) LONGS.getOpaque(map, control + TAIL);
+        this.seenHead = (long) LONGS.getAcquire(map, control + HEAD);
+        this.head = seenHead;
     }
 
     // ---- producer side ----
 
     /**
      * Copies up to {@code length} bytes of {@code src} from {@code index} into the ring, as many as
-     * fit, and publishes them.
+     * fit; they are visible to the consumer after {@link #publish()}.
      *
      * @return the bytes written (0 when the ring is full)
      */
     int write(ByteBuf src, int index, int length) {
-        long tail = (long) LONGS.getOpaque(map, control + TAIL);
-        long head = (long) LONGS.getAcquire(map, control + HEAD);
-        int n = Math.min(length, capacity - (int) (tail - head));
+        long t = tail;
+        int n = Math.min(length, capacity - (int) (t - seenHead));
+        if (n < length) {
+            seenHead = (long) LONGS.getAcquire(map, control + HEAD);
+            n = Math.min(length, capacity - (int) (t - seenHead));
+        }
         if (n <= 0) {
             return 0;
         }
-        int pos = (int) (tail & mask);
+        int pos = (int) (t & mask);
         int first = Math.min(n, capacity - pos);
         copyIn(src, index, data + pos, first);
         if (n > first) {
             copyIn(src, index + first, data, n - first);
         }
-        LONGS.setRelease(map, control + TAIL, tail + n);
+        tail = t + n;
         return n;
     }
 
-    /** Bytes the producer could write now. */
+    /** Makes everything written so far visible to the consumer (one release store; none if nothing is new). */
+    void publish() {
+        if ((long) LONGS.getOpaque(map, control + TAIL) != tail) {
+            LONGS.setRelease(map, control + TAIL, tail);
+        }
+    }
+
+    /** Bytes the producer could write now, from the shared positions (any thread). */
     int free() {
         return capacity - (int) ((long) LONGS.getOpaque(map, control + TAIL) - (long) LONGS.getAcquire(map, control + HEAD));
     }
@@ -106,14 +129,13 @@ final class ShmRing {
 
     // ---- consumer side ----
 
-    /** Bytes published and not yet consumed. */
+    /** Bytes published and not yet consumed (consumer only). */
     int available() {
-        return (int) ((long) LONGS.getAcquire(map, control + TAIL) - (long) LONGS.getOpaque(map, control + HEAD));
+        return (int) ((long) LONGS.getAcquire(map, control + TAIL) - head);
     }
 
     /** The big-endian int at the consumer's position (at least four bytes must be available). */
     int peekInt() {
-        long head = (long) LONGS.getOpaque(map, control + HEAD);
         int v = 0;
         for (int i = 0; i < 4; i++) {
             v = (v << 8) | (PlatformDependent.getByte(data + ((head + i) & mask)) & 0xff);
@@ -123,7 +145,6 @@ final class ShmRing {
 
     /** Copies {@code n} available bytes into {@code dst} (direct, with room) and consumes them. */
     void read(ByteBuf dst, int n) {
-        long head = (long) LONGS.getOpaque(map, control + HEAD);
         int pos = (int) (head & mask);
         int first = Math.min(n, capacity - pos);
         int w = dst.writerIndex();
@@ -148,8 +169,8 @@ final class ShmRing {
 
     /** Frees {@code n} bytes at the consumer's position. */
     void consume(int n) {
-        long head = (long) LONGS.getOpaque(map, control + HEAD);
-        LONGS.setRelease(map, control + HEAD, head + n);
+        head += n;
+        LONGS.setRelease(map, control + HEAD, head);
     }
 
     /** After consuming: clears and answers the producer's waiting mark (with a full fence before the read). */
