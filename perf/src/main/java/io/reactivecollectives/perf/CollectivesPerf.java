@@ -71,7 +71,7 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     @Option(names = {"-r", "--root"}, defaultValue = "0", description = "root of broadcast, reduce, gather, scatter (default ${DEFAULT-VALUE})")
     int root;
 
-    @Option(names = {"-n", "--iters"}, defaultValue = "200", description = "collectives per timed batch below 1 MiB; a tenth (>= 5) from 1 MiB (default ${DEFAULT-VALUE})")
+    @Option(names = {"-n", "--iters"}, defaultValue = "200", description = "collectives in the first timed batch below 1 MiB, a tenth (>= 5) from 1 MiB; a batch under 50 ms makes the next ten times as long (default ${DEFAULT-VALUE})")
     int iters;
 
     @Option(names = {"-w", "--warmup_iters", "--warmup-iters", "--warmup"}, defaultValue = "5", description = "warm-up iterations per round (default ${DEFAULT-VALUE})")

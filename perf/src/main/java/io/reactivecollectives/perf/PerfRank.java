@@ -35,6 +35,8 @@ final class PerfRank {
     private static final long WARMUP_NANOS = 300_000_000L;
     /** Least warm-up of the first size timed, while the JIT's queue from the sweep warm-up drains. */
     private static final long FIRST_WARMUP_NANOS = 2_000_000_000L;
+    /** A timed batch shorter than this makes the next one ten times as long. */
+    private static final long GROW_BELOW_NANOS = 50_000_000L;
     /** Least time of the first warm-up over every size of the sweep, while the JIT compiles each size's path. */
     private static final long SWEEP_WARMUP_NANOS = 8_000_000_000L;
 
@@ -218,7 +220,8 @@ final class PerfRank {
     /**
      * Mean seconds per collective, combined over the ranks as {@code -a} says: batches of {@code n}
      * back-to-back runs until they add up to at least {@code --min-time-ms} (the agreement between
-     * batches is not timed).
+     * batches is not timed); a batch shorter than {@link #GROW_BELOW_NANOS} makes the next ten times
+     * as long, on every rank.
      */
     private double timeOnce(ProcessGroup group, OpBench bench, int n) {
         long warmStart = System.nanoTime();
@@ -229,14 +232,34 @@ final class PerfRank {
             return System.nanoTime() - warmStart < warmFor;
         });
         group.barrier().block();
-        long[] timed = new long[2];  // nanos, collectives
-        untilAllAgree(group, () -> {
-            long t0 = System.nanoTime();
-            Flux.range(0, n).concatMap(i -> bench.run()).then().block();
-            timed[0] += System.nanoTime() - t0;
-            timed[1] += n;
-            return timed[0] < TimeUnit.MILLISECONDS.toNanos(o.minTimeMs);
-        });
+        long timedNanos = 0;
+        long collectives = 0;
+        long minNanos = TimeUnit.MILLISECONDS.toNanos(o.minTimeMs);
+        int batch = n;
+        Tensor verdict = Tensor.fromDoubles(new double[] {1});
+        try {
+            while (true) {
+                long t0 = System.nanoTime();
+                Flux.range(0, batch).concatMap(i -> bench.run()).then().block();
+                long dt = System.nanoTime() - t0;
+                timedNanos += dt;
+                collectives += batch;
+                // 0: done; 1: another batch; 2: another, ten times as long (the main thread's hand-offs at a
+                // batch's ends, tens of microseconds, stay under 1% of a batch); the ranks agree by MAX
+                verdict.setDouble(0, timedNanos >= minNanos ? 0 : dt < GROW_BELOW_NANOS ? 2 : 1);
+                group.allReduce(verdict, ReduceOp.MAX).block();
+                double v = verdict.getDouble(0);
+                if (v == 0) {
+                    break;
+                }
+                if (v == 2) {
+                    batch = (int) Math.min(batch * 10L, 1_000_000L);
+                }
+            }
+        } finally {
+            verdict.release();
+        }
+        long[] timed = {timedNanos, collectives};
         double mine = timed[0] / 1e9 / timed[1];
         switch (o.average) {
             case 0: return broadcastFromZero(group, mine);

@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport.algorithms;
 
-import io.netty.buffer.Unpooled;
 import reactor.core.publisher.Mono;
 
 /**
@@ -17,15 +16,14 @@ public final class DisseminationBarrier {
     public static Mono<Void> run(Peers p) {
         int n = p.size();
         int r = p.rank();
-        Mono<Void> chain = Mono.empty();
+        Mono<Void> chain = null;
         int step = 0;
         for (int k = 1; k < n; k <<= 1, step++) {
-            int to = (r + k) % n;
-            int from = Math.floorMod(r - k, n);
-            int s = step;
-            chain = chain.then(Mono.when(
-                    Mono.defer(() -> p.send(to, s, 0, Unpooled.EMPTY_BUFFER)),
-                    p.receive(from, s, 0).doOnNext(b -> b.release()).then()));
+            Mono<Void> round = Transfers.exchangeEmpty(p, (r + k) % n, Math.floorMod(r - k, n), step);
+            chain = chain == null ? round : chain.then(round);
+        }
+        if (chain == null) {
+            return Mono.empty();
         }
         return chain;
     }

@@ -16,11 +16,12 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * {@link Transfers#exchangeReduce}: sends a byte range of a buffer to a peer and receives the peer's
- * piece for the same range; once both are done (the range is no longer being read) the piece is
+ * piece for the same range (or sends to one peer and receives from another: a barrier's empty
+ * messages, {@link Transfers#exchangeEmpty}); once both are done (the range is no longer being read) the piece is
  * reduced into the range. A hand-written operator, one object per subscription (the {@link Both},
  * which subscribes to the send and to the receive and is the task that reduces large pieces on
  * {@link Schedulers#parallel()}), in place of {@code zip}, {@code flatMap} and a discard hook: it is
- * the only step of a small all-reduce on two ranks, where every layer shows in the latency.
+ * the only step of a small all-reduce or a barrier on two ranks, where every layer shows in the latency.
  *
  * <p>The piece is released exactly once: by whoever finishes (after reducing, or when reducing
  * fails), or, when the exchange ends before both halves were done (an error, a cancel), by
@@ -29,7 +30,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 final class ExchangeReduce extends Mono<Void> {
 
     private final Peers p;
-    private final int peer;
+    private final int to;
+    private final int peer;             // received from
     private final int step;
     private final int chunk;
     private final ReduceOp op;
@@ -38,9 +40,15 @@ final class ExchangeReduce extends Mono<Void> {
     private final int index;
     private final int count;
 
-    ExchangeReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype, ByteBuf buf, int index, int count) {
+    /**
+     * Sends to {@code to}, receives from {@code from} ({@code count} 0: an empty message each way,
+     * {@code op} and {@code dtype} may be null).
+     */
+    ExchangeReduce(Peers p, int to, int from, int step, int chunk, ReduceOp op, DType dtype, ByteBuf buf, int index,
+                   int count) {
         this.p = p;
-        this.peer = peer;
+        this.to = to;
+        this.peer = from;
         this.step = step;
         this.chunk = chunk;
         this.op = op;
@@ -57,14 +65,14 @@ final class ExchangeReduce extends Mono<Void> {
         if (b.state >= Both.DONE) {
             return;
         }
-        Transfers.send(p, peer, step, chunk, buf, index, count * dtype.byteSize()).subscribe(b.sent);
+        Transfers.send(p, to, step, chunk, buf, index, length()).subscribe(b.sent);
         if (b.state < Both.DONE) {
             p.receiveScattered(peer, step, chunk).subscribe(b.received);
         }
     }
 
     private int length() {
-        return count * dtype.byteSize();
+        return count == 0 ? 0 : count * dtype.byteSize();
     }
 
     /** Checks the piece's length and reduces it into place; does not release it. */

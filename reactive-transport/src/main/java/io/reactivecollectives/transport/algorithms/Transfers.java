@@ -52,6 +52,14 @@ public final class Transfers {
      */
     public static Mono<Void> exchangeReduce(Peers p, int peer, int step, int chunk, ReduceOp op, DType dtype,
                                             ByteBuf buf, int index, int count) {
-        return new ExchangeReduce(p, peer, step, chunk, op, dtype, buf, index, count);
+        return new ExchangeReduce(p, peer, peer, step, chunk, op, dtype, buf, index, count);
+    }
+
+    /**
+     * Sends an empty message to {@code to} and receives one from {@code from} (a barrier's round);
+     * completes when both are done. A non-empty message from {@code from} is a protocol error.
+     */
+    public static Mono<Void> exchangeEmpty(Peers p, int to, int from, int step) {
+        return new ExchangeReduce(p, to, from, step, 0, null, null, io.netty.buffer.Unpooled.EMPTY_BUFFER, 0, 0);
     }
 }

@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.group;
 
 import io.reactivecollectives.core.CollectiveException;
-import reactor.core.publisher.MonoSink;
 
 import io.reactivecollectives.transport.algorithms.SubAddress;
 
@@ -42,7 +41,7 @@ public final class CollectiveBox {
     BitSet acksOwed;                // sources whose early frames asked for a receipt
     BitSet acksReceived;
     BitSet acksAwaited;
-    MonoSink<Void> ackWaiter;
+    Receipts.Waiter ackWaiter;
     CollectiveException receiptFailure;
     boolean ended;                  // the local collective signalled its result (its box may still be open)
 

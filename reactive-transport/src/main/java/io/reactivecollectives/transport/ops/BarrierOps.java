@@ -25,7 +25,7 @@ public final class BarrierOps {
                 () -> runner.runtime().selector().select(OpType.BARRIER, options.algorithm(), 0),
                 ch -> {
                     ch.choose(options.algorithm(), 0);
-                    return DisseminationBarrier.run(ch).then(Mono.empty());
+                    return DisseminationBarrier.run(ch);
                 }));
     }
 

@@ -65,7 +65,7 @@ public final class CollectiveRunner {
             CollectiveBox box = mailbox.open(name, detail ? Agreement.NONE
                     : Agreement.word(fp.op(), fp.dtype(), fp.reduceOp(), fp.root()), detail ? 0 : Agreement.count(fp));
             Object owner = box;
-            String inUse = runtime.claims().claim(call.tensors(), owner, name + "[seq=" + box.sequence() + "]");
+            String inUse = runtime.claims().claim(call.tensors(), owner, () -> name + "[seq=" + box.sequence() + "]");
             if (inUse != null) {
                 return Mono.error(refuseHere(box, new IllegalArgumentException(name + ": " + inUse)));
             }

@@ -6,6 +6,7 @@ import io.reactivecollectives.core.Tensor;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The memory of the tensors that in-flight collectives of one rank's group read and write: a
@@ -17,16 +18,19 @@ import java.util.List;
 final class TensorClaims {
 
     /** Bytes [from, to) of one memory (an off-heap address range, or a heap array's range). */
-    private record Claim(Object memory, long from, long to, Object owner, String ownerName, Tensor tensor) {
+    private record Claim(Object memory, long from, long to, Object owner, Supplier<String> ownerName, Tensor tensor) {
     }
 
     private final List<Claim> claims = new ArrayList<>();
 
     /**
-     * Claims {@code tensors} for {@code owner} (named {@code ownerName} in messages), or returns why
-     * not (nothing claimed then).
+     * Claims {@code tensors} for {@code owner} (named by {@code ownerName} in messages, called only
+     * for a message), or returns why not (nothing claimed then).
      */
-    synchronized String claim(Collection<Tensor> tensors, Object owner, String ownerName) {
+    synchronized String claim(Collection<Tensor> tensors, Object owner, Supplier<String> ownerName) {
+        if (tensors.isEmpty()) {
+            return null;
+        }
         List<Claim> mine = new ArrayList<>(tensors.size());
         for (Tensor t : tensors) {
             Claim c = t == null ? null : claimOf(t, owner, ownerName);
@@ -35,7 +39,7 @@ final class TensorClaims {
             }
             for (Claim other : claims) {
                 if (other.memory == c.memory && other.from < c.to && c.from < other.to) {
-                    return "tensor " + t + " is in use by " + other.ownerName + ", still in flight on this rank "
+                    return "tensor " + t + " is in use by " + other.ownerName.get() + ", still in flight on this rank "
                             + "(wait for it, or use another tensor, before starting another collective on it)";
                 }
             }
@@ -47,10 +51,12 @@ final class TensorClaims {
 
     /** Releases what {@code owner} claimed. */
     synchronized void release(Object owner) {
-        claims.removeIf(c -> c.owner == owner);
+        if (!claims.isEmpty()) {
+            claims.removeIf(c -> c.owner == owner);
+        }
     }
 
-    private static Claim claimOf(Tensor t, Object owner, String ownerName) {
+    private static Claim claimOf(Tensor t, Object owner, Supplier<String> ownerName) {
         if (!t.isCpu() || t.nbytes() == 0) {
             return null;
         }
