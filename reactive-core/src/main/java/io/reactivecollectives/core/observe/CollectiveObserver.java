@@ -160,7 +160,8 @@ public final class CollectiveObserver {
 
     /** Records the collective (SCHEDULED) and counts it in flight. */
     private Run begin(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm) {
-        Run run = new Run(recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm), System.nanoTime());
+        long now = System.nanoTime();
+        Run run = new Run(recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm, now), now);
         if (metrics != null) {
             metrics.collectiveStarted();
         }
@@ -179,14 +180,15 @@ public final class CollectiveObserver {
             return null;
         }
         FlightRecorder.Entry entry = run.entry;
+        long now = System.nanoTime();
         if (error == null) {
-            entry.completed();
+            entry.completedAt(now);
         } else {
             entry.failed(error);
         }
         if (metrics != null) {
             metrics.collectiveFinished(entry.op, entry.dtype, entry.algorithm, CollectiveMetrics.outcomeOf(error),
-                    System.nanoTime() - run.t0);
+                    now - run.t0);
         }
         Observation observation = run.observation;
         if (observation != null) {

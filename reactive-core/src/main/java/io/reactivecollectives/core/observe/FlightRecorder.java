@@ -209,9 +209,15 @@ public final class FlightRecorder {
      * @param algorithm    the algorithm, null if not chosen yet (see {@link Entry#algorithm(String)})
      */
     public Entry record(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm) {
+        return record(seq, op, dtype, inputShapes, outputShapes, algorithm, System.nanoTime());
+    }
+
+    /** {@link #record} at {@code nowNanos} (the observer's own clock reading, one per collective). */
+    Entry record(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm,
+                 long nowNanos) {
         Entry e = new Entry(ring.nextId(), seq, Objects.requireNonNull(op, "op"), dtype,
                 inputShapes == null ? NO_SHAPES : inputShapes, outputShapes == null ? NO_SHAPES : outputShapes,
-                algorithm, System.nanoTime());
+                algorithm, nowNanos);
         ring.put(e);
         return e;
     }
@@ -512,9 +518,14 @@ public final class FlightRecorder {
          * @return this entry
          */
         public Entry completed() {
+            return completedAt(System.nanoTime());
+        }
+
+        /** {@link #completed()} at {@code nowNanos}. */
+        Entry completedAt(long nowNanos) {
             State s = state;
             if ((s == State.SCHEDULED || s == State.STARTED) && STATE.compareAndSet(this, s, State.COMPLETED)) {
-                endedNanos = System.nanoTime();
+                endedNanos = nowNanos;
                 waitingFor = -1;
                 waitingWhat = null;
             }

@@ -47,6 +47,8 @@ public final class Mailbox {
         this.onRelief = onRelief;
     }
 
+    private static final int[] NO_ACKS = new int[0];
+
     /**
      * Starts a local collective: assigns the next sequence number and returns its box (adopting
      * frames that arrived early). A collective a peer already aborted gets a box that fails at
@@ -81,7 +83,7 @@ public final class Mailbox {
     /** The sources whose early frames asked for a receipt (the caller sends them), cleared. */
     public synchronized int[] takeOwedAcks(CollectiveBox box) {
         if (box.acksOwed == null) {
-            return new int[0];
+            return NO_ACKS;
         }
         int[] owed = box.acksOwed.stream().toArray();
         box.acksOwed = null;

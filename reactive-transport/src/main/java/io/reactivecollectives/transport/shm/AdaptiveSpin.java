@@ -40,14 +40,22 @@ final class AdaptiveSpin {
     }
 
     /**
-     * The thread slept and traffic came {@code waitedNanos} after its last: within the maximum, the
-     * budget was too short for this traffic (polling stopped before it came) and doubles; later,
-     * sleeping was right and it halves. Without this a budget once at its floor would stay there
-     * for traffic with gaps between the floor and the maximum.
+     * The thread slept and traffic woke it {@code waitedNanos} after its last: within
+     * {@link #WAKE_SLACK} times the maximum, the budget was too short for this traffic (polling
+     * stopped before it came) and doubles; later, sleeping was right and it halves. The slack is the
+     * wake-up's own latency, which the thread measures as waiting: on a virtual machine a futex
+     * wake-up alone can take longer than the maximum, and without the slack a budget at its floor
+     * would stay there for microsecond ping-pong (each exchange sleeping, each wake-up measured as
+     * late). Without this at all a budget once at its floor would stay there for traffic with gaps
+     * between the floor and the maximum.
      */
     void wokenBy(long waitedNanos) {
-        budget = waitedNanos <= max ? Math.min(max, Math.max(min, budget) << 1) : Math.max(min, budget >> 1);
+        budget = waitedNanos <= WAKE_SLACK * max ? Math.min(max, Math.max(min, budget) << 1)
+                : Math.max(min, budget >> 1);
     }
+
+    /** How many maxima a wake-up may come after the last traffic and still count as soon. */
+    static final long WAKE_SLACK = 4;
 
     /** Polling ran out: the thread sleeps. */
     void miss() {

@@ -40,7 +40,9 @@ class AdaptiveSpinTest {
         s.hit(3_000);
         assertEquals(8_000, s.budget(), "and once it covers the gap, timely hits keep growing it");
         s.wokenBy(200_000);
-        assertEquals(4_000, s.budget(), "traffic long after: sleeping was right");
+        assertEquals(16_000, s.budget(), "a wake-up's own latency (a few maxima) still counts as soon");
+        s.wokenBy(1_000_000);
+        assertEquals(8_000, s.budget(), "traffic long after: sleeping was right");
     }
 
     @Test
