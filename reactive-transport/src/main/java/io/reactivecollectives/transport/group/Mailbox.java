@@ -206,6 +206,17 @@ public final class Mailbox {
      * ({@link Delivery#ackNow()}) or, early, by the collective once it opened ({@link #takeOwedAcks}).
      */
     public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload) {
+        return deliver(seq, tag, step, chunk, source, word, count, payload, null);
+    }
+
+    /**
+     * {@link #deliver(long, int, int, int, int, long, long, ByteBuf)} that sends the receipt a frame
+     * asks for through {@code receipts} itself, before the payload goes to its receive: the sender
+     * learns of the agreement without waiting for what the receiver does next with the data (a small
+     * broadcast's root waits for exactly that); {@link Delivery#ackNow()} is then false.
+     */
+    public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload,
+                            ReceiptSender receipts) {
         MailboxReceive.Waiter waiter = null;
         boolean pressure = false;
         String violation = null;
@@ -249,10 +260,17 @@ public final class Mailbox {
         if (pressure) {
             onPressure.run();
         }
+        if (violation != null) {
+            return new Delivery(violation, false, false);
+        }
+        if (ackNow && receipts != null) {
+            receipts.acknowledge(source, seq);
+            ackNow = false;
+        }
         if (waiter != null) {
             waiter.success(payload);
         }
-        return violation != null ? new Delivery(violation, false, false) : ackNow ? Delivery.ACK : Delivery.OK;
+        return ackNow ? Delivery.ACK : Delivery.OK;
     }
 
     /**

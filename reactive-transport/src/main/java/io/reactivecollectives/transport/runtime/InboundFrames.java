@@ -78,7 +78,7 @@ public final class InboundFrames implements FrameListener {
         long word = DataFrameCodec.agreementWord(frame);
         long count = DataFrameCodec.agreementCount(frame);
         Delivery d = runtime.mailbox().deliver(seq, DataFrameCodec.tag(frame), DataFrameCodec.step(frame),
-                DataFrameCodec.chunk(frame), peer, word, count, DataFrameCodec.payload(frame));
+                DataFrameCodec.chunk(frame), peer, word, count, DataFrameCodec.payload(frame), aborts::acknowledge);
         if (d.violation() != null) {
             protocolViolation(peer, d.violation());
         } else if (d.disagrees()) {
