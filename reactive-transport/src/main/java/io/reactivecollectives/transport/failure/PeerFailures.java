@@ -31,6 +31,8 @@ public final class PeerFailures {
 
     private final int rank;
     private final AtomicReferenceArray<Death> dead;
+    /** Whether any peer was ever recorded dead (read first by every collective's start). */
+    private volatile boolean anyDead;
     private final AtomicLongArray lastSeqFrom;
 
     public PeerFailures(int rank, int size) {
@@ -45,6 +47,7 @@ public final class PeerFailures {
     /** Records {@code peer}'s death unless one is recorded already; returns the recorded one. */
     public Death markDead(int peer, String why, boolean groupAbort) {
         Death mine = new Death(why, groupAbort);
+        anyDead = true;
         return dead.compareAndSet(peer, null, mine) ? mine : dead.get(peer);
     }
 
@@ -56,6 +59,7 @@ public final class PeerFailures {
         Death mine = new Death("peer " + peer + " left the group (it closed it after finishing "
                 + (finishedBelow == 0 ? "no collective" : "the collectives before seq " + finishedBelow) + ")",
                 false, finishedBelow);
+        anyDead = true;
         return dead.compareAndSet(peer, null, mine) ? mine : dead.get(peer);
     }
 
@@ -73,6 +77,11 @@ public final class PeerFailures {
     /** Whether {@code peer} is known dead. */
     public boolean isDead(int peer) {
         return dead.get(peer) != null;
+    }
+
+    /** Whether any peer was recorded dead or departed (false: {@link #firstBlocking} is -1 for every collective). */
+    public boolean anyDead() {
+        return anyDead;
     }
 
     /** The first peer whose death stops collective {@code seq}, or -1. */

@@ -76,7 +76,11 @@ final class DataSend extends Mono<Void> {
             w.fail(channel.sendFailure(peer, e));
             return;
         }
-        f.addListener(w);
+        if (f.isDone()) {
+            w.operationComplete(f);   // written already (shared memory): no listener to register and notify
+        } else {
+            f.addListener(w);
+        }
     }
 
     /** The subscription and the write's listener. */

@@ -171,6 +171,9 @@ public final class GroupRuntime {
         if (shut != null) {
             return shut;
         }
+        if (!peerFailures.anyDead()) {
+            return null;
+        }
         int dead = peerFailures.firstBlocking(mailbox.nextSequence());
         return dead < 0 ? null : new PeerFailureException(name, rank, -1, dead, peerFailures.deathOf(dead), null);
     }

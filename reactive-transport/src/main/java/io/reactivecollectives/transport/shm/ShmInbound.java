@@ -43,6 +43,9 @@ final class ShmInbound {
         this.frames = frames;
     }
 
+    /** A read at least this large hands its space back at once; smaller ones at the end of the poll. */
+    private static final int RELEASE_BYTES = 16 << 10;
+
     /**
      * Reads whole or partial frames, about {@code budget} bytes at most.
      *
@@ -73,6 +76,9 @@ final class ShmInbound {
                 break;
             }
             ring.read(partial, n);
+            if (n >= RELEASE_BYTES) {
+                ring.release();   // a large piece: the producer refills while this one is delivered
+            }
             remaining -= n;
             done += n;
             if (remaining == 0) {
@@ -81,8 +87,11 @@ final class ShmInbound {
                 frames.onFrame(f);
             }
         }
-        if (done > 0 && ring.takeWaiting()) {
-            segment.wake(producer);
+        if (done > 0) {
+            ring.release();   // once per poll: the producer's view of the head moves once, not per frame
+            if (ring.takeWaiting()) {
+                segment.wake(producer);
+            }
         }
         return done;
     }

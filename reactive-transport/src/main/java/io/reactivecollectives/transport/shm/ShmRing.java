@@ -167,13 +167,19 @@ final class ShmRing {
         }
     }
 
-    /** Frees {@code n} bytes at the consumer's position. */
+    /** Frees {@code n} bytes at the consumer's position, for the producer once {@link #release()}d. */
     void consume(int n) {
         head += n;
-        LONGS.setRelease(map, control + HEAD, head);
     }
 
-    /** After consuming: clears and answers the producer's waiting mark (with a full fence before the read). */
+    /** Hands the space consumed so far back to the producer (one release store; none if nothing is new). */
+    void release() {
+        if ((long) LONGS.getOpaque(map, control + HEAD) != head) {
+            LONGS.setRelease(map, control + HEAD, head);
+        }
+    }
+
+    /** After {@link #release()}: clears and answers the producer's waiting mark (with a full fence before the read). */
     boolean takeWaiting() {
         VarHandle.fullFence();
         return (int) INTS.getVolatile(map, control + WAITING) == 1

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * One ring seen from both ends (two {@link ShmRing} objects over the same memory, as the two
- * processes hold them): writes become visible only when published, a producer whose copy of the
+ * processes hold them): writes become visible only when published, space only when released, a producer whose copy of the
  * consumer's position says full looks again, and bytes come out in order across the wrap.
  */
 class ShmRingTest {
@@ -38,11 +38,14 @@ class ShmRingTest {
 
             // the producer's copy of the consumer's position is stale: it must look again to see the room
             consumer.read(dst, 40);
+            assertEquals(CAPACITY - 40, producer.free(), "not released yet");
+            consumer.release();
             assertEquals(CAPACITY, producer.free());
             assertEquals(50, producer.write(src, 40, 50), "wraps around once the consumer freed the space");
             producer.publish();
             assertEquals(50, consumer.available());
             consumer.read(dst, 50);
+            consumer.release();
             assertEquals(90, dst.readableBytes());
             for (int i = 0; i < 90; i++) {
                 assertEquals((byte) i, dst.getByte(i), "byte " + i);
@@ -52,7 +55,9 @@ class ShmRingTest {
             assertEquals(0, producer.write(src, 90 + CAPACITY, 10), "full");
             producer.publish();
             consumer.read(dst, 16);
-            assertEquals(10, producer.write(src, 90 + CAPACITY, 10), "room again after the consumer read");
+            assertEquals(0, producer.write(src, 90 + CAPACITY, 10), "read but not released");
+            consumer.release();
+            assertEquals(10, producer.write(src, 90 + CAPACITY, 10), "room again after the consumer released");
         } finally {
             src.release();
             dst.release();
