@@ -77,11 +77,7 @@ final class ExchangeReduce extends Mono<Void> {
 
     /** Checks the piece's length and reduces it into place; does not release it. */
     private void work(ByteBuf in) {
-        int length = length();
-        if (in.readableBytes() != length) {
-            throw p.protocolError(peer, "rank " + peer + " sent " + in.readableBytes() + " bytes for step " + step
-                    + " chunk " + chunk + ", expected " + length + " (do the tensors have the same size on every rank?)");
-        }
+        ReceiveInto.checkLength(p, peer, step, chunk, in, length());
         if (count > 0) {
             ReduceKernels.reduceIntoScattered(op, dtype, buf, index, in, in.readerIndex(), count);
         }

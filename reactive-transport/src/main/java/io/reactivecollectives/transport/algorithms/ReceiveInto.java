@@ -60,14 +60,19 @@ final class ReceiveInto extends Mono<Void> {
 
     /** Checks the piece's length and reduces or copies it into place; does not release it. */
     void work(ByteBuf in) {
-        if (in.readableBytes() != length) {
-            throw p.protocolError(peer, "rank " + peer + " sent " + in.readableBytes() + " bytes for step " + step
-                    + " chunk " + chunk + ", expected " + length + " (do the tensors have the same size on every rank?)");
-        }
+        checkLength(p, peer, step, chunk, in, length);
         if (op == null) {
             ByteCopies.copy(in, in.readerIndex(), dst, index, length);
         } else if (count > 0) {
             ReduceKernels.reduceIntoScattered(op, dtype, dst, index, in, in.readerIndex(), count);
+        }
+    }
+
+    /** Fails with a protocol error naming {@code peer} unless {@code in} holds {@code length} bytes. */
+    static void checkLength(Peers p, int peer, int step, int chunk, ByteBuf in, int length) {
+        if (in.readableBytes() != length) {
+            throw p.protocolError(peer, "rank " + peer + " sent " + in.readableBytes() + " bytes for step " + step
+                    + " chunk " + chunk + ", expected " + length + " (do the tensors have the same size on every rank?)");
         }
     }
 
