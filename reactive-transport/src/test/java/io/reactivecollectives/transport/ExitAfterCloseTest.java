@@ -2,15 +2,9 @@ package io.reactivecollectives.transport;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -24,46 +18,13 @@ class ExitAfterCloseTest {
 
     @Test
     void peersHearTheGoodbyeOfARankThatExitsRightAfterClose() throws Exception {
-        Path dir = Files.createTempDirectory("rc-exit-after-close");
-        Path storeFile = dir.resolve("store");
-        List<Process> procs = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        try {
-            for (int r = 0; r < 2; r++) {
-                Path log = Files.createTempFile("rc-exit-rank" + r, ".log");
-                logs.add(log);
-                List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                        "-cp", System.getProperty("java.class.path"), ExitAfterCloseMain.class.getName(),
-                        storeFile.toString(), String.valueOf(r));
-                procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
-            }
-            boolean[] exited = new boolean[2];
-            for (int r = 0; r < 2; r++) {
-                exited[r] = procs.get(r).waitFor(60, TimeUnit.SECONDS);
-            }
-            String all = "--- rank 0:\n" + read(logs.get(0)) + "--- rank 1:\n" + read(logs.get(1));
-            for (int r = 0; r < 2; r++) {
-                assertTrue(exited[r], "rank " + r + " did not finish:\n" + all);
-                assertEquals(0, procs.get(r).exitValue(), "rank " + r + " failed:\n" + all);
-            }
+        try (RankProcesses ranks = RankProcesses.start("exit", 2, ExitAfterCloseMain.class, r -> List.of())) {
+            String all = ranks.assertAllSucceed(Duration.ofSeconds(60));
             // in flight when the GOODBYE came ("barrier[seq=N]"), or refused at once when it came first
             // (shared memory delivers it within microseconds: "barrier rank 1: peer 0 left ...")
-            assertTrue(read(logs.get(1)).contains("RANK 1 SAW barrier"), all);
-            assertTrue(read(logs.get(1)).contains("rank 1: peer 0 left the group (it closed it after finishing"),
+            assertTrue(ranks.log(1).contains("RANK 1 SAW barrier"), all);
+            assertTrue(ranks.log(1).contains("rank 1: peer 0 left the group (it closed it after finishing"),
                     "rank 1 should have heard rank 0's GOODBYE, not just the end of the connection:\n" + all);
-        } finally {
-            procs.forEach(Process::destroyForcibly);
-            Files.deleteIfExists(storeFile);
-            Files.deleteIfExists(dir);
-            for (Path l : logs) {
-                Files.deleteIfExists(l);
-            }
         }
-    }
-
-    private static String read(Path p) throws IOException {
-        return Files.readString(p, StandardCharsets.UTF_8);
     }
 }

@@ -3,15 +3,9 @@ package io.reactivecollectives.transport;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -37,45 +31,12 @@ class ProcessesTest {
 
     private void run(java.util.function.IntFunction<String> option, String via) throws Exception {
         int world = 3;
-        Path dir = Files.createTempDirectory("rc-processes");
-        Path storeFile = dir.resolve("store");
-        List<Process> procs = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        try {
+        try (RankProcesses ranks = RankProcesses.start("processes", world, RankMain.class,
+                r -> List.of(option.apply(r)), String.valueOf(world))) {
+            String all = ranks.assertAllSucceed(Duration.ofSeconds(120));
             for (int r = 0; r < world; r++) {
-                Path log = Files.createTempFile("rc-rank" + r, ".log");
-                logs.add(log);
-                List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", option.apply(r),
-                        "-cp", System.getProperty("java.class.path"), RankMain.class.getName(),
-                        storeFile.toString(), String.valueOf(r), String.valueOf(world));
-                procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
-            }
-            boolean[] exited = new boolean[world];
-            for (int r = 0; r < world; r++) {
-                exited[r] = procs.get(r).waitFor(120, TimeUnit.SECONDS);
-            }
-            StringBuilder all = new StringBuilder();
-            for (int r = 0; r < world; r++) {
-                all.append("--- rank ").append(r).append(":\n").append(read(logs.get(r)));
-            }
-            for (int r = 0; r < world; r++) {
-                assertTrue(exited[r], "rank " + r + " did not finish:\n" + all);
-                assertEquals(0, procs.get(r).exitValue(), "rank " + r + " failed:\n" + all);
-                assertTrue(read(logs.get(r)).contains("RANK " + r + " OK via " + via), all.toString());
-            }
-        } finally {
-            procs.forEach(Process::destroyForcibly);
-            Files.deleteIfExists(storeFile);
-            Files.deleteIfExists(dir);
-            for (Path l : logs) {
-                Files.deleteIfExists(l);
+                assertTrue(ranks.log(r).contains("RANK " + r + " OK via " + via), all);
             }
         }
-    }
-
-    private static String read(Path p) throws IOException {
-        return Files.readString(p, StandardCharsets.UTF_8);
     }
 }
