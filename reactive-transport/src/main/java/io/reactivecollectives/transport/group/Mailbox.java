@@ -199,21 +199,13 @@ public final class Mailbox {
      * Hands an inbound DATA payload to its receive or keeps it until asked for; takes ownership of
      * {@code payload}. Frames of collectives that already finished here (after an abort) are dropped;
      * a duplicate is a protocol violation ({@link Delivery#violation()}: the caller closes the
-     * connection). The frame carries an agreement (word, count): a frame that disagrees with the running local collective is released and reported
-     * ({@link Delivery#disagrees()}: the caller fails the collective); one that arrives before the
-     * collective opened is kept and checked at {@link #disagreement}. A frame whose word asks for a
-     * receipt ({@link CollectiveBox#ACK_REQUESTED}) is acknowledged by the caller now
-     * ({@link Delivery#ackNow()}) or, early, by the collective once it opened ({@link #takeOwedAcks}).
-     */
-    public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload) {
-        return deliver(seq, tag, step, chunk, source, word, count, payload, null);
-    }
-
-    /**
-     * {@link #deliver(long, int, int, int, int, long, long, ByteBuf)} that sends the receipt a frame
-     * asks for through {@code receipts} itself, before the payload goes to its receive: the sender
-     * learns of the agreement without waiting for what the receiver does next with the data (a small
-     * broadcast's root waits for exactly that); {@link Delivery#ackNow()} is then false.
+     * connection). The frame carries an agreement (word, count): a frame that disagrees with the
+     * running local collective is released and reported ({@link Delivery#disagrees()}: the caller
+     * fails the collective); one that arrives before the collective opened is kept and checked at
+     * {@link #disagreement}. A frame whose word asks for a receipt ({@link CollectiveBox#ACK_REQUESTED})
+     * is acknowledged through {@code receipts} before the payload goes to its receive (the sender
+     * learns of the agreement without waiting for what the receiver does next with the data) or,
+     * early, by the collective once it opened ({@link #takeOwedAcks}).
      */
     public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload,
                             ReceiptSender receipts) {
@@ -261,16 +253,15 @@ public final class Mailbox {
             onPressure.run();
         }
         if (violation != null) {
-            return new Delivery(violation, false, false);
+            return new Delivery(violation, false);
         }
-        if (ackNow && receipts != null) {
+        if (ackNow) {
             receipts.acknowledge(source, seq);
-            ackNow = false;
         }
         if (waiter != null) {
             waiter.success(payload);
         }
-        return ackNow ? Delivery.ACK : Delivery.OK;
+        return Delivery.OK;
     }
 
     /**

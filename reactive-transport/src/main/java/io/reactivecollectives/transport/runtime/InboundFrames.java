@@ -88,8 +88,6 @@ public final class InboundFrames implements FrameListener {
             if (made[0] != null) {
                 aborts.tellPeers(seq, made[0]);
             }
-        } else if (d.ackNow()) {
-            aborts.acknowledge(peer, seq);
         }
     }
 

@@ -29,7 +29,7 @@ class MailboxReceiveTest {
     }
 
     private void deliver(int step, ByteBuf b) {
-        mailbox.deliver(box.sequence(), 0, step, 0, 1, 0L, 0L, b);
+        mailbox.deliver(box.sequence(), 0, step, 0, 1, 0L, 0L, b, (peer, seq) -> { });
     }
 
     @Test
