@@ -39,12 +39,14 @@ final class ShmRing {
     private final long data;
     private final int capacity;
     private final int mask;
-    /** The producer's position, published or not (producer only). */
+    /** The producer's position, published or not, and the last one published (producer only). */
     private long tail;
+    private long publishedTail;
     /** The consumer's position as the producer last read it (producer only). */
     private long seenHead;
-    /** The consumer's position (consumer only). */
+    /** The consumer's position and the last one released (consumer only). */
     private long head;
+    private long releasedHead;
 
     /**
      * @param map      the whole shared mapping
@@ -59,8 +61,10 @@ final class ShmRing {
         this.capacity = capacity;
         this.mask = capacity - 1;
         this.tail = (long) LONGS.getOpaque(map, control + TAIL);
+        this.publishedTail = tail;
         this.seenHead = (long) LONGS.getAcquire(map, control + HEAD);
         this.head = seenHead;
+        this.releasedHead = head;
     }
 
     // ---- producer side ----
@@ -93,7 +97,8 @@ final class ShmRing {
 
     /** Makes everything written so far visible to the consumer (one release store; none if nothing is new). */
     void publish() {
-        if ((long) LONGS.getOpaque(map, control + TAIL) != tail) {
+        if (publishedTail != tail) {
+            publishedTail = tail;
             LONGS.setRelease(map, control + TAIL, tail);
         }
     }
@@ -174,7 +179,8 @@ final class ShmRing {
 
     /** Hands the space consumed so far back to the producer (one release store; none if nothing is new). */
     void release() {
-        if ((long) LONGS.getOpaque(map, control + HEAD) != head) {
+        if (releasedHead != head) {
+            releasedHead = head;
             LONGS.setRelease(map, control + HEAD, head);
         }
     }
