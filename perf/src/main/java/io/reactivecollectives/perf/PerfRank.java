@@ -259,8 +259,7 @@ final class PerfRank {
         } finally {
             verdict.release();
         }
-        long[] timed = {timedNanos, collectives};
-        double mine = timed[0] / 1e9 / timed[1];
+        double mine = timedNanos / 1e9 / collectives;
         switch (o.average) {
             case 0: return broadcastFromZero(group, mine);
             case 1: return combine(group, mine, ReduceOp.SUM) / group.size();

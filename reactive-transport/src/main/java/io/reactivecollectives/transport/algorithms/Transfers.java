@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import reactor.core.publisher.Mono;
@@ -60,6 +61,6 @@ public final class Transfers {
      * completes when both are done. A non-empty message from {@code from} is a protocol error.
      */
     public static Mono<Void> exchangeEmpty(Peers p, int to, int from, int step) {
-        return new ExchangeReduce(p, to, from, step, 0, null, null, io.netty.buffer.Unpooled.EMPTY_BUFFER, 0, 0);
+        return new ExchangeReduce(p, to, from, step, 0, null, null, Unpooled.EMPTY_BUFFER, 0, 0);
     }
 }
