@@ -148,6 +148,23 @@ public final class CollectiveMetrics implements AutoCloseable {
      * @return the timer
      */
     public Timer timer(OpType op, DType dtype, String algorithm, String outcome) {
+        LastTimer l = lastTimer;
+        if (l != null && l.op == op && l.dtype == dtype && Objects.equals(l.algorithm, algorithm)
+                && Objects.equals(l.outcome, outcome)) {
+            return l.timer;
+        }
+        Timer t = lookUp(op, dtype, algorithm, outcome);
+        lastTimer = new LastTimer(op, dtype, algorithm, outcome, t);
+        return t;
+    }
+
+    /** The timer {@link #timer} returned last, with its tags: a chain of like collectives finds it without a map lookup. */
+    private record LastTimer(OpType op, DType dtype, String algorithm, String outcome, Timer timer) {
+    }
+
+    private volatile LastTimer lastTimer;
+
+    private Timer lookUp(OpType op, DType dtype, String algorithm, String outcome) {
         String alg = algorithm == null ? MetricNames.NONE : algorithm.toLowerCase(Locale.ROOT);
         return timers.computeIfAbsent(new TimerKey(op, dtype, alg, outcome), k -> track(Timer.builder(MetricNames.COLLECTIVE)
                 .description("collective duration on this rank")
@@ -236,6 +253,7 @@ public final class CollectiveMetrics implements AutoCloseable {
             registry.remove(m);
         }
         registered.clear();
+        lastTimer = null;
         timers.clear();
         errors.clear();
     }

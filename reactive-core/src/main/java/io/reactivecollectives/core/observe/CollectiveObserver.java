@@ -106,7 +106,36 @@ public final class CollectiveObserver {
      */
     public <T> Mono<T> observe(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
                                String algorithm, Function<FlightRecorder.Entry, Mono<T>> body) {
-        Run run = begin(seq, op, dtype, inputShapes, outputShapes, algorithm);
+        return observe(seq, op, dtype, inputShapes, outputShapes, algorithm, System.nanoTime(), false, body);
+    }
+
+    /**
+     * {@link #observe(long, OpType, DType, long[][], long[][], String, Function)} for a caller that
+     * already read the clock as the collective started (so that a collective costs one clock reading
+     * at its start and one at its end): the entry is recorded, and counts as started, at
+     * {@code startNanos}, and the duration in {@code rc.collective} runs from it. Call it, as the
+     * other, inside the collective's {@code Mono.defer}, and subscribe to the result at once.
+     *
+     * @param <T>          what the collective emits
+     * @param seq          the collective's sequence number
+     * @param op           the op
+     * @param dtype        the element type, null where the op has none
+     * @param inputShapes  shapes of the input tensors
+     * @param outputShapes shapes of the output tensors
+     * @param algorithm    the algorithm, null if not chosen yet
+     * @param startNanos   {@link System#nanoTime()} as the collective started
+     * @param body         builds the collective's work
+     * @return {@code body}'s {@code Mono}, observed
+     */
+    public <T> Mono<T> observe(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
+                               String algorithm, long startNanos, Function<FlightRecorder.Entry, Mono<T>> body) {
+        return observe(seq, op, dtype, inputShapes, outputShapes, algorithm, startNanos, true, body);
+    }
+
+    private <T> Mono<T> observe(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
+                                String algorithm, long now, boolean startedNow, Function<FlightRecorder.Entry, Mono<T>> body) {
+        Run run = begin(seq, op, dtype, inputShapes, outputShapes, algorithm, now);
+        run.startedNow = startedNow;
         Mono<T> work;
         try {
             work = Objects.requireNonNull(body.apply(run.entry), "body returned null");
@@ -138,7 +167,7 @@ public final class CollectiveObserver {
      */
     public <T> Flux<T> observeMany(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes,
                                    String algorithm, Function<FlightRecorder.Entry, Flux<T>> body) {
-        Run run = begin(seq, op, dtype, inputShapes, outputShapes, algorithm);
+        Run run = begin(seq, op, dtype, inputShapes, outputShapes, algorithm, System.nanoTime());
         Flux<T> work;
         try {
             work = Objects.requireNonNull(body.apply(run.entry), "body returned null");
@@ -159,8 +188,8 @@ public final class CollectiveObserver {
     }
 
     /** Records the collective (SCHEDULED) and counts it in flight. */
-    private Run begin(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm) {
-        long now = System.nanoTime();
+    private Run begin(long seq, OpType op, DType dtype, long[][] inputShapes, long[][] outputShapes, String algorithm,
+                      long now) {
         Run run = new Run(recorder.record(seq, op, dtype, inputShapes, outputShapes, algorithm, now), now);
         if (metrics != null) {
             metrics.collectiveStarted();
@@ -207,12 +236,21 @@ public final class CollectiveObserver {
 
         final FlightRecorder.Entry entry;
         final long t0;
+        boolean startedNow;   // the entry counts as started at t0 (no clock reading at subscription)
         volatile Observation observation;
         volatile int ended;
 
         Run(FlightRecorder.Entry entry, long t0) {
             this.entry = entry;
             this.t0 = t0;
+        }
+
+        void started() {
+            if (startedNow) {
+                entry.startedAt(t0);
+            } else {
+                entry.started();
+            }
         }
 
         /** Starts the observation (on subscription, with the subscriber's context) and returns it. */

@@ -482,7 +482,15 @@ public final class FlightRecorder {
          */
         public Entry started() {
             if (state == State.SCHEDULED) {
-                startedNanos = System.nanoTime();
+                startedAt(System.nanoTime());
+            }
+            return this;
+        }
+
+        /** {@link #started()} at {@code nowNanos}. */
+        Entry startedAt(long nowNanos) {
+            if (state == State.SCHEDULED) {
+                startedNanos = nowNanos;
                 STATE.compareAndSet(this, State.SCHEDULED, State.STARTED);
             }
             return this;

@@ -55,7 +55,7 @@ final class ObservedMono<T> extends Mono<T> {
         public void onSubscribe(Subscription s) {
             if (Operators.validate(upstream, s)) {
                 upstream = s;
-                parent.run.entry.started();
+                parent.run.started();
                 actual.onSubscribe(this);
             }
         }

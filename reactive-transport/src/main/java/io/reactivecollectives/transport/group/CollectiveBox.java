@@ -43,7 +43,7 @@ public final class CollectiveBox {
     BitSet acksAwaited;
     Receipts.Waiter ackWaiter;
     CollectiveException receiptFailure;
-    boolean ended;                  // the local collective signalled its result (its box may still be open)
+    volatile boolean ended;                // the local collective signalled its result (its box may still be open)
 
     CollectiveBox(long sequence) {
         this.sequence = sequence;

@@ -7,11 +7,15 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
+import reactor.util.concurrent.Queues;
+
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The deadlines of a group's in-flight collectives, checked by one periodic task (as NCCL's
@@ -19,9 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A timer per collective ({@code Mono.timeout(Duration)}) puts a task in a scheduled executor's
  * queue and wakes its thread on every call, and cancels it again when the collective completes:
- * for a chain of small collectives that wake-up is a large share of the latency. Here arming and
- * disarming a deadline is a map insertion and removal, and a collective's alarm fires within one
- * {@link #tick()} of its deadline.
+ * for a chain of small collectives that wake-up is a large share of the latency. Here arming a
+ * deadline is one allocation and one append to a lock-free multi-producer queue, disarming it one
+ * write to the alarm; the periodic check moves new alarms into a list only it touches, drops the
+ * disarmed ones and fires the due ones, so a collective's alarm fires within one {@link #tick()}
+ * of its deadline.
  *
  * <p>The deadlines are timed by Reactor's parallel scheduler ({@link Schedulers#parallel()} at the
  * time an alarm is armed). While that scheduler keeps the system's time, the periodic check here
@@ -31,8 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class CollectiveWatchdog implements AutoCloseable {
 
-    private final ConcurrentHashMap<Long, Alarm> armed = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
+    private final Queue<Alarm> incoming = Queues.<Alarm>unboundedMultiproducer().get();
+    private final List<Alarm> live = new ArrayList<>();   // guarded by this: the check's own list
     private final Duration tick;
     private final Disposable task;
 
@@ -66,8 +72,19 @@ public final class CollectiveWatchdog implements AutoCloseable {
     }
 
     /** Deadlines armed and not yet fired or disarmed (diagnostics). */
-    public int armedCount() {
-        return armed.size();
+    public synchronized int armedCount() {
+        drain();
+        int n = 0;
+        for (Alarm a : live) {
+            n += a.state == Alarm.ARMED ? 1 : 0;
+        }
+        return n;
+    }
+
+    /** Alarms the check still holds, disarmed ones not yet dropped included (tests: memory stays bounded). */
+    synchronized int tracked() {
+        drain();
+        return live.size();
     }
 
     /**
@@ -75,7 +92,7 @@ public final class CollectiveWatchdog implements AutoCloseable {
      * {@link Alarm#fired()} emits a value then (on the watchdog's scheduler).
      */
     public Alarm arm(Duration timeout) {
-        return arm(timeout, null);
+        return arm(timeout, null, System.nanoTime());
     }
 
     /**
@@ -84,15 +101,22 @@ public final class CollectiveWatchdog implements AutoCloseable {
      * that scheduler's), so it must not block.
      */
     public Alarm arm(Duration timeout, Runnable onFire) {
-        long id = ids.incrementAndGet();
+        return arm(timeout, onFire, System.nanoTime());
+    }
+
+    /**
+     * {@link #arm(Duration, Runnable)} for a caller that already read the clock: the deadline is
+     * {@code nowNanos} ({@link System#nanoTime()}) plus {@code timeout}.
+     */
+    public Alarm arm(Duration timeout, Runnable onFire, long nowNanos) {
         Scheduler clock = Schedulers.parallel();
         if (!keepsSystemTime(clock)) {
-            Alarm a = new Alarm(id, clock.now(TimeUnit.NANOSECONDS) + timeout.toNanos(), onFire);
-            a.task = clock.schedule(a::fire, timeout.toNanos(), TimeUnit.NANOSECONDS);
+            Alarm a = new Alarm(clock.now(TimeUnit.NANOSECONDS) + timeout.toNanos(), onFire);
+            a.task = clock.schedule(a::fireIfArmed, timeout.toNanos(), TimeUnit.NANOSECONDS);
             return a;
         }
-        Alarm a = new Alarm(id, System.nanoTime() + timeout.toNanos(), onFire);
-        armed.put(id, a);
+        Alarm a = new Alarm(nowNanos + timeout.toNanos(), onFire);
+        incoming.offer(a);
         return a;
     }
 
@@ -118,45 +142,68 @@ public final class CollectiveWatchdog implements AutoCloseable {
     }
 
     private void check() {
-        long now = System.nanoTime();
-        java.util.List<Alarm> due = null;
-        for (Iterator<Alarm> it = armed.values().iterator(); it.hasNext(); ) {
-            Alarm a = it.next();
-            if (now - a.deadline >= 0) {
-                it.remove();
-                if (due == null) {
-                    due = new java.util.ArrayList<>();
-                }
-                due.add(a);
-            }
-        }
-        if (due != null) {
-            // all that are due, earliest deadline first, after the scan
-            due.sort(java.util.Comparator.comparingLong(a -> a.deadline - now));
-            for (Alarm a : due) {
-                a.fire();
-            }
+        List<Alarm> due = dueAlarms(System.nanoTime());
+        for (Alarm a : due) {
+            a.fire();
         }
     }
 
-    /** Stops the checks; alarms still armed never fire. */
+    /** The alarms due at {@code now}, earliest deadline first, taken off the list with the disarmed ones. */
+    private synchronized List<Alarm> dueAlarms(long now) {
+        drain();
+        List<Alarm> due = List.of();
+        int kept = 0;
+        for (int i = 0, n = live.size(); i < n; i++) {
+            Alarm a = live.get(i);
+            if (a.state != Alarm.ARMED) {
+                continue;
+            }
+            if (now - a.deadline >= 0 && Alarm.STATE.compareAndSet(a, Alarm.ARMED, Alarm.FIRED)) {
+                if (due.isEmpty()) {
+                    due = new ArrayList<>();
+                }
+                due.add(a);
+                continue;
+            }
+            live.set(kept++, a);
+        }
+        live.subList(kept, live.size()).clear();
+        if (due.size() > 1) {
+            due.sort(Comparator.comparingLong(a -> a.deadline - now));
+        }
+        return due;
+    }
+
+    private void drain() {
+        for (Alarm a; (a = incoming.poll()) != null; ) {
+            live.add(a);
+        }
+    }
+
     @Override
     public void close() {
         task.dispose();
-        armed.clear();
+        synchronized (this) {
+            incoming.clear();
+            live.clear();
+        }
     }
 
     /** One collective's deadline. */
-    public final class Alarm {
-        private final long id;
+    public static final class Alarm {
+        static final int ARMED = 0;
+        static final int DISARMED = 1;
+        static final int FIRED = 2;
+        static final AtomicIntegerFieldUpdater<Alarm> STATE = AtomicIntegerFieldUpdater.newUpdater(Alarm.class, "state");
+
         private final long deadline;
         private final Runnable onFire;
         private Sinks.One<Boolean> sink;   // made on the first fired(), for alarms without a callback
         private boolean fired;
+        volatile int state;
         private volatile Disposable task;  // the alarm's task on a parallel scheduler not on system time; else null
 
-        private Alarm(long id, long deadline, Runnable onFire) {
-            this.id = id;
+        private Alarm(long deadline, Runnable onFire) {
             this.deadline = deadline;
             this.onFire = onFire;
         }
@@ -176,6 +223,13 @@ public final class CollectiveWatchdog implements AutoCloseable {
             return s.asMono();
         }
 
+        /** The virtual-time task: fires unless disarmed. */
+        private void fireIfArmed() {
+            if (STATE.compareAndSet(this, ARMED, FIRED)) {
+                fire();
+            }
+        }
+
         private void fire() {
             Sinks.One<Boolean> s;
             synchronized (this) {
@@ -190,13 +244,14 @@ public final class CollectiveWatchdog implements AutoCloseable {
             }
         }
 
-        /** Removes the alarm; it will not fire. */
+        /** The alarm will not fire (unless the watchdog is firing it at this moment); one write. */
         public void disarm() {
             Disposable t = task;
             if (t != null) {
+                state = DISARMED;
                 t.dispose();
-            } else {
-                armed.remove(id);
+            } else if (state == ARMED) {
+                state = DISARMED;
             }
         }
     }

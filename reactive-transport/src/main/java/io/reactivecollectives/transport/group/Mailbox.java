@@ -34,7 +34,7 @@ public final class Mailbox {
     private final Runnable onRelief;
     private final HashMap<Long, CollectiveBox> boxes = new HashMap<>();
     private CollectiveBox recent;  // the box last looked up: found without boxing its sequence number
-    private long nextSequence;
+    private volatile long nextSequence;   // written under the lock; read without it
 
     /**
      * @param maxUnclaimed byte budget of frames that arrived before they were asked for
@@ -54,34 +54,52 @@ public final class Mailbox {
      * frames that arrived early). A collective a peer already aborted gets a box that fails at
      * once, with {@code abortError} making the error.
      */
-    public synchronized CollectiveBox open(String op) {
-        return open(op, 0L, 0L);
+    public CollectiveBox open(String op) {
+        return open(op, 0L, 0L, System.nanoTime());
     }
 
     /**
-     * {@link #open(String)} for a collective whose DATA frames are checked against (word, count):
-     * see {@link #disagreement}.
+     * {@link #open(String)} for a collective whose DATA frames are checked against (word, count)
+     * (see {@link #disagreement}), opened at {@code nowNanos} ({@link System#nanoTime()}, the
+     * caller's one clock reading for the collective).
+     *
+     * <p>What arrived before the box was opened (early frames' agreement and receipts owed, a
+     * peer's abort) is written only while the box has no owner, under this lock: once this call
+     * returns it no longer changes, so {@link #disagreement}, {@link #takeOwedAcks} and
+     * {@link #pendingAbort} read it without the lock (on the opening thread, or one that the
+     * subscription handed over to).
      */
-    public synchronized CollectiveBox open(String op, long word, long count) {
-        long seq = nextSequence++;
-        CollectiveBox box = boxes.computeIfAbsent(seq, CollectiveBox::new);
-        box.op = op;
-        box.openedNanos = System.nanoTime();
-        box.word = word;
-        box.count = count;
+    public CollectiveBox open(String op, long word, long count, long nowNanos) {
+        CollectiveBox box;
+        synchronized (this) {
+            long seq = nextSequence;
+            nextSequence = seq + 1;
+            box = boxOf(seq);
+            if (box == null) {
+                box = new CollectiveBox(seq);
+                boxes.put(seq, box);
+            }
+            box.op = op;
+            box.openedNanos = nowNanos;
+            box.word = word;
+            box.count = count;
+        }
         return box;
     }
 
     /**
      * The first early frame (arrived before {@link #open}) whose agreement differs from the box's,
-     * or null; call after {@link #open}.
+     * or null; call after {@link #open}, by the collective that opened the box.
      */
-    public synchronized Disagreement disagreement(CollectiveBox box) {
+    public Disagreement disagreement(CollectiveBox box) {
         return box.earlyDisagreement();
     }
 
-    /** The sources whose early frames asked for a receipt (the caller sends them), cleared. */
-    public synchronized int[] takeOwedAcks(CollectiveBox box) {
+    /**
+     * The sources whose early frames asked for a receipt (the caller sends them), cleared; by the
+     * collective that opened the box.
+     */
+    public int[] takeOwedAcks(CollectiveBox box) {
         if (box.acksOwed == null) {
             return NO_ACKS;
         }
@@ -107,7 +125,7 @@ public final class Mailbox {
     }
 
     /** Sequence number the next collective will get. */
-    public synchronized long nextSequence() {
+    public long nextSequence() {
         return nextSequence;
     }
 
@@ -116,10 +134,7 @@ public final class Mailbox {
      * started here (call after {@link #open}), or null when no peer aborted it.
      */
     public CollectiveException pendingAbort(CollectiveBox box) {
-        Function<CollectiveBox, CollectiveException> f;
-        synchronized (this) {
-            f = box.pendingAbort;
-        }
+        Function<CollectiveBox, CollectiveException> f = box.pendingAbort;
         return f == null ? null : f.apply(box);
     }
 
@@ -358,7 +373,7 @@ public final class Mailbox {
     }
 
     /** The local collective of {@code box} ended here (before its result goes downstream). */
-    public synchronized void ended(CollectiveBox box) {
+    public void ended(CollectiveBox box) {
         box.ended = true;
     }
 

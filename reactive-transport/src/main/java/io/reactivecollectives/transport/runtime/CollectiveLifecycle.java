@@ -50,11 +50,14 @@ final class CollectiveLifecycle<T> extends Mono<T> {
     private final CollectiveWatchdog watchdog;
     private final Duration timeout;
     private final Ending ending;
+    private final long startNanos;
 
-    CollectiveLifecycle(Mono<T> work, CollectiveWatchdog watchdog, Duration timeout, Ending ending) {
+    /** {@code startNanos}: when the collective started ({@link System#nanoTime()}); its deadline is that plus {@code timeout}. */
+    CollectiveLifecycle(Mono<T> work, CollectiveWatchdog watchdog, Duration timeout, long startNanos, Ending ending) {
         this.work = work;
         this.watchdog = watchdog;
         this.timeout = timeout;
+        this.startNanos = startNanos;
         this.ending = ending;
     }
 
@@ -89,7 +92,7 @@ final class CollectiveLifecycle<T> extends Mono<T> {
                 upstream = s;
                 actual.onSubscribe(this);
                 // armed once downstream holds the subscription: an alarm may fire at once
-                CollectiveWatchdog.Alarm a = parent.watchdog.arm(parent.timeout, this);
+                CollectiveWatchdog.Alarm a = parent.watchdog.arm(parent.timeout, this, parent.startNanos);
                 alarm = a;
                 if (ended != 0) {
                     a.disarm();   // it ended while the subscription was handed down, before the alarm was set

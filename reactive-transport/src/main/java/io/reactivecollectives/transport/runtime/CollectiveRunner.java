@@ -62,8 +62,9 @@ public final class CollectiveRunner {
             CollectiveFingerprint fp = call.describe().apply(mailbox.nextSequence());
             // with the DETAIL check on, its exchange of whole fingerprints reports disagreements in full instead
             boolean detail = runtime.settings().checkCollectives();
+            long start = System.nanoTime();   // the one clock reading at the start: box, recorder, meters, deadline
             CollectiveBox box = mailbox.open(name, detail ? Agreement.NONE
-                    : Agreement.word(fp.op(), fp.dtype(), fp.reduceOp(), fp.root()), detail ? 0 : Agreement.count(fp));
+                    : Agreement.word(fp.op(), fp.dtype(), fp.reduceOp(), fp.root()), detail ? 0 : Agreement.count(fp), start);
             Object owner = box;
             String inUse = runtime.claims().claim(call.tensors(), owner, () -> name + "[seq=" + box.sequence() + "]");
             if (inUse != null) {
@@ -78,7 +79,7 @@ public final class CollectiveRunner {
             CollectiveChannel channel = new CollectiveChannel(runtime, box, call.op(), name, 0);
             Duration timeout = opts.timeout() != null ? opts.timeout() : runtime.settings().timeout();
             long[][] shapes = fp.shapes().toArray(new long[0][]);
-            return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes, null, entry -> {
+            return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes, null, start, entry -> {
                 channel.entry(entry);
                 Mono<T> work = Mono.defer(() -> {
                     agreeWithEarlyFrames(box);
@@ -87,7 +88,7 @@ public final class CollectiveRunner {
                 if (runtime.settings().checkCollectives()) {
                     work = FingerprintCheck.verify(channel, fp).then(work);
                 }
-                return new CollectiveLifecycle<>(work, runtime.watchdog(), timeout, new CollectiveLifecycle.Ending() {
+                return new CollectiveLifecycle<>(work, runtime.watchdog(), timeout, start, new CollectiveLifecycle.Ending() {
                     @Override
                     public Throwable mapError(Throwable e) {
                         Throwable mapped = e instanceof CollectiveException ? e : new CollectiveException(name,

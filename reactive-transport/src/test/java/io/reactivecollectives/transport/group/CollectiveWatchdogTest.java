@@ -56,6 +56,46 @@ class CollectiveWatchdogTest {
     }
 
     @Test
+    void disarmedAlarmsAreDroppedByTheNextCheck() throws InterruptedException {
+        Scheduler s = Schedulers.newSingle("watchdog-test", true);
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(5), s)) {
+            AtomicInteger fired = new AtomicInteger();
+            CollectiveWatchdog.Alarm kept = w.arm(Duration.ofHours(1), fired::incrementAndGet);
+            for (int i = 0; i < 100_000; i++) {
+                w.arm(Duration.ofMinutes(1), fired::incrementAndGet, System.nanoTime()).disarm();
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (w.tracked() > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(1, w.tracked(), "the disarmed alarms are gone, the armed one kept");
+            assertEquals(1, w.armedCount());
+            assertEquals(0, fired.get(), "no disarmed alarm fired");
+            kept.disarm();
+        } finally {
+            s.dispose();
+        }
+    }
+
+    @Test
+    void anAlarmArmedWithTheCallersClockReadingFiresFromThatReading() {
+        Scheduler s = Schedulers.newSingle("watchdog-test", true);
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(5), s)) {
+            AtomicInteger fired = new AtomicInteger();
+            // a reading 10 s old and a 1 s timeout: already due
+            w.arm(Duration.ofSeconds(1), fired::incrementAndGet, System.nanoTime() - Duration.ofSeconds(10).toNanos());
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (fired.get() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, fired.get());
+            assertEquals(0, w.armedCount());
+        } finally {
+            s.dispose();
+        }
+    }
+
+    @Test
     void theSharedWatchdogIsOneInstance() {
         assertTrue(CollectiveWatchdog.shared() == CollectiveWatchdog.shared());
         assertEquals(Duration.ofMillis(10), CollectiveWatchdog.shared().tick());
