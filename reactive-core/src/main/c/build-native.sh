@@ -17,6 +17,7 @@ java_home="$3"
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$here/rc_reduce_kernels.c"
 waits="$here/rc_waits.c"
+affinity="$here/rc_affinity.c"
 
 skip() {
   echo "[rc-native] not built: $1; the Java reduction kernels will be used (same results, slower)"
@@ -43,7 +44,8 @@ out="$classes/io/reactivecollectives/core/kernels/native/$os-$arch"
 lib="$out/librc_reduce_kernels.so"
 header="$headers/io_reactivecollectives_core_kernels_NativeReduceKernels.h"
 waits_header="$headers/io_reactivecollectives_core_kernels_NativeWaits.h"
-if [[ -f "$lib" && "$lib" -nt "$src" && "$lib" -nt "$waits" && "$lib" -nt "$0" ]]; then
+affinity_header="$headers/io_reactivecollectives_core_kernels_NativeAffinity.h"
+if [[ -f "$lib" && "$lib" -nt "$src" && "$lib" -nt "$waits" && "$lib" -nt "$affinity" && "$lib" -nt "$0" ]]; then
   echo "[rc-native] up to date: $lib"
   exit 0
 fi
@@ -60,8 +62,11 @@ check_waits=()
 if [[ -f "$waits_header" ]]; then
   check_waits=(-include "$waits_header")
 fi
+if [[ -f "$affinity_header" ]]; then
+  check_waits+=(-include "$affinity_header")
+fi
 mkdir -p "$out"
 "$cc" -O3 -fPIC -shared -std=c11 -Wall -Wextra -fno-strict-aliasing \
   -D_GNU_SOURCE -I"$java_home/include" -I"$java_home/include/$os" "${check_header[@]}" "${check_waits[@]}" \
-  -o "$lib" "$src" "$waits"
+  -o "$lib" "$src" "$waits" "$affinity"
 echo "[rc-native] built $out/librc_reduce_kernels.so with $("$cc" --version | head -1)"

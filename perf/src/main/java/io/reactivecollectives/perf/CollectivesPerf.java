@@ -71,7 +71,7 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     @Option(names = {"-r", "--root"}, defaultValue = "0", description = "root of broadcast, reduce, gather, scatter (default ${DEFAULT-VALUE})")
     int root;
 
-    @Option(names = {"-n", "--iters"}, defaultValue = "200", description = "collectives in the first timed batch below 1 MiB, a tenth (>= 5) from 1 MiB; a batch under 50 ms makes the next ten times as long (default ${DEFAULT-VALUE})")
+    @Option(names = {"-n", "--iters"}, defaultValue = "200", description = "collectives in the first batch below 1 MiB, a tenth (>= 5) from 1 MiB; a batch under 50 ms calibrates (not timed, the next ten times as long) (default ${DEFAULT-VALUE})")
     int iters;
 
     @Option(names = {"-w", "--warmup_iters", "--warmup-iters", "--warmup"}, defaultValue = "5", description = "warm-up iterations per round (default ${DEFAULT-VALUE})")
@@ -97,7 +97,7 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     int repeat;
 
     @Option(names = "--min-time-ms", defaultValue = "500",
-            description = "each timing runs batches of -n collectives until at least this long (default ${DEFAULT-VALUE})")
+            description = "each timing runs batches until the timed ones (50 ms or longer) add up to at least this long (default ${DEFAULT-VALUE})")
     long minTimeMs;
 
     @Option(names = "--segment", defaultValue = "default",

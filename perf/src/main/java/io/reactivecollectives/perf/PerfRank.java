@@ -35,8 +35,10 @@ final class PerfRank {
     private static final long WARMUP_NANOS = 300_000_000L;
     /** Least warm-up of the first size timed, while the JIT's queue from the sweep warm-up drains. */
     private static final long FIRST_WARMUP_NANOS = 2_000_000_000L;
-    /** A timed batch shorter than this makes the next one ten times as long. */
+    /** A batch shorter than this calibrates (not timed): the next one is ten times as long. */
     private static final long GROW_BELOW_NANOS = 50_000_000L;
+    /** The largest batch. */
+    private static final int MAX_BATCH = 1_000_000;
     /** Least time of the first warm-up over every size of the sweep, while the JIT compiles each size's path. */
     private static final long SWEEP_WARMUP_NANOS = 8_000_000_000L;
 
@@ -218,10 +220,11 @@ final class PerfRank {
     }
 
     /**
-     * Mean seconds per collective, combined over the ranks as {@code -a} says: batches of {@code n}
-     * back-to-back runs until they add up to at least {@code --min-time-ms} (the agreement between
-     * batches is not timed); a batch shorter than {@link #GROW_BELOW_NANOS} makes the next ten times
-     * as long, on every rank.
+     * Mean seconds per collective, combined over the ranks as {@code -a} says: batches of
+     * back-to-back runs, starting at {@code n}, until the timed ones add up to at least
+     * {@code --min-time-ms} (the agreement between batches is not timed); a batch shorter than
+     * {@link #GROW_BELOW_NANOS} on any rank calibrates: it is not timed and the next is ten times as
+     * long, on every rank.
      */
     private double timeOnce(ProcessGroup group, OpBench bench, int n) {
         long warmStart = System.nanoTime();
@@ -242,18 +245,23 @@ final class PerfRank {
                 long t0 = System.nanoTime();
                 Flux.range(0, batch).concatMap(i -> bench.run()).then().block();
                 long dt = System.nanoTime() - t0;
-                timedNanos += dt;
-                collectives += batch;
-                // 0: done; 1: another batch; 2: another, ten times as long (the main thread's hand-offs at a
-                // batch's ends, tens of microseconds, stay under 1% of a batch); the ranks agree by MAX
-                verdict.setDouble(0, timedNanos >= minNanos ? 0 : dt < GROW_BELOW_NANOS ? 2 : 1);
+                // 0: count it, done; 1: count it, another batch; 2: a calibration batch (under
+                // GROW_BELOW_NANOS on some rank: not counted), the next ten times as long. The ranks agree
+                // by MAX, so every rank counts the same batches. Short batches are not timed because the
+                // switch from the main thread's blocking calls to the chained loop costs each of them
+                // several microseconds per collective at first (pollers settling on their cores).
+                boolean enough = timedNanos + dt >= minNanos;
+                verdict.setDouble(0, dt < GROW_BELOW_NANOS && batch < MAX_BATCH ? 2 : enough ? 0 : 1);
                 group.allReduce(verdict, ReduceOp.MAX).block();
                 double v = verdict.getDouble(0);
+                if (v == 2) {
+                    batch = (int) Math.min(batch * 10L, MAX_BATCH);
+                    continue;
+                }
+                timedNanos += dt;
+                collectives += batch;
                 if (v == 0) {
                     break;
-                }
-                if (v == 2) {
-                    batch = (int) Math.min(batch * 10L, 1_000_000L);
                 }
             }
         } finally {

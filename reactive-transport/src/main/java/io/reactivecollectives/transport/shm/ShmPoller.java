@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
  * writers ({@link ShmOutbound}): it polls while traffic flows and for a short budget after the
  * last of it ({@link AdaptiveSpin}; {@code -Drc.transport.shmSpinAdaptive=false} keeps it fixed), then marks itself asleep in the segment, checks once more and sleeps on its futex
  * word until a peer that wrote to it, or freed space it waits for, wakes it (or a timeout passes),
- * so an idle group costs no CPU and a busy one no system calls.
+ * so an idle group costs no CPU and a busy one no system calls. It runs on a processor of its own
+ * where the host has one per local rank ({@link PollerPlacement}).
  *
  * <p>Frames are delivered on this thread, which Reactor treats as non-blocking ({@link NonBlocking}),
  * as it does the event loops: code chained after a collective that blocks fails at once.
@@ -29,6 +30,7 @@ final class ShmPoller implements Runnable {
     private final AdaptiveSpin spin;
     private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
     private final Thread thread;
+    private final int cpu;   // the processor this thread binds itself to (PollerPlacement), or NONE
     private volatile boolean paused;
     private volatile boolean stopping;
     private volatile boolean finished;
@@ -41,6 +43,7 @@ final class ShmPoller implements Runnable {
         this.outbounds = outbounds;
         this.spin = new AdaptiveSpin(spinNanos, !"false".equals(System.getProperty("rc.transport.shmSpinAdaptive")));
         this.thread = new PollerThread(this, name);
+        this.cpu = PollerPlacement.cpuFor(self, inbounds.length);
     }
 
     void start() {
@@ -112,6 +115,10 @@ final class ShmPoller implements Runnable {
 
     @Override
     public void run() {
+        if (cpu != PollerPlacement.NONE) {
+            boolean bound = PollerPlacement.bind(cpu);
+            LOG.debug("{}: {} processor {}", thread.getName(), bound ? "bound to" : "could not be bound to", cpu);
+        }
         long lastWork = System.nanoTime();
         boolean polling = false;
         boolean woken = false;

@@ -111,6 +111,54 @@ class ShmLinksTest {
     }
 
     @Test
+    void eachPollerRunsOnAProcessorOfItsOwnWhenTheHostHasOnePerLocalRank() throws Exception {
+        int cpu0 = PollerPlacement.cpuFor(0, 2);
+        int cpu1 = PollerPlacement.cpuFor(1, 2);
+        assumeTrue(cpu0 != PollerPlacement.NONE, "fewer processors than local ranks, or no native library: nothing bound");
+        assertTrue(cpu0 != cpu1, "two processors for two local ranks");
+        pair();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String a = null;
+        String b = null;
+        while ((a == null || b == null || !a.equals(String.valueOf(cpu0)) || !b.equals(String.valueOf(cpu1)))
+                && System.nanoTime() < end) {
+            Thread.sleep(10);
+            a = allowedCpusOf("shm-test-0");
+            b = allowedCpusOf("shm-test-1");
+        }
+        assertEquals(String.valueOf(cpu0), a, "rank 0's poller");
+        assertEquals(String.valueOf(cpu1), b, "rank 1's poller");
+    }
+
+    @Test
+    void placementBindsOnlyWithAProcessorPerLocalRank() {
+        assertEquals(3, PollerPlacement.cpuFor(0, 2, new int[] {3, 5}));
+        assertEquals(5, PollerPlacement.cpuFor(1, 2, new int[] {3, 5}));
+        assertEquals(PollerPlacement.NONE, PollerPlacement.cpuFor(2, 4, new int[] {0, 1}), "4 ranks on 2 processors");
+        assertEquals(PollerPlacement.NONE, PollerPlacement.cpuFor(0, 2, new int[0]), "no set known");
+    }
+
+    /** The Cpus_allowed_list of this JVM's thread named {@code name} (Linux /proc), or null. */
+    private static String allowedCpusOf(String name) throws java.io.IOException {
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    if (Files.readString(t.resolve("comm")).trim().equals(name)) {
+                        for (String line : Files.readAllLines(t.resolve("status"))) {
+                            if (line.startsWith("Cpus_allowed_list:")) {
+                                return line.substring(line.indexOf(':') + 1).trim();
+                            }
+                        }
+                    }
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    // a thread that ended meanwhile
+                }
+            }
+        }
+        return null;
+    }
+
+    @Test
     void framesUpToSixteenRingsStreamThroughInOrderFromConcurrentWriters() throws Exception {
         ShmLinks[] links = pair();
         int writers = 3;
