@@ -43,7 +43,7 @@ public final class BinomialTreeBroadcast {
         int n = p.size();
         int vr = Math.floorMod(p.rank() - root, n);
         int index = (int) start;
-        Mono<Void> received = Mono.empty();
+        Mono<Void> received = null;
         int mask = 1;
         while (mask < n) {
             if ((vr & mask) != 0) {
@@ -62,6 +62,11 @@ public final class BinomialTreeBroadcast {
             }
             mask >>= 1;
         }
-        return received.then(Mono.when(sends));
+        // no operator for what is not there: a leaf only receives, a root of two ranks only sends
+        Mono<Void> sent = sends.isEmpty() ? null : sends.size() == 1 ? sends.get(0) : Mono.when(sends);
+        if (received == null) {
+            return sent == null ? Mono.empty() : sent;
+        }
+        return sent == null ? received : received.then(sent);
     }
 }

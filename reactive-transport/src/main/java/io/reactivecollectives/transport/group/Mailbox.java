@@ -1,12 +1,12 @@
 package io.reactivecollectives.transport.group;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.LongObjectHashMap;
 import io.reactivecollectives.core.CollectiveException;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +32,7 @@ public final class Mailbox {
     private final UnclaimedBudget unclaimed;
     private final Runnable onPressure;
     private final Runnable onRelief;
-    private final HashMap<Long, CollectiveBox> boxes = new HashMap<>();
+    private final LongObjectHashMap<CollectiveBox> boxes = new LongObjectHashMap<>();  // by sequence number, unboxed
     private CollectiveBox recent;  // the box last looked up: found without boxing its sequence number
     private volatile long nextSequence;   // written under the lock; read without it
 

@@ -39,7 +39,8 @@ public final class BroadcastOps {
             Mono<Void> run = a == Algorithm.PIPELINED_CHAIN ? PipelinedChainBroadcast.run(ch, tensor, root)
                     : a == Algorithm.HIERARCHICAL ? HierarchicalBroadcast.run(ch, tensor, root)
                     : BinomialTreeBroadcast.run(ch, tensor, root);
-            return run.then(ch.receipts()).thenReturn(tensor);
+            // only the root waits for receipts (the receivers request none)
+            return (ch.rank() == root ? run.then(ch.receipts()) : run).thenReturn(tensor);
         }).using(tensor));
     }
 }
