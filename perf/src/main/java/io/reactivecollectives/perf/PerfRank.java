@@ -230,15 +230,8 @@ final class PerfRank {
         long warmStart = System.nanoTime();
         long warmFor = firstTiming ? FIRST_WARMUP_NANOS : WARMUP_NANOS;
         firstTiming = false;
-        // warmed up as it is timed: chained batches, ten times longer each while under GROW_BELOW_NANOS,
-        // so that the JIT compiles the loop the timing runs (not the main thread's hand-offs)
-        int[] warmBatch = {Math.max(1, o.warmup)};
         untilAllAgree(group, () -> {
-            long b0 = System.nanoTime();
-            Flux.range(0, warmBatch[0]).concatMap(i -> bench.run()).then().block();
-            if (System.nanoTime() - b0 < GROW_BELOW_NANOS) {
-                warmBatch[0] = (int) Math.min(warmBatch[0] * 10L, MAX_BATCH);
-            }
+            Flux.range(0, Math.max(1, o.warmup)).concatMap(i -> bench.run()).then().block();
             return System.nanoTime() - warmStart < warmFor;
         });
         group.barrier().block();
