@@ -28,16 +28,7 @@ public final class NativeAffinity {
     public static boolean isAvailable() {
         Boolean a = available;
         if (a == null) {
-            ReduceKernels.load();
-            boolean ok = NativeReduceKernels.isAvailable();
-            if (ok) {
-                try {
-                    ok = affinityAbi0() == 1;
-                } catch (UnsatisfiedLinkError e) {
-                    ok = false;
-                }
-            }
-            available = a = ok;
+            available = a = NativeEntryPoints.present(NativeAffinity::affinityAbi0);
         }
         return a;
     }

@@ -29,16 +29,7 @@ public final class NativeWaits {
     public static boolean isAvailable() {
         Boolean a = available;
         if (a == null) {
-            ReduceKernels.load();
-            boolean ok = NativeReduceKernels.isAvailable();
-            if (ok) {
-                try {
-                    ok = waitsAbi0() == 1;
-                } catch (UnsatisfiedLinkError e) {
-                    ok = false;
-                }
-            }
-            available = a = ok;
+            available = a = NativeEntryPoints.present(NativeWaits::waitsAbi0);
         }
         return a;
     }
