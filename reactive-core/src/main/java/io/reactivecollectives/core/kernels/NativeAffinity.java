@@ -8,8 +8,8 @@ import java.util.Arrays;
  *
  * <p>Used by the shared-memory transport to keep each local rank's polling thread on its own
  * processor, as Open MPI binds its ranks to cores by default: two polling threads that the kernel's
- * scheduler put on one processor take turns through futex wake-ups, several microseconds per
- * message, where on two processors a message takes about one. Available only where the native
+ * scheduler put on one processor take turns through futex wake-ups instead of passing messages
+ * through a cache line. Available only where the native
  * library is ({@link #isAvailable()}); without it threads are left where the scheduler puts them.
  */
 public final class NativeAffinity {

@@ -9,10 +9,9 @@ import io.reactivecollectives.core.kernels.NativeAffinity;
  * {@code -Drc.transport.shmBind=false}, or without the native library) nothing is bound.
  *
  * <p>Why: the scheduler moves a thread that sleeps and wakes often next to the one that woke it.
- * Two pollers that ended up on one processor take turns through futex wake-ups (several
- * microseconds per message, and tens while it lasts) where on two processors a message takes about
- * one; measured on a 2-processor machine, a 4 B broadcast's time over six runs was 1.26-2.68 us
- * unbound and 1.23-1.39 us bound. Only the polling thread is bound, not the rank's other threads.
+ * Two pollers that ended up on one processor take turns through futex wake-ups, a context switch
+ * or two per message where two processors pass it through a cache line (perf/RESULTS.md, "Small
+ * messages, second pass"). Only the polling thread is bound, not the rank's other threads.
  */
 final class PollerPlacement {
 
