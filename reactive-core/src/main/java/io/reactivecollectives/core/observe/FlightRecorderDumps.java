@@ -96,7 +96,7 @@ final class FlightRecorderDumps {
         Path target = recorder.dumpFile();
         Path dir = target.getParent() == null ? Paths.get(".") : target.getParent();
         Files.createDirectories(dir);
-        byte[] json = FlightRecorderJson.MAPPER.writeValueAsBytes(dump);
+        byte[] json = FlightRecorderJsonWriter.toBytes(dump);
         Path tmp = Files.createTempFile(dir, target.getFileName().toString(), ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {

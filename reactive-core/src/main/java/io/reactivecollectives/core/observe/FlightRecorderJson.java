@@ -1,19 +1,19 @@
 package io.reactivecollectives.core.observe;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * The JSON mapper of flight-recorder dumps and the reading and writing of their text, in a holder class of its own so that Jackson (some 350
- * classes) is loaded when the first dump is written or read, not when the first group starts.
+ * The JSON mapper that reads flight-recorder dumps back, in a holder class of its own so that Jackson's
+ * data binding (some 350 classes) is loaded when the first dump is read, not when the first group
+ * starts. Dumps are written by {@link FlightRecorderJsonWriter}, which needs only the streaming API.
  */
 final class FlightRecorderJson {
 
-    /** Writes dumps indented, reads them back. */
-    static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Reads dumps. */
+    static final ObjectMapper MAPPER = new ObjectMapper();
 
     private FlightRecorderJson() {
     }
@@ -25,11 +25,7 @@ final class FlightRecorderJson {
 
     /** The JSON text of {@code dump}; a mapping failure (a bug) is an {@link IllegalStateException}. */
     static String toJson(FlightRecorderDump dump) {
-        try {
-            return MAPPER.writeValueAsString(dump);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot write flight recorder dump as JSON", e);
-        }
+        return new String(FlightRecorderJsonWriter.toBytes(dump), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Parses the JSON text of a dump. */

@@ -214,4 +214,24 @@ class FlightRecorderTest {
         Map<String, Object> raw = FlightRecorderJson.MAPPER.readValue(FlightRecorder.toJson(d), Map.class);
         assertEquals(1, raw.get("version"));
     }
+
+    /**
+     * The streaming writer (used so that a failure's dump does not wait for data binding to load)
+     * writes exactly what the data-binding mapper writes, null fields left out, for a dump holding
+     * every state an entry can be in.
+     */
+    @Test
+    void theStreamingWriterWritesWhatTheMapperWrites() throws Exception {
+        FlightRecorder r = recorder(8);
+        r.record(0, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{2, 3}}, new long[][] {{2, 3}}, "ring").completed();
+        FlightRecorder.Entry failed = r.record(1, OpType.ALLGATHER, DType.BOOL, new long[][] {{5}},
+                new long[][] {{5}, {5}}, null);
+        failed.failed(new IllegalStateException("peer 1 \"gone\"\n\u00e9"));
+        r.record(2, OpType.BARRIER, null, new long[0][], new long[0][], "dissemination").waitingFor(1, "step 0");
+        FlightRecorderDump d = r.snapshot("why: \"quoted\"");
+        String mapper = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT).writeValueAsString(d);
+        assertEquals(mapper, FlightRecorder.toJson(d));
+        assertEquals(d, FlightRecorder.fromJson(FlightRecorder.toJson(d)));
+    }
 }

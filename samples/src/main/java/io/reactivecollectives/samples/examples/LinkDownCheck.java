@@ -15,9 +15,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * A host's link goes down in the middle of a job: every rank all-reduces one number in a loop;
  * after 40 rounds the last rank takes its own host's link down ({@code ip link set eth0 down}: run
- * it only inside {@code perf/scripts/netns_hosts.sh}'s namespaces). The others print how long after
- * the last good round they learnt of it and why ({@code DETECTED rank 0 after 2731 ms: ... peer 2
- * unresponsive ...}), shrink to the ranks they can still reach and all-reduce there
+ * it only inside {@code perf/scripts/netns_hosts.sh}'s namespaces) and prints when the link was down
+ * ({@code LINK DOWN rank 2 at <ms since the epoch>}, once {@code ip} has returned). The others print
+ * how long after their last good round they learnt of it, the wall-clock time they learnt it (the
+ * hosts share one clock), and why ({@code DETECTED rank 0 after 2731 ms (at <ms since the epoch>):
+ * ... peer 2 unresponsive ...}). The last good round comes before the victim starts {@code ip}, so
+ * "after" also counts how long the victim took to start it (its heartbeats flow meanwhile); the
+ * time from the link going down to the detection is the difference of the two wall-clock times.
+ * They then shrink to the ranks they can still reach and all-reduce there
  * ({@code SHRUNK rank 0: 2 ranks, sum 3.0 OK}). The rank that lost its link prints what it saw and
  * exits without shrinking (it could not reach the store; the split-brain rules are tested
  * elsewhere).
@@ -47,7 +52,7 @@ public final class LinkDownCheck {
                     if (victim && round == ROUNDS_BEFORE) {
                         Process p = new ProcessBuilder("ip", "link", "set", "eth0", "down").inheritIO().start();
                         p.waitFor(10, TimeUnit.SECONDS);
-                        System.out.println("LINK DOWN rank " + rank);
+                        System.out.println("LINK DOWN rank " + rank + " at " + System.currentTimeMillis());
                     }
                     t.fill(1);
                     group.allReduce(t, ReduceOp.SUM).block();
@@ -56,7 +61,8 @@ public final class LinkDownCheck {
                 }
             } catch (RuntimeException e) {
                 long ms = (System.nanoTime() - lastOk) / 1_000_000;
-                System.out.println("DETECTED rank " + rank + " after " + ms + " ms: " + e.getMessage());
+                System.out.println("DETECTED rank " + rank + " after " + ms + " ms (at " + System.currentTimeMillis() + "): "
+                        + e.getMessage());
             } finally {
                 t.release();
             }
