@@ -2,7 +2,6 @@ package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.Tensor;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.util.ArrayList;
@@ -33,10 +32,8 @@ public final class BinomialTreeBroadcast {
         if (lanes == 1) {
             return lane(p, root, buf, 0, 0, (int) bytes);
         }
-        return Flux.range(0, lanes)
-                .flatMap(l -> lane(p, root, buf, l, l * (long) seg, (int) Math.min(seg, bytes - l * (long) seg)),
-                        p.pipelineDepth())
-                .then();
+        return Lanes.all(lanes, p.pipelineDepth(),
+                l -> lane(p, root, buf, l, l * (long) seg, (int) Math.min(seg, bytes - l * (long) seg)));
     }
 
     private static Mono<Void> lane(Peers p, int root, ByteBuf buf, int lane, long start, int length) {

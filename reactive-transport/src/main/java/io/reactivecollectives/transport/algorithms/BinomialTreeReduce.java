@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -32,28 +31,26 @@ public final class BinomialTreeReduce {
         int segElems = plan.segmentElements();
         int lanes = plan.count();
         int vr = Math.floorMod(p.rank() - root, n);
-        return Flux.range(0, lanes)
-                .flatMap(l -> {
-                    long start = (long) l * segElems;
-                    int count = (int) Math.min(segElems, numel - start);
-                    int index = (int) (start * es);
-                    Mono<Void> chain = Mono.empty();
-                    int step = 0;
-                    for (int mask = 1; mask < n; mask <<= 1, step++) {
-                        if ((vr & mask) == 0) {
-                            int child = vr | mask;
-                            if (child < n) {
-                                int src = (child + root) % n;
-                                chain = chain.then(Transfers.receiveReduce(p, src, step, l, op, dtype, buf, index, count));
-                            }
-                        } else {
-                            int dst = ((vr & ~mask) + root) % n;
-                            chain = chain.then(Transfers.send(p, dst, step, l, buf, index, count * es));
-                            break;
-                        }
+        return Lanes.all(lanes, p.pipelineDepth(), l -> {
+            long start = (long) l * segElems;
+            int count = (int) Math.min(segElems, numel - start);
+            int index = (int) (start * es);
+            Mono<Void> chain = Mono.empty();
+            int step = 0;
+            for (int mask = 1; mask < n; mask <<= 1, step++) {
+                if ((vr & mask) == 0) {
+                    int child = vr | mask;
+                    if (child < n) {
+                        int src = (child + root) % n;
+                        chain = chain.then(Transfers.receiveReduce(p, src, step, l, op, dtype, buf, index, count));
                     }
-                    return chain;
-                }, p.pipelineDepth())
-                .then();
+                } else {
+                    int dst = ((vr & ~mask) + root) % n;
+                    chain = chain.then(Transfers.send(p, dst, step, l, buf, index, count * es));
+                    break;
+                }
+            }
+            return chain;
+        });
     }
 }

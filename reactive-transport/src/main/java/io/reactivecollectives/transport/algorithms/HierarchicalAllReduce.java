@@ -2,7 +2,6 @@ package io.reactivecollectives.transport.algorithms;
 
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -50,13 +49,11 @@ public final class HierarchicalAllReduce {
             return part(p, t, tensor, op, 0);
         }
         long numel = tensor.numel();
-        return Flux.range(0, parts)
-                .flatMap(k -> {
-                    long from = numel * k / parts;
-                    long to = numel * (k + 1) / parts;
-                    return part(p, t, tensor.narrow(from, to - from), op, 3 * k);
-                }, IN_FLIGHT)
-                .then();
+        return Lanes.all(parts, IN_FLIGHT, k -> {
+            long from = numel * k / parts;
+            long to = numel * (k + 1) / parts;
+            return part(p, t, tensor.narrow(from, to - from), op, 3 * k);
+        });
     }
 
     /** The three stages over {@code tensor}, in phases {@code phase} to {@code phase + 2}. */

@@ -3,7 +3,6 @@ package io.reactivecollectives.transport.algorithms;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.kernels.ByteCopies;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -30,28 +29,26 @@ public final class PipelinedChainBroadcast {
         int next = vr + 1 < n ? (vr + 1 + root) % n : -1;
         SegmentPlan plan = SegmentPlan.pipelined(p, bytes);
         int seg = plan.segmentBytes();
-        return Flux.range(0, plan.count())
-                .flatMap(l -> {
-                    int index = (int) (l * (long) seg);
-                    int length = (int) Math.min(seg, bytes - l * (long) seg);
-                    if (vr == 0) {
-                        return Transfers.send(p, next, 0, l, buf, index, length);
+        return Lanes.all(plan.count(), p.pipelineDepth(), l -> {
+            int index = (int) (l * (long) seg);
+            int length = (int) Math.min(seg, bytes - l * (long) seg);
+            if (vr == 0) {
+                return Transfers.send(p, next, 0, l, buf, index, length);
+            }
+            // as the socket reads came in (no copy together): copied out piece by piece, forwarded as is
+            return p.receiveScattered(prev, 0, l).flatMap(b -> {
+                try {
+                    if (b.readableBytes() != length) {
+                        return Mono.<Void>error(p.protocolError(prev, "rank " + prev + " sent " + b.readableBytes()
+                                + " bytes for segment " + l + ", expected " + length
+                                + " (do the tensors have the same size on every rank?)"));
                     }
-                    // as the socket reads came in (no copy together): copied out piece by piece, forwarded as is
-                    return p.receiveScattered(prev, 0, l).flatMap(b -> {
-                        try {
-                            if (b.readableBytes() != length) {
-                                return Mono.<Void>error(p.protocolError(prev, "rank " + prev + " sent " + b.readableBytes()
-                                        + " bytes for segment " + l + ", expected " + length
-                                        + " (do the tensors have the same size on every rank?)"));
-                            }
-                            ByteCopies.copy(b, b.readerIndex(), buf, index, length);
-                            return next < 0 ? Mono.<Void>empty() : p.send(next, 0, l, b.retain());
-                        } finally {
-                            b.release();
-                        }
-                    });
-                }, p.pipelineDepth())
-                .then();
+                    ByteCopies.copy(b, b.readerIndex(), buf, index, length);
+                    return next < 0 ? Mono.<Void>empty() : p.send(next, 0, l, b.retain());
+                } finally {
+                    b.release();
+                }
+            });
+        });
     }
 }

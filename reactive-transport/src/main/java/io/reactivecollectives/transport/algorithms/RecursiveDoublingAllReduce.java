@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -40,10 +39,8 @@ public final class RecursiveDoublingAllReduce {
         if (lanes == 1) {
             return lane(p, op, dtype, buf, 0, 0, (int) numel, es);
         }
-        return Flux.range(0, lanes)
-                .flatMap(l -> lane(p, op, dtype, buf, l, (long) l * segElems,
-                        (int) Math.min(segElems, numel - (long) l * segElems), es), p.pipelineDepth())
-                .then();
+        return Lanes.all(lanes, p.pipelineDepth(), l -> lane(p, op, dtype, buf, l, (long) l * segElems,
+                (int) Math.min(segElems, numel - (long) l * segElems), es));
     }
 
     private static Mono<Void> lane(Peers p, ReduceOp op, DType dtype, ByteBuf buf, int lane, long start, int count,

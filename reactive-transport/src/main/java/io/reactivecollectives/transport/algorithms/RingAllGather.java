@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport.algorithms;
 
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -43,20 +42,18 @@ public final class RingAllGather {
         int r = p.rank();
         int right = (r + 1) % n;
         int left = (r - 1 + n) % n;
-        return Flux.range(0, lanes)
-                .flatMap(lane -> {
-                    Mono<Void> chain = Mono.empty();
-                    for (int s = 0; s < n - 1; s++) {
-                        Region out = segment(blocks[Math.floorMod(r - s, n)], lane, seg);
-                        Region in = segment(blocks[Math.floorMod(r - s - 1, n)], lane, seg);
-                        int step = s;
-                        chain = chain.then(Mono.when(
-                                Transfers.send(p, right, step, lane, out.buf(), out.index(), out.length()),
-                                Transfers.receiveCopy(p, left, step, lane, in.buf(), in.index(), in.length())));
-                    }
-                    return chain;
-                }, p.pipelineDepth())
-                .then();
+        return Lanes.all(lanes, p.pipelineDepth(), lane -> {
+            Mono<Void> chain = Mono.empty();
+            for (int s = 0; s < n - 1; s++) {
+                Region out = segment(blocks[Math.floorMod(r - s, n)], lane, seg);
+                Region in = segment(blocks[Math.floorMod(r - s - 1, n)], lane, seg);
+                int step = s;
+                chain = chain.then(Mono.when(
+                        Transfers.send(p, right, step, lane, out.buf(), out.index(), out.length()),
+                        Transfers.receiveCopy(p, left, step, lane, in.buf(), in.index(), in.length())));
+            }
+            return chain;
+        });
     }
 
     /** Segment {@code lane} of a block (empty past its end). */

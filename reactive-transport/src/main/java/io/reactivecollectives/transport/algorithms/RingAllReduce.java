@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -68,9 +67,7 @@ public final class RingAllReduce {
         int segElems = plan.segmentElements();
         Ring ring = new Ring(p, op, dtype, buf, r, n, base, extra, segElems, scatter ? n - 1 : 0);
         int steps = ring.scatterSteps + (gather ? n - 1 : 0);
-        return Flux.range(0, plan.count())
-                .flatMap(lane -> new Lane(ring, lane, steps), p.pipelineDepth())
-                .then();
+        return Lanes.all(plan.count(), p.pipelineDepth(), lane -> new Lane(ring, lane, steps));
     }
 
     /** What every lane of one ring all-reduce shares. */

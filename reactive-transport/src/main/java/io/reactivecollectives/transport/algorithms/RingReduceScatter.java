@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.kernels.ByteCopies;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -54,21 +53,19 @@ public final class RingReduceScatter {
         SegmentPlan plan = SegmentPlan.group(p, (long) count * es, dtype);
         int segElems = plan.segmentElements();
         int lanes = plan.count();
-        return Flux.range(0, lanes)
-                .flatMap(lane -> {
-                    int from = lane * segElems;
-                    int len = Math.min(segElems, count - from);
-                    return Mono.usingWhen(
-                            Mono.fromCallable(() -> new ByteBuf[] {
-                                    Region.allocate(len * es),
-                                    Region.allocate(len * es)}),
-                            tmp -> lane(p, op, dtype, inputs, output, lane, from * es, len, tmp, right, left),
-                            tmp -> Mono.fromRunnable(() -> {
-                                tmp[0].release();
-                                tmp[1].release();
-                            }));
-                }, p.pipelineDepth())
-                .then();
+        return Lanes.all(lanes, p.pipelineDepth(), lane -> {
+            int from = lane * segElems;
+            int len = Math.min(segElems, count - from);
+            return Mono.usingWhen(
+                    Mono.fromCallable(() -> new ByteBuf[] {
+                            Region.allocate(len * es),
+                            Region.allocate(len * es)}),
+                    tmp -> lane(p, op, dtype, inputs, output, lane, from * es, len, tmp, right, left),
+                    tmp -> Mono.fromRunnable(() -> {
+                        tmp[0].release();
+                        tmp[1].release();
+                    }));
+        });
     }
 
     private static Mono<Void> lane(Peers p, ReduceOp op, DType dtype, Region[] inputs, Region output, int lane,

@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport.algorithms;
 
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -28,10 +27,8 @@ public final class Segments {
         if (k == 1) {
             return Transfers.send(p, peer, step, 0, src.buf(), src.index(), src.length());
         }
-        return Flux.range(0, k)
-                .flatMap(j -> Transfers.send(p, peer, step, j, src.buf(), src.index() + j * seg,
-                        Math.min(seg, src.length() - j * seg)), p.pipelineDepth())
-                .then();
+        return Lanes.all(k, p.pipelineDepth(), j -> Transfers.send(p, peer, step, j, src.buf(), src.index() + j * seg,
+                Math.min(seg, src.length() - j * seg)));
     }
 
     /** Receives {@code dst.length()} bytes from {@code peer} as segments of {@code step}, copied into {@code dst}. */
@@ -42,9 +39,7 @@ public final class Segments {
         if (k == 1) {
             return Transfers.receiveCopy(p, peer, step, 0, dst.buf(), dst.index(), dst.length());
         }
-        return Flux.range(0, k)
-                .flatMap(j -> Transfers.receiveCopy(p, peer, step, j, dst.buf(), dst.index() + j * seg,
-                        Math.min(seg, dst.length() - j * seg)), p.pipelineDepth())
-                .then();
+        return Lanes.all(k, p.pipelineDepth(), j -> Transfers.receiveCopy(p, peer, step, j, dst.buf(), dst.index() + j * seg,
+                Math.min(seg, dst.length() - j * seg)));
     }
 }
