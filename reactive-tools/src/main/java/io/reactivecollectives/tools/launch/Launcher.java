@@ -79,6 +79,12 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     + " recorded by local rank 0 of the first run and used by every rank after; off: none (default ${DEFAULT-VALUE})"})
     String classData;
 
+    @Option(names = "--jit", defaultValue = "default",
+            description = {"default: the JVM's own JIT settings; lean: less inlining by the optimizing compiler, so that"
+                    + " several ranks per host on few cores reach full speed sooner and spend less CPU compiling (it applies"
+                    + " to the whole JVM: measure your own code with it) (default ${DEFAULT-VALUE})"})
+    String jit;
+
     @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
@@ -144,10 +150,16 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
      * unless they name the native access themselves. JDK 17 to 21 accept the flag too.
      */
     static List<String> childJvmOptions(List<String> jvmArgs) {
+        return childJvmOptions(jvmArgs, JitProfile.DEFAULT);
+    }
+
+    /** {@link #childJvmOptions(List)} with the options of the {@code --jit} profile that {@code jvmArgs} leave unset. */
+    static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit) {
         List<String> options = new ArrayList<>();
         if (jvmArgs.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
             options.add(NATIVE_ACCESS);
         }
+        options.addAll(jit.options(jvmArgs));
         options.addAll(jvmArgs);
         return options;
     }
@@ -156,6 +168,11 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     public void validate() {
         if (!"auto".equals(classData) && !"off".equals(classData)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--class-data must be auto or off, got " + classData);
+        }
+        try {
+            JitProfile.parse(jit);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
             throw new CommandLine.ParameterException(spec.commandLine(),
@@ -196,7 +213,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 int rank = nodeRank * nprocPerNode + local;
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
-                cmd.addAll(childJvmOptions(jvmArgs));
+                cmd.addAll(childJvmOptions(jvmArgs, JitProfile.parse(jit)));
                 int thisLocal = local;
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");

@@ -65,6 +65,15 @@ class LauncherArgumentsTest {
         }
     }
 
+    /** Prints the inlining limits its JVM runs with. */
+    public static final class JitChild {
+        public static void main(String[] args) {
+            var hs = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            System.out.println("MaxInlineLevel=" + hs.getVMOption("MaxInlineLevel").getValue()
+                    + " FreqInlineSize=" + hs.getVMOption("FreqInlineSize").getValue());
+        }
+    }
+
     private record Result(int code, String out, String err) {
     }
 
@@ -171,5 +180,23 @@ class LauncherArgumentsTest {
         byte[] line = "done\n".getBytes(StandardCharsets.UTF_8);
         sink.write(pre, line, line.length);
         assertFalse(sink.lineOpen());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theLeanJitProfileReachesTheRanksAndTheUsersOwnOptionWins() {
+        Result lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
+                JitChild.class.getName());
+        assertEquals(0, lean.code(), lean.err());
+        assertEquals("[rank 0] MaxInlineLevel=6 FreqInlineSize=100", lean.out().strip());
+        Result mine = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "LEAN",
+                "--jvm-arg=-XX:MaxInlineLevel=9", "--", JitChild.class.getName());
+        assertEquals(0, mine.code(), mine.err());
+        assertEquals("[rank 0] MaxInlineLevel=9 FreqInlineSize=100", mine.out().strip());
+        Result plain = launch("--nproc-per-node", "1", "--class-data", "off", "--", JitChild.class.getName());
+        assertEquals(0, plain.code(), plain.err());
+        assertFalse(plain.out().contains("MaxInlineLevel=6"), plain.out());
+        assertOneLineUsageError(launch("--jit", "fast", "--", JitChild.class.getName()),
+                "collectives-run: --jit must be default or lean, got fast");
     }
 }
