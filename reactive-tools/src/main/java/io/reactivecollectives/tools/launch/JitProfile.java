@@ -14,7 +14,9 @@ import java.util.Locale;
  * per host on few cores those compiles take the cores the collectives need for the first tens of
  * seconds of a job. It applies to the whole JVM, the user's own code included; measure before
  * choosing it for compute-heavy Java code ({@code perf/RESULTS.md} has the figures). An option the
- * user passes with {@code --jvm-arg} wins over the profile's.
+ * user passes with {@code --jvm-arg} wins over the profile's. {@code --jit auto}, the default, is
+ * {@link #LEAN} when a node runs more ranks than it has processors (the compilers would compete with
+ * the ranks for them) and {@link #DEFAULT} otherwise.
  */
 enum JitProfile {
 
@@ -43,7 +45,25 @@ enum JitProfile {
                 return p;
             }
         }
-        throw new IllegalArgumentException("--jit must be default or lean, got " + name);
+        throw new IllegalArgumentException("--jit must be auto, default or lean, got " + name);
+    }
+
+    /**
+     * The profile for the {@code --jit} option's value: {@code auto} picks {@link #LEAN} when
+     * {@code localRanks} exceed {@code processors}, {@link #DEFAULT} otherwise; any other value is
+     * {@link #parse parsed}.
+     *
+     * @param option     the option's value
+     * @param localRanks the ranks this node starts
+     * @param processors the processors this node's JVMs may use
+     * @return the profile
+     * @throws IllegalArgumentException for a value that names no profile
+     */
+    static JitProfile of(String option, int localRanks, int processors) {
+        if ("auto".equalsIgnoreCase(option)) {
+            return localRanks > processors ? LEAN : DEFAULT;
+        }
+        return parse(option);
     }
 
     /**

@@ -79,10 +79,11 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     + " recorded by local rank 0 of the first run and used by every rank after; off: none (default ${DEFAULT-VALUE})"})
     String classData;
 
-    @Option(names = "--jit", defaultValue = "default",
+    @Option(names = "--jit", defaultValue = "auto",
             description = {"default: the JVM's own JIT settings; lean: less inlining by the optimizing compiler, so that"
                     + " several ranks per host on few cores reach full speed sooner and spend less CPU compiling (it applies"
-                    + " to the whole JVM: measure your own code with it) (default ${DEFAULT-VALUE})"})
+                    + " to the whole JVM: measure your own code with it); auto: lean when --nproc-per-node exceeds the"
+                    + " processors, default otherwise (default ${DEFAULT-VALUE})"})
     String jit;
 
     @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
@@ -170,7 +171,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             throw new CommandLine.ParameterException(spec.commandLine(), "--class-data must be auto or off, got " + classData);
         }
         try {
-            JitProfile.parse(jit);
+            JitProfile.of(jit, 1, 1);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -209,11 +210,12 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }, "collectives-run-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
+            JitProfile jitProfile = JitProfile.of(jit, nprocPerNode, Runtime.getRuntime().availableProcessors());
             for (int local = 0; local < nprocPerNode; local++) {
                 int rank = nodeRank * nprocPerNode + local;
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
-                cmd.addAll(childJvmOptions(jvmArgs, JitProfile.parse(jit)));
+                cmd.addAll(childJvmOptions(jvmArgs, jitProfile));
                 int thisLocal = local;
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");

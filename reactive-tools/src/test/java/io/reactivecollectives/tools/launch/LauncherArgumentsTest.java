@@ -193,10 +193,23 @@ class LauncherArgumentsTest {
                 "--jvm-arg=-XX:MaxInlineLevel=9", "--", JitChild.class.getName());
         assertEquals(0, mine.code(), mine.err());
         assertEquals("[rank 0] MaxInlineLevel=9 FreqInlineSize=100", mine.out().strip());
-        Result plain = launch("--nproc-per-node", "1", "--class-data", "off", "--", JitChild.class.getName());
+        Result plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "auto", "--",
+                JitChild.class.getName());
         assertEquals(0, plain.code(), plain.err());
         assertFalse(plain.out().contains("MaxInlineLevel=6"), plain.out());
         assertOneLineUsageError(launch("--jit", "fast", "--", JitChild.class.getName()),
-                "collectives-run: --jit must be default or lean, got fast");
+                "collectives-run: --jit must be auto, default or lean, got fast");
+    }
+
+    @Test
+    void autoIsLeanOnlyWhenANodeRunsMoreRanksThanItHasProcessors() {
+        assertEquals(JitProfile.LEAN, JitProfile.of("auto", 4, 2));
+        assertEquals(JitProfile.DEFAULT, JitProfile.of("auto", 2, 2));
+        assertEquals(JitProfile.DEFAULT, JitProfile.of("AUTO", 1, 16));
+        assertEquals(JitProfile.LEAN, JitProfile.of("lean", 1, 16));
+        assertEquals(JitProfile.DEFAULT, JitProfile.of("default", 8, 2));
+        assertEquals(List.of(), JitProfile.DEFAULT.options(List.of()));
+        assertEquals(List.of("-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"),
+                JitProfile.LEAN.options(List.of("-XX:MaxInlineLevel=12")));
     }
 }
