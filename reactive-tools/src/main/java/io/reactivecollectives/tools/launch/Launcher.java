@@ -86,6 +86,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     + " processors, default otherwise (default ${DEFAULT-VALUE})"})
     String jit;
 
+    /** What {@code --jit} comes to on this node (set by {@link #validate()}). */
+    private JitProfile jitProfile;
+
     @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
@@ -147,14 +150,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     }
 
     /**
-     * What the children get before the class path: {@code jvmArgs}, after {@link #NATIVE_ACCESS}
-     * unless they name the native access themselves. JDK 17 to 21 accept the flag too.
+     * What the children get before the class path: {@link #NATIVE_ACCESS} unless {@code jvmArgs}
+     * name the native access themselves (JDK 17 to 21 accept the flag too), the options of the
+     * {@code --jit} profile that {@code jvmArgs} leave unset, then {@code jvmArgs}.
      */
-    static List<String> childJvmOptions(List<String> jvmArgs) {
-        return childJvmOptions(jvmArgs, JitProfile.DEFAULT);
-    }
-
-    /** {@link #childJvmOptions(List)} with the options of the {@code --jit} profile that {@code jvmArgs} leave unset. */
     static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit) {
         List<String> options = new ArrayList<>();
         if (jvmArgs.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
@@ -171,7 +170,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             throw new CommandLine.ParameterException(spec.commandLine(), "--class-data must be auto or off, got " + classData);
         }
         try {
-            JitProfile.of(jit, 1, 1);
+            jitProfile = JitProfile.of(jit, nprocPerNode, Runtime.getRuntime().availableProcessors());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -210,7 +209,6 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }, "collectives-run-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
-            JitProfile jitProfile = JitProfile.of(jit, nprocPerNode, Runtime.getRuntime().availableProcessors());
             for (int local = 0; local < nprocPerNode; local++) {
                 int rank = nodeRank * nprocPerNode + local;
                 List<String> cmd = new ArrayList<>();
