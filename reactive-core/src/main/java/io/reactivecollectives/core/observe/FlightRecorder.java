@@ -373,7 +373,7 @@ public final class FlightRecorder {
      * @return the JSON text
      */
     public static String toJson(FlightRecorderDump dump) {
-        return FlightRecorderJson.toJson(dump);
+        return new String(FlightRecorderJsonWriter.toBytes(dump), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**

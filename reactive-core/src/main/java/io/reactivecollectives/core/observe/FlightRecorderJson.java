@@ -23,11 +23,6 @@ final class FlightRecorderJson {
         return MAPPER.readValue(file.toFile(), FlightRecorderDump.class);
     }
 
-    /** The JSON text of {@code dump}; a mapping failure (a bug) is an {@link IllegalStateException}. */
-    static String toJson(FlightRecorderDump dump) {
-        return new String(FlightRecorderJsonWriter.toBytes(dump), java.nio.charset.StandardCharsets.UTF_8);
-    }
-
     /** Parses the JSON text of a dump. */
     static FlightRecorderDump fromJson(String json) throws IOException {
         return MAPPER.readValue(json, FlightRecorderDump.class);
