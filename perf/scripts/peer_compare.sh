@@ -10,6 +10,8 @@
 #   bash ../shared/peers/setup.sh                     # once per machine: torch (gloo), Open MPI, iperf3
 #   perf/scripts/peer_compare.sh                      # all_reduce all_gather broadcast all_to_all, 3 rounds
 #   OPS="all_reduce" ROUNDS=5 perf/scripts/peer_compare.sh
+#   OPS="all_reduce broadcast barrier" MAX=4 SIZES=4 REPEAT=3 ROUNDS=5 perf/scripts/peer_compare.sh  # 4 B only,
+#       ours the median of 3 timings per run (each peer's own benchmark averages its iterations)
 #   OPS="all_reduce broadcast barrier" UNIX_TOO=1 ROUNDS=5 perf/scripts/peer_compare.sh   # shared memory
 #       against Unix sockets (rc_unix) and Open MPI shm (broadcast, barrier: perf/scripts/mpi_ops_bench.py)
 set -euo pipefail
@@ -20,6 +22,7 @@ OPS="${OPS:-all_reduce all_gather broadcast all_to_all}"
 ROUNDS="${ROUNDS:-3}"
 WORLD="${WORLD:-2}"
 MAX="${MAX:-67108864}"
+REPEAT="${REPEAT:-1}"   # timings per size within one run of ours (--repeat: their median)
 PY="${PYTHON:-/usr/bin/python3}"
 OUT="${OUT:-$ROOT/perf/out/peer-compare-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$OUT"
@@ -34,10 +37,10 @@ MPI=(mpirun --allow-run-as-root --oversubscribe -np "$WORLD")
 for ((r = 1; r <= ROUNDS; r++)); do
   echo "## round $r $(date -u +%T)" >&2
   for op in $OPS; do
-    "$ROOT/bin/collectives-perf" "$op" --world "$WORLD" -b 4 -e "$MAX" -f 4 > "$OUT/rc-$op-$r.txt"
+    "$ROOT/bin/collectives-perf" "$op" --world "$WORLD" -b 4 -e "$MAX" -f 4 --repeat "$REPEAT" > "$OUT/rc-$op-$r.txt"
     if [[ "${UNIX_TOO:-0}" == 1 ]]; then  # the same with Unix sockets instead of shared memory
       RC_RANK_JAVA_OPTS="-Drc.transport.sharedMemory=false" \
-          "$ROOT/bin/collectives-perf" "$op" --world "$WORLD" -b 4 -e "$MAX" -f 4 > "$OUT/rc_unix-$op-$r.txt"
+          "$ROOT/bin/collectives-perf" "$op" --world "$WORLD" -b 4 -e "$MAX" -f 4 --repeat "$REPEAT" > "$OUT/rc_unix-$op-$r.txt"
     fi
     if [[ "$op" != barrier ]]; then  # torch_gloo_bench.py has no barrier
       "$PY" "$PEERS/torch_gloo_bench.py" --world "$WORLD" --op "$op" --min 4 --max "$MAX" --step 4 \

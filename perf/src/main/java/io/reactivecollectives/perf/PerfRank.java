@@ -41,6 +41,10 @@ final class PerfRank {
     private static final int MAX_BATCH = 1_000_000;
     /** Least time of the first warm-up over every size of the sweep, while the JIT compiles each size's path. */
     private static final long SWEEP_WARMUP_NANOS = 8_000_000_000L;
+    /** Most time the first timing's warm-up waits, from its start, for the JIT compilers to go quiet. */
+    private static final long SETTLE_LIMIT_NANOS = 30_000_000_000L;
+    /** A warm-up round shorter than this runs ten times as many collectives the next time (as timed batches grow). */
+    private static final long WARMUP_ROUND_NANOS = 20_000_000L;
 
     private final CollectivesPerf o;
     private boolean firstTiming = true;
@@ -228,12 +232,34 @@ final class PerfRank {
      */
     private double timeOnce(ProcessGroup group, OpBench bench, int n) {
         long warmStart = System.nanoTime();
-        long warmFor = firstTiming ? FIRST_WARMUP_NANOS : WARMUP_NANOS;
+        boolean first = firstTiming;
+        long warmFor = first ? FIRST_WARMUP_NANOS : WARMUP_NANOS;
         firstTiming = false;
-        untilAllAgree(group, () -> {
-            Flux.range(0, Math.max(1, o.warmup)).concatMap(i -> bench.run()).then().block();
-            return System.nanoTime() - warmStart < warmFor;
-        });
+        JitQuiet jit = new JitQuiet();
+        int round = Math.max(1, o.warmup);
+        Tensor warm = Tensor.fromDoubles(new double[] {1, 0});   // [warm on, round too short], agreed by MAX
+        try {
+            while (warm.getDouble(0) > 0) {
+                group.barrier().block();   // as before the timed batches: a collective of another kind reaching the
+                                           // same call sites deoptimises code compiled without it (C2's class checks)
+                long t0 = System.nanoTime();
+                Flux.range(0, round).concatMap(i -> bench.run()).then().block();
+                long now = System.nanoTime();
+                boolean compiling = first && now - warmStart < SETTLE_LIMIT_NANOS && !jit.quiet(now);
+                warm.setDouble(0, now - warmStart < warmFor || compiling ? 1 : 0);
+                warm.setDouble(1, now - t0 < WARMUP_ROUND_NANOS ? 1 : 0);
+                group.allReduce(warm, ReduceOp.MAX).block();
+                if (warm.getDouble(1) > 0) {
+                    round = (int) Math.min(round * 10L, MAX_BATCH);
+                }
+            }
+        } finally {
+            warm.release();
+        }
+        if (first && o.rank == 0) {
+            System.out.printf("# first size timed after %.1f s of its warm-up (until the JIT compilers were quiet: %s)%n",
+                    (System.nanoTime() - warmStart) / 1e9, jit.describe());
+        }
         group.barrier().block();
         long timedNanos = 0;
         long collectives = 0;
