@@ -9,7 +9,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The thread that reads a rank's inbound rings ({@link ShmInbound}) and resumes its stalled
  * writers ({@link ShmOutbound}): it polls while traffic flows and for a short budget after the
- * last of it ({@link AdaptiveSpin}; {@code -Drc.transport.shmSpinAdaptive=false} keeps it fixed), then marks itself asleep in the segment, checks once more and sleeps on its futex
+ * last of it ({@link AdaptiveSpin}: never less than a sleep has lately cost; {@code
+ * -Drc.transport.shmSpinAdaptive=false} keeps it fixed), then marks itself asleep in the segment,
+ * checks once more and sleeps on its futex
  * word until a peer that wrote to it, or freed space it waits for, wakes it (or a timeout passes),
  * so an idle group costs no CPU and a busy one no system calls. It runs on a processor of its own
  * where the host has one per local rank ({@link PollerPlacement}).
@@ -122,6 +124,7 @@ final class ShmPoller implements Runnable {
         long lastWork = System.nanoTime();
         boolean polling = false;
         boolean woken = false;
+        long slept = 0;   // how long the last sleep blocked
         try {
             while (!stopping) {
                 if (pass()) {
@@ -129,7 +132,7 @@ final class ShmPoller implements Runnable {
                     if (polling) {
                         spin.hit(now - lastWork);
                     } else if (woken) {
-                        spin.wokenBy(now - lastWork);  // traffic soon after the budget ran out: it was too short
+                        spin.wokenBy(now - lastWork, slept);  // traffic soon after the budget ran out: it was too short
                     }
                     polling = false;
                     woken = false;
@@ -153,9 +156,11 @@ final class ShmPoller implements Runnable {
                     segment.markAwake(self);
                     continue;
                 }
+                long asleep = System.nanoTime();
                 segment.sleep(self, SLEEP_NANOS);
                 segment.markAwake(self);
                 woken = true;
+                slept = System.nanoTime() - asleep;
             }
         } finally {
             runTasks();

@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * {@code rc.transport.shmDir} (default {@code /dev/shm}), {@code rc.transport.shmRingBytes} (data
  * bytes of each one-way ring, a power of two, default 2 MiB), {@code rc.transport.shmReserveBytes}
  * (free space to leave in the directory, default 8 MiB) and {@code rc.transport.shmSpinMicros} (how
- * long the reading thread polls after the last traffic before it sleeps, default 50; see
+ * long the reading thread polls after the last traffic before it sleeps, default 200; see
  * {@link #spinNanosFor(int)} for hosts with more local ranks than processors).
  *
  * @param enabled      whether to try shared memory at all
@@ -22,6 +22,14 @@ import java.nio.file.Path;
  * @param spinNanos    polling time before sleeping, negative for the default ({@link #spinNanosFor(int)})
  */
 public record ShmSettings(boolean enabled, Path directory, int ringBytes, long reserveBytes, long spinNanos) {
+
+    /**
+     * The default most polling before sleeping: 200 us. Four times the event loops' 50 us because a
+     * futex sleep and wake-up between two pinned pollers cost about that on a virtual machine, and a
+     * shorter budget let each rank's sleep push its peer past its own budget (RESULTS.md, "Small
+     * messages, third pass"); the budget adapts down to 1/32 of it where sleeping pays.
+     */
+    public static final long DEFAULT_SPIN_NANOS = 200_000L;
 
     /** The smallest ring the segment is shrunk to where the directory has little room. */
     public static final int MIN_RING_BYTES = 256 * 1024;
@@ -57,7 +65,7 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
 
     /**
      * How long the reading thread of one of {@code locals} ranks on this host polls before it sleeps:
-     * the setting when given, else 50 us, or none when the host has fewer processors than local
+     * the setting when given, else 200 us, or none when the host has fewer processors than local
      * ranks (a thread polling for a peer that waits for a processor only delays that peer).
      *
      * @param locals the ranks of the group on this host
@@ -67,7 +75,7 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
         if (spinNanos >= 0) {
             return spinNanos;
         }
-        return locals > Runtime.getRuntime().availableProcessors() ? 0L : 50_000L;
+        return locals > Runtime.getRuntime().availableProcessors() ? 0L : DEFAULT_SPIN_NANOS;
     }
 
     /**
