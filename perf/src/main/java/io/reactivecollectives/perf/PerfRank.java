@@ -11,6 +11,7 @@ import io.reactivecollectives.transport.TcpProcessGroup;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -201,13 +202,23 @@ final class PerfRank {
             long start = System.nanoTime();
             untilAllAgree(group, () -> {
                 for (OpBench b : benches) {
-                    Flux.range(0, Math.max(1, o.warmup)).concatMap(i -> b.run()).then().block();
+                    backToBack(b, Math.max(1, o.warmup)).block();
                 }
                 return System.nanoTime() - start < SWEEP_WARMUP_NANOS;
             });
         } finally {
             benches.forEach(OpBench::close);
         }
+    }
+
+    /**
+     * {@code count} runs of {@code bench}, each subscribed when the last completed. One call site for
+     * the warm-ups and the timings: a lambda of its own in each would reach {@code concatMap}'s inner
+     * subscription as a new type at the first timing, and C2 would deoptimise and recompile the
+     * collective's whole inlined path inside the timed batches.
+     */
+    private static Mono<Void> backToBack(OpBench bench, int count) {
+        return Flux.range(0, count).concatMap(i -> bench.run()).then();
     }
 
     /** Runs {@code round} until it returns false on every rank (the ranks agree through a MAX all-reduce). */
@@ -243,7 +254,7 @@ final class PerfRank {
                 group.barrier().block();   // as before the timed batches: a collective of another kind reaching the
                                            // same call sites deoptimises code compiled without it (C2's class checks)
                 long t0 = System.nanoTime();
-                Flux.range(0, round).concatMap(i -> bench.run()).then().block();
+                backToBack(bench, round).block();
                 long now = System.nanoTime();
                 boolean compiling = first && now - warmStart < SETTLE_LIMIT_NANOS && !jit.quiet(now);
                 warm.setDouble(0, now - warmStart < warmFor || compiling ? 1 : 0);
@@ -269,7 +280,7 @@ final class PerfRank {
         try {
             while (true) {
                 long t0 = System.nanoTime();
-                Flux.range(0, batch).concatMap(i -> bench.run()).then().block();
+                backToBack(bench, batch).block();
                 long dt = System.nanoTime() - t0;
                 // 0: count it, done; 1: count it, another batch; 2: a calibration batch (under
                 // GROW_BELOW_NANOS on some rank: not counted), the next ten times as long. The ranks agree
