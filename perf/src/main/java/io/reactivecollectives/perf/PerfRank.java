@@ -223,14 +223,8 @@ final class PerfRank {
 
     /** Runs {@code round} until it returns false on every rank (the ranks agree through a MAX all-reduce). */
     private static void untilAllAgree(ProcessGroup group, java.util.function.BooleanSupplier round) {
-        Tensor more = Tensor.fromDoubles(new double[] {1});
-        try {
-            while (more.getDouble(0) > 0) {
-                more.setDouble(0, round.getAsBoolean() ? 1 : 0);
-                group.allReduce(more, ReduceOp.MAX).block();
-            }
-        } finally {
-            more.release();
+        while (combine(group, round.getAsBoolean() ? 1 : 0, ReduceOp.MAX) > 0) {
+            // another round on every rank
         }
     }
 
@@ -248,25 +242,22 @@ final class PerfRank {
         firstTiming = false;
         JitQuiet jit = new JitQuiet();
         int round = Math.max(1, o.warmup);
-        Tensor warm = Tensor.fromDoubles(new double[] {1, 0});   // [warm on, round too short], agreed by MAX
-        try {
-            while (warm.getDouble(0) > 0) {
-                group.barrier().block();   // as before the timed batches: a collective of another kind reaching the
-                                           // same call sites deoptimises code compiled without it (C2's class checks)
-                long t0 = System.nanoTime();
-                backToBack(bench, round).block();
-                long now = System.nanoTime();
-                boolean compiling = first && now - warmStart < SETTLE_LIMIT_NANOS && !jit.quiet(now);
-                warm.setDouble(0, now - warmStart < warmFor || compiling ? 1 : 0);
-                warm.setDouble(1, now - t0 < WARMUP_ROUND_NANOS ? 1 : 0);
-                group.allReduce(warm, ReduceOp.MAX).block();
-                if (warm.getDouble(1) > 0) {
-                    round = (int) Math.min(round * 10L, MAX_BATCH);
-                }
+        // agreed by MAX: 0 warmed up, 1 warm on, 2 warm on with ten times the round (it was under
+        // WARMUP_ROUND_NANOS on some rank still warming up)
+        double go;
+        do {
+            group.barrier().block();   // as before the timed batches: a collective of another kind reaching the
+                                       // same call sites deoptimises code compiled without it (C2's class checks)
+            long t0 = System.nanoTime();
+            backToBack(bench, round).block();
+            long now = System.nanoTime();
+            boolean compiling = first && now - warmStart < SETTLE_LIMIT_NANOS && !jit.quiet(now);
+            boolean on = now - warmStart < warmFor || compiling;
+            go = combine(group, !on ? 0 : now - t0 < WARMUP_ROUND_NANOS ? 2 : 1, ReduceOp.MAX);
+            if (go == 2) {
+                round = (int) Math.min(round * 10L, MAX_BATCH);
             }
-        } finally {
-            warm.release();
-        }
+        } while (go > 0);
         if (first && o.rank == 0) {
             System.out.printf("# first size timed after %.1f s of its warm-up (until the JIT compilers were quiet: %s)%n",
                     (System.nanoTime() - warmStart) / 1e9, jit.describe());
@@ -276,33 +267,26 @@ final class PerfRank {
         long collectives = 0;
         long minNanos = TimeUnit.MILLISECONDS.toNanos(o.minTimeMs);
         int batch = n;
-        Tensor verdict = Tensor.fromDoubles(new double[] {1});
-        try {
-            while (true) {
-                long t0 = System.nanoTime();
-                backToBack(bench, batch).block();
-                long dt = System.nanoTime() - t0;
-                // 0: count it, done; 1: count it, another batch; 2: a calibration batch (under
-                // GROW_BELOW_NANOS on some rank: not counted), the next ten times as long. The ranks agree
-                // by MAX, so every rank counts the same batches. Short batches are not timed because the
-                // switch from the main thread's blocking calls to the chained loop costs each of them
-                // several microseconds per collective at first (pollers settling on their cores).
-                boolean enough = timedNanos + dt >= minNanos;
-                verdict.setDouble(0, dt < GROW_BELOW_NANOS && batch < MAX_BATCH ? 2 : enough ? 0 : 1);
-                group.allReduce(verdict, ReduceOp.MAX).block();
-                double v = verdict.getDouble(0);
-                if (v == 2) {
-                    batch = (int) Math.min(batch * 10L, MAX_BATCH);
-                    continue;
-                }
-                timedNanos += dt;
-                collectives += batch;
-                if (v == 0) {
-                    break;
-                }
+        while (true) {
+            long t0 = System.nanoTime();
+            backToBack(bench, batch).block();
+            long dt = System.nanoTime() - t0;
+            // 0: count it, done; 1: count it, another batch; 2: a calibration batch (under
+            // GROW_BELOW_NANOS on some rank: not counted), the next ten times as long. The ranks agree
+            // by MAX, so every rank counts the same batches. Short batches are not timed because the
+            // switch from the main thread's blocking calls to the chained loop costs each of them
+            // several microseconds per collective at first (pollers settling on their cores).
+            boolean enough = timedNanos + dt >= minNanos;
+            double v = combine(group, dt < GROW_BELOW_NANOS && batch < MAX_BATCH ? 2 : enough ? 0 : 1, ReduceOp.MAX);
+            if (v == 2) {
+                batch = (int) Math.min(batch * 10L, MAX_BATCH);
+                continue;
             }
-        } finally {
-            verdict.release();
+            timedNanos += dt;
+            collectives += batch;
+            if (v == 0) {
+                break;
+            }
         }
         double mine = timedNanos / 1e9 / collectives;
         switch (o.average) {
