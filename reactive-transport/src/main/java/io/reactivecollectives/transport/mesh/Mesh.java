@@ -16,8 +16,6 @@ import reactor.util.retry.Retry;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -125,22 +123,7 @@ public final class Mesh implements AutoCloseable {
     }
 
     private String describeMissing() {
-        List<Integer> absent = new ArrayList<>();
-        List<Integer> present = new ArrayList<>();
-        for (int p = 0; p < world; p++) {
-            if (p != rank) {
-                (links.link(p) == null ? absent : present).add(p);
-            }
-        }
-        StringBuilder unreachable = new StringBuilder();
-        for (int p : absent) {
-            String e = directory.lastError(p);
-            if (e != null) {
-                unreachable.append("; rank ").append(p).append(" unreachable: ").append(e);
-            }
-        }
-        return describe() + ": ranks " + absent + " never appeared within " + options.connectTimeout().toMillis()
-                + " ms (connected: " + present + ", world size " + world + ")" + unreachable;
+        return describe() + ": " + directory.missing(rank, p -> links.link(p) != null, options.connectTimeout().toMillis());
     }
 
     /**

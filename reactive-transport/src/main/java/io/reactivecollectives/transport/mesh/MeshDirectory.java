@@ -1,6 +1,9 @@
 package io.reactivecollectives.transport.mesh;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntPredicate;
 
 /**
  * What a mesh learned about where each peer is: the address it published (unique to its process),
@@ -52,5 +55,34 @@ final class MeshDirectory {
     /** The last error connecting to {@code peer}, or null. */
     String lastError(int peer) {
         return lastErrors.get(peer);
+    }
+
+    /**
+     * Which peers of {@code rank} are missing and why, for the start-up timeout's message: {@code
+     * ranks [..] never appeared within <ms> ms (connected: [..], world size n); rank p unreachable: ..}.
+     *
+     * @param rank      this rank
+     * @param connected whether a peer has a link
+     * @param timeoutMs the connect timeout that passed
+     * @return the description
+     */
+    String missing(int rank, IntPredicate connected, long timeoutMs) {
+        int world = addresses.length();
+        List<Integer> absent = new ArrayList<>();
+        List<Integer> present = new ArrayList<>();
+        for (int p = 0; p < world; p++) {
+            if (p != rank) {
+                (connected.test(p) ? present : absent).add(p);
+            }
+        }
+        StringBuilder unreachable = new StringBuilder();
+        for (int p : absent) {
+            String e = lastError(p);
+            if (e != null) {
+                unreachable.append("; rank ").append(p).append(" unreachable: ").append(e);
+            }
+        }
+        return "ranks " + absent + " never appeared within " + timeoutMs + " ms (connected: " + present
+                + ", world size " + world + ")" + unreachable;
     }
 }
