@@ -99,6 +99,30 @@ public final class FrameCodec {
                 source, agreementWord, agreementCount, payloadLength);
     }
 
+    /**
+     * The length-prefixed header of {@link #encodeHeaderOnHeap} written into {@code dst} from its
+     * writer index ({@code dst} must have {@link #PREFIXED_HEADER} bytes of room): for a writer
+     * that reuses one buffer for every header it copies out at once.
+     *
+     * @param dst            where the header goes
+     * @param type           the frame's type
+     * @param group          the group's id hash
+     * @param sequence       the collective's sequence number
+     * @param tag            the tag
+     * @param step           the algorithm's step
+     * @param chunk          the chunk
+     * @param source         the sending rank
+     * @param agreementWord  the agreement word
+     * @param agreementCount the agreement count
+     * @param payloadLength  the payload's bytes
+     * @return {@code dst}
+     */
+    public static ByteBuf encodeHeaderInto(ByteBuf dst, FrameType type, int group, long sequence, int tag, int step,
+                                           int chunk, int source, long agreementWord, long agreementCount,
+                                           int payloadLength) {
+        return fill(dst, type, group, sequence, tag, step, chunk, source, agreementWord, agreementCount, payloadLength);
+    }
+
     private static ByteBuf fill(ByteBuf b, FrameType type, int group, long sequence, int tag, int step, int chunk,
                                 int source, long agreementWord, long agreementCount, int payloadLength) {
         b.writeInt(HEADER + payloadLength);

@@ -160,6 +160,11 @@ public final class PeerLink {
      */
     public ChannelFuture writeFrame(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                                     long agreementCount, ByteBuf payload) {
+        ShmOutbound ring = shm;
+        if (ring != null && ring.tryWriteFrame(type, group, seq, tag, step, chunk, self, agreementWord, agreementCount,
+                payload)) {
+            return channel.newSucceededFuture();   // in the ring already: nothing to complete later
+        }
         return write(route(type, chunk), type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
     }
 

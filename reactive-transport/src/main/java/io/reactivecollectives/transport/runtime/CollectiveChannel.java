@@ -73,16 +73,17 @@ public final class CollectiveChannel implements Peers {
         return Mono.defer(() -> {
             java.util.BitSet to;
             synchronized (receipts) {
-                to = (java.util.BitSet) receipts.sentTo.clone();
+                to = receipts.sentTo == null ? null : (java.util.BitSet) receipts.sentTo.clone();
             }
-            return !receipts.requested || to.isEmpty() ? Mono.<Void>empty() : runtime.mailbox().awaitAcks(box, to);
+            return !receipts.requested || to == null || to.isEmpty() ? Mono.<Void>empty()
+                    : runtime.mailbox().awaitAcks(box, to);
         });
     }
 
     /** Receipt bookkeeping of one collective (its sub-operations share it). */
     private static final class Receipts {
         volatile boolean requested;
-        final java.util.BitSet sentTo = new java.util.BitSet();
+        java.util.BitSet sentTo;   // made by the first send that asks for a receipt (most collectives never do)
     }
 
     void entry(FlightRecorder.Entry e) {
@@ -178,6 +179,9 @@ public final class CollectiveChannel implements Peers {
         if (receipts.requested) {
             word |= CollectiveBox.ACK_REQUESTED;
             synchronized (receipts) {
+                if (receipts.sentTo == null) {
+                    receipts.sentTo = new java.util.BitSet();
+                }
                 receipts.sentTo.set(peer);
             }
         }

@@ -95,6 +95,20 @@ final class ShmRing {
         return n;
     }
 
+    /** Whether {@code length} bytes fit in the ring now (reads the consumer's position only when they look not to). */
+    boolean fits(int length) {
+        if (capacity - (int) (tail - seenHead) >= length) {
+            return true;
+        }
+        seenHead = (long) LONGS.getAcquire(map, control + HEAD);
+        return capacity - (int) (tail - seenHead) >= length;
+    }
+
+    /** Drops what was written since the last {@link #publish()} (the consumer never saw it). */
+    void unwrite() {
+        tail = publishedTail;
+    }
+
     /** Makes everything written so far visible to the consumer (one release store; none if nothing is new). */
     void publish() {
         if (publishedTail != tail) {

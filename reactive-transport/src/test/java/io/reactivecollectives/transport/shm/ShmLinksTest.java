@@ -2,6 +2,9 @@ package io.reactivecollectives.transport.shm;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.reactivecollectives.transport.frame.FrameCodec;
+import io.reactivecollectives.transport.frame.FrameType;
 import io.netty.util.concurrent.DefaultPromise;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
@@ -22,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -29,7 +33,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Two ranks' shared-memory links over one segment in this JVM: length-prefixed frames of every
  * size up to 16 times the ring stream through it in order and intact, from several writer threads
  * at once; a paused reader stalls the writer, which goes on once it resumes; a corrupt length is
- * reported and nothing after it is read; the file can be unlinked while both are mapped.
+ * reported and nothing after it is read; the file can be unlinked while both are mapped. Frames
+ * written at once ({@link ShmOutbound#tryWriteFrame}) and queued ones keep one order per writer, and
+ * one is written at once only when nothing waits before it and all of it fits.
  */
 class ShmLinksTest {
 
@@ -261,5 +267,131 @@ class ShmLinksTest {
         for (ByteBuf b : parts) {
             assertEquals(0, b.refCnt(), "released");
         }
+    }
+
+    /** Sends a DATA frame (sequence {@code i}, tag {@code writer}) at once where it can, else queued: as a link does. */
+    private static void send(ShmOutbound out, int writer, int i, byte[] payload, Promise<Void> written) {
+        ByteBuf body = Unpooled.wrappedBuffer(payload);
+        if (out.tryWriteFrame(FrameType.DATA, 7, i, writer, 0, 0, writer, 0L, 0L, body)) {
+            assertEquals(0, body.refCnt(), "released once written");
+            written.trySuccess(null);
+            return;
+        }
+        ByteBuf header = FrameCodec.encodeHeaderOnHeap(FrameType.DATA, 7, i, writer, 0, 0, writer, 0L, 0L, payload.length);
+        out.write(new ByteBuf[] {header, body}, written);
+    }
+
+    /** Whether {@code p} completed within 10 s (a promise of the immediate executor cannot be awaited). */
+    private static boolean done(Promise<Void> p) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!p.isDone() && System.nanoTime() < end) {
+            Thread.sleep(2);
+        }
+        return p.isDone();
+    }
+
+    /** The (tag, sequence, payload) of a received frame's bytes (without its length field). */
+    private static Object[] decode(byte[] frame) {
+        ByteBuf f = Unpooled.wrappedBuffer(frame);
+        assertEquals(FrameType.DATA, FrameCodec.validate(f));
+        byte[] payload = new byte[frame.length - FrameCodec.HEADER];
+        f.getBytes(FrameCodec.HEADER, payload);
+        return new Object[] {FrameCodec.tag(f), FrameCodec.sequence(f), payload};
+    }
+
+    @Test
+    void framesWrittenAtOnceAndQueuedOnesKeepEachWritersOrderFromConcurrentWriters() throws Exception {
+        ShmLinks[] links = pair();
+        int writers = 3;
+        int perWriter = 300;
+        CountDownLatch written = new CountDownLatch(writers * perWriter);
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < perWriter; i++) {
+                    Promise<Void> p = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+                    p.addListener(f -> written.countDown());
+                    // mostly small frames (written at once when the ring is free), every 7th larger than the ring
+                    send(links[0].outbound(1), writer, i, body(writer, i, i % 7 == 0 ? 3 * RING : 1 + i % 200), p);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        assertTrue(written.await(30, TimeUnit.SECONDS), "every write completed");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (received.size() < writers * perWriter && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(writers * perWriter, received.size(), "every frame arrived");
+        int[] next = new int[writers];
+        for (byte[] got : received) {
+            Object[] f = decode(got);
+            int writer = (Integer) f[0];
+            int i = next[writer]++;
+            assertEquals((long) i, f[1], "writer " + writer + "'s frames in order");
+            assertArrayEquals(body(writer, i, i % 7 == 0 ? 3 * RING : 1 + i % 200), (byte[]) f[2],
+                    "writer " + writer + " frame " + i);
+        }
+        assertEquals(List.of(), corrupt);
+    }
+
+    @Test
+    void aFrameIsWrittenAtOnceOnlyWhenNothingWaitsBeforeItAndAllOfItFits() throws Exception {
+        ShmLinks[] links = pair();
+        ShmOutbound out = links[0].outbound(1);
+        ByteBuf tooLarge = Unpooled.wrappedBuffer(new byte[RING]);
+        assertFalse(out.tryWriteFrame(FrameType.DATA, 7, 0, 0, 0, 0, 0, 0L, 0L, tooLarge), "a frame over the ring");
+        assertEquals(1, tooLarge.refCnt(), "left to the caller");
+        tooLarge.release();
+
+        links[1].pause();
+        Promise<Void> big = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+        send(out, 0, 0, body(0, 0, 8 * RING), big);
+        assertFalse(big.isDone(), "stalled: nobody reads");
+        ByteBuf small = Unpooled.wrappedBuffer(body(0, 1, 10));
+        assertFalse(out.tryWriteFrame(FrameType.DATA, 7, 1, 0, 0, 0, 0, 0L, 0L, small), "not past a stalled write");
+        assertEquals(1, small.refCnt());
+        small.release();
+        Promise<Void> after = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+        send(out, 0, 1, body(0, 1, 10), after);
+        links[1].resume();
+        assertTrue(done(after) && big.isSuccess() && after.isSuccess());
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.size() < 2 && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(2, received.size());
+        assertEquals(0L, decode(received.get(0))[1], "the stalled frame first");
+        assertEquals(1L, decode(received.get(1))[1]);
+
+        out.fail(new IllegalStateException("peer gone"));
+        ByteBuf late = Unpooled.wrappedBuffer(new byte[4]);
+        assertFalse(out.tryWriteFrame(FrameType.DATA, 7, 2, 0, 0, 0, 0, 0L, 0L, late), "a failed link writes nothing at once");
+        assertEquals(1, late.refCnt());
+        late.release();
+    }
+
+    @Test
+    void aPayloadThatCannotBeCopiedLeavesNothingOfItsFrameInTheRing() throws Exception {
+        ShmLinks[] links = pair();
+        ShmOutbound out = links[0].outbound(1);
+        ByteBuf gone = Unpooled.buffer(16).writeZero(16);
+        gone.release();   // the caller's bug: a payload released before it was sent
+        assertThrows(io.netty.util.IllegalReferenceCountException.class,
+                () -> out.tryWriteFrame(FrameType.DATA, 7, 0, 0, 0, 0, 0, 0L, 0L, gone));
+        Promise<Void> next = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+        send(out, 0, 1, body(0, 1, 10), next);
+        assertTrue(done(next) && next.isSuccess());
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(50);
+        assertEquals(1, received.size(), "only the next frame: no header of the failed one");
+        assertEquals(1L, decode(received.get(0))[1]);
+        assertArrayEquals(body(0, 1, 10), (byte[]) decode(received.get(0))[2]);
+        assertEquals(List.of(), corrupt);
     }
 }
