@@ -164,6 +164,32 @@ class ShmLinksTest {
         return null;
     }
 
+    /** Writes frame {@code i} of writer {@code w}, completing {@code written} when it is in the ring. */
+    private interface WriteOne {
+        void write(int w, int i, Promise<Void> written);
+    }
+
+    /** {@code writers} threads each write {@code perWriter} frames; returns once all of them arrived. */
+    private void writeConcurrently(int writers, int perWriter, WriteOne one) throws InterruptedException {
+        CountDownLatch written = new CountDownLatch(writers * perWriter);
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            new Thread(() -> {
+                for (int i = 0; i < perWriter; i++) {
+                    Promise<Void> p = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
+                    p.addListener(f -> written.countDown());
+                    one.write(writer, i, p);
+                }
+            }).start();
+        }
+        assertTrue(written.await(30, TimeUnit.SECONDS), "every write completed");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (received.size() < writers * perWriter && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(writers * perWriter, received.size(), "every frame arrived");
+    }
+
     @Test
     void framesUpToSixteenRingsStreamThroughInOrderFromConcurrentWriters() throws Exception {
         ShmLinks[] links = pair();
@@ -176,26 +202,8 @@ class ShmLinksTest {
                 row[i] = 1 + sizes.nextInt(i % 5 == 0 ? 16 * RING : 300);
             }
         }
-        CountDownLatch written = new CountDownLatch(writers * perWriter);
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < writers; w++) {
-            int writer = w;
-            Thread t = new Thread(() -> {
-                for (int i = 0; i < perWriter; i++) {
-                    Promise<Void> p = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
-                    p.addListener(f -> written.countDown());
-                    links[0].outbound(1).write(frame(body(writer, i, lengths[writer][i])), p);
-                }
-            });
-            threads.add(t);
-            t.start();
-        }
-        assertTrue(written.await(30, TimeUnit.SECONDS), "every write completed");
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (received.size() < writers * perWriter && System.nanoTime() < end) {
-            Thread.sleep(5);
-        }
-        assertEquals(writers * perWriter, received.size(), "every frame arrived");
+        writeConcurrently(writers, perWriter,
+                (writer, i, p) -> links[0].outbound(1).write(frame(body(writer, i, lengths[writer][i])), p));
         int[] next = new int[writers];
         for (byte[] got : received) {
             int writer = got[0];
@@ -304,27 +312,9 @@ class ShmLinksTest {
         ShmLinks[] links = pair();
         int writers = 3;
         int perWriter = 300;
-        CountDownLatch written = new CountDownLatch(writers * perWriter);
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < writers; w++) {
-            int writer = w;
-            Thread t = new Thread(() -> {
-                for (int i = 0; i < perWriter; i++) {
-                    Promise<Void> p = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
-                    p.addListener(f -> written.countDown());
-                    // mostly small frames (written at once when the ring is free), every 7th larger than the ring
-                    send(links[0].outbound(1), writer, i, body(writer, i, i % 7 == 0 ? 3 * RING : 1 + i % 200), p);
-                }
-            });
-            threads.add(t);
-            t.start();
-        }
-        assertTrue(written.await(30, TimeUnit.SECONDS), "every write completed");
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (received.size() < writers * perWriter && System.nanoTime() < end) {
-            Thread.sleep(5);
-        }
-        assertEquals(writers * perWriter, received.size(), "every frame arrived");
+        // mostly small frames (written at once when the ring is free), every 7th larger than the ring
+        writeConcurrently(writers, perWriter, (writer, i, p) -> send(links[0].outbound(1), writer, i,
+                body(writer, i, i % 7 == 0 ? 3 * RING : 1 + i % 200), p));
         int[] next = new int[writers];
         for (byte[] got : received) {
             Object[] f = decode(got);
