@@ -131,7 +131,7 @@ public final class PeerLink {
     private Mono<Void> send(Channel ch, FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                             long agreementCount, ByteBuf payload) {
         return Mono.create(sink -> {
-            ChannelPromise promise;
+            ChannelFuture promise;
             try {
                 promise = write(ch, type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
             } catch (Throwable t) {
@@ -160,11 +160,6 @@ public final class PeerLink {
      */
     public ChannelFuture writeFrame(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                                     long agreementCount, ByteBuf payload) {
-        ShmOutbound ring = shm;
-        if (ring != null && ring.tryWriteFrame(type, group, seq, tag, step, chunk, self, agreementWord, agreementCount,
-                payload)) {
-            return channel.newSucceededFuture();   // in the ring already: nothing to complete later
-        }
         return write(route(type, chunk), type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
     }
 
@@ -238,35 +233,37 @@ public final class PeerLink {
         });
     }
 
-    private void listen(ChannelPromise written, reactor.core.publisher.MonoSink<Void> sink) {
-        written.addListener(f -> {
-            if (f.isSuccess()) {
-                sink.success();
-            } else {
-                sink.error(failure(f.cause()));
-            }
-        });
+    private void listen(ChannelFuture written, reactor.core.publisher.MonoSink<Void> sink) {
+        if (written.isDone()) {
+            settle(written, sink);   // in the shared-memory ring already: no listener to run on the event loop
+        } else {
+            written.addListener(f -> settle(written, sink));
+        }
     }
 
-    private ChannelPromise write(Channel ch, FrameType type, long seq, int tag, int step, int chunk,
-                                 long agreementWord, long agreementCount, ByteBuf payload) {
-        int len = payload.readableBytes();
+    private void settle(ChannelFuture written, reactor.core.publisher.MonoSink<Void> sink) {
+        if (written.isSuccess()) {
+            sink.success();
+        } else {
+            sink.error(failure(written.cause()));
+        }
+    }
+
+
+    private ChannelFuture write(Channel ch, FrameType type, long seq, int tag, int step, int chunk,
+                                long agreementWord, long agreementCount, ByteBuf payload) {
         ShmOutbound ring = shm;
+        if (ring != null) {
+            return writeShared(ring, type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+        }
+        int len = payload.readableBytes();
         ByteBuf header;
         try {
-            header = ring != null ? FrameCodec.encodeHeaderOnHeap(type, group, seq, tag, step, chunk, self, agreementWord,
-                    agreementCount, len)
-                    : FrameCodec.encodeHeader(ch.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
+            header = FrameCodec.encodeHeader(ch.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,
                     agreementCount, len, len <= INLINE_BYTES ? len : 0);
         } catch (Throwable t) {
             payload.release();
             throw t;
-        }
-        if (ring != null) {
-            // completes on the writing thread: no hop through the socket's event loop
-            ChannelPromise written = new DefaultChannelPromise(channel, ImmediateEventExecutor.INSTANCE);
-            ring.write(new ByteBuf[] {header, payload}, written);
-            return written;
         }
         ChannelPromise promise = ch.newPromise();
         if (len <= INLINE_BYTES) {
@@ -284,6 +281,29 @@ public final class PeerLink {
             ChannelFuture ignored = ch.writeAndFlush(frame, promise);
         }
         return promise;
+    }
+
+    /**
+     * A frame into the shared-memory ring: copied in at once where nothing waits on the ring and it
+     * fits (done when this returns), else queued behind what waits; completes on the writing thread,
+     * with no hop through the socket's event loop.
+     */
+    private ChannelFuture writeShared(ShmOutbound ring, FrameType type, long seq, int tag, int step, int chunk,
+                                      long agreementWord, long agreementCount, ByteBuf payload) {
+        if (ring.tryWriteFrame(type, group, seq, tag, step, chunk, self, agreementWord, agreementCount, payload)) {
+            return channel.newSucceededFuture();
+        }
+        ByteBuf header;
+        try {
+            header = FrameCodec.encodeHeaderOnHeap(type, group, seq, tag, step, chunk, self, agreementWord,
+                    agreementCount, payload.readableBytes());
+        } catch (Throwable t) {
+            payload.release();
+            throw t;
+        }
+        ChannelPromise written = new DefaultChannelPromise(channel, ImmediateEventExecutor.INSTANCE);
+        ring.write(new ByteBuf[] {header, payload}, written);
+        return written;
     }
 
     /** Closes the connection from this side (the mesh is closing); the listener hears why. */

@@ -91,21 +91,16 @@ public final class ShmOutbound {
      */
     public boolean tryWriteFrame(FrameType type, int group, long seq, int tag, int step, int chunk, int source,
                                  long agreementWord, long agreementCount, ByteBuf payload) {
-        if (failure != null || !queue.isEmpty() || !wip.compareAndSet(0, 1)) {
-            return false;
+        if (!wip.compareAndSet(0, 1)) {
+            return false;   // another thread writes now: queue behind it
         }
-        boolean written = false;
+        boolean written;
         try {
-            if (current == null && queue.isEmpty() && failure == null && segment.retain()) {
-                try {
-                    written = copyFrame(type, group, seq, tag, step, chunk, source, agreementWord, agreementCount, payload);
-                } catch (RuntimeException e) {
-                    ReferenceCountUtil.safeRelease(payload);
-                    throw e;
-                } finally {
-                    segment.release();
-                }
-            }
+            written = current == null && queue.isEmpty() && failure == null
+                    && copyFrame(type, group, seq, tag, step, chunk, source, agreementWord, agreementCount, payload);
+        } catch (RuntimeException e) {
+            ReferenceCountUtil.safeRelease(payload);
+            throw e;
         } finally {
             drainMissed(1);   // writes queued meanwhile (or a failure) are this thread's to go on with
         }
@@ -115,32 +110,38 @@ public final class ShmOutbound {
         return written;
     }
 
-    /** {@link #tryWriteFrame}'s copy, holding the drain and the segment: all of the frame or, when it does not fit or a copy fails, none of it. */
+    /**
+     * {@link #tryWriteFrame}'s copy, holding the drain: all of the frame, or none of it when the
+     * segment is closing, the frame does not fit or a copy fails.
+     */
     private boolean copyFrame(FrameType type, int group, long seq, int tag, int step, int chunk, int source,
                               long agreementWord, long agreementCount, ByteBuf payload) {
         int len = payload.readableBytes();
-        int frame = FrameCodec.PREFIXED_HEADER + len;
-        if (!ring.fits(frame)) {
+        if (!segment.retain()) {
             return false;
         }
-        FrameCodec.encodeHeaderInto(header.clear(), type, group, seq, tag, step, chunk, source, agreementWord,
-                agreementCount, len);
-        boolean whole = false;
         try {
-            ring.write(header, 0, FrameCodec.PREFIXED_HEADER);
-            if (len > 0) {
+            if (!ring.fits(FrameCodec.PREFIXED_HEADER + len)) {
+                return false;
+            }
+            FrameCodec.encodeHeaderInto(header.clear(), type, group, seq, tag, step, chunk, source, agreementWord,
+                    agreementCount, len);
+            boolean whole = false;
+            try {
+                ring.write(header, 0, FrameCodec.PREFIXED_HEADER);
                 ring.write(payload, payload.readerIndex(), len);
+                whole = true;
+            } finally {
+                if (!whole) {
+                    ring.unwrite();   // a header without its payload never reaches the consumer
+                }
             }
-            whole = true;
+            ring.publish();
+            segment.wake(consumer);
+            return true;
         } finally {
-            if (!whole) {
-                ring.unwrite();   // a header without its payload never reaches the consumer
-            }
+            segment.release();
         }
-        this.copied += frame;
-        ring.publish();
-        segment.wake(consumer);
-        return true;
     }
 
     /** Whether a write waits for the consumer to free space. */

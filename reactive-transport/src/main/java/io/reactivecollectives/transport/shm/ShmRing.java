@@ -77,11 +77,7 @@ final class ShmRing {
      */
     int write(ByteBuf src, int index, int length) {
         long t = tail;
-        int n = Math.min(length, capacity - (int) (t - seenHead));
-        if (n < length) {
-            seenHead = (long) LONGS.getAcquire(map, control + HEAD);
-            n = Math.min(length, capacity - (int) (t - seenHead));
-        }
+        int n = Math.min(length, room(length));
         if (n <= 0) {
             return 0;
         }
@@ -95,13 +91,22 @@ final class ShmRing {
         return n;
     }
 
-    /** Whether {@code length} bytes fit in the ring now (reads the consumer's position only when they look not to). */
+    /** Whether {@code length} bytes fit in the ring now. */
     boolean fits(int length) {
-        if (capacity - (int) (tail - seenHead) >= length) {
-            return true;
+        return room(length) >= length;
+    }
+
+    /**
+     * The free space the producer may write to; reads the consumer's position only when the last
+     * one seen leaves less than {@code wanted}.
+     */
+    private int room(int wanted) {
+        int free = capacity - (int) (tail - seenHead);
+        if (free < wanted) {
+            seenHead = (long) LONGS.getAcquire(map, control + HEAD);
+            free = capacity - (int) (tail - seenHead);
         }
-        seenHead = (long) LONGS.getAcquire(map, control + HEAD);
-        return capacity - (int) (tail - seenHead) >= length;
+        return free;
     }
 
     /** Drops what was written since the last {@link #publish()} (the consumer never saw it). */

@@ -11,6 +11,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AdaptiveSpinTest {
 
+    /** An adaptive budget of maximum {@code max} after ten polls that ran out (at its floor). */
+    private static AdaptiveSpin missedTenTimes(long max) {
+        AdaptiveSpin s = new AdaptiveSpin(max, true);
+        for (int i = 0; i < 10; i++) {
+            s.miss();
+        }
+        return s;
+    }
+
     @Test
     void halvesOnMissesAndLateHitsAndDoublesOnTimelyHits() {
         AdaptiveSpin s = new AdaptiveSpin(64_000, true);
@@ -33,10 +42,7 @@ class AdaptiveSpinTest {
 
     @Test
     void trafficSoonAfterSleepingGrowsTheBudgetBackFromTheFloor() {
-        AdaptiveSpin s = new AdaptiveSpin(64_000, true);
-        for (int i = 0; i < 10; i++) {
-            s.miss();
-        }
+        AdaptiveSpin s = missedTenTimes(64_000);
         assertEquals(2_000, s.budget());
         // ping-pong traffic 3 us apart: more than the floor, so polling always ran out before it came
         s.wokenBy(3_000, 3_000);
@@ -52,10 +58,7 @@ class AdaptiveSpinTest {
         // the state measured on a 2-vCPU virtual machine (4 B all-reduce, 2 ranks): about 3,000 sleeps
         // a second per poller at a budget near the floor, each ended by the peer's exchange about 80 us
         // later. Before the floor learnt that cost, each miss halved what each timely wake-up doubled.
-        AdaptiveSpin s = new AdaptiveSpin(50_000, true);
-        for (int i = 0; i < 10; i++) {
-            s.miss();
-        }
+        AdaptiveSpin s = missedTenTimes(50_000);
         assertEquals(1_562, s.budget());
         s.miss();
         s.wokenBy(40_000, 1_000);
