@@ -18,9 +18,20 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *       releases the message, and Spark's buffer unlocks the block in its {@code BlockInfoManager}
  *       (a {@code ReentrantLock}, which parks under contention). Seen in CI on {@code shuffle-server-*}
  *       after the block was sent.</li>
+ *   <li>{@code TransportChannelHandler}'s callbacks: every message, connection event and error on
+ *       Spark's event loops enters Spark through this one handler, which hands it to Spark's RPC
+ *       dispatcher ({@code NettyRpcHandler} posts to an endpoint's inbox through a
+ *       {@code LinkedBlockingQueue}, whose lock parks under contention), its block server or its
+ *       response callbacks. Seen in CI on {@code rpc-server-*} while the driver and the
+ *       local-cluster executors exchanged RPCs. This entry covers the first item too; that one is
+ *       kept because it names the path that was seen.</li>
  * </ul>
  */
 public final class SparkDriverBlockHoundIntegration implements BlockHoundIntegration {
+
+    /** The methods through which Netty hands Spark's transport handler its work. */
+    private static final String[] TRANSPORT_CALLBACKS = {"channelRead0", "channelActive",
+        "channelInactive", "channelRegistered", "channelUnregistered", "userEventTriggered", "exceptionCaught"};
 
     /** Created by BlockHound through the service loader. */
     public SparkDriverBlockHoundIntegration() {
@@ -30,5 +41,8 @@ public final class SparkDriverBlockHoundIntegration implements BlockHoundIntegra
     public void applyTo(BlockHound.Builder builder) {
         builder.allowBlockingCallsInside("org.apache.spark.network.netty.NettyBlockRpcServer", "receive");
         builder.allowBlockingCallsInside("org.apache.spark.storage.BlockManagerManagedBuffer", "release");
+        for (String callback : TRANSPORT_CALLBACKS) {
+            builder.allowBlockingCallsInside("org.apache.spark.network.server.TransportChannelHandler", callback);
+        }
     }
 }

@@ -48,8 +48,31 @@ public final class Guards {
         return installed;
     }
 
+    /** How many frames of the caller a recorded blocking call keeps. */
+    private static final int CALLER_FRAMES = 12;
+
     static void recordBlocking(String description) {
-        BLOCKING.add(description + " on thread " + Thread.currentThread().getName());
+        BLOCKING.add(description + " on thread " + Thread.currentThread().getName() + callers());
+    }
+
+    /** The frames above the blocking call, from the first outside the JDK and BlockHound. */
+    private static String callers() {
+        StringBuilder out = new StringBuilder();
+        int shown = 0;
+        for (StackTraceElement frame : new Throwable().getStackTrace()) {
+            String c = frame.getClassName();
+            boolean platform = c.startsWith("java.") || c.startsWith("jdk.") || c.startsWith("sun.")
+                    || c.startsWith("reactor.blockhound.") || c.equals(Guards.class.getName())
+                    || c.startsWith(RecordingBlockHoundIntegration.class.getName());
+            if (shown == 0 && platform) {
+                continue;
+            }
+            out.append("\n    called from ").append(frame);
+            if (++shown == CALLER_FRAMES) {
+                break;
+            }
+        }
+        return out.toString();
     }
 
     /**

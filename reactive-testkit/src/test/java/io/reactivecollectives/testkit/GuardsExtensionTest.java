@@ -51,6 +51,8 @@ class GuardsExtensionTest {
                 .flatMap(org.junit.platform.engine.TestExecutionResult::getThrowable).orElseThrow();
         assertTrue(error.getMessage().contains("1 blocking call(s) on non-blocking threads")
                 && error.getMessage().contains("sleep"), error.getMessage());
+        assertTrue(error.getMessage().contains("called from " + SwallowsABlockingCall.class.getName()),
+                "the first frame outside the JDK is the test's lambda: " + error.getMessage());
     }
 
     @Test
