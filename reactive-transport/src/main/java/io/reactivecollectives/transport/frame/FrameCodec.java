@@ -125,19 +125,23 @@ public final class FrameCodec {
 
     private static ByteBuf fill(ByteBuf b, FrameType type, int group, long sequence, int tag, int step, int chunk,
                                 int source, long agreementWord, long agreementCount, int payloadLength) {
-        b.writeInt(HEADER + payloadLength);
-        b.writeShort(MAGIC);
-        b.writeByte(VERSION);
-        b.writeByte(type.code());
-        b.writeInt(group);
-        b.writeLong(sequence);
-        b.writeInt(tag);
-        b.writeInt(step);
-        b.writeInt(chunk);
-        b.writeInt(source);
-        b.writeLong(agreementWord);
-        b.writeLong(agreementCount);
-        return b;
+        // one capacity check, then the fields at their offsets (a write per field checks the capacity each time)
+        b.ensureWritable(PREFIXED_HEADER);
+        int at = b.writerIndex();
+        b.setInt(at, HEADER + payloadLength);
+        int h = at + LENGTH_FIELD;
+        b.setShort(h + OFF_MAGIC, MAGIC);
+        b.setByte(h + OFF_VERSION, VERSION);
+        b.setByte(h + OFF_TYPE, type.code());
+        b.setInt(h + OFF_GROUP, group);
+        b.setLong(h + OFF_SEQ, sequence);
+        b.setInt(h + OFF_TAG, tag);
+        b.setInt(h + OFF_STEP, step);
+        b.setInt(h + OFF_CHUNK, chunk);
+        b.setInt(h + OFF_SOURCE, source);
+        b.setLong(h + OFF_AGREE_WORD, agreementWord);
+        b.setLong(h + OFF_AGREE_COUNT, agreementCount);
+        return b.writerIndex(at + PREFIXED_HEADER);
     }
 
     /**

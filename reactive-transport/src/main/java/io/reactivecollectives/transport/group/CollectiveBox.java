@@ -6,7 +6,6 @@ import io.reactivecollectives.transport.algorithms.SubAddress;
 
 import java.time.Duration;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.function.Function;
 
 /**
@@ -21,7 +20,7 @@ public final class CollectiveBox {
 
     final long sequence;
     String op;                      // null while no local collective owns it
-    final HashMap<SlotKey, Object> slots = new HashMap<>(); // SlotKey -> ByteBuf (arrived) | MailboxReceive.Waiter (waiting)
+    final Slots slots = new Slots(); // ByteBuf (arrived) | MailboxReceive.Waiter (waiting), by address
     CollectiveException failure;    // once failed, every receive fails with it
     Function<CollectiveBox, CollectiveException> pendingAbort; // a peer's ABORT that came before the local collective started
     long openedNanos;               // when the local collective opened the box

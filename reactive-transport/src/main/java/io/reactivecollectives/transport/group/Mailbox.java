@@ -7,9 +7,7 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -27,7 +25,6 @@ import java.util.function.Function;
  */
 public final class Mailbox {
 
-    private final SlotKey probe = new SlotKey();  // guarded by this
 
     private final UnclaimedBudget unclaimed;
     private final Runnable onPressure;
@@ -171,17 +168,17 @@ public final class Mailbox {
             if (box.failure != null) {
                 fail = box.failure;
             } else {
-                SlotKey key = probe.set(w.r.tag, w.r.step, w.r.chunk, w.r.source);
-                Object slot = box.slots.get(key);
+                MailboxReceive r = w.r;
+                Object slot = box.slots.get(r.tag, r.step, r.chunk, r.source);
                 if (slot instanceof ByteBuf) {
-                    box.slots.remove(key);
+                    box.slots.remove(r.tag, r.step, r.chunk, r.source);
                     ready = (ByteBuf) slot;
                     unclaimed.remove(ready);
                     relief = unclaimed.relieved();
                 } else if (slot == null) {
                     if (w.state != MailboxReceive.Waiter.DONE) {
-                        w.key = key.copy();
-                        box.slots.put(w.key, w);
+                        w.slotted = true;
+                        box.slots.put(r.tag, r.step, r.chunk, r.source, w);
                         box.waitingOn = w.r.source;
                         box.waitingTag = w.r.tag;
                         box.waitingStep = w.r.step;
@@ -205,8 +202,9 @@ public final class Mailbox {
 
     /** A cancelled receive leaves its slot. */
     synchronized void forget(MailboxReceive.Waiter w) {
-        if (w.key != null && w.r.box.slots.get(w.key) == w) {
-            w.r.box.slots.remove(w.key);
+        if (w.slotted) {
+            MailboxReceive r = w.r;
+            r.box.slots.removeIfHolds(r.tag, r.step, r.chunk, r.source, w);
         }
     }
 
@@ -251,16 +249,15 @@ public final class Mailbox {
             } else if ((word & CollectiveBox.ACK_REQUESTED) != 0) {
                 ackNow = true;
             }
-            SlotKey key = probe.set(tag, step, chunk, source);
-            Object slot = box.slots.get(key);
+            Object slot = box.slots.get(tag, step, chunk, source);
             if (slot == null) {
-                box.slots.put(key.copy(), payload);
+                box.slots.put(tag, step, chunk, source, payload);
                 pressure = unclaimed.add(payload);
             } else if (slot instanceof ByteBuf) {
                 violation = "duplicate frame (seq " + seq + " tag " + tag + " step " + step + " chunk " + chunk + ")";
                 payload.release();
             } else {
-                box.slots.remove(key);
+                box.slots.remove(tag, step, chunk, source);
                 waiter = (MailboxReceive.Waiter) slot;
             }
         }
@@ -413,16 +410,14 @@ public final class Mailbox {
             return List.of();
         }
         List<MailboxReceive.Waiter> waiters = new ArrayList<>();
-        for (Iterator<Map.Entry<SlotKey, Object>> it = box.slots.entrySet().iterator(); it.hasNext(); ) {
-            Object v = it.next().getValue();
+        box.slots.drain(v -> {
             if (v instanceof ByteBuf) {
                 unclaimed.remove((ByteBuf) v);
                 ((ByteBuf) v).release();
             } else {
                 waiters.add((MailboxReceive.Waiter) v);
             }
-            it.remove();
-        }
+        });
         return waiters;
     }
 }

@@ -60,7 +60,7 @@ final class MailboxReceive extends Mono<ByteBuf> {
 
         final CoreSubscriber<? super ByteBuf> actual;
         final MailboxReceive r;         // what it receives: box, tag, step, chunk, source
-        SlotKey key;                    // the slot it waits in; guarded by the mailbox's lock
+        boolean slotted;                // it waited in its slot; guarded by the mailbox's lock
         volatile int state;
         private ByteBuf value;
 

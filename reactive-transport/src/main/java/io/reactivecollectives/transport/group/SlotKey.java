@@ -1,10 +1,9 @@
 package io.reactivecollectives.transport.group;
 
 /**
- * The address of a slot in a {@link CollectiveBox}: (tag, step, chunk, source). The keys stored
- * in a box's map are never changed; the {@link Mailbox} keeps one more, its probe, that it sets
- * and looks up with under its lock, so that finding a slot allocates nothing (a key is copied out
- * of the probe only to store a new slot).
+ * The address of a slot in a {@link Slots}' map: (tag, step, chunk, source). The keys stored in
+ * the map are never changed; the {@link Slots} keeps one more, its probe, that it sets and looks
+ * up with under the mailbox's lock, so that finding a slot allocates nothing.
  */
 final class SlotKey {
 
@@ -13,18 +12,13 @@ final class SlotKey {
     private int chunk;
     private int source;
 
-    /** Sets this probe to (tag, step, chunk, source); only for the mailbox's probe, under its lock. */
+    /** Sets this key to (tag, step, chunk, source): a new key, or the probe (under the mailbox's lock). */
     SlotKey set(int tag, int step, int chunk, int source) {
         this.tag = tag;
         this.step = step;
         this.chunk = chunk;
         this.source = source;
         return this;
-    }
-
-    /** A key to store, equal to this probe. */
-    SlotKey copy() {
-        return new SlotKey().set(tag, step, chunk, source);
     }
 
     @Override

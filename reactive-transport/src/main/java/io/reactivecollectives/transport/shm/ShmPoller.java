@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.shm;
 
+import io.netty.util.concurrent.FastThreadLocalThread;
 import reactor.core.scheduler.NonBlocking;
 import reactor.util.concurrent.Queues;
 
@@ -224,7 +225,12 @@ final class ShmPoller implements Runnable {
         return false;
     }
 
-    private static final class PollerThread extends Thread implements NonBlocking {
+    /**
+     * A Netty thread: Netty's pooled allocator gives a thread cache only to its own threads, and the
+     * poller allocates (and, when a collective ends here, frees) the buffer of every frame it reads;
+     * without the cache each of those takes the arena's lock.
+     */
+    private static final class PollerThread extends FastThreadLocalThread implements NonBlocking {
         PollerThread(Runnable r, String name) {
             super(r, name);
             setDaemon(true);

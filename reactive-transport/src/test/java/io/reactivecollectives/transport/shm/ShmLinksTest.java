@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.shm;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.buffer.Unpooled;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
@@ -66,6 +67,8 @@ class ShmLinksTest {
     private final List<byte[]> received = new CopyOnWriteArrayList<>();
     private final List<String> corrupt = new CopyOnWriteArrayList<>();
     private volatile boolean throwOnce;
+    /** Whether the thread that delivered the last frame gets Netty's allocator cache. */
+    private volatile boolean readerHasAllocatorCache;
 
     private ShmLinks[] pair() throws Exception {
         Path file = dir.resolve("seg");
@@ -76,6 +79,7 @@ class ShmLinksTest {
         ShmFrames sink = new ShmFrames() {
             @Override
             public void onFrame(int peer, ByteBuf frame) {
+                readerHasAllocatorCache = FastThreadLocalThread.currentThreadHasFastThreadLocal();
                 if (throwOnce) {
                     throwOnce = false;
                     frame.release();
@@ -247,6 +251,23 @@ class ShmLinksTest {
         assertTrue(corrupt.get(0).contains("a frame of 2097152 bytes"), corrupt.get(0));
         Thread.sleep(100);
         assertEquals(0, received.size(), "nothing after a corrupt length is read");
+    }
+
+    /**
+     * The reading thread allocates the buffer of every frame it reads (and frees it when a
+     * collective ends there): it must be a thread that Netty's pooled allocator gives a thread
+     * cache to (its {@code PoolThreadLocalCache} asks this), or each of those takes an arena's lock.
+     */
+    @Test
+    void theReadingThreadGetsTheAllocatorsThreadCache() throws Exception {
+        ShmLinks[] links = pair();
+        links[0].outbound(1).write(frame(body(0, 0, 10)), null);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, received.size());
+        assertTrue(readerHasAllocatorCache, "the poller is not a thread Netty's allocator caches for");
     }
 
     @Test
