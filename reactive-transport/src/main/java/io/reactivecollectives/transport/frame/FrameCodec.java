@@ -5,6 +5,10 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * The frame layout, as small stateless functions over {@link ByteBuf} (in the style of
  * rsocket-java's codecs). Every frame is
@@ -42,6 +46,10 @@ public final class FrameCodec {
     /** Bytes of the header including the length field. */
     public static final int PREFIXED_HEADER = LENGTH_FIELD + HEADER;
 
+    /** Big-endian views of a byte array, for headers encoded into one ({@link #encodeHeaderInto}). */
+    private static final VarHandle BE_SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BE_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final int OFF_MAGIC = 0;
     private static final int OFF_VERSION = 2;
     private static final int OFF_TYPE = 3;
@@ -100,9 +108,9 @@ public final class FrameCodec {
     }
 
     /**
-     * The length-prefixed header of {@link #encodeHeaderOnHeap} written into {@code dst} from its
-     * writer index ({@code dst} must have {@link #PREFIXED_HEADER} bytes of room): for a writer
-     * that reuses one buffer for every header it copies out at once.
+     * The length-prefixed header of {@link #encodeHeaderOnHeap} written into the first
+     * {@link #PREFIXED_HEADER} bytes of {@code dst}: for a writer that reuses one array for every
+     * header it copies out at once (no buffer, no index or reference-count checks per field).
      *
      * @param dst            where the header goes
      * @param type           the frame's type
@@ -117,10 +125,23 @@ public final class FrameCodec {
      * @param payloadLength  the payload's bytes
      * @return {@code dst}
      */
-    public static ByteBuf encodeHeaderInto(ByteBuf dst, FrameType type, int group, long sequence, int tag, int step,
-                                           int chunk, int source, long agreementWord, long agreementCount,
-                                           int payloadLength) {
-        return fill(dst, type, group, sequence, tag, step, chunk, source, agreementWord, agreementCount, payloadLength);
+    public static byte[] encodeHeaderInto(byte[] dst, FrameType type, int group, long sequence, int tag, int step,
+                                          int chunk, int source, long agreementWord, long agreementCount,
+                                          int payloadLength) {
+        BE_INT.set(dst, 0, HEADER + payloadLength);
+        int h = LENGTH_FIELD;
+        BE_SHORT.set(dst, h + OFF_MAGIC, (short) MAGIC);
+        dst[h + OFF_VERSION] = (byte) VERSION;
+        dst[h + OFF_TYPE] = (byte) type.code();
+        BE_INT.set(dst, h + OFF_GROUP, group);
+        BE_LONG.set(dst, h + OFF_SEQ, sequence);
+        BE_INT.set(dst, h + OFF_TAG, tag);
+        BE_INT.set(dst, h + OFF_STEP, step);
+        BE_INT.set(dst, h + OFF_CHUNK, chunk);
+        BE_INT.set(dst, h + OFF_SOURCE, source);
+        BE_LONG.set(dst, h + OFF_AGREE_WORD, agreementWord);
+        BE_LONG.set(dst, h + OFF_AGREE_COUNT, agreementCount);
+        return dst;
     }
 
     private static ByteBuf fill(ByteBuf b, FrameType type, int group, long sequence, int tag, int step, int chunk,

@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.shm;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import io.reactivecollectives.transport.frame.FrameCodec;
@@ -20,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the consumer wakes this rank's {@link ShmPoller} once it freed space, and the poller goes on.
  *
  * <p>A frame written while nothing else is queued or being written, and that fits in the ring,
- * goes straight in on the calling thread ({@link #tryWriteFrame}): its header is encoded into a
- * buffer this end reuses, and nothing is queued, allocated or completed for it. That is the path
+ * goes straight in on the calling thread ({@link #tryWriteFrame}): its header is encoded into an
+ * array this end reuses, and nothing is queued, allocated or completed for it. That is the path
  * of every small message (a barrier's, a 4 B all-reduce's), where each of those steps shows.
  */
 public final class ShmOutbound {
@@ -38,7 +37,7 @@ public final class ShmOutbound {
     /** Bytes copied into the ring so far. */
     private long copied;
     /** The header of a frame written at once ({@link #tryWriteFrame}); only the drainer touches it. */
-    private final ByteBuf header = Unpooled.buffer(FrameCodec.PREFIXED_HEADER, FrameCodec.PREFIXED_HEADER);
+    private final byte[] header = new byte[FrameCodec.PREFIXED_HEADER];
     private volatile boolean stalled;
     private volatile Throwable failure;
 
@@ -124,11 +123,11 @@ public final class ShmOutbound {
             if (!ring.fits(FrameCodec.PREFIXED_HEADER + len)) {
                 return false;
             }
-            FrameCodec.encodeHeaderInto(header.clear(), type, group, seq, tag, step, chunk, source, agreementWord,
+            FrameCodec.encodeHeaderInto(header, type, group, seq, tag, step, chunk, source, agreementWord,
                     agreementCount, len);
             boolean whole = false;
             try {
-                ring.write(header, 0, FrameCodec.PREFIXED_HEADER);
+                ring.write(header);
                 ring.write(payload, payload.readerIndex(), len);
                 whole = true;
             } finally {

@@ -50,6 +50,35 @@ class FrameCodecTest {
         return h;
     }
 
+    /** The header a writer encodes into its reused array is, byte for byte, the buffer's header; every field reads back. */
+    @Test
+    void aHeaderEncodedIntoAnArrayEqualsTheBuffersHeader() {
+        byte[] array = new byte[FrameCodec.PREFIXED_HEADER];
+        java.util.Arrays.fill(array, (byte) 0x5a);   // what the previous header left
+        FrameCodec.encodeHeaderInto(array, FrameType.DATA, -7, 1L << 40 | 3, 11, -2, 1 << 20, 65_000,
+                0x0123_4567_89ab_cdefL, -5L, 4096);
+        ByteBuf expected = FrameCodec.encodeHeaderOnHeap(FrameType.DATA, -7, 1L << 40 | 3, 11, -2, 1 << 20, 65_000,
+                0x0123_4567_89ab_cdefL, -5L, 4096);
+        try {
+            byte[] bytes = new byte[expected.readableBytes()];
+            expected.getBytes(expected.readerIndex(), bytes);
+            assertEquals(java.util.HexFormat.of().formatHex(bytes), java.util.HexFormat.of().formatHex(array));
+            ByteBuf frame = Unpooled.wrappedBuffer(array, FrameCodec.LENGTH_FIELD, FrameCodec.HEADER);
+            assertEquals(FrameType.DATA, FrameCodec.validate(frame));
+            assertEquals(-7, FrameCodec.group(frame));
+            assertEquals(1L << 40 | 3, FrameCodec.sequence(frame));
+            assertEquals(11, FrameCodec.tag(frame));
+            assertEquals(-2, FrameCodec.step(frame));
+            assertEquals(1 << 20, FrameCodec.chunk(frame));
+            assertEquals(65_000, FrameCodec.source(frame));
+            assertEquals(0x0123_4567_89ab_cdefL, FrameCodec.agreementWord(frame));
+            assertEquals(-5L, FrameCodec.agreementCount(frame));
+            assertEquals(FrameCodec.HEADER + 4096, Unpooled.wrappedBuffer(array).getInt(0), "the length prefix");
+        } finally {
+            expected.release();
+        }
+    }
+
     @Test
     void headerFieldsRoundTrip() {
         ByteBuf f = frame(41, 10);
