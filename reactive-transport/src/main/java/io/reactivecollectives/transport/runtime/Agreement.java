@@ -39,7 +39,9 @@ public final class Agreement {
     /** The element count a fingerprint stands for (its shapes' elements in all). */
     public static long count(io.reactivecollectives.core.observe.CollectiveFingerprint fp) {
         long n = 0;
-        for (long[] shape : fp.shapes()) {
+        java.util.List<long[]> shapes = fp.shapes();
+        for (int i = 0; i < shapes.size(); i++) {   // indexed: no iterator per collective
+            long[] shape = shapes.get(i);
             long e = 1;
             for (long d : shape) {
                 e *= d;

@@ -30,6 +30,8 @@ import java.util.function.Function;
  */
 public final class CollectiveRunner {
 
+    private static final long[][] NO_SHAPES = new long[0][];
+
     private final GroupRuntime runtime;
     private final AbortProtocol aborts;
 
@@ -78,7 +80,7 @@ public final class CollectiveRunner {
             }
             CollectiveChannel channel = new CollectiveChannel(runtime, box, call.op(), name, 0);
             Duration timeout = opts.timeout() != null ? opts.timeout() : runtime.settings().timeout();
-            long[][] shapes = fp.shapes().toArray(new long[0][]);
+            long[][] shapes = fp.shapes().toArray(NO_SHAPES);   // NO_SHAPES itself when there are none
             return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes, null, start, entry -> {
                 channel.entry(entry);
                 Mono<T> work = Mono.defer(() -> {

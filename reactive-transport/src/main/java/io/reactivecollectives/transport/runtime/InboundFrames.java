@@ -13,6 +13,7 @@ import io.reactivecollectives.transport.frame.GoodbyeFrameCodec;
 import io.reactivecollectives.transport.frame.GroupAbortFrameCodec;
 import io.reactivecollectives.transport.frame.P2PFrameCodec;
 import io.reactivecollectives.transport.group.Delivery;
+import io.reactivecollectives.transport.group.ReceiptSender;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
@@ -26,10 +27,12 @@ public final class InboundFrames implements FrameListener {
 
     private final GroupRuntime runtime;
     private final AbortProtocol aborts;
+    private final ReceiptSender receipts;   // made once, not per frame
 
     public InboundFrames(GroupRuntime runtime, AbortProtocol aborts) {
         this.runtime = runtime;
         this.aborts = aborts;
+        this.receipts = aborts::acknowledge;
     }
 
     @Override
@@ -78,7 +81,7 @@ public final class InboundFrames implements FrameListener {
         long word = DataFrameCodec.agreementWord(frame);
         long count = DataFrameCodec.agreementCount(frame);
         Delivery d = runtime.mailbox().deliver(seq, DataFrameCodec.tag(frame), DataFrameCodec.step(frame),
-                DataFrameCodec.chunk(frame), peer, word, count, DataFrameCodec.payload(frame), aborts::acknowledge);
+                DataFrameCodec.chunk(frame), peer, word, count, DataFrameCodec.payload(frame), receipts);
         if (d.violation() != null) {
             protocolViolation(peer, d.violation());
         } else if (d.disagrees()) {
