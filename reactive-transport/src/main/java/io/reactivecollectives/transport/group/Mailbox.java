@@ -25,7 +25,6 @@ import java.util.function.Function;
  */
 public final class Mailbox {
 
-
     private final UnclaimedBudget unclaimed;
     private final Runnable onPressure;
     private final Runnable onRelief;
@@ -179,14 +178,14 @@ public final class Mailbox {
                     if (w.state != MailboxReceive.Waiter.DONE) {
                         w.slotted = true;
                         box.slots.put(r.tag, r.step, r.chunk, r.source, w);
-                        box.waitingOn = w.r.source;
-                        box.waitingTag = w.r.tag;
-                        box.waitingStep = w.r.step;
-                        box.waitingChunk = w.r.chunk;
+                        box.waitingOn = r.source;
+                        box.waitingTag = r.tag;
+                        box.waitingStep = r.step;
+                        box.waitingChunk = r.chunk;
                     }
                 } else {
-                    fail = new CollectiveException(box.op, -1, box.sequence, w.r.source, "internal error: two receives of step "
-                            + w.r.step + " chunk " + w.r.chunk + " from rank " + w.r.source, null);
+                    fail = new CollectiveException(box.op, -1, box.sequence, r.source, "internal error: two receives of step "
+                            + r.step + " chunk " + r.chunk + " from rank " + r.source, null);
                 }
             }
         }

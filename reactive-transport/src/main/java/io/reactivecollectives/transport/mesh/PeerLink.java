@@ -249,7 +249,6 @@ public final class PeerLink {
         }
     }
 
-
     private ChannelFuture write(Channel ch, FrameType type, long seq, int tag, int step, int chunk,
                                 long agreementWord, long agreementCount, ByteBuf payload) {
         ShmOutbound ring = shm;

@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.shm;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import io.reactivecollectives.transport.frame.FrameCodec;
@@ -36,8 +37,9 @@ public final class ShmOutbound {
     private int offset;
     /** Bytes copied into the ring so far. */
     private long copied;
-    /** The header of a frame written at once ({@link #tryWriteFrame}); only the drainer touches it. */
+    /** The header of a frame written at once ({@link #tryWriteFrame}), and a buffer over it for the copy; only the drainer touches them. */
     private final byte[] header = new byte[FrameCodec.PREFIXED_HEADER];
+    private final ByteBuf headerView = Unpooled.wrappedBuffer(header);
     private volatile boolean stalled;
     private volatile Throwable failure;
 
@@ -127,7 +129,7 @@ public final class ShmOutbound {
                     agreementCount, len);
             boolean whole = false;
             try {
-                ring.write(header);
+                ring.write(headerView, 0, FrameCodec.PREFIXED_HEADER);
                 ring.write(payload, payload.readerIndex(), len);
                 whole = true;
             } finally {

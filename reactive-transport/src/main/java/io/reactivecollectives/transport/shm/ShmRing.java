@@ -91,28 +91,6 @@ final class ShmRing {
         return n;
     }
 
-    /**
-     * Copies all of {@code src} into the ring if it fits whole (see {@link #fits}); visible to the
-     * consumer after {@link #publish()}.
-     *
-     * @return whether it was written
-     */
-    boolean write(byte[] src) {
-        int n = src.length;
-        if (room(n) < n) {
-            return false;
-        }
-        long t = tail;
-        int pos = (int) (t & mask);
-        int first = Math.min(n, capacity - pos);
-        PlatformDependent.copyMemory(src, 0, data + pos, first);
-        if (n > first) {
-            PlatformDependent.copyMemory(src, first, data, n - first);
-        }
-        tail = t + n;
-        return true;
-    }
-
     /** Whether {@code length} bytes fit in the ring now. */
     boolean fits(int length) {
         return room(length) >= length;

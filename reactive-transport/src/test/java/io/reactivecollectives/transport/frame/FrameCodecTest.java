@@ -50,19 +50,24 @@ class FrameCodecTest {
         return h;
     }
 
-    /** The header a writer encodes into its reused array is, byte for byte, the buffer's header; every field reads back. */
+    /** The header encoded into an array (reused by a ring's writer, and under every heap header) is, byte for byte, the buffer's; every field reads back. */
     @Test
     void aHeaderEncodedIntoAnArrayEqualsTheBuffersHeader() {
         byte[] array = new byte[FrameCodec.PREFIXED_HEADER];
         java.util.Arrays.fill(array, (byte) 0x5a);   // what the previous header left
         FrameCodec.encodeHeaderInto(array, FrameType.DATA, -7, 1L << 40 | 3, 11, -2, 1 << 20, 65_000,
                 0x0123_4567_89ab_cdefL, -5L, 4096);
-        ByteBuf expected = FrameCodec.encodeHeaderOnHeap(FrameType.DATA, -7, 1L << 40 | 3, 11, -2, 1 << 20, 65_000,
-                0x0123_4567_89ab_cdefL, -5L, 4096);
+        ByteBuf expected = FrameCodec.encodeHeader(ByteBufAllocator.DEFAULT, FrameType.DATA, -7, 1L << 40 | 3, 11, -2,
+                1 << 20, 65_000, 0x0123_4567_89ab_cdefL, -5L, 4096, 0);
         try {
             byte[] bytes = new byte[expected.readableBytes()];
             expected.getBytes(expected.readerIndex(), bytes);
             assertEquals(java.util.HexFormat.of().formatHex(bytes), java.util.HexFormat.of().formatHex(array));
+            ByteBuf onHeap = FrameCodec.encodeHeaderOnHeap(FrameType.DATA, -7, 1L << 40 | 3, 11, -2, 1 << 20, 65_000,
+                    0x0123_4567_89ab_cdefL, -5L, 4096);
+            assertEquals(0, onHeap.readerIndex());
+            assertEquals(FrameCodec.PREFIXED_HEADER, onHeap.readableBytes());
+            assertEquals(expected, onHeap, "the heap header, as the pooled one");
             ByteBuf frame = Unpooled.wrappedBuffer(array, FrameCodec.LENGTH_FIELD, FrameCodec.HEADER);
             assertEquals(FrameType.DATA, FrameCodec.validate(frame));
             assertEquals(-7, FrameCodec.group(frame));
