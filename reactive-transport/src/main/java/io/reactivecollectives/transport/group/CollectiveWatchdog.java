@@ -7,13 +7,10 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-import reactor.util.concurrent.Queues;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
@@ -23,11 +20,12 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * <p>A timer per collective ({@code Mono.timeout(Duration)}) puts a task in a scheduled executor's
  * queue and wakes its thread on every call, and cancels it again when the collective completes:
- * for a chain of small collectives that wake-up is a large share of the latency. Here arming a
- * deadline is one allocation and one append to a lock-free multi-producer queue, disarming it one
- * write to the alarm; the periodic check moves new alarms into a list only it touches, drops the
- * disarmed ones and fires the due ones, so a collective's alarm fires within one {@link #tick()}
- * of its deadline.
+ * for a chain of small collectives that wake-up is a large share of the latency. Here the armed
+ * alarms are a list linked through the alarms themselves: arming links one at the tail, disarming
+ * unlinks it, each under a lock held for a few field writes. The periodic check walks only the
+ * alarms still armed (the collectives in flight, not every collective since the last check), so
+ * its cost does not grow with the rate of collectives; a collective's alarm fires within one
+ * {@link #tick()} of its deadline.
  *
  * <p>The deadlines are timed by Reactor's parallel scheduler ({@link Schedulers#parallel()} at the
  * time an alarm is armed). While that scheduler keeps the system's time, the periodic check here
@@ -37,8 +35,10 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  */
 public final class CollectiveWatchdog implements AutoCloseable {
 
-    private final Queue<Alarm> incoming = Queues.<Alarm>unboundedMultiproducer().get();
-    private final List<Alarm> live = new ArrayList<>();   // guarded by this: the check's own list
+    private final Object lock = new Object();
+    private Alarm head;   // the armed alarms, oldest first; guarded by lock
+    private Alarm tail;
+    private int linked;   // how many; guarded by lock
     private final Duration tick;
     private final Disposable task;
 
@@ -72,19 +72,21 @@ public final class CollectiveWatchdog implements AutoCloseable {
     }
 
     /** Deadlines armed and not yet fired or disarmed (diagnostics). */
-    public synchronized int armedCount() {
-        drain();
-        int n = 0;
-        for (Alarm a : live) {
-            n += a.state == Alarm.ARMED ? 1 : 0;
+    public int armedCount() {
+        synchronized (lock) {
+            return linked;
         }
-        return n;
     }
 
-    /** Alarms the check still holds, disarmed ones not yet dropped included (tests: memory stays bounded). */
-    synchronized int tracked() {
-        drain();
-        return live.size();
+    /** Alarms the check holds (tests: a disarmed or fired alarm is not among them). */
+    int tracked() {
+        synchronized (lock) {
+            int n = 0;
+            for (Alarm a = head; a != null; a = a.next) {
+                n++;
+            }
+            return n;
+        }
     }
 
     /**
@@ -111,13 +113,46 @@ public final class CollectiveWatchdog implements AutoCloseable {
     public Alarm arm(Duration timeout, Runnable onFire, long nowNanos) {
         Scheduler clock = Schedulers.parallel();
         if (!keepsSystemTime(clock)) {
-            Alarm a = new Alarm(clock.now(TimeUnit.NANOSECONDS) + timeout.toNanos(), onFire);
+            Alarm a = new Alarm(null, clock.now(TimeUnit.NANOSECONDS) + timeout.toNanos(), onFire);
             a.task = clock.schedule(a::fireIfArmed, timeout.toNanos(), TimeUnit.NANOSECONDS);
             return a;
         }
-        Alarm a = new Alarm(nowNanos + timeout.toNanos(), onFire);
-        incoming.offer(a);
+        Alarm a = new Alarm(this, nowNanos + timeout.toNanos(), onFire);
+        synchronized (lock) {
+            a.prev = tail;
+            if (tail == null) {
+                head = a;
+            } else {
+                tail.next = a;
+            }
+            tail = a;
+            a.linked = true;
+            linked++;
+        }
         return a;
+    }
+
+    /** Takes {@code a} off the list if it is on it; the caller holds the lock. */
+    private void unlink(Alarm a) {
+        if (!a.linked) {
+            return;
+        }
+        Alarm p = a.prev;
+        Alarm n = a.next;
+        if (p == null) {
+            head = n;
+        } else {
+            p.next = n;
+        }
+        if (n == null) {
+            tail = p;
+        } else {
+            n.prev = p;
+        }
+        a.prev = null;
+        a.next = null;
+        a.linked = false;
+        linked--;
     }
 
     /** The parallel scheduler last seen, and whether its clock is the system's. */
@@ -148,44 +183,35 @@ public final class CollectiveWatchdog implements AutoCloseable {
         }
     }
 
-    /** The alarms due at {@code now}, earliest deadline first, taken off the list with the disarmed ones. */
-    private synchronized List<Alarm> dueAlarms(long now) {
-        drain();
+    /** The alarms due at {@code now}, earliest deadline first, taken off the list. */
+    private List<Alarm> dueAlarms(long now) {
         List<Alarm> due = List.of();
-        int kept = 0;
-        for (int i = 0, n = live.size(); i < n; i++) {
-            Alarm a = live.get(i);
-            if (a.state != Alarm.ARMED) {
-                continue;
-            }
-            if (now - a.deadline >= 0 && Alarm.STATE.compareAndSet(a, Alarm.ARMED, Alarm.FIRED)) {
-                if (due.isEmpty()) {
-                    due = new ArrayList<>();
+        synchronized (lock) {
+            for (Alarm a = head; a != null; ) {
+                Alarm next = a.next;
+                if (now - a.deadline >= 0 && Alarm.STATE.compareAndSet(a, Alarm.ARMED, Alarm.FIRED)) {
+                    unlink(a);
+                    if (due.isEmpty()) {
+                        due = new ArrayList<>();
+                    }
+                    due.add(a);
                 }
-                due.add(a);
-                continue;
+                a = next;
             }
-            live.set(kept++, a);
         }
-        live.subList(kept, live.size()).clear();
         if (due.size() > 1) {
             due.sort(Comparator.comparingLong(a -> a.deadline - now));
         }
         return due;
     }
 
-    private void drain() {
-        for (Alarm a; (a = incoming.poll()) != null; ) {
-            live.add(a);
-        }
-    }
-
     @Override
     public void close() {
         task.dispose();
-        synchronized (this) {
-            incoming.clear();
-            live.clear();
+        synchronized (lock) {
+            while (head != null) {
+                unlink(head);
+            }
         }
     }
 
@@ -196,14 +222,19 @@ public final class CollectiveWatchdog implements AutoCloseable {
         static final int FIRED = 2;
         static final AtomicIntegerFieldUpdater<Alarm> STATE = AtomicIntegerFieldUpdater.newUpdater(Alarm.class, "state");
 
+        private final CollectiveWatchdog owner;   // the list it is linked on; null for a virtual-time task
         private final long deadline;
         private final Runnable onFire;
+        private Alarm prev;       // these three guarded by owner's lock
+        private Alarm next;
+        private boolean linked;
         private Sinks.One<Boolean> sink;   // made on the first fired(), for alarms without a callback
         private boolean fired;
         volatile int state;
         private volatile Disposable task;  // the alarm's task on a parallel scheduler not on system time; else null
 
-        private Alarm(long deadline, Runnable onFire) {
+        private Alarm(CollectiveWatchdog owner, long deadline, Runnable onFire) {
+            this.owner = owner;
             this.deadline = deadline;
             this.onFire = onFire;
         }
@@ -244,14 +275,22 @@ public final class CollectiveWatchdog implements AutoCloseable {
             }
         }
 
-        /** The alarm will not fire (unless the watchdog is firing it at this moment); one write. */
+        /** The alarm will not fire (unless the watchdog is firing it at this moment), and leaves the watchdog's list. */
         public void disarm() {
-            Disposable t = task;
-            if (t != null) {
-                state = DISARMED;
-                t.dispose();
-            } else if (state == ARMED) {
-                state = DISARMED;
+            CollectiveWatchdog w = owner;
+            if (w == null) {   // a task on a virtual-time scheduler
+                STATE.compareAndSet(this, ARMED, DISARMED);
+                Disposable t = task;
+                if (t != null) {
+                    t.dispose();
+                }
+                return;
+            }
+            synchronized (w.lock) {
+                if (state == ARMED) {
+                    state = DISARMED;
+                }
+                w.unlink(this);
             }
         }
     }

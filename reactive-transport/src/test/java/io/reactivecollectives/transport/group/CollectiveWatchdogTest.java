@@ -7,6 +7,8 @@ import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -56,22 +58,73 @@ class CollectiveWatchdogTest {
     }
 
     @Test
-    void disarmedAlarmsAreDroppedByTheNextCheck() throws InterruptedException {
+    void aDisarmedAlarmLeavesTheListAtOnceSoTheCheckWalksOnlyArmedOnes() {
         Scheduler s = Schedulers.newSingle("watchdog-test", true);
-        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(5), s)) {
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofHours(1), s)) {   // no check runs
             AtomicInteger fired = new AtomicInteger();
             CollectiveWatchdog.Alarm kept = w.arm(Duration.ofHours(1), fired::incrementAndGet);
             for (int i = 0; i < 100_000; i++) {
                 w.arm(Duration.ofMinutes(1), fired::incrementAndGet, System.nanoTime()).disarm();
             }
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (w.tracked() > 1 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertEquals(1, w.tracked(), "the disarmed alarms are gone, the armed one kept");
+            assertEquals(1, w.tracked(), "the disarmed alarms are gone without a check, the armed one kept");
             assertEquals(1, w.armedCount());
-            assertEquals(0, fired.get(), "no disarmed alarm fired");
             kept.disarm();
+            kept.disarm();   // twice: no effect
+            assertEquals(0, w.tracked());
+            assertEquals(0, fired.get(), "no disarmed alarm fired");
+        } finally {
+            s.dispose();
+        }
+    }
+
+    @Test
+    void alarmsLeaveFromTheHeadTheMiddleAndTheTailAndTheRestStillFire() {
+        VirtualTimeScheduler checks = VirtualTimeScheduler.create();   // the check runs when this test says
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(2), checks)) {
+            AtomicInteger fired = new AtomicInteger();
+            long past = System.nanoTime() - Duration.ofHours(2).toNanos();   // due at the first check
+            List<CollectiveWatchdog.Alarm> alarms = new ArrayList<>();
+            for (int i = 0; i < 7; i++) {
+                int bit = 1 << i;
+                alarms.add(w.arm(Duration.ofHours(1), () -> fired.addAndGet(bit), past));
+            }
+            alarms.get(3).disarm();   // middle
+            alarms.get(0).disarm();   // head
+            alarms.get(6).disarm();   // tail
+            assertEquals(4, w.tracked());
+            checks.advanceTimeBy(Duration.ofMillis(2));
+            assertEquals(0b0110110, fired.get(), "alarms 1, 2, 4 and 5 fired, the disarmed ones not");
+            assertEquals(0, w.tracked());
+            alarms.get(1).disarm();   // fired already: nothing to undo
+            assertEquals(0, w.armedCount());
+        } finally {
+            checks.dispose();
+        }
+    }
+
+    @Test
+    void threadsArmingAndDisarmingAtOnceLeaveNothingBehind() throws Exception {
+        Scheduler s = Schedulers.newSingle("watchdog-test", true);
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(1), s)) {
+            AtomicInteger fired = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                threads.add(new Thread(() -> {
+                    for (int i = 0; i < 50_000; i++) {
+                        CollectiveWatchdog.Alarm a = w.arm(Duration.ofMinutes(1), fired::incrementAndGet);
+                        CollectiveWatchdog.Alarm b = w.arm(Duration.ofMinutes(1), fired::incrementAndGet);
+                        a.disarm();
+                        b.disarm();
+                    }
+                }));
+            }
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join(30_000);
+            }
+            assertEquals(0, w.tracked());
+            assertEquals(0, w.armedCount());
+            assertEquals(0, fired.get());
         } finally {
             s.dispose();
         }
