@@ -38,7 +38,6 @@ public final class CollectiveWatchdog implements AutoCloseable {
     private final Object lock = new Object();
     private Alarm head;   // the armed alarms, oldest first; guarded by lock
     private Alarm tail;
-    private int linked;   // how many; guarded by lock
     private final Duration tick;
     private final Disposable task;
 
@@ -71,15 +70,8 @@ public final class CollectiveWatchdog implements AutoCloseable {
         return tick;
     }
 
-    /** Deadlines armed and not yet fired or disarmed (diagnostics). */
+    /** Deadlines armed and not yet fired or disarmed: the alarms on the list (diagnostics, tests). */
     public int armedCount() {
-        synchronized (lock) {
-            return linked;
-        }
-    }
-
-    /** Alarms the check holds (tests: a disarmed or fired alarm is not among them). */
-    int tracked() {
         synchronized (lock) {
             int n = 0;
             for (Alarm a = head; a != null; a = a.next) {
@@ -126,15 +118,13 @@ public final class CollectiveWatchdog implements AutoCloseable {
                 tail.next = a;
             }
             tail = a;
-            a.linked = true;
-            linked++;
         }
         return a;
     }
 
-    /** Takes {@code a} off the list if it is on it; the caller holds the lock. */
+    /** Takes {@code a} off the list if it is on it (it is when it has a predecessor or is the head); the caller holds the lock. */
     private void unlink(Alarm a) {
-        if (!a.linked) {
+        if (a.prev == null && head != a) {
             return;
         }
         Alarm p = a.prev;
@@ -151,8 +141,6 @@ public final class CollectiveWatchdog implements AutoCloseable {
         }
         a.prev = null;
         a.next = null;
-        a.linked = false;
-        linked--;
     }
 
     /** The parallel scheduler last seen, and whether its clock is the system's. */
@@ -225,9 +213,8 @@ public final class CollectiveWatchdog implements AutoCloseable {
         private final CollectiveWatchdog owner;   // the list it is linked on; null for a virtual-time task
         private final long deadline;
         private final Runnable onFire;
-        private Alarm prev;       // these three guarded by owner's lock
+        private Alarm prev;       // these two guarded by owner's lock
         private Alarm next;
-        private boolean linked;
         private Sinks.One<Boolean> sink;   // made on the first fired(), for alarms without a callback
         private boolean fired;
         volatile int state;
