@@ -7,33 +7,44 @@ import java.util.Locale;
 /**
  * How the launcher sets up the children's just-in-time compilers ({@code collectives-run --jit}).
  *
- * <p>{@link #DEFAULT} leaves the JVM's settings alone. {@link #LEAN} inlines less when the
- * optimizing compiler (C2) compiles a method ({@code -XX:MaxInlineLevel=6 -XX:FreqInlineSize=100
- * -XX:InlineSmallCode=1000}): the data path's hot methods (the event loop, a segment's send, the
- * buffer pool) otherwise each pull a large tree of callees into one compile, and with several ranks
- * per host on few cores those compiles take the cores the collectives need for the first tens of
- * seconds of a job. It applies to the whole JVM, the user's own code included; measure before
- * choosing it for compute-heavy Java code ({@code perf/RESULTS.md} has the figures). An option the
- * user passes with {@code --jvm-arg} wins over the profile's. {@code --jit auto}, the default, is
- * {@link #LEAN} when a node runs more ranks than it has processors (the compilers would compete with
- * the ranks for them) and {@link #DEFAULT} otherwise.
+ * <p>{@link #DEFAULT} leaves the JVM's settings alone. {@link #FOCUSED} gives the children the
+ * {@link CompilerDirectives}: the optimizing compiler (C2) leaves the JDK's start-up code to the
+ * quick compiler and compiles the layers of this library's data path one by one instead of inlining
+ * each layer's tree into every caller; it concerns only those methods, not the user's own.
+ * {@link #LEAN} inlines less in every C2 compile ({@code -XX:MaxInlineLevel=6 -XX:FreqInlineSize=100
+ * -XX:InlineSmallCode=1000}), the user's code included: with more ranks per host than processors the
+ * compiles of all of them otherwise take the processors the collectives need for the first tens of
+ * seconds; measure compute-heavy Java code before choosing it. An option the user passes with
+ * {@code --jvm-arg} wins over the profile's. {@code --jit auto}, the default, is {@link #LEAN} when a
+ * node runs more ranks than it has processors and {@link #FOCUSED} otherwise ({@code perf/RESULTS.md}
+ * has the measurements behind that choice).
  */
 enum JitProfile {
 
     /** The JVM's own settings. */
-    DEFAULT(List.of()),
+    DEFAULT(List.of(), false),
 
-    /** Less inlining by C2: smaller, quicker compiles. */
-    LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"));
+    /** The {@link CompilerDirectives}: C2 off start-up code, the data path's layers compiled one by one. */
+    FOCUSED(List.of(), true),
+
+    /** Less inlining by C2 everywhere: smaller, quicker compiles. */
+    LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"), false);
 
     private final List<String> flags;
+    private final boolean directed;
 
-    JitProfile(List<String> flags) {
+    JitProfile(List<String> flags, boolean directed) {
         this.flags = flags;
+        this.directed = directed;
+    }
+
+    /** Whether the profile gives the children the {@link CompilerDirectives}. */
+    boolean directed() {
+        return directed;
     }
 
     /**
-     * The profile named {@code name} ({@code default} or {@code lean}, any case).
+     * The profile named {@code name} ({@code default}, {@code focused} or {@code lean}, any case).
      *
      * @param name the option's value
      * @return the profile
@@ -45,12 +56,12 @@ enum JitProfile {
                 return p;
             }
         }
-        throw new IllegalArgumentException("--jit must be auto, default or lean, got " + name);
+        throw new IllegalArgumentException("--jit must be auto, default, focused or lean, got " + name);
     }
 
     /**
      * The profile for the {@code --jit} option's value: {@code auto} picks {@link #LEAN} when
-     * {@code localRanks} exceed {@code processors}, {@link #DEFAULT} otherwise; any other value is
+     * {@code localRanks} exceed {@code processors}, {@link #FOCUSED} otherwise; any other value is
      * {@link #parse parsed}.
      *
      * @param option     the option's value
@@ -61,7 +72,7 @@ enum JitProfile {
      */
     static JitProfile of(String option, int localRanks, int processors) {
         if ("auto".equalsIgnoreCase(option)) {
-            return localRanks > processors ? LEAN : DEFAULT;
+            return localRanks > processors ? LEAN : FOCUSED;
         }
         return parse(option);
     }
@@ -69,11 +80,12 @@ enum JitProfile {
     /**
      * The profile's JVM options that {@code jvmArgs} do not set themselves (the user's win).
      *
-     * @param jvmArgs the user's options for the children
+     * @param jvmArgs    the user's options for the children
+     * @param directives the launch's {@link CompilerDirectives#forLaunch directives}, or null for none
      * @return the options to add before them
      */
-    List<String> options(List<String> jvmArgs) {
-        List<String> out = new ArrayList<>();
+    List<String> options(List<String> jvmArgs, CompilerDirectives directives) {
+        List<String> out = new ArrayList<>(directives != null ? directives.options() : List.of());
         for (String flag : flags) {
             String name = flag.substring(0, flag.indexOf('=') + 1);
             if (jvmArgs.stream().noneMatch(a -> a.startsWith(name))) {

@@ -80,10 +80,12 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     String classData;
 
     @Option(names = "--jit", defaultValue = "auto",
-            description = {"default: the JVM's own JIT settings; lean: less inlining by the optimizing compiler, so that"
-                    + " several ranks per host on few cores reach full speed sooner and spend less CPU compiling (it applies"
-                    + " to the whole JVM: measure your own code with it); auto: lean when --nproc-per-node exceeds the"
-                    + " processors, default otherwise (default ${DEFAULT-VALUE})"})
+            description = {"default: the JVM's own JIT settings; focused: compiler directives that keep the optimizing"
+                    + " compiler off the JDK's start-up code and compile this library's data path layer by layer (only"
+                    + " those methods, not yours), so that ranks reach full speed sooner; lean: less inlining by the"
+                    + " optimizing compiler everywhere, for several ranks per host on few cores (it applies to the whole"
+                    + " JVM: measure your own code with it); auto: lean when --nproc-per-node exceeds the processors,"
+                    + " focused otherwise (default ${DEFAULT-VALUE})"})
     String jit;
 
     /** What {@code --jit} comes to on this node (set by {@link #validate()}). */
@@ -152,14 +154,15 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     /**
      * What the children get before the class path: {@link #NATIVE_ACCESS} unless {@code jvmArgs}
      * name the native access themselves (JDK 17 to 21 accept the flag too), the options of the
-     * {@code --jit} profile that {@code jvmArgs} leave unset, then {@code jvmArgs}.
+     * {@code --jit} profile that {@code jvmArgs} leave unset ({@code directives} for a directed
+     * profile), then {@code jvmArgs}.
      */
-    static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit) {
+    static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit, CompilerDirectives directives) {
         List<String> options = new ArrayList<>();
         if (jvmArgs.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
             options.add(NATIVE_ACCESS);
         }
-        options.addAll(jit.options(jvmArgs));
+        options.addAll(jit.options(jvmArgs, directives));
         options.addAll(jvmArgs);
         return options;
     }
@@ -196,6 +199,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         String cp = classpath != null ? classpath : System.getProperty("java.class.path");
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
+        CompilerDirectives directives = directives();
         int[] localZeroExit = {-1};
 
         List<Process> children = new ArrayList<>();
@@ -213,7 +217,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 int rank = nodeRank * nprocPerNode + local;
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
-                cmd.addAll(childJvmOptions(jvmArgs, jitProfile));
+                cmd.addAll(childJvmOptions(jvmArgs, jitProfile, directives));
                 int thisLocal = local;
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");
@@ -238,8 +242,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 }
                 Process p = pb.start();
                 children.add(p);
-                pumps.add(pump(p.getInputStream(), outLine, prefix, "stdout-" + rank));
-                pumps.add(pump(p.getErrorStream(), errLine, prefix, "stderr-" + rank));
+                pumps.add(pump(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null));
+                pumps.add(pump(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false));
                 int localRank = local;
                 Thread waiter = new Thread(() -> {
                     try {
@@ -290,11 +294,24 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         } finally {
             children.forEach(Launcher::stop);
             archive.ifPresent(a -> a.finish(localZeroExit[0]));
+            if (directives != null) {
+                directives.delete();
+            }
             try {
                 Runtime.getRuntime().removeShutdownHook(cleanup);
             } catch (IllegalStateException shuttingDown) {
                 // the hook is running or has run
             }
+        }
+    }
+
+    /** The compiler directives of this launch, or null (see {@link CompilerDirectives#forLaunch}). */
+    private CompilerDirectives directives() {
+        try {
+            return CompilerDirectives.forLaunch(jitProfile, jvmArgs);
+        } catch (java.io.UncheckedIOException e) {
+            err.println("collectives-run: " + e.getMessage() + "; the ranks run without them");
+            return null;
         }
     }
 
@@ -319,12 +336,17 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }
     }
 
-    /** Copies {@code in} to {@code sink}, prefixing every line (ended by \n or \r) with {@code prefix}. */
-    private static Thread pump(InputStream in, LineSink sink, String prefix, String name) {
+    /**
+     * Copies {@code in} to {@code sink}, prefixing every line (ended by \n or \r) with {@code prefix};
+     * with {@code dropNotice}, a first line that is HotSpot's {@link CompilerDirectives#isNotice notice}
+     * of the launcher's directives is dropped.
+     */
+    private static Thread pump(InputStream in, LineSink sink, String prefix, String name, boolean dropNotice) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[8192];
             java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
             byte[] pre = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            boolean first = dropNotice;
             try (in) {
                 int n;
                 while ((n = in.read(buf)) > 0) {
@@ -332,7 +354,12 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                         byte b = buf[i];
                         line.write(b);
                         if (b == '\n' || b == '\r') {
-                            emit(sink, pre, line);
+                            if (first && CompilerDirectives.isNotice(line.toString(java.nio.charset.StandardCharsets.UTF_8))) {
+                                line.reset();
+                            } else {
+                                emit(sink, pre, line);
+                            }
+                            first = false;
                         }
                     }
                 }

@@ -198,18 +198,19 @@ class LauncherArgumentsTest {
         assertEquals(0, plain.code(), plain.err());
         assertFalse(plain.out().contains("MaxInlineLevel=6"), plain.out());
         assertOneLineUsageError(launch("--jit", "fast", "--", JitChild.class.getName()),
-                "collectives-run: --jit must be auto, default or lean, got fast");
+                "collectives-run: --jit must be auto, default, focused or lean, got fast");
     }
 
     @Test
-    void autoIsLeanOnlyWhenANodeRunsMoreRanksThanItHasProcessors() {
+    void autoIsLeanWhenANodeRunsMoreRanksThanItHasProcessorsAndFocusedOtherwise() {
         assertEquals(JitProfile.LEAN, JitProfile.of("auto", 4, 2));
-        assertEquals(JitProfile.DEFAULT, JitProfile.of("auto", 2, 2));
-        assertEquals(JitProfile.DEFAULT, JitProfile.of("AUTO", 1, 16));
+        assertEquals(JitProfile.FOCUSED, JitProfile.of("auto", 2, 2));
+        assertEquals(JitProfile.FOCUSED, JitProfile.of("AUTO", 1, 16));
         assertEquals(JitProfile.LEAN, JitProfile.of("lean", 1, 16));
+        assertEquals(JitProfile.FOCUSED, JitProfile.of("Focused", 8, 2));
         assertEquals(JitProfile.DEFAULT, JitProfile.of("default", 8, 2));
-        assertEquals(List.of(), JitProfile.DEFAULT.options(List.of()));
+        assertEquals(List.of(), JitProfile.DEFAULT.options(List.of(), null));
         assertEquals(List.of("-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"),
-                JitProfile.LEAN.options(List.of("-XX:MaxInlineLevel=12")));
+                JitProfile.LEAN.options(List.of("-XX:MaxInlineLevel=12"), null));
     }
 }

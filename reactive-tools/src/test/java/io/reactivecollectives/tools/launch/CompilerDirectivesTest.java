@@ -1,0 +1,133 @@
+package io.reactivecollectives.tools.launch;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.ObjectName;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The launcher's compiler directives reach the ranks of a focused launch (and parse: a JVM given a
+ * file it cannot parse does not start), HotSpot's notice of them stays off the ranks' output, the
+ * user's own directives file wins, the file is gone after the launch, and every method the
+ * directives name still exists (a renamed method would leave a directive that silently does nothing).
+ */
+class CompilerDirectivesTest {
+
+    /** Prints the directives its JVM compiles with, and the directives file it was given. */
+    public static final class DirectivesChild {
+        public static void main(String[] args) throws Exception {
+            Object printed = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesPrint",
+                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            String file = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                    .filter(a -> a.startsWith("-XX:CompilerDirectivesFile=")).findFirst().orElse("none");
+            System.out.println("file " + file);
+            System.out.println("drain-not-inlined " + printed.toString().contains("-io/reactivecollectives/transport/algorithms/PairedSteps$Run.drain"));
+            System.out.println("asm-excluded " + printed.toString().contains("jdk/internal/org/objectweb/asm/*.*"));
+        }
+    }
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private static Result launch(String... argv) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Launcher.run(argv, new PrintStream(out, true), new PrintStream(err, true));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String fileOf(Result r) {
+        Matcher m = Pattern.compile("file -XX:CompilerDirectivesFile=(\\S+)").matcher(r.out());
+        assertTrue(m.find(), r.out());
+        return m.group(1);
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aFocusedLaunchGivesEveryRankTheDirectivesWithoutTheirNoticeAndRemovesTheFile() {
+        Result r = launch("--nproc-per-node", "2", "--class-data", "off", "--jit", "focused", "--",
+                DirectivesChild.class.getName());
+        assertEquals(0, r.code(), r.err());
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(r.out().contains("[rank " + rank + "] drain-not-inlined true"), r.out());
+            assertTrue(r.out().contains("[rank " + rank + "] asm-excluded true"), r.out());
+        }
+        assertFalse(r.out().contains("compiler directive"), r.out());
+        assertEquals(6, r.out().lines().count(), r.out());
+        assertFalse(Files.exists(Path.of(fileOf(r))), "the launch's directives file outlives it");
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void theUsersOwnDirectivesFileWinsAndTheDefaultProfileHasNone() throws Exception {
+        Path mine = Files.createTempFile("my-directives-", ".json");
+        try {
+            Files.writeString(mine, "[ { match: [\"my/Own.*\"], c2: { Exclude: true } } ]");
+            Result r = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "focused",
+                    "--jvm-arg=-XX:+UnlockDiagnosticVMOptions", "--jvm-arg=-XX:CompilerDirectivesFile=" + mine,
+                    "--", DirectivesChild.class.getName());
+            assertEquals(0, r.code(), r.err());
+            assertEquals(mine.toString(), fileOf(r));
+            assertTrue(r.out().contains("drain-not-inlined false"), r.out());
+            assertTrue(r.out().contains("[rank 0] 1 compiler directives added"), "the user's notice is theirs to keep: " + r.out());
+        } finally {
+            Files.deleteIfExists(mine);
+        }
+        Result plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "default", "--",
+                DirectivesChild.class.getName());
+        assertEquals(0, plain.code(), plain.err());
+        assertTrue(plain.out().contains("[rank 0] file none"), plain.out());
+        assertTrue(plain.out().contains("drain-not-inlined false"), plain.out());
+    }
+
+    @Test
+    void theNoticeIsRecognisedAndNothingElse() {
+        assertTrue(CompilerDirectives.isNotice("2 compiler directives added\n"));
+        assertTrue(CompilerDirectives.isNotice("1 compiler directives added"));
+        assertFalse(CompilerDirectives.isNotice("step 2 compiler directives added by hand\n"));
+        assertFalse(CompilerDirectives.isNotice("loss 0.25\n"));
+    }
+
+    @Test
+    void everyMethodTheDirectivesNameExists() throws Exception {
+        String json;
+        try (InputStream in = CompilerDirectives.class.getResourceAsStream(CompilerDirectives.RESOURCE)) {
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Matcher m = Pattern.compile("\"-?([\\w/$]+)\\.(\\w+|\\*)\"").matcher(json);
+        List<String> checked = new ArrayList<>();
+        while (m.find()) {
+            String type = m.group(1).replace('/', '.');
+            if (type.endsWith("*") || type.equals("*")) {
+                continue;
+            }
+            Class<?> c = Class.forName(type, false, getClass().getClassLoader());
+            String method = m.group(2);
+            if (!method.equals("*")) {
+                assertTrue(Arrays.stream(c.getDeclaredMethods()).map(Method::getName).anyMatch(method::equals),
+                        type + " has no method " + method + " any more: update " + CompilerDirectives.RESOURCE);
+            }
+            checked.add(type + "." + method);
+        }
+        assertTrue(checked.size() >= 10, "checked " + checked);
+    }
+}
