@@ -11,10 +11,10 @@ import java.util.Locale;
  * {@link CompilerDirectives}: the optimizing compiler (C2) leaves the JDK's start-up code to the
  * quick compiler and compiles the layers of this library's data path one by one instead of inlining
  * each layer's tree into every caller; it concerns only those methods, not the user's own.
- * {@link #LEAN} inlines less in every C2 compile ({@code -XX:MaxInlineLevel=6 -XX:FreqInlineSize=100
- * -XX:InlineSmallCode=1000}), the user's code included: with more ranks per host than processors the
- * compiles of all of them otherwise take the processors the collectives need for the first tens of
- * seconds; measure compute-heavy Java code before choosing it. An option the user passes with
+ * {@link #LEAN} adds less inlining in every C2 compile ({@code -XX:MaxInlineLevel=6
+ * -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000}), the user's code included: with more ranks per
+ * host than processors the compiles of all of them otherwise take the processors the collectives need
+ * for the first tens of seconds; measure compute-heavy Java code before choosing it. An option the user passes with
  * {@code --jvm-arg} wins over the profile's. {@code --jit auto}, the default, is {@link #LEAN} when a
  * node runs more ranks than it has processors and {@link #FOCUSED} otherwise ({@code perf/RESULTS.md}
  * has the measurements behind that choice).
@@ -27,8 +27,8 @@ enum JitProfile {
     /** The {@link CompilerDirectives}: C2 off start-up code, the data path's layers compiled one by one. */
     FOCUSED(List.of(), true),
 
-    /** Less inlining by C2 everywhere: smaller, quicker compiles. */
-    LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"), false);
+    /** Less inlining by C2 everywhere (smaller, quicker compiles), and the {@link CompilerDirectives}. */
+    LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"), true);
 
     private final List<String> flags;
     private final boolean directed;

@@ -82,10 +82,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     @Option(names = "--jit", defaultValue = "auto",
             description = {"default: the JVM's own JIT settings; focused: compiler directives that keep the optimizing"
                     + " compiler off the JDK's start-up code and compile this library's data path layer by layer (only"
-                    + " those methods, not yours), so that ranks reach full speed sooner; lean: less inlining by the"
-                    + " optimizing compiler everywhere, for several ranks per host on few cores (it applies to the whole"
-                    + " JVM: measure your own code with it); auto: lean when --nproc-per-node exceeds the processors,"
-                    + " focused otherwise (default ${DEFAULT-VALUE})"})
+                    + " those methods, not yours), so that ranks reach full speed sooner; lean: the directives and less"
+                    + " inlining by the optimizing compiler everywhere, for several ranks per host on few cores (it"
+                    + " applies to the whole JVM: measure your own code with it); auto: lean when --nproc-per-node"
+                    + " exceeds the processors, focused otherwise (default ${DEFAULT-VALUE})"})
     String jit;
 
     /** What {@code --jit} comes to on this node (set by {@link #validate()}). */

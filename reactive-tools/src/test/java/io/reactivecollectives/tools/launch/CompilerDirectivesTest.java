@@ -78,7 +78,7 @@ class CompilerDirectivesTest {
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void theUsersOwnDirectivesFileWinsAndTheDefaultProfileHasNone() throws Exception {
+    void theUsersOwnDirectivesFileWinsTheLeanProfileHasThemAndTheDefaultProfileHasNone() throws Exception {
         Path mine = Files.createTempFile("my-directives-", ".json");
         try {
             Files.writeString(mine, "[ { match: [\"my/Own.*\"], c2: { Exclude: true } } ]");
@@ -92,6 +92,10 @@ class CompilerDirectivesTest {
         } finally {
             Files.deleteIfExists(mine);
         }
+        Result lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
+                DirectivesChild.class.getName());
+        assertEquals(0, lean.code(), lean.err());
+        assertTrue(lean.out().contains("[rank 0] drain-not-inlined true"), lean.out());
         Result plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "default", "--",
                 DirectivesChild.class.getName());
         assertEquals(0, plain.code(), plain.err());
