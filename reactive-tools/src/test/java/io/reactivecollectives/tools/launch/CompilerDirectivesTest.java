@@ -3,9 +3,7 @@ package io.reactivecollectives.tools.launch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.ObjectName;
 
+import static io.reactivecollectives.tools.launch.LaunchResult.launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,17 +44,7 @@ class CompilerDirectivesTest {
         }
     }
 
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result launch(String... argv) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Launcher.run(argv, new PrintStream(out, true), new PrintStream(err, true));
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
-    private static String fileOf(Result r) {
+    private static String fileOf(LaunchResult r) {
         Matcher m = Pattern.compile("file -XX:CompilerDirectivesFile=(\\S+)").matcher(r.out());
         assertTrue(m.find(), r.out());
         return m.group(1);
@@ -64,7 +53,7 @@ class CompilerDirectivesTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aFocusedLaunchGivesEveryRankTheDirectivesWithoutTheirNoticeAndRemovesTheFile() {
-        Result r = launch("--nproc-per-node", "2", "--class-data", "off", "--jit", "focused", "--",
+        LaunchResult r = launch("--nproc-per-node", "2", "--class-data", "off", "--jit", "focused", "--",
                 DirectivesChild.class.getName());
         assertEquals(0, r.code(), r.err());
         for (int rank = 0; rank < 2; rank++) {
@@ -82,7 +71,7 @@ class CompilerDirectivesTest {
         Path mine = Files.createTempFile("my-directives-", ".json");
         try {
             Files.writeString(mine, "[ { match: [\"my/Own.*\"], c2: { Exclude: true } } ]");
-            Result r = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "focused",
+            LaunchResult r = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "focused",
                     "--jvm-arg=-XX:+UnlockDiagnosticVMOptions", "--jvm-arg=-XX:CompilerDirectivesFile=" + mine,
                     "--", DirectivesChild.class.getName());
             assertEquals(0, r.code(), r.err());
@@ -92,11 +81,11 @@ class CompilerDirectivesTest {
         } finally {
             Files.deleteIfExists(mine);
         }
-        Result lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
+        LaunchResult lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
                 DirectivesChild.class.getName());
         assertEquals(0, lean.code(), lean.err());
         assertTrue(lean.out().contains("[rank 0] drain-not-inlined true"), lean.out());
-        Result plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "default", "--",
+        LaunchResult plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "default", "--",
                 DirectivesChild.class.getName());
         assertEquals(0, plain.code(), plain.err());
         assertTrue(plain.out().contains("[rank 0] file none"), plain.out());

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
+import static io.reactivecollectives.tools.launch.LaunchResult.launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,17 +75,7 @@ class LauncherArgumentsTest {
         }
     }
 
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result launch(String... argv) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Launcher.run(argv, new PrintStream(out, true), new PrintStream(err, true));
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
-    private static void assertOneLineUsageError(Result r, String startsWith) {
+    private static void assertOneLineUsageError(LaunchResult r, String startsWith) {
         assertEquals(2, r.code(), r.err());
         List<String> lines = r.err().lines().toList();
         assertEquals(1, lines.size(), r.err());
@@ -96,7 +87,7 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
     void aBadValueOfTheMainClassIsOneLineAndExitCode2WithNothingLaunched() {
-        Result r = launch("--nproc-per-node", "2", "--", StubTool.class.getName(), "--mode", "fp32");
+        LaunchResult r = launch("--nproc-per-node", "2", "--", StubTool.class.getName(), "--mode", "fp32");
         assertOneLineUsageError(r, "stub-tool: --mode fp32 is not one of a, b");
         r = launch("--nproc-per-node", "2", "--", StubTool.class.getName(), "--count", "many");
         assertOneLineUsageError(r, "stub-tool: Invalid value for option '--count'");
@@ -107,11 +98,11 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
     void helpAndVersionOfTheMainClassArePrintedOnceWithNothingLaunched() {
-        Result help = launch("--nproc-per-node", "3", "--", StubTool.class.getName(), "--help");
+        LaunchResult help = launch("--nproc-per-node", "3", "--", StubTool.class.getName(), "--help");
         assertEquals(0, help.code(), help.err());
         assertEquals(1, help.out().split("Usage: stub-tool", -1).length - 1, help.out());
         assertFalse(help.out().contains("[rank"), help.out());
-        Result version = launch("--nproc-per-node", "3", "--", StubTool.class.getName(), "--version");
+        LaunchResult version = launch("--nproc-per-node", "3", "--", StubTool.class.getName(), "--version");
         assertEquals(0, version.code(), version.err());
         assertEquals("stub-tool " + Version.get(), version.out().strip());
     }
@@ -119,7 +110,7 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
     void theLaunchersOwnVersionAndErrors() {
-        Result version = launch("--version");
+        LaunchResult version = launch("--version");
         assertEquals(0, version.code());
         assertEquals("collectives-run " + Version.get(), version.out().strip());
         assertTrue(Version.get().matches("\\d+\\.\\d+.*"), Version.get());
@@ -131,7 +122,7 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void torchrunSpellingsAreAccepted() {
-        Result r = launch("--nproc_per_node", "2", "--nnodes", "2", "--node_rank", "1", "--master_addr", "127.0.0.1",
+        LaunchResult r = launch("--nproc_per_node", "2", "--nnodes", "2", "--node_rank", "1", "--master_addr", "127.0.0.1",
                 "--master_port", "29513", "--", LauncherTest.EnvChild.class.getName());
         assertEquals(0, r.code(), r.err());
         Set<String> lines = new TreeSet<>(r.out().lines().toList());
@@ -185,15 +176,15 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theLeanJitProfileReachesTheRanksAndTheUsersOwnOptionWins() {
-        Result lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
+        LaunchResult lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
                 JitChild.class.getName());
         assertEquals(0, lean.code(), lean.err());
         assertEquals("[rank 0] MaxInlineLevel=6 FreqInlineSize=100", lean.out().strip());
-        Result mine = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "LEAN",
+        LaunchResult mine = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "LEAN",
                 "--jvm-arg=-XX:MaxInlineLevel=9", "--", JitChild.class.getName());
         assertEquals(0, mine.code(), mine.err());
         assertEquals("[rank 0] MaxInlineLevel=9 FreqInlineSize=100", mine.out().strip());
-        Result plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "auto", "--",
+        LaunchResult plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "auto", "--",
                 JitChild.class.getName());
         assertEquals(0, plain.code(), plain.err());
         assertFalse(plain.out().contains("MaxInlineLevel=6"), plain.out());
