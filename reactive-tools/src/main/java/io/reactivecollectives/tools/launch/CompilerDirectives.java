@@ -24,12 +24,12 @@ import java.util.regex.Pattern;
  *   write, the ring write, the frame dispatch, the mailbox delivery, the reduction step and the
  *   buffer pool's allocate and free are each compiled once, as their own method, instead of being
  *   inlined into every caller. Otherwise each entry point pulled the whole tree below it into one
- *   compile (the segment's completion, recursive through the lanes, alone took C2 0.8 s), and the
- *   same trees were compiled four times over. These calls happen once per segment (hundreds of
+ *   compile (the segment's completion recursively, through the lanes), and the same trees were
+ *   compiled again under each entry point. These calls happen once per segment (tens to hundreds of
  *   kilobytes), where a call costs nothing.</li>
  * </ul>
- * With two ranks on two processors C2 spent 3.4-4.4 s of the first 6 s per rank compiling, and the
- * data path ran at a third of its speed until it had finished; {@code perf/RESULTS.md} has the
+ * With few processors per rank the compiler threads otherwise take the processors the data path
+ * needs until C2 has finished; {@code perf/RESULTS.md} ("2026-11-28: compiler directives") has the
  * figures before and after.
  *
  * <p>HotSpot announces the directives on the child's standard output at start-up ("2 compiler
@@ -76,11 +76,6 @@ final class CompilerDirectives {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the compiler directives: " + e.getMessage(), e);
         }
-    }
-
-    /** The file the children read. */
-    Path file() {
-        return file;
     }
 
     /** The options that give a child the directives. */

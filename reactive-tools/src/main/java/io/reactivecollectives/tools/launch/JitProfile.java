@@ -14,8 +14,8 @@ import java.util.Locale;
  * {@link #LEAN} adds less inlining in every C2 compile ({@code -XX:MaxInlineLevel=6
  * -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000}), the user's code included: with more ranks per
  * host than processors the compiles of all of them otherwise take the processors the collectives need
- * for the first tens of seconds; measure compute-heavy Java code before choosing it. An option the user passes with
- * {@code --jvm-arg} wins over the profile's. {@code --jit auto}, the default, is {@link #LEAN} when a
+ * for the first tens of seconds; measure compute-heavy Java code before choosing it. An option the
+ * user passes with {@code --jvm-arg} wins over the profile's. {@code --jit auto}, the default, is {@link #LEAN} when a
  * node runs more ranks than it has processors and {@link #FOCUSED} otherwise ({@code perf/RESULTS.md}
  * has the measurements behind that choice).
  */
