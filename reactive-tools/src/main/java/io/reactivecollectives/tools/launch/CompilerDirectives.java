@@ -71,6 +71,7 @@ final class CompilerDirectives {
                 throw new IOException(RESOURCE + " is missing from the launcher's jar");
             }
             Path file = Files.createTempFile("rc-compiler-directives-", ".json");
+            file.toFile().deleteOnExit();   // a launcher stopped by a signal runs no finally, only shutdown hooks
             Files.write(file, in.readAllBytes());
             return new CompilerDirectives(file);
         } catch (IOException e) {

@@ -25,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The launcher's compiler directives reach the ranks of a focused launch (and parse: a JVM given a
  * file it cannot parse does not start), HotSpot's notice of them stays off the ranks' output, the
- * user's own directives file wins, the file is gone after the launch, and every method the
- * directives name still exists (a renamed method would leave a directive that silently does nothing).
+ * user's own directives file wins, the file is gone after the launch (also after SIGTERM), and
+ * every method the directives name still exists (a renamed method would leave a directive that
+ * silently does nothing).
  */
 class CompilerDirectivesTest {
 
@@ -41,6 +42,15 @@ class CompilerDirectivesTest {
             System.out.println("file " + file);
             System.out.println("drain-not-inlined " + printed.toString().contains("-io/reactivecollectives/transport/algorithms/PairedSteps$Run.drain"));
             System.out.println("asm-excluded " + printed.toString().contains("jdk/internal/org/objectweb/asm/*.*"));
+        }
+    }
+
+    /** Says it runs, then sleeps until it is stopped. */
+    public static final class SleepingChild {
+        public static void main(String[] args) throws Exception {
+            System.out.println("running");
+            System.out.flush();
+            Thread.sleep(60_000);
         }
     }
 
@@ -90,6 +100,37 @@ class CompilerDirectivesTest {
         assertEquals(0, plain.code(), plain.err());
         assertTrue(plain.out().contains("[rank 0] file none"), plain.out());
         assertTrue(plain.out().contains("drain-not-inlined false"), plain.out());
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aLauncherStoppedBySigtermLeavesNoDirectivesFileBehind() throws Exception {
+        Path tmp = Files.createTempDirectory("rc-launcher-tmp-");
+        Process launcher = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), Launcher.class.getName(),
+                "--nproc-per-node", "1", "--class-data", "off", "--jit", "focused", "--grace-ms", "500", "--",
+                SleepingChild.class.getName()).redirectErrorStream(true).start();
+        try {
+            var out = new java.io.BufferedReader(new java.io.InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8));
+            assertEquals("[rank 0] running", out.readLine());
+            try (var files = Files.list(tmp)) {
+                assertEquals(1, files.filter(f -> f.getFileName().toString().startsWith("rc-compiler-directives-")).count(),
+                        "the running launch's directives file");
+            }
+            launcher.destroy();   // SIGTERM: shutdown hooks run, finally blocks do not
+            assertTrue(launcher.waitFor(30, TimeUnit.SECONDS));
+            try (var files = Files.list(tmp)) {
+                assertEquals(List.of(), files.map(f -> f.getFileName().toString()).toList());
+            }
+        } finally {
+            launcher.destroyForcibly();
+            try (var files = Files.list(tmp)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(tmp);
+        }
     }
 
     @Test
