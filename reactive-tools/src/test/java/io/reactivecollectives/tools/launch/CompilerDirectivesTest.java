@@ -112,7 +112,11 @@ class CompilerDirectivesTest {
                 SleepingChild.class.getName()).redirectErrorStream(true).start();
         try {
             var out = new java.io.BufferedReader(new java.io.InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8));
-            assertEquals("[rank 0] running", out.readLine());
+            String line;
+            do {   // whatever the JVMs print before it (warnings on standard error, merged here)
+                line = out.readLine();
+            } while (line != null && !line.equals("[rank 0] running"));
+            assertEquals("[rank 0] running", line);
             try (var files = Files.list(tmp)) {
                 assertEquals(1, files.filter(f -> f.getFileName().toString().startsWith("rc-compiler-directives-")).count(),
                         "the running launch's directives file");
