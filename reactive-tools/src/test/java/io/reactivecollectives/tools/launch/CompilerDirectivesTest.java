@@ -2,6 +2,7 @@ package io.reactivecollectives.tools.launch;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -18,6 +19,7 @@ import java.util.regex.Pattern;
 import javax.management.ObjectName;
 
 import static io.reactivecollectives.tools.launch.LaunchResult.launch;
+import static io.reactivecollectives.tools.launch.LaunchResult.oneRank;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,26 +79,19 @@ class CompilerDirectivesTest {
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void theUsersOwnDirectivesFileWinsTheLeanProfileHasThemAndTheDefaultProfileHasNone() throws Exception {
-        Path mine = Files.createTempFile("my-directives-", ".json");
-        try {
-            Files.writeString(mine, "[ { match: [\"my/Own.*\"], c2: { Exclude: true } } ]");
-            LaunchResult r = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "focused",
-                    "--jvm-arg=-XX:+UnlockDiagnosticVMOptions", "--jvm-arg=-XX:CompilerDirectivesFile=" + mine,
-                    "--", DirectivesChild.class.getName());
-            assertEquals(0, r.code(), r.err());
-            assertEquals(mine.toString(), fileOf(r));
-            assertTrue(r.out().contains("drain-not-inlined false"), r.out());
-            assertTrue(r.out().contains("[rank 0] 1 compiler directives added"), "the user's notice is theirs to keep: " + r.out());
-        } finally {
-            Files.deleteIfExists(mine);
-        }
-        LaunchResult lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
-                DirectivesChild.class.getName());
+    void theUsersOwnDirectivesFileWinsTheLeanProfileHasThemAndTheDefaultProfileHasNone(@TempDir Path dir) throws Exception {
+        Path mine = dir.resolve("my-directives.json");
+        Files.writeString(mine, "[ { match: [\"my/Own.*\"], c2: { Exclude: true } } ]");
+        LaunchResult r = oneRank(DirectivesChild.class, "--jit", "focused", "--jvm-arg=-XX:+UnlockDiagnosticVMOptions",
+                "--jvm-arg=-XX:CompilerDirectivesFile=" + mine);
+        assertEquals(0, r.code(), r.err());
+        assertEquals(mine.toString(), fileOf(r));
+        assertTrue(r.out().contains("drain-not-inlined false"), r.out());
+        assertTrue(r.out().contains("[rank 0] 1 compiler directives added"), "the user's notice is theirs to keep: " + r.out());
+        LaunchResult lean = oneRank(DirectivesChild.class, "--jit", "lean");
         assertEquals(0, lean.code(), lean.err());
         assertTrue(lean.out().contains("[rank 0] drain-not-inlined true"), lean.out());
-        LaunchResult plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "default", "--",
-                DirectivesChild.class.getName());
+        LaunchResult plain = oneRank(DirectivesChild.class, "--jit", "default");
         assertEquals(0, plain.code(), plain.err());
         assertTrue(plain.out().contains("[rank 0] file none"), plain.out());
         assertTrue(plain.out().contains("drain-not-inlined false"), plain.out());
@@ -104,8 +99,7 @@ class CompilerDirectivesTest {
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void aLauncherStoppedBySigtermLeavesNoDirectivesFileBehind() throws Exception {
-        Path tmp = Files.createTempDirectory("rc-launcher-tmp-");
+    void aLauncherStoppedBySigtermLeavesNoDirectivesFileBehind(@TempDir Path tmp) throws Exception {
         Process launcher = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), Launcher.class.getName(),
                 "--nproc-per-node", "1", "--class-data", "off", "--jit", "focused", "--grace-ms", "500", "--",
@@ -117,23 +111,19 @@ class CompilerDirectivesTest {
                 line = out.readLine();
             } while (line != null && !line.equals("[rank 0] running"));
             assertEquals("[rank 0] running", line);
-            try (var files = Files.list(tmp)) {
-                assertEquals(1, files.filter(f -> f.getFileName().toString().startsWith("rc-compiler-directives-")).count(),
-                        "the running launch's directives file");
-            }
+            assertEquals(1, filesIn(tmp).stream().filter(f -> f.startsWith("rc-compiler-directives-")).count(),
+                    "the running launch's directives file");
             launcher.destroy();   // SIGTERM: shutdown hooks run, finally blocks do not
             assertTrue(launcher.waitFor(30, TimeUnit.SECONDS));
-            try (var files = Files.list(tmp)) {
-                assertEquals(List.of(), files.map(f -> f.getFileName().toString()).toList());
-            }
+            assertEquals(List.of(), filesIn(tmp));
         } finally {
             launcher.destroyForcibly();
-            try (var files = Files.list(tmp)) {
-                for (Path f : files.toList()) {
-                    Files.deleteIfExists(f);
-                }
-            }
-            Files.deleteIfExists(tmp);
+        }
+    }
+
+    private static List<String> filesIn(Path dir) throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).toList();
         }
     }
 

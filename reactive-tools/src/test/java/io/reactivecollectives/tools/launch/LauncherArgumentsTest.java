@@ -20,6 +20,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static io.reactivecollectives.tools.launch.LaunchResult.launch;
+import static io.reactivecollectives.tools.launch.LaunchResult.oneRank;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -176,16 +177,13 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theLeanJitProfileReachesTheRanksAndTheUsersOwnOptionWins() {
-        LaunchResult lean = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "lean", "--",
-                JitChild.class.getName());
+        LaunchResult lean = oneRank(JitChild.class, "--jit", "lean");
         assertEquals(0, lean.code(), lean.err());
         assertEquals("[rank 0] MaxInlineLevel=6 FreqInlineSize=100", lean.out().strip());
-        LaunchResult mine = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "LEAN",
-                "--jvm-arg=-XX:MaxInlineLevel=9", "--", JitChild.class.getName());
+        LaunchResult mine = oneRank(JitChild.class, "--jit", "LEAN", "--jvm-arg=-XX:MaxInlineLevel=9");
         assertEquals(0, mine.code(), mine.err());
         assertEquals("[rank 0] MaxInlineLevel=9 FreqInlineSize=100", mine.out().strip());
-        LaunchResult plain = launch("--nproc-per-node", "1", "--class-data", "off", "--jit", "auto", "--",
-                JitChild.class.getName());
+        LaunchResult plain = oneRank(JitChild.class, "--jit", "auto");
         assertEquals(0, plain.code(), plain.err());
         assertFalse(plain.out().contains("MaxInlineLevel=6"), plain.out());
         assertOneLineUsageError(launch("--jit", "fast", "--", JitChild.class.getName()),
