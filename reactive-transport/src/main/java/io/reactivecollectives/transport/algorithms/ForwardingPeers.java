@@ -69,6 +69,11 @@ abstract class ForwardingPeers implements Peers {
     }
 
     @Override
+    public Mono<ByteBuf> receiveLent(int peer, int step, int chunk) {
+        return p.receiveLent(peer, step, chunk);
+    }
+
+    @Override
     public CollectiveException protocolError(int peer, String detail) {
         return p.protocolError(peer, detail);
     }

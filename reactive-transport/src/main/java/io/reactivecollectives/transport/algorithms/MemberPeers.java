@@ -72,6 +72,11 @@ public final class MemberPeers extends ForwardingPeers {
     }
 
     @Override
+    public Mono<ByteBuf> receiveLent(int peer, int step, int chunk) {
+        return p.receiveLent(members[peer], step, chunk);
+    }
+
+    @Override
     public CollectiveException protocolError(int peer, String detail) {
         return p.protocolError(members[peer], detail);
     }

@@ -70,6 +70,16 @@ public interface Peers {
         return receive(peer, step, chunk);
     }
 
+    /**
+     * {@link #receiveScattered} for a subscriber that requests on subscribe and finishes with the
+     * payload, releasing it, before its {@code onNext} returns (never keeps it, never hands it to
+     * another thread): the payload may then be the transport's own memory (a shared-memory ring),
+     * lent for that call, which saves copying it out.
+     */
+    default Mono<ByteBuf> receiveLent(int peer, int step, int chunk) {
+        return receiveScattered(peer, step, chunk);
+    }
+
     /** Which host each rank runs on (every rank on one host unless the group learnt otherwise). */
     default Topology topology() {
         return Topology.singleHost(size());

@@ -57,4 +57,9 @@ public final class PhasePeers extends ForwardingPeers {
     public Mono<ByteBuf> receiveScattered(int peer, int step, int chunk) {
         return Mono.defer(() -> p.receiveScattered(peer, step(step), chunk));
     }
+
+    @Override
+    public Mono<ByteBuf> receiveLent(int peer, int step, int chunk) {
+        return Mono.defer(() -> p.receiveLent(peer, step(step), chunk));
+    }
 }

@@ -55,7 +55,14 @@ final class ReceiveInto extends Mono<Void> {
 
     @Override
     public void subscribe(CoreSubscriber<? super Void> actual) {
-        p.receiveScattered(peer, step, chunk).subscribe(new Into(actual, this));
+        // worked on inside onNext (not offloaded): the piece may be lent where the transport received it
+        (offloaded() ? p.receiveScattered(peer, step, chunk) : p.receiveLent(peer, step, chunk))
+                .subscribe(new Into(actual, this));
+    }
+
+    /** Whether the work runs on {@link Schedulers#parallel()} rather than in {@code onNext}. */
+    private boolean offloaded() {
+        return Transfers.OFFLOAD_BYTES > 0 && length >= Transfers.OFFLOAD_BYTES;
     }
 
     /** Checks the piece's length and reduces or copies it into place; does not release it. */
@@ -109,7 +116,7 @@ final class ReceiveInto extends Mono<Void> {
         @Override
         public void onNext(ByteBuf b) {
             received = true;
-            if (Transfers.OFFLOAD_BYTES <= 0 || parent.length < Transfers.OFFLOAD_BYTES) {
+            if (!parent.offloaded()) {
                 try {
                     parent.work(b);
                 } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package io.reactivecollectives.transport.group;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.LongObjectHashMap;
 import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.transport.wire.LentBuffer;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
@@ -139,7 +140,7 @@ public final class Mailbox {
      * payload (the subscriber releases it) or the box's failure.
      */
     public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source) {
-        return new MailboxReceive(this, box, tag, step, chunk, source, ReceiveHooks.NONE);
+        return new MailboxReceive(this, box, tag, step, chunk, source, ReceiveHooks.NONE, false);
     }
 
     /**
@@ -154,7 +155,19 @@ public final class Mailbox {
      * @return the receive
      */
     public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source, ReceiveHooks hooks) {
-        return new MailboxReceive(this, box, tag, step, chunk, source, hooks);
+        return new MailboxReceive(this, box, tag, step, chunk, source, hooks, false);
+    }
+
+    /**
+     * {@link #receive(CollectiveBox, int, int, int, int, ReceiveHooks)} for a subscriber that requests on
+     * subscribe and finishes with the payload, releasing it, inside {@code onNext}: a payload that
+     * arrives while it waits may then be {@linkplain LentBuffer lent} (the transport's memory, valid
+     * for that call only) instead of copied.
+     *
+     * @return the receive
+     */
+    public Mono<ByteBuf> receiveLent(CollectiveBox box, int tag, int step, int chunk, int source, ReceiveHooks hooks) {
+        return new MailboxReceive(this, box, tag, step, chunk, source, hooks, true);
     }
 
     /** A subscribed receive: takes the payload that arrived, or waits in its slot, or fails with the box. */
@@ -250,6 +263,7 @@ public final class Mailbox {
             }
             Object slot = box.slots.get(tag, step, chunk, source);
             if (slot == null) {
+                payload = LentBuffer.keep(payload);     // stored past this call: not the transport's memory
                 box.slots.put(tag, step, chunk, source, payload);
                 pressure = unclaimed.add(payload);
             } else if (slot instanceof ByteBuf) {
@@ -270,7 +284,7 @@ public final class Mailbox {
             receipts.acknowledge(source, seq);
         }
         if (waiter != null) {
-            waiter.success(payload);
+            waiter.success(waiter.borrowsNow() ? payload : LentBuffer.keep(payload));
         }
         return Delivery.OK;
     }

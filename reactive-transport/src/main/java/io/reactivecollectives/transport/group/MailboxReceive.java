@@ -28,8 +28,11 @@ final class MailboxReceive extends Mono<ByteBuf> {
     final int chunk;
     final int source;
     private final ReceiveHooks hooks;
+    /** The subscriber finishes with the payload inside onNext: it may be lent. */
+    private final boolean borrows;
 
-    MailboxReceive(Mailbox mailbox, CollectiveBox box, int tag, int step, int chunk, int source, ReceiveHooks hooks) {
+    MailboxReceive(Mailbox mailbox, CollectiveBox box, int tag, int step, int chunk, int source, ReceiveHooks hooks,
+                   boolean borrows) {
         this.mailbox = mailbox;
         this.box = box;
         this.tag = tag;
@@ -37,6 +40,7 @@ final class MailboxReceive extends Mono<ByteBuf> {
         this.chunk = chunk;
         this.source = source;
         this.hooks = hooks;
+        this.borrows = borrows;
     }
 
     @Override
@@ -67,6 +71,11 @@ final class MailboxReceive extends Mono<ByteBuf> {
         Waiter(CoreSubscriber<? super ByteBuf> actual, MailboxReceive r) {
             this.actual = actual;
             this.r = r;
+        }
+
+        /** Whether a payload handed over now would be emitted within the call, to a subscriber that may borrow it. */
+        boolean borrowsNow() {
+            return r.borrows && (state & REQUESTED) != 0;
         }
 
         /** The payload arrived (ownership taken): emits it when requested, releases it when cancelled. */

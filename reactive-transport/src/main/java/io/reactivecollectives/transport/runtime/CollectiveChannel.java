@@ -221,6 +221,11 @@ public final class CollectiveChannel implements Peers {
         return runtime.mailbox().receive(box, tag, step, chunk, peer, hooks);
     }
 
+    @Override
+    public Mono<ByteBuf> receiveLent(int peer, int step, int chunk) {
+        return runtime.mailbox().receiveLent(box, tag, step, chunk, peer, hooks);
+    }
+
     /** The flight recorder's "waiting for" and the received-bytes metric, for every receive of this view. */
     private final ReceiveHooks hooks = new ReceiveHooks() {
         @Override

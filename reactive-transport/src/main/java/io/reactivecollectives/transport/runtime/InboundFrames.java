@@ -17,6 +17,7 @@ import io.reactivecollectives.transport.group.ReceiptSender;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.wire.LentBuffer;
 
 /**
  * The router of inbound frames (runs on the connections' event loops): DATA to the collective's
@@ -50,7 +51,7 @@ public final class InboundFrames implements FrameListener {
                 }
                 break;
             case P2P:
-                runtime.p2p().deliver(peer, P2PFrameCodec.tag(frame), frame);
+                runtime.p2p().deliver(peer, P2PFrameCodec.tag(frame), LentBuffer.keep(frame));  // queued past this call
                 break;
             case GROUP_ABORT:
                 onGroupAbort(peer, frame);

@@ -2,19 +2,29 @@ package io.reactivecollectives.transport.shm;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.reactivecollectives.transport.wire.LentBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The receiving end of one {@link ShmRing}, read by this rank's {@link ShmPoller} alone: splits the
- * byte stream into frames by their length prefix (as the socket decoder does), copies each into a
- * buffer of its exact size as its bytes arrive (freeing ring space at once, so a frame larger than
- * the ring streams through it) and hands every whole frame, without its length field, to the
- * {@link Frames} of the peer. A length out of bounds stops this ring for good and reports it.
+ * byte stream into frames by their length prefix (as the socket decoder does) and hands every whole
+ * frame, without its length field, to the {@link Frames} of the peer. A length out of bounds stops
+ * this ring for good and reports it.
+ *
+ * <p>A frame of at least {@link #LEND_BYTES} (by default) that fits in the ring is {@linkplain LentBuffer lent}
+ * where it lies once all of it has arrived (in two pieces when it wraps around the ring's end): the
+ * receiver reduces or copies it straight out of the shared memory (the segments of large
+ * collectives), and its space is handed back when the call returns. Other frames (small, or larger
+ * than the ring) are copied into a buffer of their exact size as their bytes arrive, freeing ring
+ * space at once, so a frame larger than the ring streams through it. A lent frame still held after
+ * the call (a receiver that broke the contract) holds the ring until it is released.
  */
 final class ShmInbound {
 
     /** Where whole frames go; called on the poller thread. */
     interface Frames {
-        /** A whole frame (ownership passed), without its length field. */
+        /** A whole frame (ownership passed; it may be {@linkplain LentBuffer lent}), without its length field. */
         void onFrame(ByteBuf frame);
 
         /** The stream is corrupt ({@code why}); nothing more will be read from it. */
@@ -28,12 +38,21 @@ final class ShmInbound {
     private final int minLength;
     private final int maxLength;
     private final Frames frames;
+    private final int lendBytes;
     private ByteBuf partial;
     private int remaining;
     private boolean broken;
+    private ByteBuf held;       // a lent frame its receiver did not release in the call
+    private int heldLength;
 
     ShmInbound(ShmSegment segment, int producer, int consumer, ByteBufAllocator alloc, int minLength, int maxLength,
                Frames frames) {
+        this(segment, producer, consumer, alloc, minLength, maxLength, LEND_BYTES, frames);
+    }
+
+    /** With frames of at least {@code lendBytes} lent ({@code <= 0}: none). */
+    ShmInbound(ShmSegment segment, int producer, int consumer, ByteBufAllocator alloc, int minLength, int maxLength,
+               int lendBytes, Frames frames) {
         this.segment = segment;
         this.ring = segment.ring(producer, consumer);
         this.producer = producer;
@@ -41,10 +60,19 @@ final class ShmInbound {
         this.minLength = minLength;
         this.maxLength = maxLength;
         this.frames = frames;
+        this.lendBytes = lendBytes;
     }
 
     /** A read at least this large hands its space back at once; smaller ones at the end of the poll. */
     private static final int RELEASE_BYTES = 16 << 10;
+
+    /**
+     * Frames at least this large (bytes, without the length field) are lent where they lie instead of
+     * copied out ({@code rc.transport.shmLendBytes}; 0 never lends).
+     */
+    static final int LEND_BYTES = Integer.getInteger("rc.transport.shmLendBytes", 16 << 10);
+
+    private static final Logger log = LoggerFactory.getLogger(ShmInbound.class);
 
     /**
      * Reads whole or partial frames, about {@code budget} bytes at most.
@@ -52,6 +80,9 @@ final class ShmInbound {
      * @return the bytes consumed (0: nothing to read)
      */
     int poll(int budget) {
+        if (held != null && !reclaimHeld()) {
+            return 0;
+        }
         int done = 0;
         while (done < budget && !broken) {
             int available = ring.available();
@@ -64,6 +95,16 @@ final class ShmInbound {
                     broken = true;
                     frames.onCorrupt("a frame of " + length + " bytes (allowed " + minLength + ".." + maxLength + ")");
                     break;
+                }
+                if (lendable(length)) {
+                    if (available < 4 + length) {
+                        break;      // lent whole or not at all: wait for the rest
+                    }
+                    done += 4 + length;
+                    if (!lend(length)) {
+                        break;
+                    }
+                    continue;
                 }
                 ring.consume(4);
                 available -= 4;
@@ -96,14 +137,56 @@ final class ShmInbound {
         return done;
     }
 
+    /** Whether a frame of {@code length} bytes at the consumer's position would be lent. */
+    private boolean lendable(int length) {
+        return lendBytes > 0 && length >= lendBytes && 4 + length <= ring.capacity();
+    }
+
+    /**
+     * Lends the whole frame of {@code length} bytes after the length field to the receiver, then
+     * consumes it, unless the receiver still holds it.
+     *
+     * @return false when the receiver holds it (the ring waits)
+     */
+    private boolean lend(int length) {
+        ByteBuf frame = ring.contiguous(4, length) ? new LentBuffer(alloc, ring.view(4, length))
+                : LentBuffer.of(alloc, ring.wrappedView(4, length, 0), ring.wrappedView(4, length, 1));
+        frames.onFrame(frame);
+        if (frame.refCnt() > 0) {
+            held = frame;
+            heldLength = length;
+            log.warn("rank {}'s shared-memory ring: a frame of {} bytes lent to its receiver was not released in the call;"
+                    + " the ring waits until it is", producer, length);
+            return false;
+        }
+        ring.consume(4 + length);
+        ring.release();
+        return true;
+    }
+
+    /** Consumes the held frame once its receiver released it; whether it was. */
+    private boolean reclaimHeld() {
+        if (held.refCnt() > 0) {
+            return false;
+        }
+        held = null;
+        ring.consume(4 + heldLength);
+        ring.release();
+        if (ring.takeWaiting()) {
+            segment.wake(producer);
+        }
+        return true;
+    }
+
     /** Whether bytes wait to be read. */
     boolean hasData() {
-        return !broken && ring.available() > (partial == null ? 3 : 0);
+        return !broken && (held == null || held.refCnt() == 0) && ring.available() > (partial == null ? 3 : 0);
     }
 
     /** Drops a frame half read (the poller stops). */
     void close() {
         broken = true;
+        held = null;   // not ours to release
         if (partial != null) {
             partial.release();
             partial = null;

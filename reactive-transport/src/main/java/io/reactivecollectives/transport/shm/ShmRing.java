@@ -167,6 +167,35 @@ final class ShmRing {
         return v;
     }
 
+    /**
+     * The {@code length} bytes that start {@code skip} bytes past the consumer's position, as a view
+     * of the shared memory where they lie, or null when they wrap around the ring's end. Nothing is
+     * consumed: the producer cannot overwrite them until they are.
+     */
+    ByteBuffer view(int skip, int length) {
+        return contiguous(skip, length) ? map.slice(control + CONTROL_BYTES + (int) ((head + skip) & mask), length) : null;
+    }
+
+    /**
+     * {@link #view} of bytes that wrap around the ring's end: the piece up to the end ({@code part}
+     * 0) or the rest from the start (1).
+     */
+    ByteBuffer wrappedView(int skip, int length, int part) {
+        int pos = (int) ((head + skip) & mask);
+        int first = capacity - pos;
+        return part == 0 ? map.slice(control + CONTROL_BYTES + pos, first) : map.slice(control + CONTROL_BYTES, length - first);
+    }
+
+    /** Whether the {@code length} bytes {@code skip} bytes past the consumer's position lie in one piece. */
+    boolean contiguous(int skip, int length) {
+        return ((head + skip) & mask) + length <= capacity;
+    }
+
+    /** Data bytes of the ring. */
+    int capacity() {
+        return capacity;
+    }
+
     /** Copies {@code n} available bytes into {@code dst} (direct, with room) and consumes them. */
     void read(ByteBuf dst, int n) {
         int pos = (int) (head & mask);
