@@ -137,14 +137,8 @@ public final class Mailbox {
 
     /**
      * A receive of (tag, step, chunk) from {@code source} in {@code box}'s collective: emits the
-     * payload (the subscriber releases it) or the box's failure.
-     */
-    public Mono<ByteBuf> receive(CollectiveBox box, int tag, int step, int chunk, int source) {
-        return new MailboxReceive(this, box, tag, step, chunk, source, ReceiveHooks.NONE, false);
-    }
-
-    /**
-     * {@link #receive(CollectiveBox, int, int, int, int)} that tells {@code hooks} when it waits and receives.
+     * payload (the subscriber releases it) or the box's failure, and tells {@code hooks} when it
+     * waits and receives.
      *
      * @param box    the collective's box
      * @param tag    the sub-operation

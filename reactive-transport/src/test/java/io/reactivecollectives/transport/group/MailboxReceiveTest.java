@@ -37,7 +37,7 @@ class MailboxReceiveTest {
         ByteBuf b = payload();
         deliver(0, b);
         assertEquals(64, mailbox.unclaimedBytes());
-        StepVerifier.create(mailbox.receive(box, 0, 0, 0, 1), 0)
+        StepVerifier.create(mailbox.receive(box, 0, 0, 0, 1, ReceiveHooks.NONE), 0)
                 .expectSubscription()
                 .then(() -> assertEquals(0, mailbox.unclaimedBytes()))
                 .thenRequest(1)
@@ -51,7 +51,7 @@ class MailboxReceiveTest {
     @Test
     void aWaitingReceiveGetsThePayloadWhenItArrives() {
         ByteBuf b = payload();
-        StepVerifier.create(mailbox.receive(box, 0, 3, 0, 1))
+        StepVerifier.create(mailbox.receive(box, 0, 3, 0, 1, ReceiveHooks.NONE))
                 .then(() -> deliver(3, b))
                 .assertNext(got -> {
                     assertEquals(42, got.getLong(got.readerIndex()));
@@ -63,14 +63,14 @@ class MailboxReceiveTest {
 
     @Test
     void aPayloadForACancelledReceiveIsReleasedAndItsSlotFreed() {
-        Disposable d = mailbox.receive(box, 0, 1, 0, 1).subscribe(got -> got.release());
+        Disposable d = mailbox.receive(box, 0, 1, 0, 1, ReceiveHooks.NONE).subscribe(got -> got.release());
         d.dispose();
         ByteBuf late = payload();
         deliver(1, late);
         // the cancelled receive left its slot: the frame waits there for a new receive
         assertEquals(1, late.refCnt());
         assertEquals(64, mailbox.unclaimedBytes());
-        StepVerifier.create(mailbox.receive(box, 0, 1, 0, 1))
+        StepVerifier.create(mailbox.receive(box, 0, 1, 0, 1, ReceiveHooks.NONE))
                 .assertNext(got -> {
                     assertTrue(got == late);
                     got.release();
@@ -88,7 +88,7 @@ class MailboxReceiveTest {
                 // requests nothing: the payload waits in the subscription
             }
         };
-        mailbox.receive(box, 0, 2, 0, 1).subscribe(idle);
+        mailbox.receive(box, 0, 2, 0, 1, ReceiveHooks.NONE).subscribe(idle);
         assertEquals(1, b.refCnt());
         idle.dispose();
         assertEquals(0, b.refCnt());
@@ -100,12 +100,12 @@ class MailboxReceiveTest {
         CollectiveException e = new CollectiveException("test", 0, box.sequence(), 1, "failed here", null);
         ByteBuf early = payload();
         deliver(5, early);
-        StepVerifier.create(mailbox.receive(box, 0, 4, 0, 1))
+        StepVerifier.create(mailbox.receive(box, 0, 4, 0, 1, ReceiveHooks.NONE))
                 .then(() -> mailbox.fail(box, e))
                 .expectErrorMatches(t -> t == e)
                 .verify(Duration.ofSeconds(5));
         assertEquals(0, early.refCnt());
-        StepVerifier.create(mailbox.receive(box, 0, 6, 0, 1)).expectErrorMatches(t -> t == e).verify(Duration.ofSeconds(5));
+        StepVerifier.create(mailbox.receive(box, 0, 6, 0, 1, ReceiveHooks.NONE)).expectErrorMatches(t -> t == e).verify(Duration.ofSeconds(5));
     }
 
     @Test
