@@ -42,8 +42,7 @@ final class ShmInbound {
     private ByteBuf partial;
     private int remaining;
     private boolean broken;
-    private ByteBuf held;       // a lent frame its receiver did not release in the call
-    private int heldLength;
+    private ByteBuf held;       // a lent frame its receiver did not release in the call (its capacity is its length)
 
     ShmInbound(ShmSegment segment, int producer, int consumer, ByteBufAllocator alloc, int minLength, int maxLength,
                Frames frames) {
@@ -154,7 +153,6 @@ final class ShmInbound {
         frames.onFrame(frame);
         if (frame.refCnt() > 0) {
             held = frame;
-            heldLength = length;
             log.warn("rank {}'s shared-memory ring: a frame of {} bytes lent to its receiver was not released in the call;"
                     + " the ring waits until it is", producer, length);
             return false;
@@ -169,8 +167,9 @@ final class ShmInbound {
         if (held.refCnt() > 0) {
             return false;
         }
+        int length = held.capacity();
         held = null;
-        ring.consume(4 + heldLength);
+        ring.consume(4 + length);
         ring.release();
         if (ring.takeWaiting()) {
             segment.wake(producer);

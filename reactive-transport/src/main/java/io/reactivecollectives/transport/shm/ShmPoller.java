@@ -227,7 +227,7 @@ final class ShmPoller implements Runnable {
 
     /**
      * A Netty thread: Netty's pooled allocator gives a thread cache only to its own threads, and the
-     * poller allocates (and, when a collective ends here, frees) the buffer of every frame it reads;
+     * poller allocates (and, when a collective ends here, frees) the buffer of every frame it copies out;
      * without the cache each of those takes the arena's lock.
      */
     private static final class PollerThread extends FastThreadLocalThread implements NonBlocking {

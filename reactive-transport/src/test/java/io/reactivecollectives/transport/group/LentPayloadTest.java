@@ -80,12 +80,10 @@ class LentPayloadTest {
     void aPayloadThatWaitsInItsSlotIsACopy() {
         ByteBuf b = lent(8);
         deliver(1, b);
-        assertEquals(0, b.refCnt(), "the lent buffer is released before the delivery returns");
+        assertEquals(0, b.refCnt(), "released when stored, before any receive");
         Borrower r = new Borrower(true);
         mailbox.receiveLent(box, 0, 1, 0, 1, ReceiveHooks.NONE).subscribe(r);
-        assertNotNull(r.seen.get());
-        assertFalse(r.wasLent);
-        assertEquals(8, r.value);
+        assertGotACopy(r, b, 8);
     }
 
     @Test
@@ -94,9 +92,7 @@ class LentPayloadTest {
         mailbox.receive(box, 0, 2, 0, 1, ReceiveHooks.NONE).subscribe(r);
         ByteBuf b = lent(9);
         deliver(2, b);
-        assertEquals(0, b.refCnt());
-        assertFalse(r.wasLent);
-        assertEquals(9, r.value);
+        assertGotACopy(r, b, 9);
     }
 
     @Test
@@ -107,8 +103,15 @@ class LentPayloadTest {
         deliver(3, b);
         assertEquals(0, b.refCnt(), "not held for the request: copied");
         r.request(1);
-        assertFalse(r.wasLent);
-        assertEquals(10, r.value);
+        assertGotACopy(r, b, 10);
+    }
+
+    /** {@code r} got a copy of {@code value}, and the lent buffer was released before the delivery returned. */
+    private static void assertGotACopy(Borrower r, ByteBuf lentBuffer, long value) {
+        assertEquals(0, lentBuffer.refCnt(), "the lent buffer is released before the delivery returns");
+        assertNotNull(r.seen.get(), "delivered");
+        assertFalse(r.wasLent, "a copy, not the lent buffer");
+        assertEquals(value, r.value);
     }
 
     @Test
