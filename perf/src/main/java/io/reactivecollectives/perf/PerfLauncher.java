@@ -33,6 +33,9 @@ final class PerfLauncher {
                 List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
                         "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled",
                         "--enable-native-access=ALL-UNNAMED"));  // native kernels, java.lang.foreign: no JDK 22+ warning
+                if (Runtime.version().feature() >= 24) {
+                    cmd.add("--sun-misc-unsafe-memory-access=allow");  // Netty keeps Unsafe: shared memory, as collectives-run
+                }
                 String extra = System.getenv("RC_RANK_JAVA_OPTS"); // e.g. a JFR recording per rank (see README)
                 if (extra != null && !extra.isBlank()) {
                     cmd.addAll(List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+")));

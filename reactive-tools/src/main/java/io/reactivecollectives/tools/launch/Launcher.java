@@ -32,8 +32,9 @@ import java.util.concurrent.TimeUnit;
  * exits 0 when all children have.
  *
  * <p>The children run with {@code --enable-native-access=ALL-UNNAMED} (the library's native
- * kernels and raw memory use restricted methods, which JDK 22 and later warn about otherwise)
- * unless a {@code --jvm-arg} says otherwise. Child output is read by plain daemon threads (one per
+ * kernels and raw memory use restricted methods, which JDK 22 and later warn about otherwise), and
+ * on JDK 24 and later with {@code --sun-misc-unsafe-memory-access=allow} (Netty's shared-memory
+ * path), unless a {@code --jvm-arg} says otherwise. Child output is read by plain daemon threads (one per
  * stream), never by an event loop.
  */
 @Command(name = "collectives-run", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
@@ -47,6 +48,13 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
      * later warn (and later JDKs are to refuse them) without this flag.
      */
     static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+
+    /**
+     * Every child's {@code sun.misc.Unsafe} memory access on JDK 24 and later (which warns about it,
+     * and from 25 leaves Netty without it, so ranks of one host would fall back from shared memory to
+     * Unix sockets); not given on earlier JDKs, which do not know the option.
+     */
+    static final String UNSAFE_ACCESS = "--sun-misc-unsafe-memory-access=allow";
 
     @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
             description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
@@ -152,15 +160,20 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     }
 
     /**
-     * What the children get before the class path: {@link #NATIVE_ACCESS} unless {@code jvmArgs}
-     * name the native access themselves (JDK 17 to 21 accept the flag too), the options of the
-     * {@code --jit} profile that {@code jvmArgs} leave unset ({@code directives} for a directed
-     * profile), then {@code jvmArgs}.
+     * What the children of a JDK of {@code feature} version get before the class path:
+     * {@link #NATIVE_ACCESS} unless {@code jvmArgs} name the native access themselves (JDK 17 to 21
+     * accept the flag too), {@link #UNSAFE_ACCESS} on JDK 24 and later unless {@code jvmArgs} name that
+     * access, the options of the {@code --jit} profile that {@code jvmArgs} leave unset
+     * ({@code directives} for a directed profile), then {@code jvmArgs}.
      */
-    static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit, CompilerDirectives directives) {
+    static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit, CompilerDirectives directives,
+                                        int feature) {
         List<String> options = new ArrayList<>();
         if (jvmArgs.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
             options.add(NATIVE_ACCESS);
+        }
+        if (feature >= 24 && jvmArgs.stream().noneMatch(a -> a.startsWith("--sun-misc-unsafe-memory-access"))) {
+            options.add(UNSAFE_ACCESS);
         }
         options.addAll(jit.options(jvmArgs, directives));
         options.addAll(jvmArgs);
@@ -217,7 +230,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 int rank = nodeRank * nprocPerNode + local;
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
-                cmd.addAll(childJvmOptions(jvmArgs, jitProfile, directives));
+                cmd.addAll(childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature()));
                 int thisLocal = local;
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");

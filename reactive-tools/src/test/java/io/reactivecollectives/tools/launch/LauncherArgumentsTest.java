@@ -202,4 +202,15 @@ class LauncherArgumentsTest {
         assertEquals(List.of("-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"),
                 JitProfile.LEAN.options(List.of("-XX:MaxInlineLevel=12"), null));
     }
+
+    /** JDK 24 and later keep Netty's Unsafe (and so shared memory) for the ranks; earlier JDKs do not know the flag. */
+    @Test
+    void ranksOnJdk24AndLaterGetUnsafeMemoryAccessUnlessTheUserSaysOtherwise() {
+        assertEquals(List.of(Launcher.NATIVE_ACCESS), Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 17));
+        assertEquals(List.of(Launcher.NATIVE_ACCESS), Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 23));
+        assertEquals(List.of(Launcher.NATIVE_ACCESS, Launcher.UNSAFE_ACCESS),
+                Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 25));
+        List<String> own = List.of("--sun-misc-unsafe-memory-access=deny", "--enable-native-access=io.reactivecollectives.core");
+        assertEquals(own, Launcher.childJvmOptions(own, JitProfile.DEFAULT, null, 25), "the user's own choice, alone");
+    }
 }
