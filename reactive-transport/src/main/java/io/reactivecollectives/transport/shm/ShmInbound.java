@@ -143,23 +143,26 @@ final class ShmInbound {
 
     /**
      * Lends the whole frame of {@code length} bytes after the length field to the receiver, then
-     * consumes it, unless the receiver still holds it.
+     * consumes it, unless the receiver still holds it. A receiver that throws has still had the
+     * frame: it is consumed (or held) all the same, never delivered twice.
      *
      * @return false when the receiver holds it (the ring waits)
      */
     private boolean lend(int length) {
         ByteBuf frame = ring.contiguous(4, length) ? new LentBuffer(alloc, ring.view(4, length))
                 : LentBuffer.of(alloc, ring.wrappedView(4, length, 0), ring.wrappedView(4, length, 1));
-        frames.onFrame(frame);
-        if (frame.refCnt() > 0) {
-            held = frame;
-            log.warn("rank {}'s shared-memory ring: a frame of {} bytes lent to its receiver was not released in the call;"
-                    + " the ring waits until it is", producer, length);
-            return false;
+        try {
+            frames.onFrame(frame);
+        } finally {
+            if (frame.refCnt() > 0) {
+                held = frame;
+                log.warn("rank {}'s shared-memory ring: a frame of {} bytes lent to its receiver was not released in"
+                        + " the call; the ring waits until it is", producer, length);
+            } else {
+                consumeLent(length);
+            }
         }
-        ring.consume(4 + length);
-        ring.release();
-        return true;
+        return held == null;
     }
 
     /** Consumes the held frame once its receiver released it; whether it was. */
@@ -169,12 +172,17 @@ final class ShmInbound {
         }
         int length = held.capacity();
         held = null;
+        consumeLent(length);
+        return true;
+    }
+
+    /** Hands a lent frame's space (and its length field's) back to the producer, waking it if it waits. */
+    private void consumeLent(int length) {
         ring.consume(4 + length);
         ring.release();
         if (ring.takeWaiting()) {
             segment.wake(producer);
         }
-        return true;
     }
 
     /** Whether bytes wait to be read. */

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * frame reaches its receiver as the ring's own memory, whole or not at all, also when it wraps
  * around the ring's end (two pieces read as one); its space goes back to the producer only after
  * the receiver released it; a receiver that keeps one holds the ring (nothing after it is read, and
- * its bytes stay as they were) until it lets go; small frames are copied out as before.
+ * its bytes stay as they were) until it lets go; a receiver that throws has had its frame (it is
+ * not delivered again); small frames are copied out as before.
  */
 class ShmInboundLendingTest {
 
@@ -39,6 +40,7 @@ class ShmInboundLendingTest {
     private final List<Boolean> lent = new ArrayList<>();
     private final List<ByteBuf> kept = new ArrayList<>();
     private boolean keepNext;
+    private boolean throwNext;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -59,6 +61,10 @@ class ShmInboundLendingTest {
                             kept.add(frame);
                         } else {
                             frame.release();
+                        }
+                        if (throwNext) {
+                            throwNext = false;
+                            throw new IllegalStateException("a receiver's bug");
                         }
                     }
 
@@ -152,6 +158,21 @@ class ShmInboundLendingTest {
         held.release();
         assertTrue(inbound.poll(1 << 20) > 0);
         assertEquals(2, got.size());
+        assertArrayEquals(second, got.get(1));
+        assertEquals(RING, producer.free());
+    }
+
+    @Test
+    void aFrameWhoseReceiverThrewIsNotDeliveredAgain() {
+        byte[] first = body(7, 20_000);
+        byte[] second = body(8, 20_000);
+        write(first, first.length);
+        write(second, second.length);
+        throwNext = true;
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> inbound.poll(1 << 20));
+        assertEquals(1, got.size());
+        inbound.poll(1 << 20);
+        assertEquals(2, got.size(), "the next frame, not the first again");
         assertArrayEquals(second, got.get(1));
         assertEquals(RING, producer.free());
     }
