@@ -1,5 +1,6 @@
 package io.reactivecollectives.perf;
 
+import io.reactivecollectives.tools.launch.RankJvmAccess;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 
 import java.io.BufferedReader;
@@ -31,15 +32,12 @@ final class PerfLauncher {
             String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
             for (int r = 0; r < o.world; r++) {
                 List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
-                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled",
-                        "--enable-native-access=ALL-UNNAMED"));  // native kernels, java.lang.foreign: no JDK 22+ warning
-                if (Runtime.version().feature() >= 24) {
-                    cmd.add("--sun-misc-unsafe-memory-access=allow");  // Netty keeps Unsafe: shared memory, as collectives-run
-                }
+                        "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled"));
                 String extra = System.getenv("RC_RANK_JAVA_OPTS"); // e.g. a JFR recording per rank (see README)
-                if (extra != null && !extra.isBlank()) {
-                    cmd.addAll(List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+")));
-                }
+                List<String> own = extra == null || extra.isBlank() ? List.of()
+                        : List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+"));
+                cmd.addAll(RankJvmAccess.options(own, Runtime.version().feature()));  // as collectives-run's ranks
+                cmd.addAll(own);
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
                 cmd.addAll(rankArgs(o));
                 cmd.addAll(List.of("--rank", String.valueOf(r), "--store-port", String.valueOf(server.port())));

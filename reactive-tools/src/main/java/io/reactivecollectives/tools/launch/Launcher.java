@@ -42,20 +42,6 @@ import java.util.concurrent.TimeUnit;
                 "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port)."})
 public final class Launcher implements Callable<Integer>, Cli.Validated {
 
-    /**
-     * Every child's native access: the library loads its native kernels ({@code System.load}) and
-     * reaches memory through {@code java.lang.foreign}, restricted methods of which JDK 22 and
-     * later warn (and later JDKs are to refuse them) without this flag.
-     */
-    static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
-
-    /**
-     * Every child's {@code sun.misc.Unsafe} memory access on JDK 24 and later (which warns about it,
-     * and from 25 leaves Netty without it, so ranks of one host would fall back from shared memory to
-     * Unix sockets); not given on earlier JDKs, which do not know the option.
-     */
-    static final String UNSAFE_ACCESS = "--sun-misc-unsafe-memory-access=allow";
-
     @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
             description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
     int nprocPerNode;
@@ -79,7 +65,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     String classpath;
 
     @Option(names = "--jvm-arg", description = {"an option for the child JVMs (repeatable); "
-            + "they get " + NATIVE_ACCESS + " unless one of these is an --enable-native-access"})
+            + "they get " + RankJvmAccess.NATIVE_ACCESS + " (and, on JDK 24 and later, " + RankJvmAccess.UNSAFE_ACCESS
+            + ") unless one of these names that option"})
     List<String> jvmArgs = new ArrayList<>();
 
     @Option(names = "--class-data", defaultValue = "auto",
@@ -160,21 +147,14 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     }
 
     /**
-     * What the children of a JDK of {@code feature} version get before the class path:
-     * {@link #NATIVE_ACCESS} unless {@code jvmArgs} name the native access themselves (JDK 17 to 21
-     * accept the flag too), {@link #UNSAFE_ACCESS} on JDK 24 and later unless {@code jvmArgs} name that
-     * access, the options of the {@code --jit} profile that {@code jvmArgs} leave unset
-     * ({@code directives} for a directed profile), then {@code jvmArgs}.
+     * What the children of a JDK of {@code feature} version get before the class path: the
+     * {@link RankJvmAccess} options that {@code jvmArgs} leave unnamed, the options of the
+     * {@code --jit} profile that {@code jvmArgs} leave unset ({@code directives} for a directed
+     * profile), then {@code jvmArgs}.
      */
     static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit, CompilerDirectives directives,
                                         int feature) {
-        List<String> options = new ArrayList<>();
-        if (jvmArgs.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
-            options.add(NATIVE_ACCESS);
-        }
-        if (feature >= 24 && jvmArgs.stream().noneMatch(a -> a.startsWith("--sun-misc-unsafe-memory-access"))) {
-            options.add(UNSAFE_ACCESS);
-        }
+        List<String> options = new ArrayList<>(RankJvmAccess.options(jvmArgs, feature));
         options.addAll(jit.options(jvmArgs, directives));
         options.addAll(jvmArgs);
         return options;

@@ -168,12 +168,12 @@ final class ShmRing {
     }
 
     /**
-     * The {@code length} bytes that start {@code skip} bytes past the consumer's position, as a view
-     * of the shared memory where they lie, or null when they wrap around the ring's end. Nothing is
+     * The {@code length} bytes that start {@code skip} bytes past the consumer's position, which lie
+     * in one piece ({@link #contiguous}), as a view of the shared memory where they lie. Nothing is
      * consumed: the producer cannot overwrite them until they are.
      */
     ByteBuffer view(int skip, int length) {
-        return contiguous(skip, length) ? map.slice(control + CONTROL_BYTES + (int) ((head + skip) & mask), length) : null;
+        return map.slice(control + CONTROL_BYTES + (int) ((head + skip) & mask), length);
     }
 
     /**
