@@ -1,6 +1,6 @@
 package io.reactivecollectives.perf;
 
-import io.reactivecollectives.tools.launch.RankJvmDefaults;
+import io.reactivecollectives.tools.launch.RankJvmAccess;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 
 import java.io.BufferedReader;
@@ -36,7 +36,7 @@ final class PerfLauncher {
                 String extra = System.getenv("RC_RANK_JAVA_OPTS"); // e.g. a JFR recording per rank (see README)
                 List<String> own = extra == null || extra.isBlank() ? List.of()
                         : List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+"));
-                cmd.addAll(RankJvmDefaults.options(own, Runtime.version().feature()));  // as collectives-run's ranks
+                cmd.addAll(RankJvmAccess.options(own, Runtime.version().feature()));  // as collectives-run's ranks
                 cmd.addAll(own);
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CollectivesPerf.class.getName()));
                 cmd.addAll(rankArgs(o));

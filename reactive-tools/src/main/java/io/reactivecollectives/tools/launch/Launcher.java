@@ -65,8 +65,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     String classpath;
 
     @Option(names = "--jvm-arg", description = {"an option for the child JVMs (repeatable); "
-            + "they get " + RankJvmDefaults.NATIVE_ACCESS + " (and, on JDK 24 and later, " + RankJvmDefaults.UNSAFE_ACCESS
-            + ") and " + RankJvmDefaults.NETTY_JFR_OFF + " unless one of these names that option"})
+            + "they get " + RankJvmAccess.NATIVE_ACCESS + " (and, on JDK 24 and later, " + RankJvmAccess.UNSAFE_ACCESS
+            + ") unless one of these names that option"})
     List<String> jvmArgs = new ArrayList<>();
 
     @Option(names = "--class-data", defaultValue = "auto",
@@ -148,13 +148,13 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
 
     /**
      * What the children of a JDK of {@code feature} version get before the class path: the
-     * {@link RankJvmDefaults} options that {@code jvmArgs} leave unnamed, the options of the
+     * {@link RankJvmAccess} options that {@code jvmArgs} leave unnamed, the options of the
      * {@code --jit} profile that {@code jvmArgs} leave unset ({@code directives} for a directed
      * profile), then {@code jvmArgs}.
      */
     static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit, CompilerDirectives directives,
                                         int feature) {
-        List<String> options = new ArrayList<>(RankJvmDefaults.options(jvmArgs, feature));
+        List<String> options = new ArrayList<>(RankJvmAccess.options(jvmArgs, feature));
         options.addAll(jit.options(jvmArgs, directives));
         options.addAll(jvmArgs);
         return options;

@@ -206,22 +206,11 @@ class LauncherArgumentsTest {
     /** JDK 24 and later keep Netty's Unsafe (and so shared memory) for the ranks; earlier JDKs do not know the flag. */
     @Test
     void ranksOnJdk24AndLaterGetUnsafeMemoryAccessUnlessTheUserSaysOtherwise() {
-        assertEquals(List.of(RankJvmDefaults.NATIVE_ACCESS, RankJvmDefaults.NETTY_JFR_OFF),
-                Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 17));
-        assertEquals(List.of(RankJvmDefaults.NATIVE_ACCESS, RankJvmDefaults.NETTY_JFR_OFF),
-                Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 23));
-        assertEquals(List.of(RankJvmDefaults.NATIVE_ACCESS, RankJvmDefaults.UNSAFE_ACCESS, RankJvmDefaults.NETTY_JFR_OFF),
+        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 17));
+        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 23));
+        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS, RankJvmAccess.UNSAFE_ACCESS),
                 Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 25));
-        List<String> own = List.of("--sun-misc-unsafe-memory-access=deny", "--enable-native-access=io.reactivecollectives.core",
-                "-Dio.netty.jfr.enabled=true");
+        List<String> own = List.of("--sun-misc-unsafe-memory-access=deny", "--enable-native-access=io.reactivecollectives.core");
         assertEquals(own, Launcher.childJvmOptions(own, JitProfile.DEFAULT, null, 25), "the user's own choice, alone");
-    }
-
-    /** Netty's flight-recorder events are off in the ranks (their registration is start-up time), unless asked for. */
-    @Test
-    void ranksGetNettyFlightRecorderEventsOffUnlessTheUserAsksForThem() {
-        assertTrue(Launcher.childJvmOptions(List.of(), JitProfile.FOCUSED, null, 17).contains("-Dio.netty.jfr.enabled=false"));
-        List<String> on = Launcher.childJvmOptions(List.of("-Dio.netty.jfr.enabled=true"), JitProfile.DEFAULT, null, 17);
-        assertEquals(List.of(RankJvmDefaults.NATIVE_ACCESS, "-Dio.netty.jfr.enabled=true"), on);
     }
 }

@@ -32,14 +32,6 @@ class LauncherTest {
         }
     }
 
-    /** Allocates a Netty buffer and prints whether Netty sends flight-recorder events, then exits 0. */
-    public static final class NettyJfrChild {
-        public static void main(String[] args) {
-            io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64).release();
-            System.out.println("netty jfr: " + io.netty.util.internal.PlatformDependent.isJfrEnabled());
-        }
-    }
-
     /** Rank {@code args[0]} exits with code {@code args[1]} after a moment; the others would run for a minute. */
     public static final class FailingChild {
         public static void main(String[] args) throws Exception {
@@ -119,17 +111,6 @@ class LauncherTest {
                 "--", NativeAccessChild.class.getName());
         assertEquals(0, own.code, own.err());
         assertEquals("[rank 0] native access: [--enable-native-access=java.base]", own.out().strip(), own.err());
-    }
-
-    @Test
-    void ranksRunWithNettysFlightRecorderEventsOffUnlessTheUserAsks() {
-        Captured c = new Captured().run("--nproc-per-node", "1", "--", NettyJfrChild.class.getName());
-        assertEquals(0, c.code, c.err());
-        assertEquals("[rank 0] netty jfr: false", c.out().strip(), c.err());
-        Captured own = new Captured().run("--nproc-per-node", "1", "--jvm-arg", "-Dio.netty.jfr.enabled=true",
-                "--", NettyJfrChild.class.getName());
-        assertEquals(0, own.code, own.err());
-        assertEquals("[rank 0] netty jfr: true", own.out().strip(), own.err());
     }
 
     @Test
