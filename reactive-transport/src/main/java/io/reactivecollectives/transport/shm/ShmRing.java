@@ -173,7 +173,7 @@ final class ShmRing {
      * consumed: the producer cannot overwrite them until they are.
      */
     ByteBuffer view(int skip, int length) {
-        return map.slice(control + CONTROL_BYTES + (int) ((head + skip) & mask), length);
+        return slice(at(skip), length);
     }
 
     /**
@@ -181,14 +181,23 @@ final class ShmRing {
      * 0) or the rest from the start (1).
      */
     ByteBuffer wrappedView(int skip, int length, int part) {
-        int pos = (int) ((head + skip) & mask);
-        int first = capacity - pos;
-        return part == 0 ? map.slice(control + CONTROL_BYTES + pos, first) : map.slice(control + CONTROL_BYTES, length - first);
+        int first = capacity - at(skip);
+        return part == 0 ? slice(capacity - first, first) : slice(0, length - first);
     }
 
     /** Whether the {@code length} bytes {@code skip} bytes past the consumer's position lie in one piece. */
     boolean contiguous(int skip, int length) {
-        return ((head + skip) & mask) + length <= capacity;
+        return at(skip) + length <= capacity;
+    }
+
+    /** The data offset {@code skip} bytes past the consumer's position. */
+    private int at(int skip) {
+        return (int) ((head + skip) & mask);
+    }
+
+    /** The mapping's {@code length} data bytes from data offset {@code pos}, as a buffer of their own. */
+    private ByteBuffer slice(int pos, int length) {
+        return map.slice(control + CONTROL_BYTES + pos, length);
     }
 
     /** Data bytes of the ring. */
@@ -198,7 +207,7 @@ final class ShmRing {
 
     /** Copies {@code n} available bytes into {@code dst} (direct, with room) and consumes them. */
     void read(ByteBuf dst, int n) {
-        int pos = (int) (head & mask);
+        int pos = at(0);
         int first = Math.min(n, capacity - pos);
         int w = dst.writerIndex();
         copyOut(pos, dst, w, first);
@@ -213,10 +222,7 @@ final class ShmRing {
         if (dst.hasMemoryAddress()) {
             PlatformDependent.copyMemory(data + pos, dst.memoryAddress() + index, n);
         } else {
-            ByteBuffer view = map.duplicate();
-            int from = control + CONTROL_BYTES + pos;
-            view.limit(from + n).position(from);
-            dst.setBytes(index, view);
+            dst.setBytes(index, slice(pos, n));
         }
     }
 
