@@ -14,7 +14,11 @@ import java.util.Locale;
  * {@link #LEAN} adds less inlining in every C2 compile ({@code -XX:MaxInlineLevel=6
  * -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000}), the user's code included: with more ranks per
  * host than processors the compiles of all of them otherwise take the processors the collectives need
- * for the first tens of seconds; measure compute-heavy Java code before choosing it. An option the
+ * for the first tens of seconds; measure compute-heavy Java code before choosing it. {@link #QUICK}
+ * leaves every method to the quick compiler (C1, {@code -XX:TieredStopAtLevel=1}): no optimizing
+ * compiles at all, so the ranks reach their full bandwidth within seconds even with more ranks than
+ * processors, but the user's own Java code runs as C1 compiles it for the whole job (a Java model's
+ * steps are slower); it suits jobs whose JVM code only moves and reduces arrays. An option the
  * user passes with {@code --jvm-arg} wins over the profile's. {@code --jit auto}, the default, is {@link #LEAN} when a
  * node runs more ranks than it has processors and {@link #FOCUSED} otherwise ({@code perf/RESULTS.md}
  * has the measurements behind that choice).
@@ -28,7 +32,10 @@ enum JitProfile {
     FOCUSED(List.of(), true),
 
     /** Less inlining by C2 everywhere (smaller, quicker compiles), and the {@link CompilerDirectives}. */
-    LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"), true);
+    LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"), true),
+
+    /** The quick compiler (C1) alone, for the whole JVM; no directives (they only steer C2). */
+    QUICK(List.of("-XX:TieredStopAtLevel=1"), false);
 
     private final List<String> flags;
     private final boolean directed;
@@ -44,7 +51,7 @@ enum JitProfile {
     }
 
     /**
-     * The profile named {@code name} ({@code default}, {@code focused} or {@code lean}, any case).
+     * The profile named {@code name} ({@code default}, {@code focused}, {@code lean} or {@code quick}, any case).
      *
      * @param name the option's value
      * @return the profile
@@ -56,7 +63,7 @@ enum JitProfile {
                 return p;
             }
         }
-        throw new IllegalArgumentException("--jit must be auto, default, focused or lean, got " + name);
+        throw new IllegalArgumentException("--jit must be auto, default, focused, lean or quick, got " + name);
     }
 
     /**

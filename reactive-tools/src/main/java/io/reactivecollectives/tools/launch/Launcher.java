@@ -79,8 +79,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     + " compiler off the JDK's start-up code and compile this library's data path layer by layer (only"
                     + " those methods, not yours), so that ranks reach full speed sooner; lean: the directives and less"
                     + " inlining by the optimizing compiler everywhere, for several ranks per host on few cores (it"
-                    + " applies to the whole JVM: measure your own code with it); auto: lean when --nproc-per-node"
-                    + " exceeds the processors, focused otherwise (default ${DEFAULT-VALUE})"})
+                    + " applies to the whole JVM: measure your own code with it); quick: the quick compiler (C1) alone"
+                    + " for the whole JVM, full bandwidth within seconds but your own code stays C1-compiled (for jobs"
+                    + " whose Java code only moves arrays); auto: lean when --nproc-per-node exceeds the processors,"
+                    + " focused otherwise (default ${DEFAULT-VALUE})"})
     String jit;
 
     /** What {@code --jit} comes to on this node (set by {@link #validate()}). */
@@ -318,8 +320,19 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         if (own || "off".equals(classData)) {
             return java.util.Optional.empty();
         }
-        return ClassDataArchive.of(cp, Paths.get(System.getProperty("java.home")), System.getProperty("java.vm.version"),
-                Runtime.version().feature(), System.getenv());
+        int feature = Runtime.version().feature();
+        return recordable(ClassDataArchive.of(cp, Paths.get(System.getProperty("java.home")),
+                System.getProperty("java.vm.version"), feature, System.getenv()), jitProfile, feature);
+    }
+
+    /**
+     * {@code archive}, except that a {@link JitProfile#QUICK quick} launch on JDK 25 and later only uses
+     * an AOT cache that exists: its ranks never profile methods, so the cache it recorded would hold no
+     * method profiles for the launches after it that share the cache.
+     */
+    static java.util.Optional<ClassDataArchive> recordable(java.util.Optional<ClassDataArchive> archive, JitProfile jit,
+                                                           int jdkFeature) {
+        return jit == JitProfile.QUICK && jdkFeature >= 25 ? archive.filter(ClassDataArchive::exists) : archive;
     }
 
     private static void stop(Process p) {

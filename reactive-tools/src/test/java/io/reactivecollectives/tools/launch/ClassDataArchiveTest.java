@@ -65,6 +65,21 @@ class ClassDataArchiveTest {
     }
 
     @Test
+    void aQuickLaunchOnJdk25UsesAnAotCacheButDoesNotRecordOne(@TempDir Path dir) throws IOException {
+        Path jar = jarOf(dir, ArchiveProbe.class);
+        Map<String, String> env = Map.of("RC_CLASS_DATA_DIR", dir.resolve("cache").toString());
+        Path home = Paths.get(System.getProperty("java.home"));
+        var jsa = ClassDataArchive.of(jar.toString(), home, "17.0.15+6", 17, env);
+        var aot = ClassDataArchive.of(jar.toString(), home, "25+36", 25, env);
+        assertTrue(Launcher.recordable(jsa, JitProfile.QUICK, 17).isPresent(), "a CDS archive holds no profiles");
+        assertTrue(Launcher.recordable(aot, JitProfile.FOCUSED, 25).isPresent());
+        assertTrue(Launcher.recordable(aot, JitProfile.QUICK, 25).isEmpty(), "not recorded by C1-only ranks");
+        Files.createDirectories(aot.orElseThrow().file().getParent());
+        Files.write(aot.orElseThrow().file(), new byte[] {1});
+        assertTrue(Launcher.recordable(aot, JitProfile.QUICK, 25).isPresent(), "used once recorded by another launch");
+    }
+
+    @Test
     void recordedOnLocalRankZeroOnlyThenUsedByAll(@TempDir Path dir) throws IOException {
         Path jar = jarOf(dir, ArchiveProbe.class);
         Map<String, String> env = Map.of("RC_CLASS_DATA_DIR", dir.resolve("cache").toString());

@@ -76,6 +76,16 @@ class LauncherArgumentsTest {
         }
     }
 
+    /** Prints the compiler level it stops at and whether it was given compiler directives. */
+    public static final class QuickChild {
+        public static void main(String[] args) {
+            var hs = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            boolean directed = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                    .anyMatch(a -> a.startsWith("-XX:CompilerDirectivesFile"));
+            System.out.println("TieredStopAtLevel=" + hs.getVMOption("TieredStopAtLevel").getValue() + " directives=" + directed);
+        }
+    }
+
     private static void assertOneLineUsageError(LaunchResult r, String startsWith) {
         assertEquals(2, r.code(), r.err());
         List<String> lines = r.err().lines().toList();
@@ -187,7 +197,24 @@ class LauncherArgumentsTest {
         assertEquals(0, plain.code(), plain.err());
         assertFalse(plain.out().contains("MaxInlineLevel=6"), plain.out());
         assertOneLineUsageError(launch("--jit", "fast", "--", JitChild.class.getName()),
-                "collectives-run: --jit must be auto, default, focused or lean, got fast");
+                "collectives-run: --jit must be auto, default, focused, lean or quick, got fast");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theQuickJitProfileStopsTheRanksAtC1WithoutDirectivesAndTheUsersOwnLevelWins() {
+        LaunchResult quick = oneRank(QuickChild.class, "--jit", "quick");
+        assertEquals(0, quick.code(), quick.err());
+        assertEquals("[rank 0] TieredStopAtLevel=1 directives=false", quick.out().strip());
+        LaunchResult mine = oneRank(QuickChild.class, "--jit", "Quick", "--jvm-arg=-XX:TieredStopAtLevel=2");
+        assertEquals(0, mine.code(), mine.err());
+        assertEquals("[rank 0] TieredStopAtLevel=2 directives=false", mine.out().strip());
+        LaunchResult focused = oneRank(QuickChild.class, "--jit", "focused");
+        assertEquals(0, focused.code(), focused.err());
+        assertEquals("[rank 0] TieredStopAtLevel=4 directives=true", focused.out().strip());
+        assertEquals(List.of("-XX:TieredStopAtLevel=1"), JitProfile.QUICK.options(List.of(), null));
+        assertEquals(JitProfile.QUICK, JitProfile.of("quick", 1, 16));
+        assertEquals(JitProfile.QUICK, JitProfile.of("QUICK", 8, 2));
     }
 
     @Test
