@@ -46,7 +46,7 @@ final class ShmPoller implements Runnable {
         this.outbounds = outbounds;
         this.spin = new AdaptiveSpin(spinNanos, !"false".equals(System.getProperty("rc.transport.shmSpinAdaptive")));
         this.thread = new PollerThread(this, name);
-        this.cpu = PollerPlacement.cpuFor(self, inbounds.length);
+        this.cpu = PollerPlacement.cpuFor(self);
     }
 
     void start() {

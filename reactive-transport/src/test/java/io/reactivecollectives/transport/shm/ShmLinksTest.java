@@ -122,10 +122,10 @@ class ShmLinksTest {
 
     @Test
     void eachPollerRunsOnAProcessorOfItsOwnWhenTheHostHasOnePerLocalRank() throws Exception {
-        int cpu0 = PollerPlacement.cpuFor(0, 2);
-        int cpu1 = PollerPlacement.cpuFor(1, 2);
-        assumeTrue(cpu0 != PollerPlacement.NONE, "fewer processors than local ranks, or no native library: nothing bound");
-        assertTrue(cpu0 != cpu1, "two processors for two local ranks");
+        int cpu0 = PollerPlacement.cpuFor(0);
+        int cpu1 = PollerPlacement.cpuFor(1);
+        assumeTrue(cpu0 != PollerPlacement.NONE, "no native library: nothing bound");
+        assumeTrue(cpu0 != cpu1, "one processor: both pollers share it");
         pair();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         String a = null;
@@ -141,11 +141,15 @@ class ShmLinksTest {
     }
 
     @Test
-    void placementBindsOnlyWithAProcessorPerLocalRank() {
-        assertEquals(3, PollerPlacement.cpuFor(0, 2, new int[] {3, 5}));
-        assertEquals(5, PollerPlacement.cpuFor(1, 2, new int[] {3, 5}));
-        assertEquals(PollerPlacement.NONE, PollerPlacement.cpuFor(2, 4, new int[] {0, 1}), "4 ranks on 2 processors");
-        assertEquals(PollerPlacement.NONE, PollerPlacement.cpuFor(0, 2, new int[0]), "no set known");
+    void placementGivesEachLocalRankTheNextProcessorAndWrapsAroundWithMoreRanksThanProcessors() {
+        assertEquals(3, PollerPlacement.cpuFor(0, new int[] {3, 5}));
+        assertEquals(5, PollerPlacement.cpuFor(1, new int[] {3, 5}));
+        int[] four = {PollerPlacement.cpuFor(0, new int[] {0, 1}), PollerPlacement.cpuFor(1, new int[] {0, 1}),
+                PollerPlacement.cpuFor(2, new int[] {0, 1}), PollerPlacement.cpuFor(3, new int[] {0, 1})};
+        assertArrayEquals(new int[] {0, 1, 0, 1}, four, "4 ranks on 2 processors: neighbours apart");
+        assertEquals(4, PollerPlacement.cpuFor(4, new int[] {2, 4, 6}), "local rank 4 of 5 on the second of 3");
+        assertEquals(PollerPlacement.NONE, PollerPlacement.cpuFor(0, new int[0]), "no set known");
+        assertEquals(PollerPlacement.NONE, PollerPlacement.cpuFor(-1, new int[] {0, 1}), "no local index");
     }
 
     /** The Cpus_allowed_list of this JVM's thread named {@code name} (Linux /proc), or null. */
