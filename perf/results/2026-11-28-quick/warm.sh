@@ -12,3 +12,4 @@ HOSTS=0 WORLD=2 ROUNDS=2 SECONDS_PER_RUN=15 SIZE=1M OUT=$O/one-host-2x1M VARIANT
 HOSTS=0 WORLD=4 ROUNDS=2 SECONDS_PER_RUN=15 SIZE=1M OUT=$O/one-host-4x1M VARIANTS="lean=java $A $D $LEAN;quick=java $A $Q" perf/scripts/warmup_compare.sh > $O/one-host-4x1M.out 2>&1
 HOSTS=2 PER_HOST=2 RATE=1gbit ROUNDS=2 SECONDS_PER_RUN=60 OUT=$O/netns-2x2-60s VARIANTS="focused=java $A $D;quick=java $A $Q" perf/scripts/warmup_compare.sh > $O/netns-2x2-60s.out 2>&1
 HOSTS=0 WORLD=2 ROUNDS=2 SECONDS_PER_RUN=20 OUT=$O/rerun/one-host-2x64M VARIANTS="focused=java $A $D;quick=java $A $Q" perf/scripts/warmup_compare.sh
+HOSTS=0 WORLD=4 ROUNDS=2 SECONDS_PER_RUN=20 OUT=$O/poller-binding/one-host-4x64M-quick VARIANTS="lean=java $A $D $LEAN;quick=java $A $Q" perf/scripts/warmup_compare.sh   # 18:07, with the binding
