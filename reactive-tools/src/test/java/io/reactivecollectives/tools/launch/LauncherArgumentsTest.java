@@ -86,6 +86,13 @@ class LauncherArgumentsTest {
         }
     }
 
+    /** Launches one rank of {@code main} with {@code options}; it must exit 0 having printed {@code expected} alone. */
+    private static void assertRankPrints(String expected, Class<?> main, String... options) {
+        LaunchResult r = oneRank(main, options);
+        assertEquals(0, r.code(), r.err());
+        assertEquals(expected, r.out().strip());
+    }
+
     private static void assertOneLineUsageError(LaunchResult r, String startsWith) {
         assertEquals(2, r.code(), r.err());
         List<String> lines = r.err().lines().toList();
@@ -187,12 +194,8 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theLeanJitProfileReachesTheRanksAndTheUsersOwnOptionWins() {
-        LaunchResult lean = oneRank(JitChild.class, "--jit", "lean");
-        assertEquals(0, lean.code(), lean.err());
-        assertEquals("[rank 0] MaxInlineLevel=6 FreqInlineSize=100", lean.out().strip());
-        LaunchResult mine = oneRank(JitChild.class, "--jit", "LEAN", "--jvm-arg=-XX:MaxInlineLevel=9");
-        assertEquals(0, mine.code(), mine.err());
-        assertEquals("[rank 0] MaxInlineLevel=9 FreqInlineSize=100", mine.out().strip());
+        assertRankPrints("[rank 0] MaxInlineLevel=6 FreqInlineSize=100", JitChild.class, "--jit", "lean");
+        assertRankPrints("[rank 0] MaxInlineLevel=9 FreqInlineSize=100", JitChild.class, "--jit", "LEAN", "--jvm-arg=-XX:MaxInlineLevel=9");
         LaunchResult plain = oneRank(JitChild.class, "--jit", "auto");
         assertEquals(0, plain.code(), plain.err());
         assertFalse(plain.out().contains("MaxInlineLevel=6"), plain.out());
@@ -203,15 +206,9 @@ class LauncherArgumentsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theQuickJitProfileStopsTheRanksAtC1WithoutDirectivesAndTheUsersOwnLevelWins() {
-        LaunchResult quick = oneRank(QuickChild.class, "--jit", "quick");
-        assertEquals(0, quick.code(), quick.err());
-        assertEquals("[rank 0] TieredStopAtLevel=1 directives=false", quick.out().strip());
-        LaunchResult mine = oneRank(QuickChild.class, "--jit", "Quick", "--jvm-arg=-XX:TieredStopAtLevel=2");
-        assertEquals(0, mine.code(), mine.err());
-        assertEquals("[rank 0] TieredStopAtLevel=2 directives=false", mine.out().strip());
-        LaunchResult focused = oneRank(QuickChild.class, "--jit", "focused");
-        assertEquals(0, focused.code(), focused.err());
-        assertEquals("[rank 0] TieredStopAtLevel=4 directives=true", focused.out().strip());
+        assertRankPrints("[rank 0] TieredStopAtLevel=1 directives=false", QuickChild.class, "--jit", "quick");
+        assertRankPrints("[rank 0] TieredStopAtLevel=2 directives=false", QuickChild.class, "--jit", "Quick", "--jvm-arg=-XX:TieredStopAtLevel=2");
+        assertRankPrints("[rank 0] TieredStopAtLevel=4 directives=true", QuickChild.class, "--jit", "focused");
         assertEquals(List.of("-XX:TieredStopAtLevel=1"), JitProfile.QUICK.options(List.of(), null));
         assertEquals(JitProfile.QUICK, JitProfile.of("quick", 1, 16));
         assertEquals(JitProfile.QUICK, JitProfile.of("QUICK", 8, 2));
