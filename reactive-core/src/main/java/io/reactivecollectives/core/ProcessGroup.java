@@ -549,6 +549,131 @@ public interface ProcessGroup extends AutoCloseable {
         return Mono.error(new UnsupportedOperationException("allReduceSparse"));
     }
 
+    // ------------------------------------------------------------------ objects
+
+    /**
+     * Every rank's object, in rank order, on every rank (c10d's {@code all_gather_object}), encoded
+     * with {@code codec} (e.g. {@link Codec#json(Class)}). One round trip for objects up to the
+     * first round's share (about 64 KiB divided by the world size); longer ones follow in rounds,
+     * so a rank holds each object's bytes once and never a padded copy of all of them. Every rank's
+     * own entry is a decoded copy. Fails on every rank, before any object's bytes travel, when the
+     * ranks' ops, codec ids or call order differ ({@link CollectiveMismatchException}), when a
+     * rank's codec cannot encode its object, or when the objects together exceed
+     * {@link ObjectOptions#maxBytes()}; a decode failure names the rank whose bytes failed. Like
+     * every collective, object collectives must be called in the same order on every rank; a
+     * group runs its object collectives one at a time.
+     *
+     * @param object this rank's object (null where the codec can encode null)
+     * @param codec  how objects become bytes; every rank must use one of the same id
+     * @param <T>    the objects' type
+     * @return a cold Mono of an unmodifiable list of {@link #size()} objects (null elements where
+     *         a rank's object was null)
+     */
+    default <T> Mono<List<T>> allGatherObject(T object, Codec<T> codec) {
+        return allGatherObject(object, codec, ObjectOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allGatherObject(Object, Codec)} with limits and collective options.
+     *
+     * @param object  this rank's object
+     * @param codec   how objects become bytes
+     * @param options the limit, round size and collective options
+     * @param <T>     the objects' type
+     * @return a cold Mono of every rank's object in rank order
+     */
+    default <T> Mono<List<T>> allGatherObject(T object, Codec<T> codec, ObjectOptions options) {
+        return ObjectCollectives.call(this, ObjectOp.ALL_GATHER, 0, options, c -> ObjectAllGather.run(c, object, codec));
+    }
+
+    /**
+     * The root's object on every rank (c10d's {@code broadcast_object_list}, of one object: pass
+     * a list to broadcast a list). The root emits the object it passed; the others emit what they
+     * decode; a null object completes empty everywhere. One round trip for objects up to the first
+     * round's share; errors as {@link #allGatherObject(Object, Codec)}.
+     *
+     * @param object the object on the root; ignored (may be null) elsewhere
+     * @param root   the rank whose object is sent
+     * @param codec  how objects become bytes; every rank must use one of the same id
+     * @param <T>    the object's type
+     * @return a cold Mono of the root's object
+     */
+    default <T> Mono<T> broadcastObject(T object, int root, Codec<T> codec) {
+        return broadcastObject(object, root, codec, ObjectOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #broadcastObject(Object, int, Codec)} with limits and collective options.
+     *
+     * @param object  the object on the root
+     * @param root    the rank whose object is sent
+     * @param codec   how objects become bytes
+     * @param options the limit, round size and collective options
+     * @param <T>     the object's type
+     * @return a cold Mono of the root's object
+     */
+    default <T> Mono<T> broadcastObject(T object, int root, Codec<T> codec, ObjectOptions options) {
+        return ObjectCollectives.call(this, ObjectOp.BROADCAST, root, options, c -> ObjectBroadcast.run(c, object, codec));
+    }
+
+    /**
+     * Every rank's object, in rank order, on the root (c10d's {@code gather_object}); the other
+     * ranks emit an empty list. Errors as {@link #allGatherObject(Object, Codec)}.
+     *
+     * @param object this rank's object
+     * @param root   the rank that receives
+     * @param codec  how objects become bytes; every rank must use one of the same id
+     * @param <T>    the objects' type
+     * @return a cold Mono of an unmodifiable list: every rank's object on the root, empty elsewhere
+     */
+    default <T> Mono<List<T>> gatherObject(T object, int root, Codec<T> codec) {
+        return gatherObject(object, root, codec, ObjectOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #gatherObject(Object, int, Codec)} with limits and collective options.
+     *
+     * @param object  this rank's object
+     * @param root    the rank that receives
+     * @param codec   how objects become bytes
+     * @param options the limit, round size and collective options
+     * @param <T>     the objects' type
+     * @return a cold Mono of every rank's object on the root, an empty list elsewhere
+     */
+    default <T> Mono<List<T>> gatherObject(T object, int root, Codec<T> codec, ObjectOptions options) {
+        return ObjectCollectives.call(this, ObjectOp.GATHER, root, options, c -> ObjectGather.run(c, object, codec));
+    }
+
+    /**
+     * Object {@code r} of the root's list on rank {@code r} (c10d's {@code scatter_object_list});
+     * every rank, the root too, emits a decoded copy, and a null piece completes empty. Two round
+     * trips at least (the ranks agree on the call before the root sends its pieces). A root list
+     * of the wrong size fails the call on every rank, with nothing of the pieces sent.
+     *
+     * @param objects the root's {@link #size()} objects; ignored (may be null) elsewhere
+     * @param root    the rank that sends
+     * @param codec   how objects become bytes; every rank must use one of the same id
+     * @param <T>     the objects' type
+     * @return a cold Mono of this rank's object
+     */
+    default <T> Mono<T> scatterObject(List<T> objects, int root, Codec<T> codec) {
+        return scatterObject(objects, root, codec, ObjectOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #scatterObject(List, int, Codec)} with limits and collective options.
+     *
+     * @param objects the root's objects
+     * @param root    the rank that sends
+     * @param codec   how objects become bytes
+     * @param options the limit, round size and collective options
+     * @param <T>     the objects' type
+     * @return a cold Mono of this rank's object
+     */
+    default <T> Mono<T> scatterObject(List<T> objects, int root, Codec<T> codec, ObjectOptions options) {
+        return ObjectCollectives.call(this, ObjectOp.SCATTER, root, options, c -> ObjectScatter.run(c, objects, codec));
+    }
+
     // ------------------------------------------------------------------ lifecycle
 
     /**

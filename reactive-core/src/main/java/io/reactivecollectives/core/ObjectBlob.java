@@ -1,0 +1,169 @@
+package io.reactivecollectives.core;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.SequenceInputStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A sequence of bytes held as a list of arrays of at most {@link #PIECE} bytes each, so that a
+ * large object's encoding never needs one contiguous array (nor a doubling copy as a
+ * {@code ByteArrayOutputStream} grows). Written once ({@link #writer}, or filled at known offsets
+ * with {@link #ofLength} and {@link #put}), then read as a stream or copied out in ranges.
+ */
+final class ObjectBlob {
+
+    /** The size of every piece but the last. */
+    static final int PIECE = 1 << 20;
+
+    private final List<byte[]> pieces;
+    private long length;
+
+    private ObjectBlob(List<byte[]> pieces, long length) {
+        this.pieces = pieces;
+        this.length = length;
+    }
+
+    /** An empty blob that grows as {@link #writer} writes to it. */
+    static ObjectBlob empty() {
+        return new ObjectBlob(new ArrayList<>(), 0);
+    }
+
+    /** A zero-filled blob of {@code length} bytes, filled later with {@link #put}. */
+    static ObjectBlob ofLength(long length) {
+        List<byte[]> pieces = new ArrayList<>((int) ((length + PIECE - 1) / PIECE));
+        for (long off = 0; off < length; off += PIECE) {
+            pieces.add(new byte[(int) Math.min(PIECE, length - off)]);
+        }
+        return new ObjectBlob(pieces, length);
+    }
+
+    /** A blob holding a copy of {@code bytes}. */
+    static ObjectBlob of(byte[] bytes) {
+        ObjectBlob b = ofLength(bytes.length);
+        b.put(0, bytes.length, (dst, from, n, at) -> System.arraycopy(bytes, at, dst, from, n));
+        return b;
+    }
+
+    long length() {
+        return length;
+    }
+
+    /**
+     * A stream that appends to this blob and fails with {@link LimitExceeded} once more than
+     * {@code limit} bytes have been written (nothing past the limit is kept).
+     */
+    OutputStream writer(long limit) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) {
+                write(new byte[]{(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                if (length + len > limit) {
+                    throw new LimitExceeded(length + len, limit);
+                }
+                while (len > 0) {
+                    if (length == (long) pieces.size() * PIECE) {   // every piece so far is full
+                        pieces.add(new byte[PIECE]);
+                    }
+                    byte[] last = pieces.get(pieces.size() - 1);
+                    int used = (int) (length % PIECE);
+                    int n = Math.min(len, PIECE - used);
+                    System.arraycopy(b, off, last, used, n);
+                    length += n;
+                    off += n;
+                    len -= n;
+                }
+            }
+
+            @Override
+            public void close() {
+                trim();
+            }
+        };
+    }
+
+    /** Cuts the last piece to the bytes written (after the writer is done). */
+    void trim() {
+        if (!pieces.isEmpty()) {
+            int used = (int) (length - (long) (pieces.size() - 1) * PIECE);
+            byte[] last = pieces.get(pieces.size() - 1);
+            if (used < last.length) {
+                byte[] cut = new byte[used];
+                System.arraycopy(last, 0, cut, 0, used);
+                pieces.set(pieces.size() - 1, cut);
+            }
+        }
+    }
+
+    /** Copies {@code len} bytes from {@code offset} of this blob into {@code dst} (a sink of ranges). */
+    void get(long offset, int len, RangeSink dst) {
+        int done = 0;
+        while (done < len) {
+            long at = offset + done;
+            byte[] p = pieces.get((int) (at / PIECE));
+            int in = (int) (at % PIECE);
+            int n = Math.min(len - done, p.length - in);
+            dst.accept(p, in, n, done);
+            done += n;
+        }
+    }
+
+    /** Fills {@code len} bytes at {@code offset} of this blob from {@code src}. */
+    void put(long offset, int len, RangeSource src) {
+        int done = 0;
+        while (done < len) {
+            long at = offset + done;
+            byte[] p = pieces.get((int) (at / PIECE));
+            int in = (int) (at % PIECE);
+            int n = Math.min(len - done, p.length - in);
+            src.fill(p, in, n, done);
+            done += n;
+        }
+    }
+
+    /** The bytes as one stream, piece after piece (nothing is copied). */
+    InputStream reader() {
+        List<InputStream> streams = new ArrayList<>(pieces.size());
+        for (byte[] p : pieces) {
+            streams.add(new ByteArrayInputStream(p));
+        }
+        return new SequenceInputStream(Collections.enumeration(streams));
+    }
+
+    /** Every byte in one new array (for codecs and tests that want one). */
+    byte[] toArray() {
+        byte[] all = new byte[Math.toIntExact(length)];
+        get(0, all.length, (src, from, n, at) -> System.arraycopy(src, from, all, at, n));
+        return all;
+    }
+
+    /** Where {@link #get} puts each range: {@code n} bytes of {@code src} from {@code from}, at {@code at} of the range. */
+    @FunctionalInterface
+    interface RangeSink {
+        void accept(byte[] src, int from, int n, int at);
+    }
+
+    /** Where {@link #put} takes each range from: fill {@code n} bytes of {@code dst} from {@code from} with the range's bytes from {@code at}. */
+    @FunctionalInterface
+    interface RangeSource {
+        void fill(byte[] dst, int from, int n, int at);
+    }
+
+    /** An encoding grew past the call's limit. */
+    static final class LimitExceeded extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final long reached;
+
+        LimitExceeded(long reached, long limit) {
+            super("the encoding reached " + reached + " bytes, over the limit of " + limit, null, false, false);
+            this.reached = reached;
+        }
+    }
+}
