@@ -153,7 +153,7 @@ final class ObjectCall {
                     case ENCODE_FAILED -> "could not encode its object";
                     case OVER_LIMIT -> "has more than its limit of " + f.limit() + " bytes to send";
                     default -> "was called with a wrong argument";
-                } + ": " + f.detail() + " (nothing but the first round's header was sent)");
+                } + ": " + f.detail() + " (it sent only its header in this round)");
             }
             if (f.length() < 0 || f.largest() < 0 || f.firstBytes() < 0 || f.firstBytes() > block - ObjectHeader.BYTES
                     || f.firstBytes() > f.length()) {

@@ -50,7 +50,7 @@ final class ObjectCoding {
             if (over != null) {
                 return Encoded.failed(Status.OVER_LIMIT, over.getMessage());
             }
-            return Encoded.failed(Status.ENCODE_FAILED, codec.id() + ": " + e);
+            return Encoded.failed(Status.ENCODE_FAILED, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         return Encoded.ok(blob);
     }

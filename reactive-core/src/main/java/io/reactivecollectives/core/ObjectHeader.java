@@ -14,15 +14,16 @@ import java.nio.charset.StandardCharsets;
  *  4 byte version           24 long codec id hash    56 int  round bytes
  *  5 byte op                32 long length           60 int  bytes of data after the header
  *  6 byte status            40 long largest piece    64 96 bytes: codec id (UTF-8, zero-padded)
- *  8 int  root              12 int world size       160 96 bytes: status detail (UTF-8, zero-padded)
+ *  8 int  root              12 int world size       160 224 bytes: status detail (UTF-8, zero-padded)
  * </pre>
  */
 final class ObjectHeader {
 
-    static final int BYTES = 256;
+    static final int BYTES = 384;
     static final int MAGIC = 0x52434F42;   // "RCOB"
     static final byte VERSION = 1;
-    private static final int TEXT = 96;
+    private static final int ID_TEXT = 96;
+    private static final int DETAIL_TEXT = 224;
 
     /** What a rank says of its own part before any of its bytes travel. */
     enum Status {
@@ -67,8 +68,8 @@ final class ObjectHeader {
         buf.setLong(at + 48, f.limit());
         buf.setInt(at + 56, f.roundBytes());
         buf.setInt(at + 60, f.firstBytes());
-        text(buf, at + 64, f.codecId());
-        text(buf, at + 160, f.detail());
+        text(buf, at + 64, f.codecId(), ID_TEXT);
+        text(buf, at + 160, f.detail(), DETAIL_TEXT);
     }
 
     /**
@@ -85,8 +86,8 @@ final class ObjectHeader {
             return null;
         }
         return new Fields(ObjectOp.values()[op], Status.values()[status], buf.getInt(at + 8), buf.getInt(at + 12),
-                buf.getLong(at + 16), buf.getLong(at + 24), text(buf, at + 64), buf.getLong(at + 32), buf.getLong(at + 40),
-                buf.getLong(at + 48), buf.getInt(at + 56), buf.getInt(at + 60), text(buf, at + 160));
+                buf.getLong(at + 16), buf.getLong(at + 24), text(buf, at + 64, ID_TEXT), buf.getLong(at + 32), buf.getLong(at + 40),
+                buf.getLong(at + 48), buf.getInt(at + 56), buf.getInt(at + 60), text(buf, at + 160, DETAIL_TEXT));
     }
 
     /** The codec id's hash as the header carries it (FNV-1a, 64 bits, over the whole id). */
@@ -98,19 +99,19 @@ final class ObjectHeader {
         return h;
     }
 
-    private static void text(ByteBuf buf, int at, String s) {
+    private static void text(ByteBuf buf, int at, String s, int room) {
         byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
-        int n = Math.min(b.length, TEXT);
+        int n = Math.min(b.length, room);
         while (n > 0 && n < b.length && (b[n] & 0xc0) == 0x80) {
             n--;   // never cut a character in two
         }
         buf.setBytes(at, b, 0, n);
-        buf.setZero(at + n, TEXT - n);
+        buf.setZero(at + n, room - n);
     }
 
-    private static String text(ByteBuf buf, int at) {
+    private static String text(ByteBuf buf, int at, int room) {
         int n = 0;
-        while (n < TEXT && buf.getByte(at + n) != 0) {
+        while (n < room && buf.getByte(at + n) != 0) {
             n++;
         }
         return buf.toString(at, n, StandardCharsets.UTF_8);

@@ -16,23 +16,26 @@ import java.util.Objects;
  *                   objects): every rank holds two rounds' buffers at most. Default 16 MiB; at least
  *                   64 KiB.
  * @param collective the options (timeout, algorithm) of each tensor collective the call runs
+ * @param keyed      how {@link ProcessGroup#allReduceMap} moves entries; {@link KeyedAlgorithm#AUTO} by default
  */
-public record ObjectOptions(long maxBytes, int roundBytes, CollectiveOptions collective) {
+public record ObjectOptions(long maxBytes, int roundBytes, CollectiveOptions collective, KeyedAlgorithm keyed) {
 
     /** The largest {@link #maxBytes}: 64 GiB. */
     public static final long MAX_BYTES = 64L << 30;
 
     /** 1 GiB per call, 16 MiB rounds, default collective options. */
-    public static final ObjectOptions DEFAULT = new ObjectOptions(1L << 30, 16 << 20, CollectiveOptions.DEFAULT);
+    public static final ObjectOptions DEFAULT = new ObjectOptions(1L << 30, 16 << 20, CollectiveOptions.DEFAULT,
+            KeyedAlgorithm.AUTO);
 
     /**
      * Checks the values.
      *
      * @throws IllegalArgumentException for a limit outside 1 byte to {@link #MAX_BYTES}, rounds under 64 KiB
-     * @throws NullPointerException     for null collective options
+     * @throws NullPointerException     for null collective options or keyed algorithm
      */
     public ObjectOptions {
         Objects.requireNonNull(collective, "collective");
+        Objects.requireNonNull(keyed, "keyed");
         if (maxBytes < 1 || maxBytes > MAX_BYTES) {
             throw new IllegalArgumentException("maxBytes " + maxBytes + " is outside 1.." + MAX_BYTES);
         }
@@ -48,7 +51,7 @@ public record ObjectOptions(long maxBytes, int roundBytes, CollectiveOptions col
      * @return the new options
      */
     public ObjectOptions withMaxBytes(long bytes) {
-        return new ObjectOptions(bytes, roundBytes, collective);
+        return new ObjectOptions(bytes, roundBytes, collective, keyed);
     }
 
     /**
@@ -58,7 +61,7 @@ public record ObjectOptions(long maxBytes, int roundBytes, CollectiveOptions col
      * @return the new options
      */
     public ObjectOptions withRoundBytes(int bytes) {
-        return new ObjectOptions(maxBytes, bytes, collective);
+        return new ObjectOptions(maxBytes, bytes, collective, keyed);
     }
 
     /**
@@ -68,6 +71,16 @@ public record ObjectOptions(long maxBytes, int roundBytes, CollectiveOptions col
      * @return the new options
      */
     public ObjectOptions withCollective(CollectiveOptions options) {
-        return new ObjectOptions(maxBytes, roundBytes, options);
+        return new ObjectOptions(maxBytes, roundBytes, options, keyed);
+    }
+
+    /**
+     * These options with another algorithm for keyed-map all-reduce.
+     *
+     * @param algorithm the algorithm
+     * @return the new options
+     */
+    public ObjectOptions withKeyed(KeyedAlgorithm algorithm) {
+        return new ObjectOptions(maxBytes, roundBytes, collective, algorithm);
     }
 }

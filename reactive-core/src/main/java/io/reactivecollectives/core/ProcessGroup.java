@@ -5,6 +5,8 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BinaryOperator;
 
 /**
  * A group of ranks that run collectives together, as c10d's {@code ProcessGroup}.
@@ -672,6 +674,74 @@ public interface ProcessGroup extends AutoCloseable {
      */
     default <T> Mono<T> scatterObject(List<T> objects, int root, Codec<T> codec, ObjectOptions options) {
         return ObjectCollectives.call(this, ObjectOp.SCATTER, root, options, c -> ObjectScatter.run(c, objects, codec));
+    }
+
+    /**
+     * Every rank's map reduced by key, the same map on every rank: each key of any rank's map,
+     * with its values combined in rank order as {@code combine(lower ranks' value, next rank's
+     * value)} (ytk-mp4j's map all-reduce; c10d has none). Keys travel in {@code keys}' encoding,
+     * and a key's owner is a hash of those bytes, so equal keys must encode to equal bytes on every
+     * rank (true of strings, numbers and records). The algorithm is chosen per call from a small
+     * first round ({@link KeyedAlgorithm#AUTO}); see {@link KeyedAlgorithm} for what each moves.
+     * The result iterates in an order that is the same on every rank. Null keys or values, null
+     * arguments, codecs that differ across ranks and entries over {@link ObjectOptions#maxBytes()}
+     * fail on every rank; {@code combine} must be a pure function (it runs on any rank).
+     *
+     * @param map     this rank's entries (not modified)
+     * @param combine how two values of one key become one, e.g. {@code Long::sum}
+     * @param keys    the keys' codec
+     * @param values  the values' codec
+     * @param <K>     the keys' type
+     * @param <V>     the values' type
+     * @return a cold Mono of a new map holding the reduced entries
+     */
+    default <K, V> Mono<Map<K, V>> allReduceMap(Map<K, V> map, BinaryOperator<V> combine, Codec<K> keys, Codec<V> values) {
+        return allReduceMap(map, combine, keys, values, ObjectOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allReduceMap(Map, BinaryOperator, Codec, Codec)} with limits, the algorithm and collective options.
+     *
+     * @param map     this rank's entries
+     * @param combine how two values of one key become one
+     * @param keys    the keys' codec
+     * @param values  the values' codec
+     * @param options the limit, algorithm and collective options
+     * @param <K>     the keys' type
+     * @param <V>     the values' type
+     * @return a cold Mono of a new map holding the reduced entries
+     */
+    default <K, V> Mono<Map<K, V>> allReduceMap(Map<K, V> map, BinaryOperator<V> combine, Codec<K> keys, Codec<V> values,
+                                                 ObjectOptions options) {
+        return ObjectCollectives.call(this, ObjectOp.KEYED_ALL_REDUCE, 0, options,
+                c -> KeyedReduce.run(c, new KeyedMapFormat<>(map, combine, keys, values)));
+    }
+
+    /**
+     * The primitive-keyed form of {@link #allReduceMap(Map, BinaryOperator, Codec, Codec)}, for
+     * sparse features: {@code long} keys, {@code double} values, 16 bytes an entry on the wire,
+     * combined with {@link ReduceOp#SUM}, {@link ReduceOp#PRODUCT}, {@link ReduceOp#MIN} or
+     * {@link ReduceOp#MAX} in rank order; the same {@link KeyedDoubles} on every rank.
+     *
+     * @param entries this rank's entries
+     * @param op      how values of one key combine
+     * @return a cold Mono of the reduced entries
+     */
+    default Mono<KeyedDoubles> allReduceMap(KeyedDoubles entries, ReduceOp op) {
+        return allReduceMap(entries, op, ObjectOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #allReduceMap(KeyedDoubles, ReduceOp)} with limits, the algorithm and collective options.
+     *
+     * @param entries this rank's entries
+     * @param op      how values of one key combine
+     * @param options the limit, algorithm and collective options
+     * @return a cold Mono of the reduced entries
+     */
+    default Mono<KeyedDoubles> allReduceMap(KeyedDoubles entries, ReduceOp op, ObjectOptions options) {
+        return ObjectCollectives.call(this, ObjectOp.KEYED_ALL_REDUCE, 0, options,
+                c -> KeyedReduce.run(c, new KeyedDoublesFormat(entries, op)));
     }
 
     // ------------------------------------------------------------------ lifecycle

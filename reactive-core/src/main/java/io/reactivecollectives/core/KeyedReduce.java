@@ -1,0 +1,216 @@
+package io.reactivecollectives.core;
+
+import reactor.core.publisher.Mono;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Keyed-map all-reduce. Round 1 (an object all-gather): every rank's entry count, its bytes per
+ * owner rank, and a {@link KeySketch} of its keys; from these, every rank alike checks the limit
+ * and picks the algorithm ({@link KeyedAlgorithm#AUTO}: partitioned when the estimated union of
+ * keys is under {@code (N-1)/N} of the entries). Gather-merge: one object all-gather of every
+ * rank's entries, each rank merging them in rank order. Partitioned: an {@code allToAllSingle}
+ * sends each entry to its key's owner, each owner combines its keys in rank order, and an object
+ * all-gather gives every rank every owner's result. Either way every rank ends with the same map.
+ * A rank's bad argument, or an owner whose combining fails, is announced in the next round's
+ * header, so every rank fails alike instead of waiting.
+ */
+final class KeyedReduce {
+
+    private KeyedReduce() {
+    }
+
+    /** What the last call chose (for tests and benchmarks: the choice made, not a setting). */
+    static volatile KeyedAlgorithm lastChoice;
+
+    static <R> Mono<R> run(ObjectCall call, KeyedFormat<R> format) {
+        int n = call.size;
+        Codec<Object> runs = new RunCodec("keyed:" + format.descriptor());
+        return Mono.defer(() -> {
+            byte[][][] parts = new byte[1][][];
+            Supplier<byte[]> summary = attempt(() -> {
+                KeySketch sketch = new KeySketch();
+                parts[0] = format.partition(n, sketch);
+                return Summary.encode(format.entries(), parts[0], sketch);
+            });
+            return ObjectAllGather.run(call, (Object) summary, runs).flatMap(all -> {
+                List<Summary> s = new ArrayList<>(n);
+                for (int q = 0; q < n; q++) {
+                    s.add(Summary.decode(call, (byte[]) all.get(q), q, n));
+                }
+                long bytes = 0;
+                long entries = 0;
+                KeySketch union = new KeySketch();
+                for (Summary x : s) {
+                    bytes += x.bytes();
+                    entries += x.entries();
+                    union.merge(x.sketch());
+                }
+                if (bytes > call.options.maxBytes()) {
+                    throw call.error(CollectiveException.NO_PEER, call.name() + " moves up to " + bytes
+                            + " bytes of entries, over the limit of " + call.options.maxBytes() + " (ObjectOptions.maxBytes)");
+                }
+                KeyedAlgorithm a = choose(call.options.keyed(), n, entries, union.estimate());
+                lastChoice = a;
+                return a == KeyedAlgorithm.PARTITIONED ? partitioned(call, format, runs, parts[0], s)
+                        : gatherMerge(call, format, runs, parts[0]);
+            });
+        });
+    }
+
+    static KeyedAlgorithm choose(KeyedAlgorithm asked, int n, long entries, double union) {
+        if (asked != KeyedAlgorithm.AUTO) {
+            return asked;
+        }
+        return n > 1 && union < (double) entries * (n - 1) / n ? KeyedAlgorithm.PARTITIONED : KeyedAlgorithm.GATHER_MERGE;
+    }
+
+    private static <R> Mono<R> gatherMerge(ObjectCall call, KeyedFormat<R> format, Codec<Object> runs, byte[][] parts) {
+        byte[] whole = format.whole(parts);
+        return ObjectAllGather.run(call, (Object) whole, runs)
+                .flatMap(all -> ObjectCoding.onCpu(total(all), () -> result(call, format, all, false)));
+    }
+
+    private static <R> Mono<R> partitioned(ObjectCall call, KeyedFormat<R> format, Codec<Object> runs, byte[][] parts,
+                                           List<Summary> s) {
+        int n = call.size;
+        int me = call.rank;
+        long[] inSplits = new long[n];
+        long[] outSplits = new long[n];
+        for (int q = 0; q < n; q++) {
+            inSplits[q] = parts[q].length;
+            outSplits[q] = s.get(q).partBytes()[me];
+        }
+        return Mono.usingWhen(
+                Mono.fromCallable(() -> {
+                    Tensor in = Tensor.empty(DType.UINT8, sum(inSplits));
+                    Tensor out = Tensor.empty(DType.UINT8, sum(outSplits));
+                    int at = 0;
+                    for (byte[] p : parts) {
+                        in.buffer().setBytes(at, p);
+                        at += p.length;
+                    }
+                    return new Tensor[]{in, out};
+                }),
+                t -> call.group.allToAllSingle(t[1], t[0], outSplits, inSplits, call.options.collective()).map(out -> {
+                    List<byte[]> received = new ArrayList<>(n);
+                    int at = 0;
+                    for (int q = 0; q < n; q++) {
+                        byte[] b = new byte[(int) outSplits[q]];
+                        out.buffer().getBytes(at, b);
+                        at += b.length;
+                        received.add(b);
+                    }
+                    return received;
+                }),
+                t -> Mono.fromRunnable(() -> {
+                    t[0].release();
+                    t[1].release();
+                }))
+                .flatMap(received -> ObjectCoding.onCpu(total(received), () -> attempt(() -> {
+                    try {
+                        return format.reduce(received);
+                    } catch (KeyedFormat.BadRun e) {
+                        throw new IllegalStateException("combining the entries from rank " + e.run + " failed: " + e.getMessage(), e);
+                    }
+                })))
+                .flatMap(reduced -> ObjectAllGather.run(call, (Object) reduced, runs))
+                .flatMap(all -> ObjectCoding.onCpu(total(all), () -> result(call, format, all, true)));
+    }
+
+    private static <R> R result(ObjectCall call, KeyedFormat<R> format, List<Object> all, boolean disjoint) {
+        List<byte[]> bytes = new ArrayList<>(all.size());
+        for (Object o : all) {
+            bytes.add((byte[]) o);
+        }
+        try {
+            return format.result(bytes, disjoint);
+        } catch (KeyedFormat.BadRun e) {
+            throw call.error(e.run, "reading the entries " + (disjoint ? "that rank " + e.run + " owns" : "from rank " + e.run)
+                    + " failed: " + e.getMessage(), e.getCause());
+        }
+    }
+
+    /** {@code work}'s result, or a supplier that throws its exception when the run codec encodes it (announced to every rank). */
+    private static Supplier<byte[]> attempt(Supplier<byte[]> work) {
+        try {
+            byte[] b = work.get();
+            return () -> b;
+        } catch (RuntimeException e) {
+            return () -> {
+                throw e;
+            };
+        }
+    }
+
+    private static long total(List<?> parts) {
+        long t = 0;
+        for (Object o : parts) {
+            t += ((byte[]) o).length;
+        }
+        return t;
+    }
+
+    private static long sum(long[] xs) {
+        long t = 0;
+        for (long x : xs) {
+            t += x;
+        }
+        return t;
+    }
+
+    /** A rank's first-round announcement: its entries, its bytes per owner, its keys' sketch. */
+    record Summary(long entries, long bytes, long[] partBytes, KeySketch sketch) {
+
+        static byte[] encode(long entries, byte[][] parts, KeySketch sketch) {
+            ByteBuffer b = ByteBuffer.allocate(8 + 8 * parts.length + KeySketch.REGISTERS);
+            b.putLong(entries);
+            for (byte[] p : parts) {
+                b.putLong(p.length);
+            }
+            b.put(sketch.registers());
+            return b.array();
+        }
+
+        static Summary decode(ObjectCall call, byte[] bytes, int from, int n) {
+            if (bytes.length != 8 + 8 * n + KeySketch.REGISTERS) {
+                throw call.error(from, "rank " + from + " announced its entries in " + bytes.length + " bytes, not "
+                        + (8 + 8 * n + KeySketch.REGISTERS));
+            }
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            long entries = b.getLong();
+            long[] part = new long[n];
+            long sum = 0;
+            for (int q = 0; q < n; q++) {
+                part[q] = b.getLong();
+                if (part[q] < 0 || part[q] > Integer.MAX_VALUE - 8) {
+                    throw call.error(from, "rank " + from + " announced " + part[q] + " bytes for rank " + q);
+                }
+                sum += part[q];
+            }
+            return new Summary(entries, sum, part, KeySketch.of(bytes, 8 + 8 * n));
+        }
+    }
+
+    /** Runs as the object all-gather carries them: bytes out of a {@code Supplier} (which may throw), bytes in. */
+    private record RunCodec(String id) implements Codec<Object> {
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void encode(Object value, OutputStream out) throws IOException {
+            byte[] b = value instanceof byte[] bytes ? bytes : ((Supplier<byte[]>) value).get();
+            out.write(b);
+        }
+
+        @Override
+        public Object decode(InputStream in) throws IOException {
+            return in.readAllBytes();
+        }
+    }
+}
