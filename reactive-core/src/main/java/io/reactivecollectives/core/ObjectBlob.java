@@ -1,15 +1,18 @@
 package io.reactivecollectives.core;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.SequenceInputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
 /**
- * A sequence of bytes held as a list of arrays of at most {@link #PIECE} bytes each, so that a
+ * A sequence of bytes held as a list of arrays of {@code unit} bytes each (the last may be shorter),
+ * so that a
  * large object's encoding never needs one contiguous array (nor a doubling copy as a
  * {@code ByteArrayOutputStream} grows). Written once ({@link #writer}, or filled at known offsets
  * with {@link #ofLength} and {@link #put}), then read as a stream or copied out in ranges.
@@ -18,27 +21,32 @@ final class ObjectBlob {
 
     /** The size of every piece but the last. */
     static final int PIECE = 1 << 20;
+    /** The longest blob of known length held in one array (so that a codec can take it whole). */
+    static final int ONE_ARRAY = 1 << 30;
 
     private final List<byte[]> pieces;
+    private final int unit;
     private long length;
 
-    private ObjectBlob(List<byte[]> pieces, long length) {
+    private ObjectBlob(List<byte[]> pieces, int unit, long length) {
         this.pieces = pieces;
+        this.unit = unit;
         this.length = length;
     }
 
     /** An empty blob that grows as {@link #writer} writes to it. */
     static ObjectBlob empty() {
-        return new ObjectBlob(new ArrayList<>(), 0);
+        return new ObjectBlob(new ArrayList<>(), PIECE, 0);
     }
 
-    /** A zero-filled blob of {@code length} bytes, filled later with {@link #put}. */
+    /** A zero-filled blob of {@code length} bytes, filled later with {@link #put}: one array up to {@link #ONE_ARRAY}. */
     static ObjectBlob ofLength(long length) {
-        List<byte[]> pieces = new ArrayList<>((int) ((length + PIECE - 1) / PIECE));
-        for (long off = 0; off < length; off += PIECE) {
-            pieces.add(new byte[(int) Math.min(PIECE, length - off)]);
+        int unit = length <= ONE_ARRAY ? (int) Math.max(1, length) : ONE_ARRAY;
+        List<byte[]> pieces = new ArrayList<>((int) ((length + unit - 1) / unit));
+        for (long off = 0; off < length; off += unit) {
+            pieces.add(new byte[(int) Math.min(unit, length - off)]);
         }
-        return new ObjectBlob(pieces, length);
+        return new ObjectBlob(pieces, unit, length);
     }
 
     /** A blob holding a copy of {@code bytes}. */
@@ -69,13 +77,17 @@ final class ObjectBlob {
                     throw new LimitExceeded(length + len, limit);
                 }
                 while (len > 0) {
-                    if (length == (long) pieces.size() * PIECE) {   // every piece so far is full
-                        pieces.add(new byte[PIECE]);
+                    int last = pieces.size() - 1;
+                    int used = (int) (length - (long) last * PIECE);
+                    if (last < 0 || used == PIECE) {   // no piece yet, or every piece full: a new one
+                        pieces.add(new byte[last < 0 ? Math.min(PIECE, Math.max(256, len)) : PIECE]);
+                        last++;
+                        used = 0;
+                    } else if (used == pieces.get(last).length) {   // the first piece grows to PIECE by doubling
+                        pieces.set(last, Arrays.copyOf(pieces.get(last), Math.min(PIECE, Math.max(2 * used, used + len))));
                     }
-                    byte[] last = pieces.get(pieces.size() - 1);
-                    int used = (int) (length % PIECE);
-                    int n = Math.min(len, PIECE - used);
-                    System.arraycopy(b, off, last, used, n);
+                    int n = Math.min(len, pieces.get(last).length - used);
+                    System.arraycopy(b, off, pieces.get(last), used, n);
                     length += n;
                     off += n;
                     len -= n;
@@ -92,7 +104,7 @@ final class ObjectBlob {
     /** Cuts the last piece to the bytes written (after the writer is done). */
     void trim() {
         if (!pieces.isEmpty()) {
-            int used = (int) (length - (long) (pieces.size() - 1) * PIECE);
+            int used = (int) (length - (long) (pieces.size() - 1) * unit);
             byte[] last = pieces.get(pieces.size() - 1);
             if (used < last.length) {
                 byte[] cut = new byte[used];
@@ -107,8 +119,8 @@ final class ObjectBlob {
         int done = 0;
         while (done < len) {
             long at = offset + done;
-            byte[] p = pieces.get((int) (at / PIECE));
-            int in = (int) (at % PIECE);
+            byte[] p = pieces.get((int) (at / unit));
+            int in = (int) (at % unit);
             int n = Math.min(len - done, p.length - in);
             dst.accept(p, in, n, done);
             done += n;
@@ -120,21 +132,59 @@ final class ObjectBlob {
         int done = 0;
         while (done < len) {
             long at = offset + done;
-            byte[] p = pieces.get((int) (at / PIECE));
-            int in = (int) (at % PIECE);
+            byte[] p = pieces.get((int) (at / unit));
+            int in = (int) (at % unit);
             int n = Math.min(len - done, p.length - in);
             src.fill(p, in, n, done);
             done += n;
         }
     }
 
-    /** The bytes as one stream, piece after piece (nothing is copied). */
+    /**
+     * The bytes as one stream, piece after piece (nothing is copied); it knows its length, so
+     * {@code available()} is exact and {@code readAllBytes()} fills one array of the right size.
+     */
     InputStream reader() {
         List<InputStream> streams = new ArrayList<>(pieces.size());
         for (byte[] p : pieces) {
             streams.add(new ByteArrayInputStream(p));
         }
-        return new SequenceInputStream(Collections.enumeration(streams));
+        return new SequenceInputStream(Collections.enumeration(streams)) {
+            private long left = length;
+
+            @Override
+            public int read() throws IOException {
+                int b = super.read();
+                left -= b < 0 ? 0 : 1;
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = super.read(b, off, len);
+                left -= Math.max(0, n);
+                return n;
+            }
+
+            @Override
+            public int available() {
+                return (int) Math.min(Integer.MAX_VALUE, left);
+            }
+
+            @Override
+            public byte[] readAllBytes() throws IOException {
+                if (left == length && pieces.size() == 1 && pieces.get(0).length == length) {
+                    left = 0;
+                    return pieces.get(0);   // the one array, handed over: a blob is read once
+                }
+                if (left > Integer.MAX_VALUE - 8) {
+                    throw new IOException("a blob of " + left + " bytes does not fit one array");
+                }
+                byte[] all = new byte[(int) left];
+                int n = readNBytes(all, 0, all.length);
+                return n == all.length ? all : Arrays.copyOf(all, n);
+            }
+        };
     }
 
     /** Every byte in one new array (for codecs and tests that want one). */
