@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The object collectives' benchmark: {@code --world} rank JVMs on this host with an embedded store.
- * {@code allgather}: one object of {@code --bytes} per rank all-gathered, with each rank's heap peak
+ * {@code allgather}: one object of {@code --bytes} per rank all-gathered ({@code --codec bytes}: a
+ * byte array; {@code json}: a list of 100-character strings of about that many bytes encoded), with each rank's heap peak
  * over the call (the pools' peak usage after a GC, less the heap in use before it) next to what the
  * result itself holds. {@code keyed}: {@code --keys} entries per rank, {@code --overlap} of them
  * common to every rank, all-reduced by key with each algorithm in turn (alternating, {@code --rounds}
@@ -92,39 +93,61 @@ final class ObjectBench {
     }
 
     private static void allGather(ProcessGroup g, Args a) {
-        int n = (int) a.bytes;
-        byte[] mine = new byte[n];
-        new Random(g.rank()).nextBytes(mine);
+        boolean json = "json".equals(a.codec);
+        Object mine = object(g.rank(), a.bytes, json);
+        long n = a.bytes;
         ObjectOptions o = ObjectOptions.DEFAULT.withMaxBytes(Math.max(ObjectOptions.DEFAULT.maxBytes(), 2L * a.world * n));
+        @SuppressWarnings("unchecked")
+        Codec<Object> codec = json ? Codec.json(Object.class) : (Codec<Object>) (Codec<?>) Codec.bytes();
         if (g.rank() == 0) {
-            System.out.printf(Locale.ROOT, "# allGatherObject of %d bytes per rank, %d ranks, codec bytes, %s%n", n, a.world, a.jvm);
-            System.out.println("# round  time_ms  heap_before_mb  heap_peak_over_mb(max rank)  result_mb  peak/result");
+            System.out.printf(Locale.ROOT, "# allGatherObject of %d bytes per rank (encoded), %d ranks, codec %s, %s%n", n, a.world,
+                    codec.id(), a.jvm);
+            System.out.println("# round  time_ms  heap_before_mb  heap_peak_over_mb(max rank)  result_mb(encoded)  peak/result");
         }
         for (int round = 0; round < a.rounds; round++) {
             System.gc();
             long before = heapUsed();
             resetPeaks();
             long t0 = System.nanoTime();
-            List<byte[]> got = g.allGatherObject(mine, Codec.bytes(), o).block(Duration.ofMinutes(10));
+            List<Object> got = g.allGatherObject(mine, codec, o).block(Duration.ofMinutes(10));
             double ms = (System.nanoTime() - t0) / 1e6;
             long over = heapPeak() - before;
             for (int q = 0; q < a.world; q++) {
-                byte[] want = new byte[n];
-                new Random(q).nextBytes(want);
-                if (!Arrays.equals(want, got.get(q))) {
+                Object want = object(q, n, json);
+                if (json ? !want.equals(got.get(q)) : !Arrays.equals((byte[]) want, (byte[]) got.get(q))) {
                     throw new IllegalStateException("rank " + g.rank() + ": rank " + q + "'s object arrived wrong");
                 }
             }
-            long result = (long) n * a.world;
+            long result = n * a.world;
             got = null;
             List<long[]> all = g.allGatherObject(new long[]{(long) (ms * 1000), over}, Codec.json(long[].class)).block(Duration.ofMinutes(1));
             if (g.rank() == 0) {
                 double maxMs = all.stream().mapToLong(x -> x[0]).max().orElse(0) / 1000.0;
                 long maxOver = all.stream().mapToLong(x -> x[1]).max().orElse(0);
-                System.out.printf(Locale.ROOT, "%7d  %7.0f  %14.0f  %27.0f  %9.0f  %11.2f%n", round, maxMs, before / 1e6, maxOver / 1e6,
+                System.out.printf(Locale.ROOT, "%7d  %7.0f  %14.0f  %27.0f  %18.0f  %11.2f%n", round, maxMs, before / 1e6, maxOver / 1e6,
                         result / 1e6, (double) maxOver / result);
             }
         }
+    }
+
+    /** Rank q's object: random bytes, or a JSON list of strings of about 100 characters (n bytes encoded, roughly). */
+    private static Object object(int q, long n, boolean json) {
+        Random r = new Random(q);
+        if (!json) {
+            byte[] b = new byte[(int) n];
+            r.nextBytes(b);
+            return b;
+        }
+        List<String> l = new ArrayList<>();
+        StringBuilder sb = new StringBuilder();
+        for (long size = 2; size < n; size += sb.length() + 3) {
+            sb.setLength(0);
+            for (int i = 0; i < 100; i++) {
+                sb.append((char) ('a' + r.nextInt(26)));
+            }
+            l.add(sb.toString());
+        }
+        return l;
     }
 
     private static void keyed(ProcessGroup g, Args a, SimpleMeterRegistry meters) {
@@ -193,6 +216,7 @@ final class ObjectBench {
     /** {@code --mode allgather|keyed --world 4 --bytes 100M (allgather) or --keys 1000000 --overlap 0.1 --rounds 3 --jvm "..."}. */
     private static final class Args {
         String mode = "allgather";
+        String codec = "bytes";
         int world = 4;
         long bytes = 100_000_000L;
         double overlap = 0.1;
@@ -213,6 +237,7 @@ final class ObjectBench {
                     case "--rank" -> rank = Integer.parseInt(v);
                     case "--store-port" -> storePort = Integer.parseInt(v);
                     case "--jvm" -> jvm = v;
+                    case "--codec" -> codec = v;
                     default -> throw new IllegalArgumentException("ObjectBench: unknown option " + args[i]);
                 }
             }

@@ -1,37 +1,26 @@
 package io.reactivecollectives.samples.examples;
 
-import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.Codec;
 import io.reactivecollectives.core.ProcessGroup;
-import io.reactivecollectives.core.Tensor;
 import reactor.core.publisher.Mono;
 
-import java.nio.charset.StandardCharsets;
-
 /**
- * Broadcast of a configuration: rank 0 owns a configuration string; the group first broadcasts its
- * length (an INT64 tensor), then its bytes (a UINT8 tensor sized from that length), and every rank
- * emits the same string. Two collectives chained with {@code flatMap}, each rank's buffers released
- * whatever happens.
+ * Broadcast of a configuration: rank 0 owns a configuration string and every rank emits it, as
+ * one object collective ({@link ProcessGroup#broadcastObject}: the length travels with the bytes,
+ * so a small object takes one round trip; JSON through Jackson).
  *
  * <pre>bin/collectives-run --nproc-per-node 3 -- io.reactivecollectives.samples.examples.BroadcastConfig lr=0.1,epochs=3</pre>
  */
 public final class BroadcastConfig {
+
+    private static final Codec<String> JSON = Codec.json(String.class);
 
     private BroadcastConfig() {
     }
 
     /** Emits rank 0's {@code config} on every rank ({@code config} is ignored elsewhere). */
     public static Mono<String> run(ProcessGroup group, String config) {
-        byte[] mine = group.rank() == 0 ? config.getBytes(StandardCharsets.UTF_8) : new byte[0];
-        return Mono.using(
-                () -> Tensor.fromLongs(new long[] {mine.length}),
-                len -> group.broadcast(len, 0).map(t -> t.getLong(0)),
-                Tensor::release)
-                .flatMap(n -> Mono.using(
-                        () -> group.rank() == 0 ? Tensor.fromBytes(DType.UINT8, mine) : Tensor.zeros(DType.UINT8, n),
-                        bytes -> group.broadcast(bytes, 0)
-                                .map(t -> new String(t.toByteArray(), StandardCharsets.UTF_8)),
-                        Tensor::release));
+        return group.broadcastObject(config, 0, JSON);
     }
 
     public static void main(String[] args) {
