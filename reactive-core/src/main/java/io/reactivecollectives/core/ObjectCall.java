@@ -90,8 +90,16 @@ final class ObjectCall {
         Mono<Void> move(long offset, int block);
     }
 
-    /** This rank's header. */
+    /**
+     * This rank's header. A root outside the group overrides the status: the rank still takes part
+     * in the first round and announces it there ({@link Status#BAD_ARGUMENT}), so that every rank
+     * fails alike (its peers, given another root, see a mismatch) instead of waiting for it.
+     */
     Fields header(Status status, String codecId, long length, long largest, int firstBytes, String detail) {
+        if (op.rooted() && (root < 0 || root >= size)) {
+            status = Status.BAD_ARGUMENT;
+            detail = "root " + root + " is outside the group of " + size + " ranks";
+        }
         return Fields.of(op, status, root, size, sequence, codecId, length, largest, options.maxBytes(),
                 options.roundBytes(), firstBytes, detail);
     }

@@ -20,13 +20,8 @@ final class ObjectCollectives {
         if (options == null) {
             return Mono.error(new IllegalArgumentException(op.displayName() + ": options is null"));
         }
-        return ObjectCalls.of(group).enqueue(seq -> {
-            ObjectCall call = new ObjectCall(group, op, seq, root, options);
-            if (op.rooted() && (root < 0 || root >= group.size())) {
-                return Mono.error(call.error(CollectiveException.NO_PEER, "root " + root + " is outside the group of "
-                        + group.size() + " ranks"));
-            }
-            return body.apply(call);
-        });
+        // a root out of range is not failed here: the rank would leave the first round, and its
+        // peers would wait for it until the timeout (ObjectCall.header announces it instead)
+        return ObjectCalls.of(group).enqueue(seq -> body.apply(new ObjectCall(group, op, seq, root, options)));
     }
 }
