@@ -28,8 +28,10 @@ final class ObjectCall {
     final int rank;
     final int size;
     final ObjectOptions options;
+    /** A wrong argument this rank announces in its header instead of its status, or null. */
+    private final String badArgument;
 
-    ObjectCall(ProcessGroup group, ObjectOp op, long sequence, int root, ObjectOptions options) {
+    ObjectCall(ProcessGroup group, ObjectOp op, long sequence, int root, ObjectOptions options, String badArgument) {
         this.group = group;
         this.op = op;
         this.sequence = sequence;
@@ -37,6 +39,7 @@ final class ObjectCall {
         this.rank = group.rank();
         this.size = group.size();
         this.options = options;
+        this.badArgument = badArgument;
     }
 
     String name() {
@@ -91,14 +94,14 @@ final class ObjectCall {
     }
 
     /**
-     * This rank's header. A root outside the group overrides the status: the rank still takes part
+     * This rank's header. A wrong argument (a root outside the group, null options) overrides the status: the rank still takes part
      * in the first round and announces it there ({@link Status#BAD_ARGUMENT}), so that every rank
      * fails alike (its peers, given another root, see a mismatch) instead of waiting for it.
      */
     Fields header(Status status, String codecId, long length, long largest, int firstBytes, String detail) {
-        if (op.rooted() && (root < 0 || root >= size)) {
+        if (badArgument != null) {
             status = Status.BAD_ARGUMENT;
-            detail = "root " + root + " is outside the group of " + size + " ranks";
+            detail = badArgument;
         }
         return Fields.of(op, status, root, size, sequence, codecId, length, largest, options.maxBytes(),
                 options.roundBytes(), firstBytes, detail);

@@ -12,16 +12,17 @@ final class ObjectCollectives {
 
     /**
      * Runs {@code body} as object collective {@code op} of {@code group}, numbered and queued by
-     * {@link ObjectCalls}. A root out of range is announced in the first round (so every rank
-     * fails alike, not only the rank that passed it), as is a null codec; null options fail here.
+     * {@link ObjectCalls}. A root out of range, null options and a null codec are announced in the
+     * first round (so every rank fails alike, not only the rank that passed them, whose peers would
+     * otherwise wait for it until the timeout); a call with null options runs that round with the
+     * defaults.
      */
     static <R> Mono<R> call(ProcessGroup group, ObjectOp op, int root, ObjectOptions options,
                             Function<ObjectCall, Mono<R>> body) {
-        if (options == null) {
-            return Mono.error(new IllegalArgumentException(op.displayName() + ": options is null"));
-        }
-        // a root out of range is not failed here: the rank would leave the first round, and its
-        // peers would wait for it until the timeout (ObjectCall.header announces it instead)
-        return ObjectCalls.of(group).enqueue(seq -> body.apply(new ObjectCall(group, op, seq, root, options)));
+        String bad = options == null ? "the options are null"
+                : op.rooted() && (root < 0 || root >= group.size()) ? "root " + root + " is outside the group of " + group.size() + " ranks"
+                : null;
+        ObjectOptions o = options == null ? ObjectOptions.DEFAULT : options;
+        return ObjectCalls.of(group).enqueue(seq -> body.apply(new ObjectCall(group, op, seq, root, o, bad)));
     }
 }

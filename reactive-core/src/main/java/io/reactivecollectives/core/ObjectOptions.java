@@ -33,6 +33,7 @@ public record ObjectOptions(long maxBytes, int roundBytes, CollectiveOptions col
      * @param maxBytes   the most encoded bytes a rank may hold for one call, 1 to {@link #MAX_BYTES}
      * @param roundBytes the bytes one round moves to each rank after the first, at least 64 KiB
      * @param collective the options of each tensor collective the call runs
+     * @param keyed      how keyed-map all-reduce moves entries
      * @throws IllegalArgumentException for a limit outside 1 byte to {@link #MAX_BYTES}, rounds under 64 KiB
      * @throws NullPointerException     for null collective options or keyed algorithm
      */

@@ -326,6 +326,14 @@ class ObjectCollectivesTest {
         nextCallWorks();
     }
 
+    @Test
+    void nullOptionsOnOneRankFailEveryRankPromptly() {
+        Codec<String> json = Codec.json(String.class);
+        everyRankFails(outcomes(PROMPT, (g, r) -> g.allGatherObject("x", json, r == 1 ? null : ObjectOptions.DEFAULT)),
+                CollectiveException.class, r -> "allGatherObject", "rank 1 was called with a wrong argument", "the options are null");
+        nextCallWorks();
+    }
+
     /**
      * A root out of range on one rank only: that rank cannot take part, and the others must not
      * wait for it until the timeout (its own cluster, so that a hang leaves the others' alone).
