@@ -267,6 +267,11 @@ def worker(rank, world, port, outdir):
         if os.environ.get("GOLDEN_DEBUG"):
             print(rank, c, flush=True)
         results.append(run_case(c, world, rank))
+    finish_rank(outdir, world, rank, results)
+
+
+def finish_rank(outdir, world, rank, results):
+    """Leaves the group and writes this rank's results where the parent reads them."""
     dist.barrier()
     dist.destroy_process_group()
     with open(os.path.join(outdir, f"w{world}_r{rank}.json"), "w") as f:
@@ -281,15 +286,21 @@ def free_port():
     return port
 
 
+def run_world(worker, world, tmp):
+    """Spawns `world` ranks of `worker(rank, world, port, tmp)` and reads back each rank's results (`finish_rank`)."""
+    mp.spawn(worker, args=(world, free_port(), tmp), nprocs=world)
+    per_rank = []
+    for r in range(world):
+        with open(os.path.join(tmp, f"w{world}_r{r}.json")) as f:
+            per_rank.append(json.load(f))
+    return per_rank
+
+
 def main():
     by_op = {}
     with tempfile.TemporaryDirectory() as tmp:
         for world in WORLDS:
-            mp.spawn(worker, args=(world, free_port(), tmp), nprocs=world)
-            per_rank = []
-            for r in range(world):
-                with open(os.path.join(tmp, f"w{world}_r{r}.json")) as f:
-                    per_rank.append(json.load(f))
+            per_rank = run_world(worker, world, tmp)
             for k, case in enumerate(cases(world)):
                 rs = [per_rank[r][k] for r in range(world)]
                 merged = {"world_size": world}

@@ -38,14 +38,15 @@ included, for every input, and that gloo's outputs are what each op's definition
 """
 import json
 import os
-import socket
 import sys
 import tempfile
 import time
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_golden_fixtures import finish_rank, run_world  # noqa: E402  (the same spawn harness)
 
 WORLDS = (2, 3, 4)
 OPS = ("all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list")
@@ -187,18 +188,7 @@ def worker(rank, world, port, outdir):
         if os.environ.get("GOLDEN_DEBUG"):
             print(rank, case["tag"], flush=True)
         results.append(run_case(case, rank))
-    dist.barrier()
-    dist.destroy_process_group()
-    with open(os.path.join(outdir, f"w{world}_r{rank}.json"), "w") as f:
-        json.dump(results, f)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    finish_rank(outdir, world, rank, results)
 
 
 def strict_eq(a, b):
@@ -244,11 +234,7 @@ def main():
     per_case = {}
     with tempfile.TemporaryDirectory() as tmp:
         for world in WORLDS:
-            mp.spawn(worker, args=(world, free_port(), tmp), nprocs=world)
-            per_rank = []
-            for r in range(world):
-                with open(os.path.join(tmp, f"w{world}_r{r}.json")) as f:
-                    per_rank.append(json.load(f))
+            per_rank = run_world(worker, world, tmp)
             mine = [c for c in all_cases if c["world"] == world]
             for k, case in enumerate(mine):
                 per_case[case["c"]] = [per_rank[r][k] for r in range(world)]

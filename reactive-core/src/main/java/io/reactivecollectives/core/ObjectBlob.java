@@ -114,28 +114,24 @@ final class ObjectBlob {
         }
     }
 
-    /** Copies {@code len} bytes from {@code offset} of this blob into {@code dst} (a sink of ranges). */
-    void get(long offset, int len, RangeSink dst) {
-        int done = 0;
-        while (done < len) {
-            long at = offset + done;
-            byte[] p = pieces.get((int) (at / unit));
-            int in = (int) (at % unit);
-            int n = Math.min(len - done, p.length - in);
-            dst.accept(p, in, n, done);
-            done += n;
-        }
+    /** Copies {@code len} bytes from {@code offset} of this blob out: {@code dst} reads each piece's range. */
+    void get(long offset, int len, Range dst) {
+        walk(offset, len, dst);
     }
 
-    /** Fills {@code len} bytes at {@code offset} of this blob from {@code src}. */
-    void put(long offset, int len, RangeSource src) {
+    /** Fills {@code len} bytes at {@code offset} of this blob: {@code src} writes each piece's range. */
+    void put(long offset, int len, Range src) {
+        walk(offset, len, src);
+    }
+
+    private void walk(long offset, int len, Range range) {
         int done = 0;
         while (done < len) {
             long at = offset + done;
             byte[] p = pieces.get((int) (at / unit));
             int in = (int) (at % unit);
             int n = Math.min(len - done, p.length - in);
-            src.fill(p, in, n, done);
+            range.on(p, in, n, done);
             done += n;
         }
     }
@@ -194,16 +190,10 @@ final class ObjectBlob {
         return all;
     }
 
-    /** Where {@link #get} puts each range: {@code n} bytes of {@code src} from {@code from}, at {@code at} of the range. */
+    /** One piece's part of a range: {@code n} bytes of {@code piece} from {@code from}, at {@code at} of the range. */
     @FunctionalInterface
-    interface RangeSink {
-        void accept(byte[] src, int from, int n, int at);
-    }
-
-    /** Where {@link #put} takes each range from: fill {@code n} bytes of {@code dst} from {@code from} with the range's bytes from {@code at}. */
-    @FunctionalInterface
-    interface RangeSource {
-        void fill(byte[] dst, int from, int n, int at);
+    interface Range {
+        void on(byte[] piece, int from, int n, int at);
     }
 
     /** An encoding grew past the call's limit. */

@@ -6,6 +6,8 @@ import io.reactivecollectives.core.ObjectHeader.Status;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -85,6 +87,25 @@ final class ObjectCall {
             sink.next(new long[]{offset, block});
             return offset + block;
         }).concatMap(ob -> body.move(ob[0], (int) ob[1]), 0).then();
+    }
+
+    /**
+     * Runs {@code body} over one round's buffers, released however the round ends: this rank's
+     * block first, then, on the root of a gather or scatter, one block per rank.
+     */
+    Mono<Void> withBlocks(int block, Function<List<Tensor>, Mono<?>> body) {
+        boolean isRoot = rank == root;
+        return Mono.usingWhen(
+                Mono.fromCallable(() -> {
+                    List<Tensor> ts = new ArrayList<>(size + 1);
+                    ts.add(Tensor.empty(DType.UINT8, block));
+                    for (int q = 0; isRoot && q < size; q++) {
+                        ts.add(Tensor.empty(DType.UINT8, block));
+                    }
+                    return ts;
+                }),
+                body,
+                ts -> Mono.fromRunnable(() -> ts.forEach(Tensor::release))).then();
     }
 
     /** One round of {@link #rounds}. */

@@ -4,7 +4,6 @@ import io.reactivecollectives.core.ObjectCoding.Encoded;
 import io.reactivecollectives.core.ObjectHeader.Fields;
 import reactor.core.publisher.Mono;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -54,26 +53,16 @@ final class ObjectGather {
 
     private static Mono<Void> round(ObjectCall call, ObjectBlob[] parts, boolean isRoot, long offset, int block) {
         int n = call.size;
-        return Mono.usingWhen(
-                Mono.fromCallable(() -> {
-                    List<Tensor> ts = new ArrayList<>(n + 1);
-                    ts.add(Tensor.empty(DType.UINT8, block));
-                    for (int q = 0; isRoot && q < n; q++) {
-                        ts.add(Tensor.empty(DType.UINT8, block));
+        return call.withBlocks(block, ts -> {
+            ObjectAllGather.fill(ts.get(0).buffer(), parts[call.rank], offset, block);
+            List<Tensor> outs = ts.subList(1, ts.size());
+            return call.group.gather(outs, ts.get(0), call.root, call.options.collective()).doOnNext(got -> {
+                for (int q = 0; isRoot && q < n; q++) {
+                    if (q != call.rank) {
+                        ObjectAllGather.take(got.get(q).buffer(), 0, parts[q], offset, block);
                     }
-                    return ts;
-                }),
-                ts -> {
-                    ObjectAllGather.fill(ts.get(0).buffer(), parts[call.rank], offset, block);
-                    List<Tensor> outs = ts.subList(1, ts.size());
-                    return call.group.gather(outs, ts.get(0), call.root, call.options.collective()).doOnNext(got -> {
-                        for (int q = 0; isRoot && q < n; q++) {
-                            if (q != call.rank) {
-                                ObjectAllGather.take(got.get(q).buffer(), 0, parts[q], offset, block);
-                            }
-                        }
-                    });
-                },
-                ts -> Mono.fromRunnable(() -> ts.forEach(Tensor::release))).then();
+                }
+            });
+        });
     }
 }

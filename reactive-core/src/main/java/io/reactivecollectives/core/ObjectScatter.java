@@ -6,7 +6,6 @@ import io.reactivecollectives.core.ObjectHeader.Fields;
 import io.reactivecollectives.core.ObjectHeader.Status;
 import reactor.core.publisher.Mono;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -72,34 +71,24 @@ final class ObjectScatter {
                                     long largest, long offset, int block) {
         int n = call.size;
         int b = PREFIX + block;
-        return Mono.usingWhen(
-                Mono.fromCallable(() -> {
-                    List<Tensor> ts = new ArrayList<>(n + 1);
-                    ts.add(Tensor.empty(DType.UINT8, b));
-                    for (int q = 0; isRoot && q < n; q++) {
-                        ts.add(Tensor.empty(DType.UINT8, b));
-                    }
-                    return ts;
-                }),
-                ts -> {
-                    for (int q = 0; isRoot && q < n; q++) {
-                        ByteBuf in = ts.get(q + 1).buffer();
-                        in.setLong(0, pieces[q].length());
-                        ObjectAllGather.fill(in.slice(PREFIX, block), pieces[q], offset, block);
-                    }
-                    return call.group.scatter(ts.get(0), ts.subList(1, ts.size()), call.root, call.options.collective())
-                            .doOnNext(out -> {
-                                long length = out.buffer().getLong(0);
-                                if (got[0] == null) {
-                                    if (length < 0 || length > largest) {
-                                        throw call.error(call.root, "the root sent a piece of " + length
-                                                + " bytes, its largest being " + largest);
-                                    }
-                                    got[0] = ObjectBlob.ofLength(length);
-                                }
-                                ObjectAllGather.take(out.buffer(), PREFIX, got[0], offset, block);
-                            });
-                },
-                ts -> Mono.fromRunnable(() -> ts.forEach(Tensor::release))).then();
+        return call.withBlocks(b, ts -> {
+            for (int q = 0; isRoot && q < n; q++) {
+                ByteBuf in = ts.get(q + 1).buffer();
+                in.setLong(0, pieces[q].length());
+                ObjectAllGather.fill(in.slice(PREFIX, block), pieces[q], offset, block);
+            }
+            return call.group.scatter(ts.get(0), ts.subList(1, ts.size()), call.root, call.options.collective())
+                    .doOnNext(out -> {
+                        long length = out.buffer().getLong(0);
+                        if (got[0] == null) {
+                            if (length < 0 || length > largest) {
+                                throw call.error(call.root, "the root sent a piece of " + length
+                                        + " bytes, its largest being " + largest);
+                            }
+                            got[0] = ObjectBlob.ofLength(length);
+                        }
+                        ObjectAllGather.take(out.buffer(), PREFIX, got[0], offset, block);
+                    });
+        });
     }
 }
