@@ -168,7 +168,8 @@ final class ObjectBench {
         }
         KeyedAlgorithm[] order = {KeyedAlgorithm.GATHER_MERGE, KeyedAlgorithm.PARTITIONED, KeyedAlgorithm.AUTO};
         for (int round = -1; round < a.rounds; round++) {   // round -1 warms up
-            for (KeyedAlgorithm alg : order) {
+            for (int i = 0; i < order.length; i++) {
+                KeyedAlgorithm alg = order[Math.floorMod(round + i, order.length)];   // each round starts with the next one
                 ObjectOptions o = ObjectOptions.DEFAULT.withKeyed(alg);
                 g.barrier().block(Duration.ofMinutes(1));
                 double sent0 = counter(meters, MetricNames.BYTES_SENT);
