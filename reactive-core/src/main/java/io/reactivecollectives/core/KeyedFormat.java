@@ -37,6 +37,7 @@ interface KeyedFormat<R> {
     /** A run that could not be read: which one, and why. */
     final class BadRun extends RuntimeException {
         private static final long serialVersionUID = 1L;
+        /** The index of the run that could not be read (its rank, in rank order). */
         final int run;
 
         BadRun(int run, Throwable cause) {

@@ -26,9 +26,6 @@ final class KeyedReduce {
     private KeyedReduce() {
     }
 
-    /** What the last call chose (for tests and benchmarks: the choice made, not a setting). */
-    static volatile KeyedAlgorithm lastChoice;
-
     static <R> Mono<R> run(ObjectCall call, KeyedFormat<R> format) {
         int n = call.size;
         Codec<Object> runs = new RunCodec("keyed:" + format.descriptor());
@@ -47,7 +44,12 @@ final class KeyedReduce {
                 long bytes = 0;
                 long entries = 0;
                 KeySketch union = new KeySketch();
-                for (Summary x : s) {
+                for (int q = 0; q < n; q++) {
+                    Summary x = s.get(q);
+                    if (x.bytes() > Integer.MAX_VALUE - 8) {
+                        throw call.error(q, "rank " + q + "'s entries take " + x.bytes()
+                                + " bytes, over the 2 GiB one rank's entries may take in one call");
+                    }
                     bytes += x.bytes();
                     entries += x.entries();
                     union.merge(x.sketch());
@@ -57,7 +59,9 @@ final class KeyedReduce {
                             + " bytes of entries, over the limit of " + call.options.maxBytes() + " (ObjectOptions.maxBytes)");
                 }
                 KeyedAlgorithm a = choose(call.options.keyed(), n, entries, union.estimate());
-                lastChoice = a;
+                if (a == KeyedAlgorithm.PARTITIONED && largestColumn(s) > Integer.MAX_VALUE - 8) {
+                    a = KeyedAlgorithm.GATHER_MERGE;   // an owner's share would not fit one buffer
+                }
                 return a == KeyedAlgorithm.PARTITIONED ? partitioned(call, format, runs, parts[0], s)
                         : gatherMerge(call, format, runs, parts[0]);
             });
@@ -155,6 +159,19 @@ final class KeyedReduce {
             t += ((byte[]) o).length;
         }
         return t;
+    }
+
+    /** The most bytes any owner would receive in the partitioned algorithm's all-to-all. */
+    private static long largestColumn(List<Summary> s) {
+        long most = 0;
+        for (int owner = 0; owner < s.size(); owner++) {
+            long col = 0;
+            for (Summary x : s) {
+                col += x.partBytes()[owner];
+            }
+            most = Math.max(most, col);
+        }
+        return most;
     }
 
     private static long sum(long[] xs) {
