@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 
-/** {@link Codec#bytes()}: the bytes as they are. */
-final class BytesCodec implements Codec<byte[]> {
+/** {@link Codec#bytes()}: the bytes as they are, lent to the call without a copy. */
+final class BytesCodec implements Codec<byte[]>, RawBytes {
 
     static final BytesCodec INSTANCE = new BytesCodec();
 
@@ -18,11 +18,16 @@ final class BytesCodec implements Codec<byte[]> {
     }
 
     @Override
-    public void encode(byte[] value, OutputStream out) throws IOException {
+    public byte[] bytesOf(Object value) throws IOException {
         if (value == null) {
             throw new IOException("the bytes codec has no encoding for null");
         }
-        out.write(value);
+        return (byte[]) value;
+    }
+
+    @Override
+    public void encode(byte[] value, OutputStream out) throws IOException {
+        out.write(bytesOf(value));
     }
 
     @Override

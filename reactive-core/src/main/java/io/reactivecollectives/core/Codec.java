@@ -89,7 +89,9 @@ public interface Codec<T> {
     }
 
     /**
-     * The bytes as they are (no encoding), for values a caller has already encoded.
+     * The bytes as they are (no encoding), for values a caller has already encoded. The array is
+     * lent to the call, not copied, as a tensor is: leave it unchanged until the call completes.
+     * Results are always new arrays.
      *
      * @return the codec, id {@code bytes}
      */

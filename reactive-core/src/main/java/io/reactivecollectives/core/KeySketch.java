@@ -69,13 +69,18 @@ final class KeySketch {
         return x ^ (x >>> 31);
     }
 
-    /** A key's encoding hashed (FNV-1a, 64 bits) and mixed. */
+    /** A key's encoding hashed ({@link #fnv1a}) and mixed. */
     static long hash(byte[] b, int from, int len) {
+        return mix(fnv1a(b, from, len));
+    }
+
+    /** FNV-1a, 64 bits, of {@code len} bytes of {@code b} from {@code from}. */
+    static long fnv1a(byte[] b, int from, int len) {
         long h = 0xcbf29ce484222325L;
         for (int i = from; i < from + len; i++) {
             h = (h ^ (b[i] & 0xff)) * 0x100000001b3L;
         }
-        return mix(h);
+        return h;
     }
 
     /** The rank that owns a key of mixed hash {@code mixed} among {@code n}: its low bits, the sketch using the high ones. */

@@ -30,12 +30,9 @@ final class KeyedReduce {
         int n = call.size;
         Codec<Object> runs = new RunCodec("keyed:" + format.descriptor());
         return Mono.defer(() -> {
-            byte[][][] parts = new byte[1][][];
-            Supplier<byte[]> summary = attempt(() -> {
-                KeySketch sketch = new KeySketch();
-                parts[0] = format.partition(n, sketch);
-                return Summary.encode(format.entries(), parts[0], sketch);
-            });
+            KeySketch sketch = new KeySketch();
+            Supplier<byte[][]> local = attempt(() -> format.partition(n, sketch));
+            Supplier<byte[]> summary = attempt(() -> Summary.encode(format.entries(), local.get(), sketch));
             return ObjectAllGather.run(call, (Object) summary, runs).flatMap(all -> {
                 List<Summary> s = new ArrayList<>(n);
                 for (int q = 0; q < n; q++) {
@@ -62,8 +59,8 @@ final class KeyedReduce {
                 if (a == KeyedAlgorithm.PARTITIONED && largestColumn(s) > Integer.MAX_VALUE - 8) {
                     a = KeyedAlgorithm.GATHER_MERGE;   // an owner's share would not fit one buffer
                 }
-                return a == KeyedAlgorithm.PARTITIONED ? partitioned(call, format, runs, parts[0], s)
-                        : gatherMerge(call, format, runs, parts[0]);
+                return a == KeyedAlgorithm.PARTITIONED ? partitioned(call, format, runs, local.get(), s)
+                        : gatherMerge(call, format, runs, local.get());
             });
         });
     }
@@ -142,9 +139,9 @@ final class KeyedReduce {
     }
 
     /** {@code work}'s result, or a supplier that throws its exception when the run codec encodes it (announced to every rank). */
-    private static Supplier<byte[]> attempt(Supplier<byte[]> work) {
+    private static <T> Supplier<T> attempt(Supplier<T> work) {
         try {
-            byte[] b = work.get();
+            T b = work.get();
             return () -> b;
         } catch (RuntimeException e) {
             return () -> {
@@ -215,14 +212,21 @@ final class KeyedReduce {
         }
     }
 
-    /** Runs as the object all-gather carries them: bytes out of a {@code Supplier} (which may throw), bytes in. */
-    private record RunCodec(String id) implements Codec<Object> {
+    /**
+     * Runs as the object all-gather carries them: bytes out of a {@code Supplier} (which may throw),
+     * lent to the call as they are ({@link RawBytes}); bytes in.
+     */
+    private record RunCodec(String id) implements Codec<Object>, RawBytes {
 
         @Override
         @SuppressWarnings("unchecked")
+        public byte[] bytesOf(Object value) {
+            return value instanceof byte[] bytes ? bytes : ((Supplier<byte[]>) value).get();
+        }
+
+        @Override
         public void encode(Object value, OutputStream out) throws IOException {
-            byte[] b = value instanceof byte[] bytes ? bytes : ((Supplier<byte[]>) value).get();
-            out.write(b);
+            out.write(bytesOf(value));
         }
 
         @Override

@@ -1,5 +1,7 @@
 package io.reactivecollectives.core;
 
+import io.netty.buffer.ByteBuf;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,11 +13,11 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * A sequence of bytes held as a list of arrays of {@code unit} bytes each (the last may be shorter),
- * so that a
- * large object's encoding never needs one contiguous array (nor a doubling copy as a
- * {@code ByteArrayOutputStream} grows). Written once ({@link #writer}, or filled at known offsets
- * with {@link #ofLength} and {@link #put}), then read as a stream or copied out in ranges.
+ * A sequence of bytes held as a list of arrays of {@code unit} bytes each (the last may be
+ * shorter), so that a large object's encoding never needs one contiguous array (nor a doubling
+ * copy as a {@code ByteArrayOutputStream} grows). Written once ({@link #writer}, or filled at known
+ * offsets with {@link #ofLength} and {@link #copyFrom}), or lent a caller's array
+ * ({@link #lent}); then read as a stream or copied out in ranges.
  */
 final class ObjectBlob {
 
@@ -26,17 +28,20 @@ final class ObjectBlob {
 
     private final List<byte[]> pieces;
     private final int unit;
+    /** The array is the caller's: read it, never hand it over. */
+    private final boolean borrowed;
     private long length;
 
-    private ObjectBlob(List<byte[]> pieces, int unit, long length) {
+    private ObjectBlob(List<byte[]> pieces, int unit, long length, boolean borrowed) {
         this.pieces = pieces;
         this.unit = unit;
         this.length = length;
+        this.borrowed = borrowed;
     }
 
     /** An empty blob that grows as {@link #writer} writes to it. */
     static ObjectBlob empty() {
-        return new ObjectBlob(new ArrayList<>(), PIECE, 0);
+        return new ObjectBlob(new ArrayList<>(), PIECE, 0, false);
     }
 
     /** A zero-filled blob of {@code length} bytes, filled later with {@link #put}: one array up to {@link #ONE_ARRAY}. */
@@ -46,14 +51,12 @@ final class ObjectBlob {
         for (long off = 0; off < length; off += unit) {
             pieces.add(new byte[(int) Math.min(unit, length - off)]);
         }
-        return new ObjectBlob(pieces, unit, length);
+        return new ObjectBlob(pieces, unit, length, false);
     }
 
-    /** A blob holding a copy of {@code bytes}. */
-    static ObjectBlob of(byte[] bytes) {
-        ObjectBlob b = ofLength(bytes.length);
-        b.put(0, bytes.length, (dst, from, n, at) -> System.arraycopy(bytes, at, dst, from, n));
-        return b;
+    /** A blob over the caller's {@code bytes}, not copied (nor ever handed on as a result). */
+    static ObjectBlob lent(byte[] bytes) {
+        return new ObjectBlob(new ArrayList<>(List.of(bytes)), Math.max(1, bytes.length), bytes.length, true);
     }
 
     long length() {
@@ -114,14 +117,20 @@ final class ObjectBlob {
         }
     }
 
-    /** Copies {@code len} bytes from {@code offset} of this blob out: {@code dst} reads each piece's range. */
-    void get(long offset, int len, Range dst) {
-        walk(offset, len, dst);
+    /**
+     * Writes {@code block} bytes at {@code at} of {@code dst}: this blob's bytes from {@code offset},
+     * zeros past its end (so no stale buffer contents travel).
+     */
+    void copyTo(ByteBuf dst, int at, long offset, int block) {
+        int n = (int) Math.max(0, Math.min(block, length - offset));
+        walk(offset, n, (piece, from, len, k) -> dst.setBytes(at + k, piece, from, len));
+        dst.setZero(at + n, block - n);
     }
 
-    /** Fills {@code len} bytes at {@code offset} of this blob: {@code src} writes each piece's range. */
-    void put(long offset, int len, Range src) {
-        walk(offset, len, src);
+    /** Fills this blob from {@code offset} with what of it lies in the {@code block} bytes at {@code at} of {@code src}. */
+    void copyFrom(ByteBuf src, int at, long offset, int block) {
+        int n = (int) Math.max(0, Math.min(block, length - offset));
+        walk(offset, n, (piece, from, len, k) -> src.getBytes(at + k, piece, from, len));
     }
 
     private void walk(long offset, int len, Range range) {
@@ -169,7 +178,7 @@ final class ObjectBlob {
 
             @Override
             public byte[] readAllBytes() throws IOException {
-                if (left == length && pieces.size() == 1 && pieces.get(0).length == length) {
+                if (!borrowed && left == length && pieces.size() == 1 && pieces.get(0).length == length) {
                     left = 0;
                     return pieces.get(0);   // the one array, handed over: a blob is read once
                 }
@@ -183,10 +192,10 @@ final class ObjectBlob {
         };
     }
 
-    /** Every byte in one new array (for codecs and tests that want one). */
+    /** Every byte in one new array (for tests). */
     byte[] toArray() {
         byte[] all = new byte[Math.toIntExact(length)];
-        get(0, all.length, (src, from, n, at) -> System.arraycopy(src, from, all, at, n));
+        walk(0, all.length, (src, from, n, at) -> System.arraycopy(src, from, all, at, n));
         return all;
     }
 
@@ -199,11 +208,9 @@ final class ObjectBlob {
     /** An encoding grew past the call's limit. */
     static final class LimitExceeded extends RuntimeException {
         private static final long serialVersionUID = 1L;
-        final long reached;
 
         LimitExceeded(long reached, long limit) {
             super("the encoding reached " + reached + " bytes, over the limit of " + limit, null, false, false);
-            this.reached = reached;
         }
     }
 }

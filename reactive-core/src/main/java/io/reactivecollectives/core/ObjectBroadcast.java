@@ -1,7 +1,6 @@
 package io.reactivecollectives.core;
 
 import io.reactivecollectives.core.ObjectCoding.Encoded;
-import io.reactivecollectives.core.ObjectHeader.Fields;
 import reactor.core.publisher.Mono;
 
 /**
@@ -19,41 +18,30 @@ final class ObjectBroadcast {
     static <T> Mono<T> run(ObjectCall call, T value, Codec<T> codec) {
         return Mono.defer(() -> {
             boolean isRoot = call.rank == call.root;
-            Encoded mine = isRoot ? ObjectCoding.encode(codec, value, call.options.maxBytes())
-                    : Encoded.nothing(codec);
-            int first = (int) Math.min(mine.length(), call.firstData());
-            Fields header = call.header(mine.status(), codec == null ? "" : codec.id(), mine.length(), mine.length(),
-                    first, mine.detail());
-            return call.firstRound(header, mine.blob(), r -> {
-                long length = r.length(call.root);
-                call.requireWithin(r, length, "on every rank (the root's object)");
-                ObjectBlob part = isRoot ? mine.blob() : ObjectBlob.ofLength(length);
-                if (!isRoot) {
-                    r.copyFirst(call.root, part);
-                }
-                return new Object[]{part, r.roundBytes()};
-            }).flatMap(s -> {
-                ObjectBlob part = (ObjectBlob) s[0];
-                return rounds(call, part, isRoot, (Integer) s[1]).then(isRoot ? Mono.justOrEmpty(value)
-                        : ObjectCoding.onCpu(part.length(), () -> ObjectCoding.decode(call, codec, part, call.root)));
-            });
+            Encoded mine = isRoot ? ObjectCoding.encode(codec, value, call.options.maxBytes()) : Encoded.nothing(codec);
+            return ObjectFirstRound.run(call, call.header(codec, mine, mine.length(), true), mine.blob(), r -> {
+                r.requireWithin(r.length(call.root), "on every rank (the root's object)");
+                return new Part(isRoot ? mine.blob() : r.part(call.root), r.roundBytes());
+            }).flatMap(p -> call.rounds(call.firstData(), p.blob().length(), p.roundBytes(), 1,
+                            (offset, block) -> round(call, p.blob(), isRoot, offset, block))
+                    .then(isRoot ? Mono.justOrEmpty(value)
+                            : ObjectCoding.onCpu(p.blob().length(), () -> ObjectCoding.decode(call, codec, p.blob(), call.root))));
         });
     }
 
-    private static Mono<Void> rounds(ObjectCall call, ObjectBlob part, boolean isRoot, int roundBytes) {
-        long length = part.length();
-        return call.rounds((long) call.firstData(), length, roundBytes, 1, (offset, block) -> round(call, part, isRoot, offset, block));
+    /** The root's part (this rank's own on the root) and the agreed round size. */
+    private record Part(ObjectBlob blob, int roundBytes) {
     }
 
     private static Mono<Void> round(ObjectCall call, ObjectBlob part, boolean isRoot, long offset, int block) {
         return Mono.usingWhen(Mono.fromCallable(() -> Tensor.empty(DType.UINT8, block)),
                 t -> {
                     if (isRoot) {
-                        ObjectAllGather.fill(t.buffer(), part, offset, block);
+                        part.copyTo(t.buffer(), 0, offset, block);
                     }
                     return call.group.broadcast(t, call.root, call.options.collective()).doOnNext(out -> {
                         if (!isRoot) {
-                            ObjectAllGather.take(out.buffer(), 0, part, offset, block);
+                            part.copyFrom(out.buffer(), 0, offset, block);
                         }
                     });
                 },

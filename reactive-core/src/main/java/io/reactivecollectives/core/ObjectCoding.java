@@ -43,8 +43,17 @@ final class ObjectCoding {
             return Encoded.failed(Status.BAD_ARGUMENT, "the codec is null");
         }
         ObjectBlob blob = ObjectBlob.empty();
-        try (OutputStream out = blob.writer(limit)) {
-            codec.encode(value, out);
+        try {
+            if (codec instanceof RawBytes raw) {   // an array already: lent, not copied
+                byte[] bytes = raw.bytesOf(value);
+                if (bytes.length > limit) {
+                    throw new ObjectBlob.LimitExceeded(bytes.length, limit);
+                }
+                return Encoded.ok(ObjectBlob.lent(bytes));
+            }
+            try (OutputStream out = blob.writer(limit)) {
+                codec.encode(value, out);
+            }
         } catch (Exception | StackOverflowError e) {
             ObjectBlob.LimitExceeded over = limitExceeded(e);
             if (over != null) {

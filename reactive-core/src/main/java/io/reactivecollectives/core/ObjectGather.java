@@ -1,7 +1,7 @@
 package io.reactivecollectives.core;
 
+import io.reactivecollectives.core.ObjectAllGather.Parts;
 import io.reactivecollectives.core.ObjectCoding.Encoded;
-import io.reactivecollectives.core.ObjectHeader.Fields;
 import reactor.core.publisher.Mono;
 
 import java.util.List;
@@ -22,44 +22,23 @@ final class ObjectGather {
         return Mono.defer(() -> {
             boolean isRoot = call.rank == call.root;
             Encoded mine = ObjectCoding.encode(codec, value, call.options.maxBytes());
-            int first = (int) Math.min(mine.length(), call.firstData());
-            Fields header = call.header(mine.status(), codec == null ? "" : codec.id(), mine.length(), mine.length(),
-                    first, mine.detail());
-            long[] shape = new long[3];   // total, longest, round bytes
-            return call.firstRound(header, mine.blob(), r -> {
-                ObjectBlob[] parts = new ObjectBlob[call.size];
-                for (int q = 0; q < call.size; q++) {
-                    shape[0] += r.length(q);
-                    shape[1] = Math.max(shape[1], r.length(q));
-                }
-                shape[2] = r.roundBytes();
-                call.requireWithin(r, shape[0], "on the root (the sum of every rank's object)");
-                for (int q = 0; q < call.size; q++) {
-                    parts[q] = q == call.rank ? mine.blob() : isRoot ? ObjectBlob.ofLength(r.length(q)) : null;
-                    if (isRoot && q != call.rank) {
-                        r.copyFirst(q, parts[q]);
-                    }
-                }
-                return parts;
-            }).flatMap(parts -> rounds(call, parts, isRoot, shape[1], (int) shape[2])
-                    .then(isRoot ? ObjectCoding.onCpu(shape[0], () -> ObjectCoding.decodeAll(call, codec, parts))
+            return ObjectFirstRound.run(call, call.header(codec, mine, mine.length(), true), mine.blob(), r -> {
+                r.requireWithin(r.total(), "on the root (the sum of every rank's object)");
+                return new Parts(r.parts(mine.blob(), isRoot), r.longest(), r.roundBytes(), r.total());
+            }).flatMap(p -> call.rounds(call.firstData(), p.longest(), p.roundBytes(), call.size,
+                            (offset, block) -> round(call, p.blobs(), isRoot, offset, block))
+                    .then(isRoot ? ObjectCoding.onCpu(p.total(), () -> ObjectCoding.decodeAll(call, codec, p.blobs()))
                             : Mono.just(List.<T>of())));
         });
     }
 
-    private static Mono<Void> rounds(ObjectCall call, ObjectBlob[] parts, boolean isRoot, long longest, int roundBytes) {
-        return call.rounds((long) call.firstData(), longest, roundBytes, call.size, (offset, block) -> round(call, parts, isRoot, offset, block));
-    }
-
     private static Mono<Void> round(ObjectCall call, ObjectBlob[] parts, boolean isRoot, long offset, int block) {
-        int n = call.size;
         return call.withBlocks(block, ts -> {
-            ObjectAllGather.fill(ts.get(0).buffer(), parts[call.rank], offset, block);
-            List<Tensor> outs = ts.subList(1, ts.size());
-            return call.group.gather(outs, ts.get(0), call.root, call.options.collective()).doOnNext(got -> {
-                for (int q = 0; isRoot && q < n; q++) {
+            parts[call.rank].copyTo(ts.get(0).buffer(), 0, offset, block);
+            return call.group.gather(ts.subList(1, ts.size()), ts.get(0), call.root, call.options.collective()).doOnNext(got -> {
+                for (int q = 0; isRoot && q < call.size; q++) {
                     if (q != call.rank) {
-                        ObjectAllGather.take(got.get(q).buffer(), 0, parts[q], offset, block);
+                        parts[q].copyFrom(got.get(q).buffer(), 0, offset, block);
                     }
                 }
             });

@@ -90,13 +90,10 @@ final class ObjectHeader {
                 buf.getLong(at + 48), buf.getInt(at + 56), buf.getInt(at + 60), text(buf, at + 160, DETAIL_TEXT));
     }
 
-    /** The codec id's hash as the header carries it (FNV-1a, 64 bits, over the whole id). */
+    /** The codec id's hash as the header carries it ({@link KeySketch#fnv1a} of its UTF-8 bytes, the whole id). */
     static long hash(String s) {
-        long h = 0xcbf29ce484222325L;
-        for (byte b : (s == null ? "" : s).getBytes(StandardCharsets.UTF_8)) {
-            h = (h ^ (b & 0xff)) * 0x100000001b3L;
-        }
-        return h;
+        byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
+        return KeySketch.fnv1a(b, 0, b.length);
     }
 
     private static void text(ByteBuf buf, int at, String s, int room) {

@@ -2,7 +2,6 @@ package io.reactivecollectives.core;
 
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.ObjectCoding.Encoded;
-import io.reactivecollectives.core.ObjectHeader.Fields;
 import io.reactivecollectives.core.ObjectHeader.Status;
 import reactor.core.publisher.Mono;
 
@@ -27,25 +26,32 @@ final class ObjectScatter {
         return Mono.defer(() -> {
             boolean isRoot = call.rank == call.root;
             ObjectBlob[] pieces = new ObjectBlob[call.size];
-            Encoded mine = isRoot ? encodeAll(call, values, codec, pieces)
-                    : Encoded.nothing(codec);
+            Encoded mine = isRoot ? encodeAll(call, values, codec, pieces) : Encoded.nothing(codec);
             long largest = 0;
             for (ObjectBlob p : pieces) {
                 largest = p == null ? largest : Math.max(largest, p.length());
             }
-            Fields header = call.header(mine.status(), codec == null ? "" : codec.id(), mine.length(), largest, 0, mine.detail());
-            return call.firstRound(header, null, r -> {
+            return ObjectFirstRound.run(call, call.header(codec, mine, largest, false), null, r -> {
                 long big = r.headers()[call.root].largest();
-                call.requireWithin(r, big, "on a rank (the root's largest piece)");
-                return new long[]{big, r.roundBytes()};
-            }).flatMap(plan -> {
-                ObjectBlob[] got = new ObjectBlob[1];
-                return call.rounds(0, Math.max(1, plan[0]), (int) plan[1], call.size,
-                                (offset, block) -> round(call, pieces, got, isRoot, plan[0], offset, block))
-                        .then(Mono.defer(() -> ObjectCoding.onCpu(got[0].length(),
-                                () -> ObjectCoding.decode(call, codec, got[0], call.root))));
-            });
+                r.requireWithin(big, "on a rank (the root's largest piece)");
+                return new Receiving(big, r.roundBytes());
+            }).flatMap(in -> call.rounds(0, Math.max(1, in.largest), in.roundBytes, call.size,
+                            (offset, block) -> round(call, pieces, in, isRoot, offset, block))
+                    .then(Mono.defer(() -> ObjectCoding.onCpu(in.piece.length(),
+                            () -> ObjectCoding.decode(call, codec, in.piece, call.root)))));
         });
+    }
+
+    /** This rank's piece as it arrives: its length is learnt from the first scatter round's prefix. */
+    private static final class Receiving {
+        final long largest;
+        final int roundBytes;
+        ObjectBlob piece;
+
+        Receiving(long largest, int roundBytes) {
+            this.largest = largest;
+            this.roundBytes = roundBytes;
+        }
     }
 
     /** The root's pieces, or the status that says why there are none (nothing is sent of them then). */
@@ -67,27 +73,25 @@ final class ObjectScatter {
         return new Encoded(null, sum, Status.OK, "");
     }
 
-    private static Mono<Void> round(ObjectCall call, ObjectBlob[] pieces, ObjectBlob[] got, boolean isRoot,
-                                    long largest, long offset, int block) {
-        int n = call.size;
-        int b = PREFIX + block;
-        return call.withBlocks(b, ts -> {
-            for (int q = 0; isRoot && q < n; q++) {
-                ByteBuf in = ts.get(q + 1).buffer();
-                in.setLong(0, pieces[q].length());
-                ObjectAllGather.fill(in.slice(PREFIX, block), pieces[q], offset, block);
+    private static Mono<Void> round(ObjectCall call, ObjectBlob[] pieces, Receiving in, boolean isRoot,
+                                    long offset, int block) {
+        return call.withBlocks(PREFIX + block, ts -> {
+            for (int q = 0; isRoot && q < call.size; q++) {
+                ByteBuf buf = ts.get(q + 1).buffer();
+                buf.setLong(0, pieces[q].length());
+                pieces[q].copyTo(buf, PREFIX, offset, block);
             }
             return call.group.scatter(ts.get(0), ts.subList(1, ts.size()), call.root, call.options.collective())
                     .doOnNext(out -> {
-                        long length = out.buffer().getLong(0);
-                        if (got[0] == null) {
-                            if (length < 0 || length > largest) {
+                        if (in.piece == null) {
+                            long length = out.buffer().getLong(0);
+                            if (length < 0 || length > in.largest) {
                                 throw call.error(call.root, "the root sent a piece of " + length
-                                        + " bytes, its largest being " + largest);
+                                        + " bytes, its largest being " + in.largest);
                             }
-                            got[0] = ObjectBlob.ofLength(length);
+                            in.piece = ObjectBlob.ofLength(length);
                         }
-                        ObjectAllGather.take(out.buffer(), PREFIX, got[0], offset, block);
+                        in.piece.copyFrom(out.buffer(), PREFIX, offset, block);
                     });
         });
     }

@@ -40,11 +40,19 @@ class ObjectPartsTest {
             assertEquals(data.length, in.available());
             assertArrayEquals(data, in.readAllBytes());
         }
-        byte[] range = new byte[ObjectBlob.PIECE + 10];
-        blob.get(ObjectBlob.PIECE - 5, range.length, (src, from, n, at) -> System.arraycopy(src, from, range, at, n));
-        byte[] want = new byte[range.length];
+        ByteBuf range = Unpooled.buffer(ObjectBlob.PIECE + 30).writeZero(ObjectBlob.PIECE + 30);
+        blob.copyTo(range, 3, ObjectBlob.PIECE - 5, ObjectBlob.PIECE + 10);
+        byte[] want = new byte[ObjectBlob.PIECE + 10];
         System.arraycopy(data, ObjectBlob.PIECE - 5, want, 0, want.length);
-        assertArrayEquals(want, range);
+        byte[] got = new byte[want.length];
+        range.getBytes(3, got);
+        assertArrayEquals(want, got);
+        blob.copyTo(range, 0, data.length - 7, 20);   // past the end: the rest of the block is zeros
+        byte[] tail = new byte[20];
+        range.getBytes(0, tail);
+        byte[] wantTail = new byte[20];
+        System.arraycopy(data, data.length - 7, wantTail, 0, 7);
+        assertArrayEquals(wantTail, tail);
     }
 
     @Test
@@ -52,12 +60,19 @@ class ObjectPartsTest {
         byte[] data = new byte[5000];
         new Random(3).nextBytes(data);
         ObjectBlob blob = ObjectBlob.ofLength(data.length);
-        blob.put(0, 1000, (dst, from, n, at) -> System.arraycopy(data, at, dst, from, n));
-        blob.put(1000, 4000, (dst, from, n, at) -> System.arraycopy(data, 1000 + at, dst, from, n));
+        ByteBuf src = Unpooled.wrappedBuffer(data);
+        blob.copyFrom(src, 0, 0, 1000);
+        blob.copyFrom(src, 1000, 1000, 9000);   // a block longer than what is left: only the blob's bytes
         byte[] got = blob.reader().readAllBytes();
         assertArrayEquals(data, got);
         assertSame(got, blob.reader().readAllBytes(), "the one array, not a copy");
         assertEquals(0, ObjectBlob.ofLength(0).reader().readAllBytes().length);
+        byte[] lent = blob.reader().readAllBytes();
+        byte[] back = ObjectBlob.lent(lent).reader().readAllBytes();
+        assertArrayEquals(lent, back);
+        assertTrue(back != lent, "a caller's array is read, never handed on as a result");
+        assertEquals(ObjectHeader.Status.OK, ObjectCoding.encode(Codec.bytes(), lent, data.length).status());
+        assertEquals(ObjectHeader.Status.OVER_LIMIT, ObjectCoding.encode(Codec.bytes(), lent, data.length - 1).status());
     }
 
     @Test
