@@ -77,6 +77,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final OpFamilies ops;
     private final GroupLifecycle lifecycle;
     private final Subgroups subgroups = new Subgroups();
+    /** What {@link #close()} closes after the group (the store a {@link ProcessGroups} join made), in order. */
+    private final java.util.List<AutoCloseable> closeAfter = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** The group's name without its generation, and the generation ({@link #shrink()} adds one). */
     private volatile String baseId;
     private volatile int generation;
@@ -439,7 +441,46 @@ public final class TcpProcessGroup implements ProcessGroup {
     @Override
     public void close() {
         if (lifecycle.close()) {
-            subgroups.closeAll();
+            try {
+                subgroups.closeAll();
+            } finally {
+                java.util.List<AutoCloseable> taken = new java.util.ArrayList<>();
+                for (AutoCloseable r : closeAfter) {
+                    if (closeAfter.remove(r)) {   // whoever removes it closes it, once
+                        taken.add(r);
+                    }
+                }
+                closeAll(taken);
+            }
+        }
+    }
+
+    /**
+     * Ties {@code resource} to this group: {@link #close()} closes it after the group's connections
+     * (closed at once when the group already is).
+     */
+    void closeAfterGroup(AutoCloseable resource) {
+        closeAfter.add(resource);
+        if (isClosed() && closeAfter.remove(resource)) {
+            closeAll(java.util.List.of(resource));
+        }
+    }
+
+    private static void closeAll(java.util.List<AutoCloseable> resources) {
+        RuntimeException first = null;
+        for (AutoCloseable r : resources) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = new IllegalStateException("close: closing " + r + " after the group failed: " + e, e);
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 

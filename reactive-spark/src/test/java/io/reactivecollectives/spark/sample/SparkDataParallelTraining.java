@@ -9,7 +9,7 @@ import io.reactivecollectives.samples.train.TrainResult;
 import io.reactivecollectives.spark.BarrierProcessGroups;
 import io.reactivecollectives.spark.BarrierRdds;
 import io.reactivecollectives.spark.BarrierStages;
-import io.reactivecollectives.transport.GroupOptions;
+import io.reactivecollectives.transport.ProcessGroups;
 import io.reactivecollectives.transport.TcpProcessGroup;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
@@ -164,8 +164,9 @@ public final class SparkDataParallelTraining {
                 labels[b] = ys[row];
             }
         };
-        // the task's own code may block: it runs on Spark's task thread
-        TcpProcessGroup group = BarrierProcessGroups.connect(GroupOptions.defaults()).block(Duration.ofMinutes(2));
+        // the task's own code may block: it runs on Spark's task thread; the same one call joins here as
+        // under collectives-run or torchrun (reactive-spark's LaunchProvider finds the barrier task)
+        TcpProcessGroup group = ProcessGroups.fromEnvironment().block(Duration.ofMinutes(2));
         TrainResult result = new DataParallelTrainer(cfg, System.out, 80, source).train(group).block();
         boolean same = Boolean.TRUE.equals(DataParallelTraining.sameOnAllRanks(group, result.finalParameters()).block());
         return new RankResult(group.rank(), ProcessHandle.current().pid(), result.losses(), result.msPerStep(), same,

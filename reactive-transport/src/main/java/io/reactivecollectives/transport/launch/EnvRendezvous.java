@@ -127,10 +127,10 @@ public final class EnvRendezvous {
                     integer(env, "OMPI_COMM_WORLD_SIZE"), integer(env, "OMPI_COMM_WORLD_LOCAL_RANK")),
                     "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK");
         }
-        throw new IllegalArgumentException("no launcher environment: set torchrun's MASTER_ADDR, MASTER_PORT, RANK, "
-                + "WORLD_SIZE, LOCAL_RANK; or run under Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, "
-                + "SLURM_JOB_NODELIST) or Open MPI (OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, "
-                + "OMPI_COMM_WORLD_LOCAL_RANK, MASTER_ADDR)");
+        throw new IllegalArgumentException("no launcher environment: start the program with bin/collectives-run "
+                + "(or torchrun, srun, mpirun, a Kubernetes PyTorchJob, TrainJob or Indexed Job), or set MASTER_ADDR, "
+                + "MASTER_PORT, RANK, WORLD_SIZE and LOCAL_RANK yourself; in Spark, join inside a barrier stage with "
+                + "reactive-spark on the class path");
     }
 
     /**

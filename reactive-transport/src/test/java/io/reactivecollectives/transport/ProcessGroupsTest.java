@@ -1,0 +1,145 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link ProcessGroups}: three ranks of one JVM join from launcher-style environments (one map per
+ * rank, as collectives-run or torchrun would set), all-reduce, and leave nothing behind.
+ */
+class ProcessGroupsTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @Test
+    void threeRanksJoinFromTheirEnvironmentsAllReduceAndCloseTheStoreWithTheGroup() throws IOException {
+        int port = freePort();
+        List<Long> sums = Flux.range(0, 3)
+                .flatMap(rank -> ProcessGroups.run(env(port, rank, 3), GroupOptions.defaults().withConnectTimeout(WAIT), group -> {
+                    assertEquals(rank, group.rank());
+                    return Mono.using(() -> Tensor.fromLongs(new long[] {rank + 1}, 1),
+                            t -> group.allReduce(t, ReduceOp.SUM).map(r -> r.toLongArray()[0]), Tensor::release);
+                }), 3)
+                .collectList().block(WAIT);
+        // the same call in every rank; the environments differ only in RANK and LOCAL_RANK
+        assertEquals(List.of(6L, 6L, 6L), sums);
+        assertPortFree(port, "rank 0's store server is closed with its group");
+    }
+
+    @Test
+    void tryWithResourcesClosesTheStoreServerOnRankZero() throws IOException {
+        int port = freePort();
+        List<TcpProcessGroup> groups = joinAll(port, 2);
+        try (TcpProcessGroup g0 = groups.get(0); TcpProcessGroup g1 = groups.get(1)) {
+            assertEquals(2, g0.size());
+            assertEquals(1, g1.rank());
+            assertTrue(!portFree(port), "the store server listens while the group is open");
+        }
+        assertTrue(groups.get(0).isClosed() && groups.get(1).isClosed());
+        assertPortFree(port, "closing the group closes the store");
+    }
+
+    @Test
+    void aBadEnvironmentFailsOnSubscriptionNamingTheVariableAndStartsNothing() throws IOException {
+        int port = freePort();
+        Map<String, String> env = env(port, 0, 2);
+        env.put("RANK", "two");
+        Mono<TcpProcessGroup> join = ProcessGroups.fromEnvironment(env, GroupOptions.defaults());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> join.block(WAIT));
+        assertTrue(e.getMessage().contains("RANK"), e.getMessage());
+        assertPortFree(port, "nothing was started");
+
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> ProcessGroups.fromEnvironment(Map.of(), GroupOptions.defaults()).block(WAIT));
+        assertTrue(none.getMessage().contains("collectives-run"), none.getMessage());
+    }
+
+    @Test
+    void aJoinThatTimesOutClosesWhatItOpened() throws IOException {
+        int port = freePort();
+        // rank 0 of 2 alone: its store starts, the group waits for rank 1, which never comes
+        Mono<TcpProcessGroup> join = ProcessGroups.fromEnvironment(env(port, 0, 2),
+                GroupOptions.defaults().withConnectTimeout(Duration.ofSeconds(2)));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> join.block(WAIT));
+        assertTrue(String.valueOf(e.getMessage()).contains("ranks [1] never appeared"), "names the missing rank: " + e.getMessage());
+        assertPortFree(port, "the failed join closed rank 0's store server");
+    }
+
+    @Test
+    void cancellingAJoinClosesTheStoreServer() throws Exception {
+        int port = freePort();
+        var subscription = ProcessGroups.fromEnvironment(env(port, 0, 2), GroupOptions.defaults().withConnectTimeout(WAIT))
+                .subscribe();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (portFree(port) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(!portFree(port), "rank 0 started its store");
+        subscription.dispose();
+        assertPortFree(port, "cancelling the join closed the store server");
+    }
+
+    private static List<TcpProcessGroup> joinAll(int port, int n) {
+        return Flux.fromStream(IntStream.range(0, n).boxed())
+                .flatMap(r -> ProcessGroups.fromEnvironment(env(port, r, n), GroupOptions.defaults().withConnectTimeout(WAIT)))
+                .collectSortedList((a, b) -> Integer.compare(a.rank(), b.rank()))
+                .block(WAIT);
+    }
+
+    /** What {@code bin/collectives-run} (or torchrun) sets for one rank on one node. */
+    static Map<String, String> env(int port, int rank, int world) {
+        Map<String, String> env = new HashMap<>();
+        env.put("MASTER_ADDR", "127.0.0.1");
+        env.put("MASTER_PORT", Integer.toString(port));
+        env.put("RANK", Integer.toString(rank));
+        env.put("LOCAL_RANK", Integer.toString(rank));
+        env.put("WORLD_SIZE", Integer.toString(world));
+        return env;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static boolean portFree(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress("0.0.0.0", port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void assertPortFree(int port, String why) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!portFree(port) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        assertTrue(portFree(port), why + ": port " + port + " is still bound");
+    }
+}
