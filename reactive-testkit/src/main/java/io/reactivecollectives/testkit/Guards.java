@@ -25,16 +25,27 @@ public final class Guards {
     }
 
     /**
+     * BlockHound's copy of Byte Buddy reads this property: true keeps it off {@code sun.misc.Unsafe},
+     * whose use JDK 24 and later warn about (BlockHound installs without it).
+     */
+    static final String BYTE_BUDDY_SAFE = "reactor.blockhound.shaded.net.bytebuddy.safe";
+
+    /**
      * Sets Netty's leak detection to PARANOID (every buffer tracked) and installs the recording leak
      * detector factory. The factory only reaches detectors created afterwards, and Netty creates its
      * buffer allocators' detector once, so this must run before Netty's buffers are first used in
-     * the JVM ({@link GuardsSessionListener} runs it when the test launcher starts). Idempotent.
+     * the JVM ({@link GuardsSessionListener} runs it when the test launcher starts). Also keeps
+     * BlockHound, when it is installed later, off {@code sun.misc.Unsafe} (unless the JVM was
+     * started with {@code -Dreactor.blockhound.shaded.net.bytebuddy.safe=false}). Idempotent.
      */
     public static synchronized void install() {
         if (installed) {
             return;
         }
         installed = true;
+        if (System.getProperty(BYTE_BUDDY_SAFE) == null) {
+            System.setProperty(BYTE_BUDDY_SAFE, "true");
+        }
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
     }

@@ -7,7 +7,9 @@ import io.reactivecollectives.testkit.LocalClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.test.StepVerifier;
 
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -34,5 +36,22 @@ class AllReduceTest {
         } finally {
             grads.forEach(Tensor::release);
         }
+    }
+
+    @Test
+    void broadcastsFromRankZeroAsAStepVerifierSeesIt() {
+        // reactor-test comes with the test kit, at the version the BOM manages
+        StepVerifier.create(CLUSTER.cluster().run(group -> group.broadcast(
+                        Tensor.fromFloats(new float[] {group.rank() == 0 ? 42f : 0f}), 0)
+                        .map(t -> {
+                            try {
+                                return t.toFloatArray()[0];
+                            } finally {
+                                t.release();
+                            }
+                        })))
+                .expectNext(List.of(42f, 42f, 42f, 42f))
+                .expectComplete()
+                .verify(Duration.ofSeconds(30));
     }
 }

@@ -18,9 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The published artifacts and the BOM agree: the BOM (which has no parent, so that importing it
- * manages nothing but this project's artifacts) carries the parent's version and manages every
- * module that is published (all but the BOM and those with {@code maven.deploy.skip}), each at
- * {@code ${project.version}}; each published jar names its module (Automatic-Module-Name).
+ * manages nothing but this project's artifacts and the Reactor and JUnit BOMs) carries the parent's
+ * version and manages every module that is published (all but the BOM and those with
+ * {@code maven.deploy.skip}), each at {@code ${project.version}}, and imports Reactor's and JUnit's
+ * BOMs at the parent's versions; each published jar names its module (Automatic-Module-Name).
  */
 class BuildStructureTest {
 
@@ -48,13 +49,24 @@ class BuildStructureTest {
             }
         }
         Set<String> managed = new TreeSet<>();
+        Set<String> imported = new TreeSet<>();
         for (Element dep : children(child(child(bom, "dependencyManagement"), "dependencies"), "dependency")) {
+            if (child(dep, "scope") != null && "import".equals(text(dep, "scope"))) {
+                String property = text(dep, "artifactId") + ".version";
+                assertEquals("${" + property + "}", text(dep, "version"), text(dep, "artifactId"));
+                assertEquals(text(child(parent, "properties"), property), text(child(bom, "properties"), property),
+                        "the BOM imports " + text(dep, "artifactId") + " at the parent's version");
+                imported.add(text(dep, "groupId") + ":" + text(dep, "artifactId"));
+                continue;
+            }
             assertEquals("io.reactivecollectives", text(dep, "groupId"));
             assertEquals("${project.version}", text(dep, "version"), text(dep, "artifactId"));
             managed.add(text(dep, "artifactId"));
         }
         assertTrue(published.contains("reactive-transport") && published.contains("reactive-testkit"), published.toString());
         assertEquals(published, managed, "the BOM manages exactly the published modules");
+        assertEquals(Set.of("io.projectreactor:reactor-bom", "org.junit:junit-bom"), imported,
+                "the BOM imports Reactor's and JUnit's BOMs, nothing else");
     }
 
     @Test
