@@ -3,7 +3,8 @@
 #   git worktree add /tmp/base 2c815dd) and this one, with results on the event loop (the default)
 # and on the library's threads: all_reduce and all_gather at 4-8 B, 1 MiB and 64 MiB, 2 ranks.
 # LABELS picks the runs (default "base loop threads").
-# Prints raw rows "label round op bytes count time_us algbw busbw" to OUT (default perf/out/ab.txt).
+# Prints raw rows "label round op bytes count time_us algbw busbw" to OUT (default perf/out/ab.txt): from
+# nccl-tests' layout (collectives-perf now) the out-of-place columns, or the rows of an older build's layout.
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BASE_DIR="${BASE_DIR:?set BASE_DIR to a checkout of the build to compare with}"
@@ -16,7 +17,8 @@ run() { # label dir [extra options]
     for range in "--min 4 --max 1M --step 262144" "--min 64M --max 64M"; do
       # shellcheck disable=SC2086
       "$dir/bin/collectives-perf" --op $op --world 2 $range --repeat 3 "$@" 2>/dev/null \
-        | grep -E '^ +[a-z_]+ +[0-9]' | sed "s/^/$label r$round /" >> "$OUT"
+        | awk -v op=$op '$1 ~ /^[0-9]+$/ && NF >= 13 {print op, $1, $2, $6, $7, $8; next} $1 == op && $2 ~ /^[0-9]+$/' \
+        | sed "s/^/$label r$round /" >> "$OUT"
     done
   done
 }

@@ -14,7 +14,7 @@ LOGS="$(mktemp -d)"
 trap 'rm -rf "$LOGS"' EXIT
 TIME=$(RC_RANK_JAVA_OPTS="-Xlog:gc:file=$LOGS/gc-%p.log ${RC_RANK_JAVA_OPTS:-}" \
     "$ROOT/bin/collectives-perf" "$OP" --world 2 -b "$BYTES" -e "$BYTES" --min-time-ms=6000 2>/dev/null \
-    | awk -v op="$OP" '$1 == op {print $4}')
+    | awk '$1 ~ /^[0-9]+$/ && NF >= 13 {print $6}')   # nccl-tests' layout: the out-of-place time (us)
 for f in "$LOGS"/gc-*.log; do
   python3 - "$f" "$TIME" <<'PY'
 import re, sys

@@ -30,7 +30,8 @@ ours() { # label [extra CollectivesPerf options]
       MASTER_ADDR=h0 MASTER_PORT=29700 java -Xms1g -Xmx2g -XX:MaxDirectMemorySize=4g -XX:+UseParallelGC \
         -Dio.netty.leakDetection.level=disabled '"${RC_RANK_JAVA_OPTS:-}"' -cp '"$CP"' io.reactivecollectives.perf.CollectivesPerf --env \
         --op all_reduce --min '"$SIZE"' --max '"$SIZE"' --iters 50 --repeat 3 '"$*"' & done; wait' 2>/dev/null \
-    | grep -E '^\[h0\] +all_reduce' | sed "s/^\[h0\]//; s/^/$label r$round /" >> "$OUT"
+    | sed -n 's/^\[h0\] //p' | awk '$1 ~ /^[0-9]+$/ && NF >= 13 {print "all_reduce", $1, $2, $6, $7, $8, $9}' \
+    | sed "s/^/$label r$round /" >> "$OUT"   # nccl-tests' layout, out of place, as the peers' rows
 }
 gloo() {
   "${NETNS[@]}" bash -c 'for l in $(seq 0 $(('"$PER_HOST"' - 1))); do

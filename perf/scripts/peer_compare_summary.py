@@ -10,7 +10,10 @@ for f in sorted(glob.glob(os.path.join(out, "*-*-*.txt"))):
     impl, op, _ = os.path.basename(f)[:-4].rsplit("-", 2)
     for line in open(f):
         p = line.split()
-        if len(p) >= 6 and p[1].isdigit():  # collectives-perf adds a #wrong column
+        if not line.startswith("#") and len(p) >= 13 and p[0].isdigit():
+            # nccl-tests' layout (collectives-perf's): size count type redop root, then out-of-place time algbw busbw
+            rows.setdefault((impl, op, int(p[0])), []).append((float(p[5]), float(p[7])))
+        elif len(p) >= 6 and p[1].isdigit():  # the peers' scripts (and collectives-perf before): op bytes count time_us algbw busbw
             rows.setdefault((impl, op, int(p[1])), []).append((float(p[3]), float(p[5])))
 iperf = []
 for f in sorted(glob.glob(os.path.join(out, "iperf3-*.json"))):

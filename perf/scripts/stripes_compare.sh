@@ -25,7 +25,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for k in $KS; do
     RC_RANK_JAVA_OPTS="-Drc.transport.unixSockets=false -Drc.transport.connectionsPerPeer=$k ${RC_RANK_JAVA_OPTS:-}" \
       bin/collectives-perf all_reduce --world "$WORLD" -b "$SIZE" -e "$SIZE" -n "$ITERS" -w 3 "${TLS_ARGS[@]}" 2>/dev/null \
-      | awk -v k="$k" -v r="$round" '$1 == "all_reduce" {print k, r, $4, $5, $6}' >> "$OUT"
+      | awk -v k="$k" -v r="$round" '$1 ~ /^[0-9]+$/ && NF >= 13 {print k, r, $6, $7, $8}' >> "$OUT"   # out of place
   done
 done
 python3 - "$OUT" <<'PY'

@@ -18,21 +18,28 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * The benchmark CLI, with NVIDIA nccl-tests' flags and layout: {@code op bytes count time_us algbw
- * busbw #wrong}, then {@code # Out of bounds values} and {@code # Avg bus bandwidth}.
+ * The benchmark CLI, with NVIDIA nccl-tests' flags and output, line for line ({@link NcclTestsFormat}):
+ * the {@code #} header, a row per size with {@code size count type redop root} and the out-of-place
+ * and in-place {@code time algbw busbw #wrong}, then {@code # Out of bounds values} and
+ * {@code # Avg bus bandwidth}; {@code --extended} adds our own {@code #} lines.
  *
  * <p>Run without {@code --rank}, it is the launcher: it checks every option, starts an embedded TCP
  * store, launches {@code --world} rank JVMs of itself on this host, relays rank 0's table and exits
  * with the first failing rank's exit code (1 when a check found wrong values). Each rank times
- * {@code -n} back-to-back collectives per size (a tenth of them, at least 5, from 1 MiB up, as the
- * peers' scripts do) after warm-up, in batches until {@code --min-time-ms}, and {@code -a} says
- * which ranks' mean is reported. busbw uses nccl-tests' bus factors. {@code -c} checks the results.
+ * {@code -n} back-to-back collectives per size and place (a tenth of them, at least 5, from 1 MiB
+ * up, as the peers' scripts do) after warm-up, in batches until {@code --min-time-ms}, and {@code -a}
+ * says how the ranks' times combine (default the mean, as nccl-tests). busbw uses nccl-tests' bus
+ * factors. {@code -c} checks the results.
  */
 @Command(name = "collectives-perf", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         sortOptions = false,
-        description = {"Collective benchmarks with nccl-tests' flags and layout (op bytes count time_us algbw busbw #wrong).",
-                "The collective is the first argument (as nccl-tests' binary name: all_reduce for all_reduce_perf) or --collective;",
-                "the world size is --world (nccl-tests takes it from mpirun -np; -n is the iteration count, as there)."})
+        description = {"Collective benchmarks with nccl-tests' flags and output, line for line, so that its parsers read ours:",
+                "its # header, a row per size (size count type redop root, then time algbw busbw #wrong out of place",
+                "and in place) and its footer. --extended adds our own # lines.",
+                "In place: all_gather's input is its output's slot, reduce_scatter's output its input's slot (gather,",
+                "scatter: at the root); all_reduce, broadcast, reduce (one tensor) and all_to_all: the one call both times.",
+                "The collective is the first argument (all_reduce for all_reduce_perf) or --collective; the world size",
+                "is --world (nccl-tests takes it from mpirun -np; -n is the iteration count, as there)."})
 public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
 
     /** The reductions {@code -o} takes, as nccl-tests names them. */
@@ -77,18 +84,35 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     @Option(names = {"-w", "--warmup_iters", "--warmup-iters", "--warmup"}, defaultValue = "5", description = "warm-up iterations per round (default ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = {"-c", "--check"}, defaultValue = "1", description = "check the results this many times per size, after timing it; 0: no check (default ${DEFAULT-VALUE})")
+    @Option(names = {"-c", "--check"}, defaultValue = "1", description = "check the results this many times per size and place, "
+            + "after timing it; #wrong counts the wrong elements; 0: no check, #wrong N/A (default ${DEFAULT-VALUE})")
     int check;
 
-    @Option(names = {"-a", "--average"}, defaultValue = "3",
-            description = "time reported: 0 rank 0's, 1 the mean, 2 the least, 3 the greatest of the ranks' (default ${DEFAULT-VALUE}, the slowest rank)")
+    @Option(names = {"-a", "--average"}, defaultValue = "1",
+            description = "time reported: 0 rank 0's, 1 the mean, 2 the least, 3 the greatest of the ranks' (default ${DEFAULT-VALUE}, as nccl-tests)")
     int average;
 
-    @Option(names = {"-F", "--output_file", "--csv"}, paramLabel = "FILE", description = "also write the rows as CSV to FILE")
+    @Option(names = {"-z", "--blocking"}, defaultValue = "0",
+            description = "0 or 2: each call waits for the one before (a Mono has no stream to queue on); 1: and a barrier after "
+                    + "each, timed; 3: and a barrier after each, not timed (default ${DEFAULT-VALUE})")
+    int blocking;
+
+    @Option(names = {"-t", "--nthreads"}, defaultValue = "1", description = "threads per process: 1 (a rank is a JVM)")
+    int nthreads;
+
+    @Option(names = {"-g", "--ngpus"}, defaultValue = "1", description = "devices per thread: 1")
+    int ngpus;
+
+    @Option(names = {"-F", "--csv"}, paramLabel = "FILE", description = "also write the rows, both places, as CSV to FILE")
     String csvFile;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "also write the run and its rows as JSON to FILE")
+    @Option(names = {"-J", "--output_file", "--json"}, paramLabel = "FILE",
+            description = "also write the run and its rows as JSON to FILE (our fields, not nccl-tests' JSON)")
     String jsonFile;
+
+    @Option(names = "--extended", description = "also print our own # lines: the transport, algorithm, JVM and timing "
+            + "(after the nThread line), and how long the first size warmed up")
+    boolean extended;
 
     @Option(names = "--algorithm", defaultValue = "AUTO", description = "force an algorithm: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     Algorithm algorithm;
@@ -129,6 +153,13 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     @Option(names = "--store-port", hidden = true, defaultValue = "0")
     int storePort;
 
+    /** Caps every warm-up at this many milliseconds (a quick run: tests); -1, the default, keeps the built-in ones. */
+    @Option(names = "--warmup-time-ms", hidden = true, defaultValue = "-1")
+    long warmupTimeMs;
+
+    /** The environment {@code --env} reads (the process's; a test's own map). */
+    java.util.Map<String, String> environment = System.getenv();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -142,7 +173,7 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     @Override
     public Integer call() throws Exception {
         if (env) {
-            java.util.Map<String, String> vars = System.getenv();
+            java.util.Map<String, String> vars = environment;
             try (io.reactivecollectives.transport.launch.Rendezvous rdv =
                          io.reactivecollectives.transport.launch.EnvRendezvous.connect(vars).block(Duration.ofSeconds(120))) {
                 rank = rdv.rank();
@@ -176,8 +207,22 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
             throw usage("-o/--op " + op + " is not a reduction (" + String.join(", ", REDUCTIONS) + ") nor a collective ("
                     + String.join(", ", BusFactor.names()) + ")");
         }
+        if (env) {
+            try {
+                world = io.reactivecollectives.transport.launch.EnvRendezvous.resolve(environment).worldSize();
+            } catch (IllegalArgumentException e) {
+                throw usage("--env: " + e.getMessage());
+            }
+        }
         if (world < 1) {
             throw usage("--world must be >= 1, got " + world);
+        }
+        if (nthreads != 1 || ngpus != 1) {
+            throw usage("-t/--nthreads and -g/--ngpus must be 1 (one rank per JVM; --world sets the ranks), got -t " + nthreads
+                    + " -g " + ngpus);
+        }
+        if (blocking < 0 || blocking > 3) {
+            throw usage("-z/--blocking must be 0, 1, 2 or 3, got " + blocking);
         }
         if (root < 0 || root >= world) {
             throw usage("-r/--root " + root + " is not a rank of --world " + world);

@@ -79,7 +79,8 @@ final class PerfLauncher {
         List<String> a = new ArrayList<>(List.of("--collective", o.collective, "--op", o.op, "--world", String.valueOf(o.world),
                 "--minbytes", o.min, "--maxbytes", o.max, "--datatype", o.dtype, "--root", String.valueOf(o.root),
                 "--iters", String.valueOf(o.iters), "--warmup_iters", String.valueOf(o.warmup),
-                "--check", String.valueOf(o.check), "--average", String.valueOf(o.average),
+                "--check", String.valueOf(o.check), "--average", String.valueOf(o.average), "--blocking", String.valueOf(o.blocking),
+                "--warmup-time-ms", String.valueOf(o.warmupTimeMs),
                 "--algorithm", o.algorithm.name(), "--repeat", String.valueOf(o.repeat),
                 "--min-time-ms", String.valueOf(o.minTimeMs), "--segment", o.segment, "--depth", String.valueOf(o.depth),
                 "--socket-buffer", o.socketBuffer, "--results", o.results.name(),
@@ -90,7 +91,10 @@ final class PerfLauncher {
             a.addAll(List.of("--stepfactor", String.valueOf(o.factor())));
         }
         if (o.csvFile != null) {
-            a.addAll(List.of("--output_file", o.csvFile));
+            a.addAll(List.of("--csv", o.csvFile));
+        }
+        if (o.extended) {
+            a.add("--extended");
         }
         if (o.jsonFile != null) {
             a.addAll(List.of("--json", o.jsonFile));

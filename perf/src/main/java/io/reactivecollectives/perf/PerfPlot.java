@@ -25,7 +25,8 @@ import java.util.stream.Stream;
 
 /**
  * {@code collectives-plot}: bus bandwidth against message size, one line per implementation, from
- * the raw tables of {@code bin/collectives-perf} and of the peers' scripts ({@code
+ * the raw tables of {@code bin/collectives-perf} and nccl-tests (their layout: the out-of-place
+ * busbw) and of the peers' scripts ({@code
  * perf/scripts/peer_compare.sh} writes {@code <impl>-<op>-<round>.txt}: {@code rc}, {@code gloo},
  * {@code mpi_tcp}, {@code mpi_shm}); each point is the median busbw of a size over the rounds.
  * Writes PNG or SVG by the output file's extension.
@@ -129,20 +130,36 @@ public final class PerfPlot implements Callable<Integer>, Cli.Validated {
         }
         for (Path f : files) {
             String impl = implementation(f.getFileName().toString(), op);
+            // nccl-tests' layout (ours since it is exact) names the op once, in its header; the file name otherwise
+            String fileOp = f.getFileName().toString().contains("-" + op + "-") ? op : null;
             for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                if (line.startsWith(STARTING)) {
+                    String program = line.substring(STARTING.length()).trim().replaceFirst("_perf$", "");
+                    fileOp = program.equals("alltoall") ? "all_to_all" : program;
+                    continue;
+                }
                 String[] c = line.trim().split("\\s+");
-                if (c.length >= 6 && c[0].equals(op) && c[1].matches("\\d+")) {
-                    try {
-                        double busbw = Double.parseDouble(c[5]);
-                        out.computeIfAbsent(impl, k -> new TreeMap<>()).computeIfAbsent(Long.parseLong(c[1]), k -> new ArrayList<>())
-                                .add(busbw);
-                    } catch (NumberFormatException ignored) {
-                        // not a row
+                try {
+                    if (c.length >= 6 && c[0].equals(op) && c[1].matches("\\d+")) {
+                        // the peers' scripts (and our layout before): op bytes count time_us algbw busbw
+                        add(out, impl, Long.parseLong(c[1]), Double.parseDouble(c[5]));
+                    } else if (!line.startsWith("#") && c.length >= 13 && c[0].matches("\\d+") && op.equals(fileOp)) {
+                        // nccl-tests: size count type redop root, then time algbw busbw #wrong out of place (busbw: 8th)
+                        add(out, impl, Long.parseLong(c[0]), Double.parseDouble(c[7]));
                     }
+                } catch (NumberFormatException ignored) {
+                    // not a row
                 }
             }
         }
         return out;
+    }
+
+    /** The header line nccl-tests (and collectives-perf) name the collective in. */
+    private static final String STARTING = "# Collective test starting: ";
+
+    private static void add(Map<String, TreeMap<Long, List<Double>>> out, String impl, long bytes, double busbw) {
+        out.computeIfAbsent(impl, k -> new TreeMap<>()).computeIfAbsent(bytes, k -> new ArrayList<>()).add(busbw);
     }
 
     /** {@code gloo} of {@code gloo-all_reduce-2.txt}; the name without {@code .txt} otherwise. */

@@ -14,6 +14,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One rank of {@link CollectivesPerf}: joins the group, warms every size up, then times and checks
- * each size; rank 0 prints the table and its footer and writes the CSV and JSON files. Waits on its
+ * each size out of place and in place; rank 0 prints nccl-tests' header (every rank's pid and host
+ * come through the store), the table and its footer, and writes the CSV and JSON files. Waits on its
  * own (main) thread: a program, not library code.
  */
 final class PerfRank {
@@ -48,10 +50,26 @@ final class PerfRank {
     private static final long WARMUP_ROUND_NANOS = 20_000_000L;
 
     private final CollectivesPerf o;
+    private final PrintStream out;
+    private final long warmupNanos;
+    private final long firstWarmupNanos;
+    private final long sweepWarmupNanos;
+    private final long settleLimitNanos;
     private boolean firstTiming = true;
 
     PerfRank(CollectivesPerf options) {
+        this(options, System.out);
+    }
+
+    /** A rank printing (rank 0) to {@code out}; {@code --warmup-time-ms} caps every warm-up, as a quick run wants. */
+    PerfRank(CollectivesPerf options, PrintStream out) {
         this.o = options;
+        this.out = out;
+        long cap = options.warmupTimeMs < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(options.warmupTimeMs);
+        this.warmupNanos = Math.min(WARMUP_NANOS, cap);
+        this.firstWarmupNanos = Math.min(FIRST_WARMUP_NANOS, cap);
+        this.sweepWarmupNanos = Math.min(SWEEP_WARMUP_NANOS, cap);
+        this.settleLimitNanos = Math.min(SETTLE_LIMIT_NANOS, cap);
     }
 
     /** Runs with the launcher's store on this host. */
@@ -74,53 +92,83 @@ final class PerfRank {
             ReduceOp redop = o.reduction();
             PerfReport report = new PerfReport(meta(group, go, dt));
             boolean lead = o.rank == 0;
+            String program = NcclTestsFormat.program(o.collective);
+            PerfDevices.publish(store, o.rank, "CPU, Java " + Runtime.version().feature() + ", " + Transport.describe(group));
             if (lead) {
-                System.out.println(report.title());
-                System.out.println(PerfReport.columns());
-                System.out.flush();
+                print(header(program, report));
+                print(PerfDevices.lines(store, o.world));
+                print(NcclTestsFormat.columns());
             }
             List<Long> sizes = Sizes.sweep(Sizes.parse(o.min), Sizes.parse(o.max), o.factor(), o.increment());
             warmUpEverySize(group, dt, sizes, redop, options);
             for (long size : sizes) {
                 long count = count(size, dt);
                 int n = size < (1 << 20) ? o.iters : Math.max(5, o.iters / 10);
-                try (OpBench bench = OpBench.create(o.collective, group, dt, count, redop, o.root, options)) {
-                    double[] runs = new double[o.repeat];
-                    for (int k = 0; k < o.repeat; k++) {
-                        runs[k] = timeOnce(group, bench, n);
+                NcclTestsFormat.Place[] places = new NcclTestsFormat.Place[2];
+                for (int place = 0; place < 2; place++) {
+                    try (OpBench bench = OpBench.create(o.collective, group, dt, count, redop, o.root, options, place == 1, o.blocking)) {
+                        places[place] = measure(group, bench, n, count * dt.byteSize());
                     }
-                    Arrays.sort(runs);
-                    double seconds = runs[o.repeat / 2];
-                    long wrong = PerfReport.NOT_CHECKED;
-                    if (o.check > 0) {
-                        long mine = 0;
-                        for (int c = 0; c < o.check; c++) {
-                            mine += bench.check();
-                        }
-                        wrong = (long) combine(group, mine, ReduceOp.SUM);
-                    }
-                    double bytes = (double) count * dt.byteSize();
-                    double algbw = bytes / seconds / 1e9;
-                    PerfReport.Row row = new PerfReport.Row(o.collective, (long) bytes, count, dt.toString(),
-                            o.reduces() ? o.op.toLowerCase(java.util.Locale.ROOT) : "none", rooted() ? o.root : -1,
-                            seconds * 1e6, algbw, algbw * BusFactor.of(o.collective, o.world), wrong);
-                    report.add(row);
-                    if (lead) {
-                        System.out.println(PerfReport.line(row));
-                        System.out.flush();
-                    }
+                }
+                boolean split = BusFactor.splitsByWorld(o.collective) && !o.collective.equals("barrier");
+                PerfReport.Row row = new PerfReport.Row(o.collective, count * dt.byteSize(), split ? count / o.world : count,
+                        NcclTestsFormat.typeName(dt), o.reduces() ? o.op.toLowerCase(java.util.Locale.ROOT) : "none",
+                        rooted() ? o.root : -1, places[0], places[1]);
+                report.add(row);
+                if (lead) {
+                    print(List.of(PerfReport.line(row)));
                 }
             }
             if (lead) {
-                report.footer().forEach(System.out::println);
-                System.out.flush();
+                print(report.footer(program, o.world));
                 write(o.csvFile, report.csv());
-                write(o.jsonFile, report.json());
+                write(o.jsonFile, report.json(o.world));
             }
             return report.passed() ? 0 : 1;
         } finally {
             group.close();
         }
+    }
+
+    /** nccl-tests' first lines: version, program, parameters, {@code -z}'s line ({@code --extended}: ours), {@code #}. */
+    private List<String> header(String program, PerfReport report) {
+        List<String> h = new ArrayList<>();
+        h.add("# collectives-perf version " + io.reactivecollectives.core.Version.get() + " nccl-tests-layout="
+                + NcclTestsFormat.LAYOUT_VERSION);
+        h.add("# Collective test starting: " + program);
+        h.add(NcclTestsFormat.parameters(Sizes.parse(o.min), Sizes.parse(o.max), o.factor(), o.increment(), o.warmup, o.iters,
+                o.check));
+        h.addAll(NcclTestsFormat.blocking(o.blocking));
+        if (o.extended) {
+            h.add(report.title());
+        }
+        h.add("#");
+        return h;
+    }
+
+    private void print(List<String> lines) {
+        lines.forEach(out::println);
+        out.flush();
+    }
+
+    /** One place of one size: the median of {@code --repeat} timings combined as {@code -a} says, then {@code -c} checks. */
+    private NcclTestsFormat.Place measure(ProcessGroup group, OpBench bench, int n, long bytes) {
+        double[] runs = new double[o.repeat];
+        for (int k = 0; k < o.repeat; k++) {
+            runs[k] = timeOnce(group, bench, n);
+        }
+        Arrays.sort(runs);
+        double seconds = runs[o.repeat / 2];
+        long wrong = PerfReport.NOT_CHECKED;
+        if (o.check > 0) {
+            long mine = 0;
+            for (int c = 0; c < o.check; c++) {
+                mine += bench.check();
+            }
+            wrong = (long) combine(group, mine, ReduceOp.SUM);
+        }
+        double algbw = bytes / seconds / 1e9;
+        return new NcclTestsFormat.Place(seconds * 1e6, algbw, algbw * BusFactor.of(o.collective, o.world), wrong);
     }
 
     private boolean rooted() {
@@ -143,6 +191,8 @@ final class PerfRank {
             m.put("root", Integer.toString(o.root));
         }
         m.put("average", List.of("rank0", "mean", "min", "max").get(o.average));
+        m.put("iters", o.iters + " below 1 MiB, " + Math.max(5, o.iters / 10) + " from 1 MiB, in batches of at least 50 ms for "
+                + o.minTimeMs + " ms");
         m.put("kernels", io.reactivecollectives.core.kernels.ReduceKernels.implementation());
         m.put("results", o.results.toString());
         return m;
@@ -176,11 +226,16 @@ final class PerfRank {
         }
     }
 
-    /** Elements of {@code dt} benchmarked for {@code size} bytes (split ops: a multiple of the world size). */
-    private long count(long size, DType dt) {
+    /**
+     * Elements of {@code dt} benchmarked for {@code size} bytes, in all, as nccl-tests counts them:
+     * {@code size / element size}; for the ops that split, each rank's piece rounded down to 16
+     * bytes ({@code (count / world) & ~(16 / element size - 1)}), at least one element.
+     */
+    long count(long size, DType dt) {
         long count = Math.max(1, size / dt.byteSize());
-        if (BusFactor.splitsByWorld(o.collective)) {
-            count = Math.max(o.world, (count / o.world) * o.world);
+        if (BusFactor.splitsByWorld(o.collective) && !o.collective.equals("barrier")) {
+            long piece = (count / o.world) & ~(Math.max(1, 16 / dt.byteSize()) - 1);
+            count = Math.max(1, piece) * o.world;
         }
         return count;
     }
@@ -196,7 +251,10 @@ final class PerfRank {
         try {
             for (long size : sizes) {
                 if (size <= 4L << 20) {
-                    benches.add(0, OpBench.create(o.collective, group, dt, count(size, dt), redop, o.root, options));
+                    for (boolean inPlace : new boolean[] {true, false}) {
+                        benches.add(0, OpBench.create(o.collective, group, dt, count(size, dt), redop, o.root, options, inPlace,
+                                o.blocking));
+                    }
                 }
             }
             long start = System.nanoTime();
@@ -204,7 +262,7 @@ final class PerfRank {
                 for (OpBench b : benches) {
                     backToBack(b, Math.max(1, o.warmup)).block();
                 }
-                return System.nanoTime() - start < SWEEP_WARMUP_NANOS;
+                return System.nanoTime() - start < sweepWarmupNanos;
             });
         } finally {
             benches.forEach(OpBench::close);
@@ -238,7 +296,7 @@ final class PerfRank {
     private double timeOnce(ProcessGroup group, OpBench bench, int n) {
         long warmStart = System.nanoTime();
         boolean first = firstTiming;
-        long warmFor = first ? FIRST_WARMUP_NANOS : WARMUP_NANOS;
+        long warmFor = first ? firstWarmupNanos : warmupNanos;
         firstTiming = false;
         JitQuiet jit = new JitQuiet();
         int round = Math.max(1, o.warmup);
@@ -251,18 +309,19 @@ final class PerfRank {
             long t0 = System.nanoTime();
             backToBack(bench, round).block();
             long now = System.nanoTime();
-            boolean compiling = first && now - warmStart < SETTLE_LIMIT_NANOS && !jit.quiet(now);
+            boolean compiling = first && now - warmStart < settleLimitNanos && !jit.quiet(now);
             boolean on = now - warmStart < warmFor || compiling;
             go = combine(group, !on ? 0 : now - t0 < WARMUP_ROUND_NANOS ? 2 : 1, ReduceOp.MAX);
             if (go == 2) {
                 round = (int) Math.min(round * 10L, MAX_BATCH);
             }
         } while (go > 0);
-        if (first && o.rank == 0) {
-            System.out.printf("# first size timed after %.1f s of its warm-up (until the JIT compilers were quiet: %s)%n",
-                    (System.nanoTime() - warmStart) / 1e9, jit.describe());
+        if (first && o.rank == 0 && o.extended) {
+            print(List.of(String.format(java.util.Locale.ROOT, "# first size timed after %.1f s of its warm-up (until the JIT"
+                    + " compilers were quiet: %s)", (System.nanoTime() - warmStart) / 1e9, jit.describe())));
         }
         group.barrier().block();
+        bench.takeCallNanos();
         long timedNanos = 0;
         long collectives = 0;
         long minNanos = TimeUnit.MILLISECONDS.toNanos(o.minTimeMs);
@@ -270,7 +329,8 @@ final class PerfRank {
         while (true) {
             long t0 = System.nanoTime();
             backToBack(bench, batch).block();
-            long dt = System.nanoTime() - t0;
+            long wall = System.nanoTime() - t0;
+            long dt = o.blocking == 3 ? bench.takeCallNanos() : wall; // -z 3: the barriers are not timed
             // 0: count it, done; 1: count it, another batch; 2: a calibration batch (under
             // GROW_BELOW_NANOS on some rank: not counted), the next ten times as long. The ranks agree
             // by MAX, so every rank counts the same batches. Short batches are not timed because the

@@ -6,25 +6,29 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The rows of one {@code collectives-perf} sweep and how they are written: the nccl-tests-like table
- * ({@code op bytes count time_us algbw busbw #wrong}, the first six columns as the peers' scripts
- * print them), its footer ({@code # Out of bounds values} and {@code # Avg bus bandwidth}, as
- * nccl-tests ends its output), CSV ({@code -F}) and JSON ({@code --json}).
+ * The rows of one {@code collectives-perf} sweep and how they are written: nccl-tests' table (a row
+ * per size with the out-of-place and the in-place result, {@link NcclTestsFormat}), its footer
+ * ({@code # Out of bounds values}, {@code # Avg bus bandwidth}), CSV ({@code -F}) and JSON
+ * ({@code -J}/{@code --json}).
  */
 final class PerfReport {
 
-    /** {@link Row#wrong()} of a size that was not checked ({@code -c 0}, or a dtype without a check). */
+    /** A place's {@code wrong} when it was not checked ({@code -c 0}). */
     static final long NOT_CHECKED = -1;
 
-    /** One size: {@code wrong} is the number of wrong elements over all ranks and checks, or {@link #NOT_CHECKED}. */
-    record Row(String op, long bytes, long count, String type, String redop, int root, double timeUs, double algbw,
-               double busbw, long wrong) {
+    /** One size: its two places' results ({@code wrong}: wrong elements over all ranks and checks, or {@link #NOT_CHECKED}). */
+    record Row(String op, long bytes, long count, String type, String redop, int root, NcclTestsFormat.Place outOfPlace,
+               NcclTestsFormat.Place inPlace) {
+
+        List<NcclTestsFormat.Place> places() {
+            return List.of(outOfPlace, inPlace);
+        }
     }
 
     private final Map<String, String> meta;
     private final List<Row> rows = new ArrayList<>();
 
-    /** A report of a run described by {@code meta} (the header line's {@code key=value} pairs, in order). */
+    /** A report of a run described by {@code meta} (the {@code --extended} line's {@code key=value} pairs, in order). */
     PerfReport(Map<String, String> meta) {
         this.meta = meta;
     }
@@ -37,67 +41,60 @@ final class PerfReport {
         return List.copyOf(rows);
     }
 
-    /** The first line: {@code # reactive-collectives key=value ...}. */
+    /** The {@code --extended} line: {@code # reactive-collectives key=value ...}. */
     String title() {
         StringBuilder b = new StringBuilder("# reactive-collectives");
         meta.forEach((k, v) -> b.append(' ').append(k).append('=').append(v));
         return b.toString();
     }
 
-    static String columns() {
-        return String.format(Locale.ROOT, "%14s %12s %10s %10s %8s %8s %6s", "op", "bytes", "count", "time_us", "algbw",
-                "busbw", "#wrong");
-    }
-
     static String line(Row r) {
-        return String.format(Locale.ROOT, "%14s %12d %10d %10.1f %8.3f %8.3f %6s", r.op(), r.bytes(), r.count(),
-                r.timeUs(), r.algbw(), r.busbw(), r.wrong() == NOT_CHECKED ? "N/A" : Long.toString(r.wrong()));
+        return NcclTestsFormat.row(r.bytes(), r.count(), r.type(), r.redop(), r.root(), r.outOfPlace(), r.inPlace());
     }
 
-    /** Mean busbw over the sizes (nccl-tests' {@code # Avg bus bandwidth}); 0 with no rows. */
+    /** Mean busbw over every size and place (nccl-tests' {@code # Avg bus bandwidth}); 0 with no rows. */
     double averageBusbw() {
-        return rows.stream().mapToDouble(Row::busbw).average().orElse(0);
+        return rows.stream().flatMap(r -> r.places().stream()).mapToDouble(NcclTestsFormat.Place::busbw).average().orElse(0);
     }
 
-    /** Wrong elements over every checked size; {@link #NOT_CHECKED} when no size was checked. */
-    long wrong() {
-        long sum = NOT_CHECKED;
-        for (Row r : rows) {
-            if (r.wrong() != NOT_CHECKED) {
-                sum = (sum == NOT_CHECKED ? 0 : sum) + r.wrong();
-            }
-        }
-        return sum;
+    /**
+     * nccl-tests' {@code Out of bounds values}: the results (size and place) with a wrong element,
+     * counted by every one of the {@code world} processes and summed, as its MPI build does.
+     */
+    long errors(int world) {
+        return world * rows.stream().flatMap(r -> r.places().stream()).filter(p -> p.wrong() > 0).count();
     }
 
     /** Whether no checked element was wrong. */
     boolean passed() {
-        return wrong() <= 0;
+        return errors(1) == 0;
     }
 
     /** The footer, as nccl-tests ends its output. */
-    List<String> footer() {
-        List<String> f = new ArrayList<>();
-        long w = wrong();
-        f.add(w == NOT_CHECKED ? "# Out of bounds values : N/A (not checked)"
-                : "# Out of bounds values : " + w + (w == 0 ? " OK" : " FAILED"));
-        f.add(String.format(Locale.ROOT, "# Avg bus bandwidth    : %.3f", averageBusbw()));
-        return f;
+    List<String> footer(String program, int world) {
+        return NcclTestsFormat.footer(errors(world), averageBusbw(), program);
     }
 
-    /** CSV with a header row: one row per size, {@code wrong} empty when not checked. */
+    /** CSV with a header row: one row per size, both places ({@code ip_}: in place), {@code wrong} empty when not checked. */
     String csv() {
-        StringBuilder b = new StringBuilder("op,bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,wrong\n");
+        StringBuilder b = new StringBuilder("op,bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,wrong,"
+                + "ip_time_us,ip_algbw_gbps,ip_busbw_gbps,ip_wrong\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "%s,%d,%d,%s,%s,%d,%.3f,%.6f,%.6f,%s%n", r.op(), r.bytes(), r.count(),
-                    r.type(), r.redop(), r.root(), r.timeUs(), r.algbw(), r.busbw(),
-                    r.wrong() == NOT_CHECKED ? "" : Long.toString(r.wrong())));
+            b.append(String.format(Locale.ROOT, "%s,%d,%d,%s,%s,%d", r.op(), r.bytes(), r.count(), r.type(), r.redop(), r.root()));
+            for (NcclTestsFormat.Place p : r.places()) {
+                b.append(String.format(Locale.ROOT, ",%.3f,%.6f,%.6f,%s", p.timeUs(), p.algbw(), p.busbw(),
+                        p.wrong() == NOT_CHECKED ? "" : Long.toString(p.wrong())));
+            }
+            b.append('\n');
         }
-        return b.toString().replace(System.lineSeparator(), "\n");
+        return b.toString();
     }
 
-    /** One JSON object: {@code run} (the header's pairs), {@code rows}, {@code avg_busbw_gbps} and {@code wrong}. */
-    String json() {
+    /**
+     * One JSON object: {@code run} (the {@code --extended} line's pairs), {@code rows} (each with
+     * {@code out_of_place} and {@code in_place}), {@code avg_busbw_gbps} and {@code errors}.
+     */
+    String json(int world) {
         StringBuilder b = new StringBuilder("{\"run\": {");
         String sep = "";
         for (Map.Entry<String, String> e : meta.entrySet()) {
@@ -108,16 +105,19 @@ final class PerfReport {
         sep = "";
         for (Row r : rows) {
             b.append(sep).append(String.format(Locale.ROOT,
-                    "{\"op\": %s, \"bytes\": %d, \"count\": %d, \"type\": %s, \"redop\": %s, \"root\": %d, \"time_us\": %.3f,"
-                            + " \"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"wrong\": %s}",
-                    quote(r.op()), r.bytes(), r.count(), quote(r.type()), quote(r.redop()), r.root(), r.timeUs(), r.algbw(),
-                    r.busbw(), r.wrong() == NOT_CHECKED ? "null" : Long.toString(r.wrong())));
+                    "{\"op\": %s, \"bytes\": %d, \"count\": %d, \"type\": %s, \"redop\": %s, \"root\": %d, \"out_of_place\": %s,"
+                            + " \"in_place\": %s}",
+                    quote(r.op()), r.bytes(), r.count(), quote(r.type()), quote(r.redop()), r.root(), json(r.outOfPlace()),
+                    json(r.inPlace())));
             sep = ", ";
         }
-        long w = wrong();
-        b.append(String.format(Locale.ROOT, "], \"avg_busbw_gbps\": %.6f, \"wrong\": %s}%n", averageBusbw(),
-                w == NOT_CHECKED ? "null" : Long.toString(w)));
-        return b.toString().replace(System.lineSeparator(), "\n");
+        b.append(String.format(Locale.ROOT, "], \"avg_busbw_gbps\": %.6f, \"errors\": %d}\n", averageBusbw(), errors(world)));
+        return b.toString();
+    }
+
+    private static String json(NcclTestsFormat.Place p) {
+        return String.format(Locale.ROOT, "{\"time_us\": %.3f, \"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"wrong\": %s}",
+                p.timeUs(), p.algbw(), p.busbw(), p.wrong() == NOT_CHECKED ? "null" : Long.toString(p.wrong()));
     }
 
     static String quote(String s) {

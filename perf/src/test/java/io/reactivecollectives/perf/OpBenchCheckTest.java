@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The -c check: every collective, on real ranks, finds nothing wrong; a wrong element is counted. */
+/** The -c check: every collective, out of place and in place, on real ranks, finds nothing wrong; a wrong element is counted. */
 class OpBenchCheckTest {
 
     private static final Duration T = Duration.ofSeconds(20);
@@ -32,19 +32,21 @@ class OpBenchCheckTest {
                         if (!op.contains("reduce") && redop != ReduceOp.SUM) {
                             continue;
                         }
-                        List<Long> wrong = check(c, op, dt, redop, 1);
-                        assertEquals(List.of(0L, 0L, 0L), wrong, op + " " + dt + " " + redop);
+                        for (boolean inPlace : new boolean[] {false, true}) {
+                            List<Long> wrong = check(c, op, dt, redop, 1, inPlace);
+                            assertEquals(List.of(0L, 0L, 0L), wrong, op + " " + dt + " " + redop + (inPlace ? " in place" : ""));
+                        }
                     }
                 }
             }
         }
     }
 
-    private static List<Long> check(LocalCluster c, String op, DType dt, ReduceOp redop, int root) {
+    private static List<Long> check(LocalCluster c, String op, DType dt, ReduceOp redop, int root, boolean inPlace) {
         List<OpBench> benches = new ArrayList<>();
         try {
             for (int r = 0; r < c.size(); r++) {
-                benches.add(OpBench.create(op, c.group(r), dt, 3 * 37, redop, root, CollectiveOptions.DEFAULT));
+                benches.add(OpBench.create(op, c.group(r), dt, 3 * 37, redop, root, CollectiveOptions.DEFAULT, inPlace, 0));
             }
             // each rank's check waits for its collective: on threads that may wait
             return c.run(g -> Mono.fromCallable(() -> benches.get(g.rank()).check()).subscribeOn(Schedulers.boundedElastic()))

@@ -52,6 +52,10 @@ class PerfFlagsTest {
         assertEquals("half", o.dtype);
         assertEquals(1, o.average);
         assertEquals(1, o.root);
+        assertEquals(1, parse().average, "-a defaults to the mean of the ranks' times, as nccl-tests");
+        assertEquals(0, parse().blocking);
+        assertEquals(3, parse("-z", "3", "-t", "1", "-g", "1").blocking);
+        assertEquals("y.json", parse("-J", "y.json").jsonFile, "-J is nccl-tests' JSON file");
 
         CollectivesPerf i = parse("broadcast", "-b", "1M", "-e", "4M", "-i", "1M", "-np", "3");
         assertEquals("broadcast", i.collective);
@@ -62,7 +66,7 @@ class PerfFlagsTest {
 
         CollectivesPerf long1 = parse("--collective", "reduce_scatter", "--minbytes", "64", "--maxbytes", "1K",
                 "--stepfactor", "8", "--iters", "7", "--warmup_iters", "2", "--datatype", "bfloat16", "--average", "0",
-                "--output_file", "x.csv", "--json", "x.json");
+                "--csv", "x.csv", "--output_file", "x.json");
         assertEquals("reduce_scatter", long1.collective);
         assertEquals(8, long1.factor());
         assertEquals("x.csv", long1.csvFile);
@@ -113,6 +117,9 @@ class PerfFlagsTest {
             {"-b", "lots"},
             {"-n", "many"},
             {"-o", "avg", "-d", "bool"},
+            {"-z", "4"},
+            {"-t", "2"},
+            {"-g", "8"},
         };
         for (String[] args : cases) {
             Result r = run(args);
@@ -124,6 +131,29 @@ class PerfFlagsTest {
         }
         assertTrue(run("--algorithm", "ring", "--op", "broadcast").err().contains("--algorithm RING does not run broadcast"),
                 run("--algorithm", "ring", "--op", "broadcast").err());
+    }
+
+    @Test
+    void envWithoutALaunchersVariablesIsOneLineWithExitCode2() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CollectivesPerf o = new CollectivesPerf();
+        o.environment = java.util.Map.of("HOME", "/root");
+        int code = Cli.commandLine(o, new PrintStream(out, true), new PrintStream(err, true)).execute("--env", "-b", "4", "-e", "4");
+        assertEquals(2, code, err.toString(StandardCharsets.UTF_8));
+        List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).startsWith("collectives-perf: --env: no launcher environment: set torchrun's MASTER_ADDR"),
+                lines.get(0));
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+
+        CollectivesPerf torchrun = new CollectivesPerf();
+        torchrun.environment = java.util.Map.of("RANK", "1", "WORLD_SIZE", "3", "LOCAL_RANK", "1", "MASTER_ADDR", "127.0.0.1",
+                "MASTER_PORT", "29500");
+        CommandLine cl = Cli.commandLine(torchrun, System.out, System.err);
+        cl.parseArgs("--env", "-r", "2");
+        torchrun.validate();
+        assertEquals(3, torchrun.world, "the world size is the launcher's, for -r's check too");
     }
 
     @Test

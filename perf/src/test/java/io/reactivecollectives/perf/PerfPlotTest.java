@@ -60,6 +60,18 @@ class PerfPlotTest {
     }
 
     @Test
+    void readsNcclTestsLayoutOursAndTheirs(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("ours.txt"), String.join("\n", NcclTestsFormatTest.fixture("all_reduce_perf-2.20.0-dgx-spark.txt")));
+        Files.writeString(dir.resolve("a2a.txt"), "# Collective test starting: alltoall_perf\n"
+                + "        8192          1024     float    none      -1    35.15    0.23    0.11       0    30.33    0.27    0.13       0\n");
+        Map<String, TreeMap<Long, List<Double>>> s = PerfPlot.read(List.of(dir), "all_reduce");
+        assertEquals(List.of("ours"), List.copyOf(s.keySet()));
+        assertEquals(List.of(8192L, 16384L, 32768L, 65536L), List.copyOf(s.get("ours").keySet()));
+        assertEquals(List.of(0.23), s.get("ours").get(8192L), "the out-of-place busbw");
+        assertEquals(List.of(0.11), PerfPlot.read(List.of(dir), "all_to_all").get("a2a").get(8192L));
+    }
+
+    @Test
     void namesAndLabels() {
         assertEquals("mpi_tcp", PerfPlot.implementation("mpi_tcp-all_reduce-3.txt", "all_reduce"));
         assertEquals("mine", PerfPlot.implementation("mine.txt", "all_reduce"));

@@ -281,9 +281,7 @@ public final class DataParallelTrainer {
         }
 
         TrainResult result() {
-            if (bar != null) {
-                bar.close();
-            }
+            closeBar();
             long elapsed = System.nanoTime() - timedStart;
             int timed = cfg.steps() <= cfg.warmupSteps() ? cfg.steps() : cfg.steps() - cfg.warmupSteps();
             double ms = timed == 0 ? 0 : elapsed / 1e6 / timed;
@@ -294,6 +292,14 @@ public final class DataParallelTrainer {
             return new TrainResult(rank, world, mlp.flatValues(), losses.clone(), ms, share, exposed, sps);
         }
 
+        /** Closes the bar once: each close() of a ProgressBar draws its last line again (the 100% line twice). */
+        void closeBar() {
+            if (bar != null) {
+                bar.close();
+                bar = null;
+            }
+        }
+
         void close() {
             if (reducer != null) {
                 reducer.close();
@@ -301,9 +307,7 @@ public final class DataParallelTrainer {
             if (streamGrads != null) {
                 streamGrads.release();
             }
-            if (bar != null) {
-                bar.close();
-            }
+            closeBar();
             mlp.close();
         }
     }

@@ -54,6 +54,24 @@ class DataParallelTrainingTest {
     }
 
     @Test
+    void theProgressBarEndsWithOne100PercentLine() {
+        java.io.PrintStream err = System.err;
+        ByteArrayOutputStream bar = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(bar, true)); // the bar draws on stderr
+        try {
+            train(1, BASE.withSteps(20).withOutput(0, true));
+        } finally {
+            System.setErr(err);
+        }
+        String text = bar.toString(java.nio.charset.StandardCharsets.UTF_8);
+        // what a terminal shows: each line as its last \r redraw left it
+        long full = java.util.Arrays.stream(text.split("\n")).map(l -> l.substring(l.lastIndexOf('\r') + 1))
+                .filter(l -> l.contains("100%")).count();
+        assertEquals(1, full, "the last line once: '" + text + "'");
+        assertTrue(text.contains("20/20"), text);
+    }
+
+    @Test
     void bucketedTwoRanksMatchOneProcessWithTheGlobalBatch() {
         assertSameAsOneProcess(BASE, 2, 8);
     }
