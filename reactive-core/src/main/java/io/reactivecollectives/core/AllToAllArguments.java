@@ -24,6 +24,11 @@ final class AllToAllArguments {
             requireSameDtype(op, inputs.get(i), dtype, "inputs[" + i + "]");
             requireSameDtype(op, outputs.get(i), dtype, "outputs[" + i + "]");
         }
+        for (int o = 0; o < worldSize; o++) {
+            for (int i = 0; i < worldSize; i++) {
+                requireDisjoint(op, outputs.get(o), "outputs[" + o + "]", inputs.get(i), "inputs[" + i + "]");
+            }
+        }
     }
 
     static void allToAll(List<Tensor> outputs, List<Tensor> inputs, int rank, int worldSize) {
@@ -50,6 +55,7 @@ final class AllToAllArguments {
         requireTensor(op, input, "input");
         requireTensor(op, output, "output");
         requireSameDtype(op, output, input.dtype(), "output");
+        requireDisjoint(op, output, "output", input, "input");
         if (input.dim() == 0 || output.dim() == 0) {
             throw new IllegalArgumentException(op + ": input and output need at least one dimension, got shapes "
                     + Arrays.toString(input.shape()) + " and " + Arrays.toString(output.shape()));
@@ -66,6 +72,28 @@ final class AllToAllArguments {
         }
         return new AllToAllSplits(splits(op, "input", inputSplits, is[0], worldSize),
                 splits(op, "output", outputSplits, os[0], worldSize), row);
+    }
+
+    /**
+     * All-to-all cannot run in place: rows arriving from one peer would overwrite rows not yet sent
+     * to another. Refuses an output that shares memory with an input (the same tensor, or views that
+     * overlap), before anything is sent.
+     */
+    private static void requireDisjoint(String op, Tensor output, String outName, Tensor input, String inName) {
+        boolean overlap = output == input;
+        if (!overlap && output.nbytes() > 0 && input.nbytes() > 0) {
+            try {
+                long o = output.address();
+                long i = input.address();
+                overlap = o < i + input.nbytes() && i < o + output.nbytes();
+            } catch (UnsupportedOperationException | IllegalStateException e) {
+                overlap = false;  // memory without an address to compare (e.g. no Unsafe): identity only
+            }
+        }
+        if (overlap) {
+            throw new IllegalArgumentException(op + ": " + outName + " shares memory with " + inName
+                    + "; all-to-all cannot run in place: pass an output of its own");
+        }
     }
 
     private static long[] splits(String op, String what, long[] splits, long dim0, int worldSize) {

@@ -155,6 +155,11 @@ class CollectiveArgumentsTest {
         rejects(() -> CollectiveArguments.allToAllSingle(f(6), f(6), null, new long[] {-1, 4, 3}, 3), "negative input split");
         rejects(() -> CollectiveArguments.allToAllSingle(f(6, 2), f(6, 3), null, null, 3), "same dimensions after the first");
         rejects(() -> CollectiveArguments.allToAllSingle(t(DType.INT32, 6), f(6), null, null, 3), "allToAllSingle: invalid tensor type");
+        Tensor same = f(6);
+        rejects(() -> CollectiveArguments.allToAllSingle(same, same, null, null, 3),
+                "allToAllSingle: output shares memory with input; all-to-all cannot run in place");
+        rejects(() -> CollectiveArguments.allToAll(List.of(f(1), same), List.of(f(3), same), 2),
+                "allToAll: outputs[1] shares memory with inputs[1]");
     }
 
     @Test
