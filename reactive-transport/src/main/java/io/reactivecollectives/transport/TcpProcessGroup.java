@@ -106,15 +106,29 @@ public final class TcpProcessGroup implements ProcessGroup {
      * @param options   settings; every rank must use the same group id, secret and thresholds
      */
     public static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize, GroupOptions options) {
+        return connect(store, rank, worldSize, options, null);
+    }
+
+    /**
+     * {@link #connect(Store, int, int, GroupOptions)} for a group of the job {@code job} (a subgroup,
+     * a later generation), or of the job its ranks agree on now when null (see {@link GroupJob}).
+     */
+    static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize, GroupOptions options, String job) {
         return Mono.defer(() -> {
             if (store == null || options == null || worldSize < 1 || rank < 0 || rank >= worldSize) {
                 throw new IllegalArgumentException(store == null || options == null ? "connect: store and options are "
                         + "required" : "connect: invalid rank " + rank + " for world size " + worldSize);
             }
             TcpProcessGroup g = new TcpProcessGroup(store, rank, worldSize, options);
+            FlightRecorder recorder = g.flightRecorder();
             // the native reduction kernels load here, off the event loops, before the first collective
             return ReduceKernels.loadAsync()
-                    .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts)))
+                    .then(GroupJob.before(store, options.groupId(), rank, worldSize, job))
+                    .doOnNext(recorder::job)
+                    .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts),
+                            options.diagnostics().waitReportInterval()))
+                    .then(Mono.defer(() -> recorder.job() != null ? Mono.<String>empty()
+                            : GroupJob.after(store, options.groupId(), options.connectTimeout()).doOnNext(recorder::job)))
                     .thenReturn(g);
         });
     }
