@@ -60,21 +60,7 @@ public final class Notices {
     }
 
     /**
-     * An informational notice (a rendezvous still waiting, a shrink still waiting).
-     *
-     * @param log     the logger it belongs to
-     * @param message the whole line
-     */
-    public static void info(Logger log, String message) {
-        if (toStandardError()) {
-            print(message);
-        } else {
-            log.info(message);
-        }
-    }
-
-    /**
-     * A warning notice (a collective stuck on a peer, a dump written, a rank left out).
+     * A warning notice (a rank waiting for others, a dump written, a rank left out).
      *
      * @param log     the logger it belongs to
      * @param message the whole line

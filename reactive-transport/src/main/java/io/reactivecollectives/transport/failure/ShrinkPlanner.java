@@ -244,7 +244,7 @@ public final class ShrinkPlanner {
         private void reportWait(long start) {
             List<Integer> still = new ArrayList<>(awaited);
             if (!still.isEmpty()) {
-                Notices.info(log, "group '" + base + "' rank " + rank + ": shrink to generation " + generation
+                Notices.warn(log, "group '" + base + "' rank " + rank + ": shrink to generation " + generation
                         + ": waiting for " + WaitReports.ranks(still) + " to publish " + (still.size() == 1 ? "its view"
                         : "their views") + " of the failure (" + WaitReports.duration(System.nanoTime() - start)
                         + " of " + WaitReports.duration(timeout.toNanos()) + ")");

@@ -55,7 +55,7 @@ final class MeshWaits implements Runnable {
             }
         }
         if (missing.isEmpty()) {
-            Notices.info(LOG, prefix + "every rank is connected; still setting up shared memory with the ranks of"
+            Notices.warn(LOG, prefix + "every rank is connected; still setting up shared memory with the ranks of"
                     + " this host" + time);
             return;
         }
@@ -65,8 +65,8 @@ final class MeshWaits implements Runnable {
                         .map(joined -> joined ? p : -1 - p))
                 .collectList()
                 .timeout(interval, WaitReports.scheduler())
-                .subscribe(found -> Notices.info(LOG, prefix + classified(found, missing.size() - asked.size()) + time),
-                        e -> Notices.info(LOG, prefix + "waiting for " + WaitReports.ranks(missing)
+                .subscribe(found -> Notices.warn(LOG, prefix + classified(found, missing.size() - asked.size()) + time),
+                        e -> Notices.warn(LOG, prefix + "waiting for " + WaitReports.ranks(missing)
                                 + " to join or connect (the store did not say which: " + e + ")" + time));
     }
 
