@@ -37,8 +37,10 @@ import java.util.List;
  * Every rank calls {@link #connect(Store, int, int, GroupOptions)} with the same store (a
  * {@code TcpStore} across processes, a {@code HashStore} inside one JVM), its rank and the world
  * size; the {@code Mono} emits the group once all ranks are connected, or fails after
- * {@link GroupOptions#connectTimeout()} naming the ranks that never appeared. For N ranks in one
- * JVM use {@link LocalCluster}.
+ * {@link GroupOptions#connectTimeout()} naming the ranks that never appeared. While it waits, and
+ * while a collective waits for a peer, the rank says whom it waits for every
+ * {@link Diagnostics#waitReportInterval()} (5 s by default; see {@code WaitReports}). For N ranks
+ * in one JVM use {@link LocalCluster}.
  *
  * <h2>Collectives</h2>
  * Every collective is a cold {@code Mono}: on subscription the arguments are checked, the collective
@@ -179,7 +181,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     /**
      * This rank's flight recorder: every collective (scheduled, started, completed or failed, and the
      * peer it waited on); dumped automatically on a timeout or a peer failure, or on request with
-     * {@link FlightRecorder#dump()}.
+     * {@link FlightRecorder#dump()}, into the directory of the job the ranks agreed on as they
+     * connected ({@link FlightRecorder#dumpDirectory()}).
      *
      * @return the flight recorder
      */
