@@ -6,7 +6,9 @@ import io.micrometer.observation.ObservationRegistry;
 import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.CollectiveObserver;
 import io.reactivecollectives.core.observe.FlightRecorder;
+import io.reactivecollectives.core.observe.WaitReports;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -26,9 +28,14 @@ import java.util.Objects;
  * @param observationRegistry where each collective's {@link io.micrometer.observation.Observation} goes
  *                         (for tracing; see {@link CollectiveObserver#observe}); null means
  *                         {@link ObservationRegistry#NOOP}, which creates nothing per collective
+ * @param waitReportInterval how often a rank that waits for others says whom it waits for and for how
+ *                         long (at the rendezvous, in a collective stuck for longer than this, in a
+ *                         shrink; see {@link WaitReports}); zero for never; default
+ *                         {@link WaitReports#defaultInterval()}: the system property
+ *                         {@code rc.wait-reports.interval} ({@code RC_WAIT_REPORTS_INTERVAL}), else 5 s
  */
 public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry,
-                          ObservationRegistry observationRegistry) {
+                          ObservationRegistry observationRegistry, Duration waitReportInterval) {
 
     /** System property that turns the collective check on by default ({@code DETAIL}), as c10d's variable. */
     public static final String DEBUG_PROPERTY = "rc.distributed.debug";
@@ -42,13 +49,35 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @param flightRecorder   the flight recorder's size and dump directory, not null
      * @param meterRegistry    where the meters go; null for the global registry
      * @param observationRegistry where the collectives' observations go; null for {@link ObservationRegistry#NOOP}
+     * @param waitReportInterval how often a waiting rank reports; zero for never, null for
+     *                         {@link WaitReports#defaultInterval()}
      * @throws NullPointerException when {@code flightRecorder} is null
+     * @throws IllegalArgumentException when {@code waitReportInterval} is negative
      */
     public Diagnostics {
         Objects.requireNonNull(flightRecorder, "flightRecorder");
         if (observationRegistry == null) {
             observationRegistry = ObservationRegistry.NOOP;
         }
+        if (waitReportInterval == null) {
+            waitReportInterval = WaitReports.defaultInterval();
+        }
+        if (waitReportInterval.isNegative()) {
+            throw new IllegalArgumentException("waitReportInterval must not be negative, got " + waitReportInterval);
+        }
+    }
+
+    /**
+     * Diagnostics with the wait reports of {@link WaitReports#defaultInterval()}.
+     *
+     * @param checkCollectives whether ranks exchange and compare a fingerprint before every collective
+     * @param flightRecorder   the flight recorder's size and dump directory, not null
+     * @param meterRegistry    where the meters go; null for the global registry
+     * @param observationRegistry where the collectives' observations go; null for {@link ObservationRegistry#NOOP}
+     */
+    public Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry,
+                       ObservationRegistry observationRegistry) {
+        this(checkCollectives, flightRecorder, meterRegistry, observationRegistry, null);
     }
 
     /**
@@ -84,7 +113,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withCheckCollectives(boolean on) {
-        return new Diagnostics(on, flightRecorder, meterRegistry, observationRegistry);
+        return new Diagnostics(on, flightRecorder, meterRegistry, observationRegistry, waitReportInterval);
     }
 
     /**
@@ -94,7 +123,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withFlightRecorder(FlightRecorder.Config config) {
-        return new Diagnostics(checkCollectives, config, meterRegistry, observationRegistry);
+        return new Diagnostics(checkCollectives, config, meterRegistry, observationRegistry, waitReportInterval);
     }
 
     /**
@@ -104,7 +133,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withMeterRegistry(MeterRegistry registry) {
-        return new Diagnostics(checkCollectives, flightRecorder, registry, observationRegistry);
+        return new Diagnostics(checkCollectives, flightRecorder, registry, observationRegistry, waitReportInterval);
     }
 
     /**
@@ -115,7 +144,18 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withObservationRegistry(ObservationRegistry registry) {
-        return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, registry);
+        return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, registry, waitReportInterval);
+    }
+
+    /**
+     * These diagnostics with another interval between wait reports (see {@link #waitReportInterval()}).
+     *
+     * @param interval how often a waiting rank says whom it waits for; zero for never
+     * @return the new diagnostics
+     */
+    public Diagnostics withWaitReportInterval(Duration interval) {
+        return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, observationRegistry,
+                Objects.requireNonNull(interval, "interval"));
     }
 
     /** {@return the registry meters go to: {@link #meterRegistry()} or, when that is null, the global one} */

@@ -3,6 +3,7 @@ package io.reactivecollectives.transport;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.observe.FlightRecorder;
+import io.reactivecollectives.core.observe.Notices;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +42,8 @@ final class GroupErrors implements Consumer<Throwable> {
                 || !tornDown.compareAndSet(false, true)) {
             return;
         }
-        log.error("group '{}' rank {}: tearing the process down (error handling TEAR_DOWN) after: {}",
-                groupId, rank, e.getMessage(), e);
+        Notices.error(log, "group '" + groupId + "' rank " + rank + ": tearing the process down (error handling"
+                + " TEAR_DOWN) after: " + e.getMessage(), e);
         recorder.dumpOnFailure(e)
                 .timeout(DUMP_WAIT, BlockingScheduler.get())
                 .onErrorResume(x -> reactor.core.publisher.Mono.empty())

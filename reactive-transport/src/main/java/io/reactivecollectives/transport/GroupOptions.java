@@ -375,6 +375,18 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     }
 
     /**
+     * These options with another interval between wait reports: while this rank waits for others (at
+     * the rendezvous, in a collective stuck for longer than the interval, in a shrink) it says whom
+     * it waits for and for how long, every {@code interval} (see {@link Diagnostics#waitReportInterval()}).
+     *
+     * @param interval how often; zero for never
+     * @return the new options
+     */
+    public GroupOptions withWaitReportInterval(Duration interval) {
+        return withDiagnostics(diagnostics.withWaitReportInterval(interval));
+    }
+
+    /**
      * What the connection mesh reads of these settings (group id, secret, timeouts, buffers, heartbeats).
      *
      * @return the mesh's settings, for the data connections

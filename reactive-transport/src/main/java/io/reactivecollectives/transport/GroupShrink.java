@@ -25,12 +25,12 @@ final class GroupShrink {
     static Mono<TcpProcessGroup> shrink(TcpProcessGroup old, Store store, GroupOptions options, String baseId,
                                         int generation, boolean[] seenDead) {
         return Mono.defer(() -> ShrinkPlanner.plan(store, baseId, generation, old.rank(), old.size(), seenDead,
-                        options.connectTimeout())
+                        options.connectTimeout(), options.diagnostics().waitReportInterval())
                 .flatMap(plan -> {
                     old.close();
                     String newId = plan.groupId();
                     return TcpProcessGroup.connect(new PrefixStore("rc/" + newId + "/", store), plan.newRank(),
-                                    plan.size(), options.withGroupId(newId))
+                                    plan.size(), options.withGroupId(newId), old.flightRecorder().job())
                             .doOnNext(g -> {
                                 g.lineage(baseId, plan.generation());
                                 log.info("group '{}' rank {}: shrank to '{}' rank {} of {}", options.groupId(),

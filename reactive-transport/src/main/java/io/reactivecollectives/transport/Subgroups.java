@@ -32,7 +32,8 @@ final class Subgroups {
             if (index < 0) {
                 return Mono.empty();
             }
-            return TcpProcessGroup.connect(new PrefixStore(id, store), index, members.length, options.withGroupId(id))
+            return TcpProcessGroup.connect(new PrefixStore(id, store), index, members.length, options.withGroupId(id),
+                            runtime.observer().recorder().job())
                     .doOnNext(children::add)
                     .map(g -> (ProcessGroup) g);
         });

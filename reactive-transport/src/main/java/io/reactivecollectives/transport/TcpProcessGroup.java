@@ -37,8 +37,10 @@ import java.util.List;
  * Every rank calls {@link #connect(Store, int, int, GroupOptions)} with the same store (a
  * {@code TcpStore} across processes, a {@code HashStore} inside one JVM), its rank and the world
  * size; the {@code Mono} emits the group once all ranks are connected, or fails after
- * {@link GroupOptions#connectTimeout()} naming the ranks that never appeared. For N ranks in one
- * JVM use {@link LocalCluster}.
+ * {@link GroupOptions#connectTimeout()} naming the ranks that never appeared. While it waits, and
+ * while a collective waits for a peer, the rank says whom it waits for every
+ * {@link Diagnostics#waitReportInterval()} (5 s by default; see {@code WaitReports}). For N ranks
+ * in one JVM use {@link LocalCluster}.
  *
  * <h2>Collectives</h2>
  * Every collective is a cold {@code Mono}: on subscription the arguments are checked, the collective
@@ -108,15 +110,29 @@ public final class TcpProcessGroup implements ProcessGroup {
      * @param options   settings; every rank must use the same group id, secret and thresholds
      */
     public static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize, GroupOptions options) {
+        return connect(store, rank, worldSize, options, null);
+    }
+
+    /**
+     * {@link #connect(Store, int, int, GroupOptions)} for a group of the job {@code job} (a subgroup,
+     * a later generation), or of the job its ranks agree on now when null (see {@link GroupJob}).
+     */
+    static Mono<TcpProcessGroup> connect(Store store, int rank, int worldSize, GroupOptions options, String job) {
         return Mono.defer(() -> {
             if (store == null || options == null || worldSize < 1 || rank < 0 || rank >= worldSize) {
                 throw new IllegalArgumentException(store == null || options == null ? "connect: store and options are "
                         + "required" : "connect: invalid rank " + rank + " for world size " + worldSize);
             }
             TcpProcessGroup g = new TcpProcessGroup(store, rank, worldSize, options);
+            FlightRecorder recorder = g.flightRecorder();
             // the native reduction kernels load here, off the event loops, before the first collective
             return ReduceKernels.loadAsync()
-                    .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts)))
+                    .then(GroupJob.before(store, options.groupId(), rank, worldSize, job))
+                    .doOnNext(recorder::job)
+                    .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts),
+                            options.diagnostics().waitReportInterval()))
+                    .then(Mono.defer(() -> recorder.job() != null ? Mono.<String>empty()
+                            : GroupJob.after(store, options.groupId(), options.connectTimeout()).doOnNext(recorder::job)))
                     .thenReturn(g);
         });
     }
@@ -167,7 +183,8 @@ public final class TcpProcessGroup implements ProcessGroup {
     /**
      * This rank's flight recorder: every collective (scheduled, started, completed or failed, and the
      * peer it waited on); dumped automatically on a timeout or a peer failure, or on request with
-     * {@link FlightRecorder#dump()}.
+     * {@link FlightRecorder#dump()}, into the directory of the job the ranks agreed on as they
+     * connected ({@link FlightRecorder#dumpDirectory()}).
      *
      * @return the flight recorder
      */

@@ -131,14 +131,24 @@ class CollectiveDiagnosticsTest {
                 assertTrue(m.contains("; last data from rank "), m);
                 assertTrue(m.contains("rank 2: seq 1"), m);
                 assertTrue(e.peer() >= 0 && e.peer() != r, m);
+                if (own) {   // the error names the file its automatic dump goes to
+                    assertTrue(m.endsWith("; flight recorder dump: " + c.group(r).flightRecorder().dumpFile()), m);
+                }
                 ownTimeout |= own;
             }
             assertTrue(ownTimeout, "at least one rank's own timer fired: " + sig);
             // ranks 0 and 1 dumped by themselves; rank 2 is dumped on request (as an operator would)
-            awaitFile(dir.resolve(FlightRecorder.fileName("missing", 0)));
-            awaitFile(dir.resolve(FlightRecorder.fileName("missing", 1)));
+            // the ranks agreed on one job: its directory, under the dump directory, holds every rank's dump
+            Path job = c.group(0).flightRecorder().dumpDirectory();
+            assertEquals(dir, job.getParent());
+            assertTrue(job.getFileName().toString().matches("flight-recorder-\\d{8}-\\d{6}-[0-9a-f]{6}"), job.toString());
+            for (int r = 0; r < 3; r++) {
+                assertEquals(job.resolve(FlightRecorder.fileName("missing", r)), c.group(r).flightRecorder().dumpFile());
+            }
+            awaitFile(c.group(0).flightRecorder().dumpFile());
+            awaitFile(c.group(1).flightRecorder().dumpFile());
             c.group(2).flightRecorder().dump().block(T);
-            FlightRecorderDump d0 = FlightRecorder.read(dir.resolve(FlightRecorder.fileName("missing", 0)));
+            FlightRecorderDump d0 = FlightRecorder.read(c.group(0).flightRecorder().dumpFile());
             FlightRecorderDump.Entry last = d0.entries().get(d0.entries().size() - 1);
             assertEquals(2, last.seq());
             assertEquals("FAILED", last.state());
@@ -179,7 +189,7 @@ class CollectiveDiagnosticsTest {
                 CollectiveException e = assertInstanceOf(CollectiveException.class, sig.get(r).getThrowable());
                 // close() is an orderly departure: the peers are told it left, and what it had not finished
                 assertTrue(e.getMessage().contains("peer 2 left the group"), e.getMessage());
-                FlightRecorderDump d = FlightRecorder.read(awaitFile(dir.resolve(FlightRecorder.fileName("gone", r))));
+                FlightRecorderDump d = FlightRecorder.read(awaitFile(c.group(r).flightRecorder().dumpFile()));
                 assertEquals(1, d.entries().size());
             }
         } finally {

@@ -32,7 +32,7 @@ class FlightRecorderExitProcessesTest {
     void aTimeoutThatLeavesMainLeavesACompleteDump() throws Exception {
         String out = runChild("timeout", 1);
         assertTrue(out.contains("CollectiveTimeoutException: allReduce[seq=1] rank 0: timed out after 300 ms"), out);
-        FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-timeout", 0), out);
+        FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-timeout", 0), true, out);
         FlightRecorderDump.Entry last = d.entries().get(d.entries().size() - 1);
         assertEquals(1, last.seq());
         assertEquals("allReduce", last.op());
@@ -46,7 +46,7 @@ class FlightRecorderExitProcessesTest {
     void aTimeoutThatTearsTheProcessDownLeavesACompleteDump() throws Exception {
         String out = runChild("teardown", ErrorHandling.EXIT_STATUS);
         assertTrue(out.contains("tearing the process down"), out);
-        FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-teardown", 0), out);
+        FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-teardown", 0), true, out);
         FlightRecorderDump.Entry last = d.entries().get(d.entries().size() - 1);
         assertEquals(1, last.seq());
         assertEquals("allReduce", last.op());
@@ -57,7 +57,7 @@ class FlightRecorderExitProcessesTest {
     void aDumpStillQueuedWhenMainEndsIsWrittenAtExit() throws Exception {
         String out = runChild("queued", 1);
         assertTrue(out.contains("IllegalStateException: allGather[seq=7] rank 0: gave up"), out);
-        FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-queued", 0), out);
+        FlightRecorderDump d = onlyDump(FlightRecorder.fileName("exit-queued", 0), false, out);
         assertEquals(1, d.entries().size());
         FlightRecorderDump.Entry e = d.entries().get(0);
         assertEquals(7, e.seq());
@@ -87,13 +87,30 @@ class FlightRecorderExitProcessesTest {
         }
     }
 
-    /** The directory holds exactly {@code name}, a dump that parses. */
-    private FlightRecorderDump onlyDump(String name, String out) throws Exception {
+    /**
+     * The directory holds exactly {@code name}, a dump that parses: in the one job directory of the
+     * group ({@code inJob}), or in the directory itself for a recorder of no job. The output says
+     * where the dump went.
+     */
+    private FlightRecorderDump onlyDump(String name, boolean inJob, String out) throws Exception {
+        Path where = dir;
+        if (inJob) {
+            List<Path> jobs;
+            try (Stream<Path> s = Files.list(dir)) {
+                jobs = s.toList();
+            }
+            assertEquals(1, jobs.size(), "one job directory\n" + out);
+            assertTrue(Files.isDirectory(jobs.get(0)) && jobs.get(0).getFileName().toString().startsWith("flight-recorder-"),
+                    jobs + "\n" + out);
+            where = jobs.get(0);
+        }
         List<String> files;
-        try (Stream<Path> s = Files.list(dir)) {
+        try (Stream<Path> s = Files.list(where)) {
             files = s.map(f -> f.getFileName().toString()).sorted().toList();
         }
         assertEquals(List.of(name), files, "the dump directory after exit\n" + out);
-        return FlightRecorder.read(dir.resolve(name));
+        assertTrue(out.contains("flight recorder dump written to " + where.resolve(name))
+                || !inJob, "where the dump went\n" + out);
+        return FlightRecorder.read(where.resolve(name));
     }
 }

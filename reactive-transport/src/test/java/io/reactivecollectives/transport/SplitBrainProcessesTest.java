@@ -100,12 +100,11 @@ class SplitBrainProcessesTest {
                 p.waitFor(10, TimeUnit.SECONDS);
             }
             server.close();
-            try (var files = Files.list(dir)) {
-                for (Path f : files.toList()) {
+            try (var files = Files.walk(dir)) {   // the dumps are in a job directory inside it
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(f);
                 }
             }
-            Files.deleteIfExists(dir);
         }
     }
 

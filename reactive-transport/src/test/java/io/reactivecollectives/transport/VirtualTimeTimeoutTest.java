@@ -69,7 +69,7 @@ class VirtualTimeTimeoutTest {
                     assertTrue(te.getMessage().startsWith("allReduce[seq=0] rank 0: timed out after 1800000 ms"),
                             te.getMessage());
                     // the automatic dump the timeout triggers is written before the error arrives
-                    assertTrue(Files.exists(dir.resolve(FlightRecorder.fileName("virtual-time", 0))), "no dump yet");
+                    assertTrue(Files.exists(g0.flightRecorder().dumpFile()), "no dump yet");
                 })
                 .verify(REAL);
         assertTrue(took.compareTo(REAL) < 0, "took " + took);

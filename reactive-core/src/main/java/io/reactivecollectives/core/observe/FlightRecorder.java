@@ -25,8 +25,15 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * that entry, with no allocation.
  *
  * <p>{@link #dump()} writes the buffer as JSON (see {@link FlightRecorderDump}) to
- * {@code flight-recorder-<group>-rank<r>.json} in the configured directory; the returned {@code Mono}
- * does the file I/O on {@link BlockingScheduler} and emits the file's path.
+ * {@code flight-recorder-<group>-rank<r>.json} in the job's directory
+ * {@code <dir>/flight-recorder-<job>/} (see {@link #job(String)}: a group's ranks agree on the job
+ * when they connect, so the dumps of one job are side by side and those of another job, even
+ * with the same group id, never overwrite them); {@code <dir>} is {@link Config#dumpDirectory()},
+ * by default the system property {@value #DIRECTORY_PROPERTY}, else the environment variable
+ * {@value #DIRECTORY_ENV}, else {@code java.io.tmpdir}. A recorder that belongs to no job writes
+ * into {@code <dir>} itself. The returned {@code Mono} does the file I/O on {@link BlockingScheduler}
+ * and emits the file's path; every automatic dump also says where it went in one line (see
+ * {@link Notices}).
  * {@link #dumpOnFailure(String)} is what a group calls on a timeout or a peer failure: it starts the
  * dump at once (without a subscriber) unless it is disabled, and coalesces a burst of failures
  * into one or two writes; a collective's error reaches its subscriber once that dump is written,
@@ -134,6 +141,7 @@ public final class FlightRecorder {
     private final Config config;
     private final FlightRecorderRing ring;
     private final FlightRecorderDumps dumps = new FlightRecorderDumps(this);
+    private volatile String job;
 
     /**
      * A recorder with {@link Config#defaults()}.
@@ -279,12 +287,65 @@ public final class FlightRecorder {
     }
 
     /**
-     * The file {@link #dump()} writes: {@code <dir>/flight-recorder-<group>-rank<r>.json}.
+     * The file {@link #dump()} writes: {@code <dir>/flight-recorder-<job>/flight-recorder-<group>-rank<r>.json},
+     * or {@code <dir>/flight-recorder-<group>-rank<r>.json} while the recorder belongs to no job.
      *
      * @return the dump file
      */
     public Path dumpFile() {
-        return config.dumpDirectory().resolve(fileName(groupId, rank));
+        return dumpDirectory().resolve(fileName(groupId, rank));
+    }
+
+    /**
+     * Where this recorder's dumps go: the job's directory {@code <dir>/flight-recorder-<job>}, or
+     * {@code <dir>} itself while the recorder belongs to no job.
+     *
+     * @return the directory of the dump file
+     */
+    public Path dumpDirectory() {
+        String j = job;
+        return j == null ? config.dumpDirectory() : config.dumpDirectory().resolve(jobDirectoryName(j));
+    }
+
+    /**
+     * The job this recorder's group belongs to, which names its dump directory (a group's ranks
+     * agree on it as they connect; its subgroups and later generations keep it). Set it before the
+     * first dump.
+     *
+     * @param id the job's id (see {@link #newJobId()}), or null for none
+     * @return this recorder
+     */
+    public FlightRecorder job(String id) {
+        this.job = id;
+        return this;
+    }
+
+    /** {@return the job this recorder belongs to, or null} */
+    public String job() {
+        return job;
+    }
+
+    /**
+     * A fresh job id: the local date and time, then six random hexadecimal digits
+     * ({@code 20250114-101503-3fa9c2}), so that job directories sort by start and two jobs that
+     * start in the same second still differ.
+     *
+     * @return the id
+     */
+    public static String newJobId() {
+        return java.time.LocalDateTime.now().format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + "-" + String.format("%06x", java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 24));
+    }
+
+    /**
+     * {@code flight-recorder-<job>}, the directory of one job's dumps, with characters other than
+     * letters, digits, '.', '_' and '-' replaced by '_'.
+     *
+     * @param job the job's id
+     * @return the directory's name
+     */
+    public static String jobDirectoryName(String job) {
+        return "flight-recorder-" + job.replaceAll("[^A-Za-z0-9._-]", "_");
     }
 
     /**
@@ -453,6 +514,11 @@ public final class FlightRecorder {
         /** {@return how far the collective got} */
         public State state() {
             return state;
+        }
+
+        /** {@return the bytes of the collective's input tensors (0 for an op without a dtype)} */
+        public long inputBytes() {
+            return FlightRecorderDumps.bytes(inputShapes, dtype);
         }
 
         /**

@@ -125,7 +125,10 @@ public final class FlightRecorderAnalyzer {
     }
 
     /**
-     * Reads dump files; a directory stands for every {@code flight-recorder-*.json} in it. Blocking.
+     * Reads dump files; a directory stands for every {@code flight-recorder-*.json} in it or, when
+     * it holds none, for those of its newest job directory ({@code flight-recorder-<job>/}, see
+     * {@link FlightRecorder#dumpDirectory()}; the one whose dumps were written last), so that the
+     * dump directory itself ({@code java.io.tmpdir} by default) gives the latest job. Blocking.
      *
      * @param filesOrDirectories dump files, and directories of them
      * @return the dumps
@@ -135,12 +138,12 @@ public final class FlightRecorderAnalyzer {
         List<Path> files = new ArrayList<>();
         for (Path p : filesOrDirectories) {
             if (Files.isDirectory(p)) {
-                try (DirectoryStream<Path> ds = Files.newDirectoryStream(p, "flight-recorder-*.json")) {
-                    List<Path> inDir = new ArrayList<>();
-                    ds.forEach(inDir::add);
-                    inDir.sort(Comparator.naturalOrder());
-                    files.addAll(inDir);
+                List<Path> inDir = dumpsIn(p);
+                if (inDir.isEmpty()) {
+                    Path job = newestJob(p);
+                    inDir = job == null ? inDir : dumpsIn(job);
                 }
+                files.addAll(inDir);
             } else {
                 files.add(p);
             }
@@ -154,6 +157,36 @@ public final class FlightRecorderAnalyzer {
             }
         }
         return dumps;
+    }
+
+    private static List<Path> dumpsIn(Path dir) throws IOException {
+        List<Path> inDir = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "flight-recorder-*.json")) {
+            ds.forEach(inDir::add);
+        }
+        inDir.sort(Comparator.naturalOrder());
+        return inDir;
+    }
+
+    /** The job directory under {@code dir} whose latest dump is the newest, or null. */
+    private static Path newestJob(Path dir) throws IOException {
+        Path newest = null;
+        long newestTime = Long.MIN_VALUE;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "flight-recorder-*")) {
+            for (Path job : ds) {
+                if (!Files.isDirectory(job)) {
+                    continue;
+                }
+                for (Path f : dumpsIn(job)) {
+                    long t = Files.getLastModifiedTime(f).toMillis();
+                    if (t > newestTime) {
+                        newestTime = t;
+                        newest = job;
+                    }
+                }
+            }
+        }
+        return newest;
     }
 
     /**

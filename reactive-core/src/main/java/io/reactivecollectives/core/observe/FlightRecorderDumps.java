@@ -50,15 +50,24 @@ final class FlightRecorderDumps {
             }
             AutoDump next = new AutoDump(reason, prev);
             if (lastAutoDump.compareAndSet(prev, next)) {
-                next.result.subscribe(
-                        p -> LOG.warn("{} rank {}: flight recorder dumped to {} ({})", recorder.groupId(),
-                                recorder.rank(), p, reason),
-                        e -> LOG.warn("{} rank {}: flight recorder dump failed: {}", recorder.groupId(),
-                                recorder.rank(), e.toString()));
+                next.result.subscribe(p -> Notices.warn(LOG, written(recorder, p)),
+                        e -> Notices.warn(LOG, "group '" + recorder.groupId() + "' rank " + recorder.rank()
+                                + ": flight recorder dump to " + recorder.dumpFile() + " failed: " + e));
                 return next.result;
             }
             next.job.discard();
         }
+    }
+
+    /**
+     * {@code group 'g' rank 2: flight recorder dump written to <file>; every rank's dumps of this job:
+     * collectives-analyze <job directory>}.
+     */
+    static String written(FlightRecorder recorder, Path file) {
+        Path dir = file.getParent();
+        return "group '" + recorder.groupId() + "' rank " + recorder.rank() + ": flight recorder dump written to "
+                + file + (dir == null || recorder.job() == null ? "" : "; every rank's dumps of this job: collectives-analyze "
+                + dir);
     }
 
     Mono<Void> awaitDumps() {

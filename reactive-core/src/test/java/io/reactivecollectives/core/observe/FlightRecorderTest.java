@@ -134,6 +134,53 @@ class FlightRecorderTest {
     }
 
     @Test
+    void theDumpsOfTwoJobsWithTheSameGroupLandApartInTheirJobDirectories() throws Exception {
+        String jobA = FlightRecorder.newJobId();
+        String jobB = FlightRecorder.newJobId();
+        assertTrue(jobA.matches("\\d{8}-\\d{6}-[0-9a-f]{6}") && !jobA.equals(jobB), jobA + " " + jobB);
+        FlightRecorder a = recorder(10).job(jobA);
+        FlightRecorder b = recorder(10).job(jobB);
+        a.record(0, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{4}}, new long[][] {{4}}, "ring");
+        b.record(0, OpType.BARRIER, null, null, null, null);
+        b.record(1, OpType.BARRIER, null, null, null, null);
+        Path fa = a.dump().block(Duration.ofSeconds(10));
+        Path fb = b.dump().block(Duration.ofSeconds(10));
+        assertEquals(dir.resolve("flight-recorder-" + jobA).resolve("flight-recorder-g0-rank1.json"), fa);
+        assertEquals(dir.resolve("flight-recorder-" + jobB).resolve("flight-recorder-g0-rank1.json"), fb);
+        assertEquals(fa.getParent(), a.dumpDirectory());
+        assertEquals(1, FlightRecorder.read(fa).entries().size());
+        assertEquals(2, FlightRecorder.read(fb).entries().size());
+        // the dump directory stands for its newest job (the one written last)
+        Files.setLastModifiedTime(fa, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        List<FlightRecorderDump> read = FlightRecorderAnalyzer.readAll(List.of(dir));
+        assertEquals(1, read.size());
+        assertEquals(2, read.get(0).entries().size());
+        // a job's directory gives that job
+        assertEquals(1, FlightRecorderAnalyzer.readAll(List.of(fa.getParent())).get(0).entries().size());
+    }
+
+    @Test
+    void anAutomaticDumpSaysWhereItWent() throws Exception {
+        FlightRecorder r = recorder(10).job("20250101-000000-abcdef");
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream saved = System.err;
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        Path written;
+        try {
+            written = r.dumpOnFailure("allReduce[seq=0] rank 1: timed out").block(Duration.ofSeconds(10));
+            r.awaitDumps().block(Duration.ofSeconds(10));
+        } finally {
+            System.setErr(saved);
+        }
+        String text = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        Path jobDir = dir.resolve("flight-recorder-20250101-000000-abcdef");
+        assertEquals(jobDir.resolve("flight-recorder-g0-rank1.json"), written);
+        // slf4j-simple (the tests' binding) writes the WARN line to System.err
+        assertTrue(text.contains("group 'g0' rank 1: flight recorder dump written to " + written
+                + "; every rank's dumps of this job: collectives-analyze " + jobDir), text);
+    }
+
+    @Test
     void fileNameIsSafeForAnyGroupId() {
         assertEquals("flight-recorder-a_b_c-rank2.json", FlightRecorder.fileName("a/b c", 2));
     }

@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
 
 /**
  * Reads the flight-recorder dumps of all ranks ({@code flight-recorder-<group>-rank<r>.json}, as
- * written by {@code FlightRecorder}) and says in plain words who is behind and what does not match:
+ * written by {@code FlightRecorder} into its job's directory {@code flight-recorder-<job>/}; given the
+ * dump directory itself, the newest job's) and says in plain words who is behind and what does not match:
  * <pre>
  * $ collectives-analyze /tmp/dumps
  * [default] rank 3 never started allReduce seq 42; ranks 0-2 are waiting for it
@@ -33,7 +34,8 @@ import java.util.concurrent.Callable;
 public final class FlightRecorderAnalyze implements Callable<Integer> {
 
     @Parameters(arity = "1..*", paramLabel = "PATH",
-            description = "dump files, or directories holding flight-recorder-*.json files")
+            description = "dump files, or directories holding flight-recorder-*.json files (a job's directory; "
+                    + "the dump directory gives its newest job)")
     List<Path> paths = new ArrayList<>();
 
     @Option(names = "--group", description = "only this group's dumps")

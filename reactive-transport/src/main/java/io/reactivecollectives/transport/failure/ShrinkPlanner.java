@@ -3,6 +3,8 @@ package io.reactivecollectives.transport.failure;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.core.observe.Notices;
+import io.reactivecollectives.core.observe.WaitReports;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import org.slf4j.Logger;
@@ -78,6 +80,27 @@ public final class ShrinkPlanner {
      */
     public static Mono<ShrinkPlan> plan(Store store, String baseGroupId, int currentGeneration, int rank, int size,
                                         boolean[] seenDead, Duration timeout) {
+        return plan(store, baseGroupId, currentGeneration, rank, size, seenDead, timeout, Duration.ZERO);
+    }
+
+    /**
+     * {@link #plan(Store, String, int, int, int, boolean[], Duration)} that, every {@code reportEvery}
+     * while it waits for the peers' views, says which ranks it still waits for
+     * ({@code group 'g' rank 1: shrink to generation 1: waiting for ranks 2, 3 to publish their views
+     * (10 s of 60 s)}); zero for no reports.
+     *
+     * @param store             the store every rank of the group shares
+     * @param baseGroupId       the group's id without its generation suffix
+     * @param currentGeneration the generation being left
+     * @param rank              this rank in the current generation
+     * @param size              the current generation's world size
+     * @param seenDead          per rank of the current generation, whether this rank saw it die
+     * @param timeout           how long to wait for the peers' views, and the bound of each store call
+     * @param reportEvery       how often to report the wait; zero for never
+     * @return the plan, or the errors of {@link #plan(Store, String, int, int, int, boolean[], Duration)}
+     */
+    public static Mono<ShrinkPlan> plan(Store store, String baseGroupId, int currentGeneration, int rank, int size,
+                                        boolean[] seenDead, Duration timeout, Duration reportEvery) {
         return Mono.defer(() -> {
             Objects.requireNonNull(store, "store");
             Objects.requireNonNull(baseGroupId, "baseGroupId");
@@ -92,7 +115,7 @@ public final class ShrinkPlanner {
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("shrink: timeout must be positive, was " + timeout);
             }
-            Run run = new Run(store, baseGroupId, currentGeneration + 1, rank, size, seenDead, timeout);
+            Run run = new Run(store, baseGroupId, currentGeneration + 1, rank, size, seenDead, timeout, reportEvery);
             return run.existing()
                     .switchIfEmpty(Mono.defer(run::decide))
                     .map(run::adopt);
@@ -147,14 +170,19 @@ public final class ShrinkPlanner {
         private final int rank;
         private final int size;
         private final Duration timeout;
+        private final Duration reportEvery;
         private final String membersKey;
+        /** The peers whose view is still awaited (read by the wait reports' thread). */
+        private final java.util.Set<Integer> awaited = new java.util.concurrent.ConcurrentSkipListSet<>();
         private final boolean[] dead;
         private final boolean[] viewed;
         private final boolean[] ownSeen;
         /** Ranks found dead while waiting: their pending view waits stop. */
         private final Sinks.Many<Integer> foundDead = Sinks.many().replay().all();
 
-        Run(Store store, String base, int generation, int rank, int size, boolean[] seenDead, Duration timeout) {
+        Run(Store store, String base, int generation, int rank, int size, boolean[] seenDead, Duration timeout,
+            Duration reportEvery) {
+            this.reportEvery = reportEvery;
             this.store = store;
             this.base = base;
             this.generation = generation;
@@ -198,11 +226,29 @@ public final class ShrinkPlanner {
             }
             // a decision written meanwhile ends the wait (the compareSet then returns it)
             Mono<byte[]> decided = store.get(membersKey, timeout).onErrorResume(e -> Mono.never());
-            return Flux.fromIterable(believedAlive)
-                    .flatMap(p -> Mono.firstWithSignal(viewOf(p),
-                            foundDead.asFlux().filter(d -> d == p).next().then(Mono.<View>empty())),
-                            Math.max(1, believedAlive.size()))
-                    .takeUntilOther(decided);
+            return Flux.defer(() -> {
+                awaited.addAll(believedAlive);
+                long start = System.nanoTime();
+                reactor.core.Disposable report = WaitReports.every(reportEvery, () -> reportWait(start));
+                return Flux.fromIterable(believedAlive)
+                        .flatMap(p -> Mono.firstWithSignal(viewOf(p),
+                                foundDead.asFlux().filter(d -> d == p).next().then(Mono.<View>empty()))
+                                        .doFinally(s -> awaited.remove(p)),
+                                Math.max(1, believedAlive.size()))
+                        .takeUntilOther(decided)
+                        .doFinally(s -> report.dispose());
+            });
+        }
+
+        /** {@code group 'g' rank 1: shrink to generation 1: waiting for ranks 2, 3 to publish their views (10 s of 60 s)}. */
+        private void reportWait(long start) {
+            List<Integer> still = new ArrayList<>(awaited);
+            if (!still.isEmpty()) {
+                Notices.warn(log, "group '" + base + "' rank " + rank + ": shrink to generation " + generation
+                        + ": waiting for " + WaitReports.ranks(still) + " to publish " + (still.size() == 1 ? "its view"
+                        : "their views") + " of the failure (" + WaitReports.duration(System.nanoTime() - start)
+                        + " of " + WaitReports.duration(timeout.toNanos()) + ")");
+            }
         }
 
         private Mono<View> viewOf(int p) {
@@ -217,8 +263,8 @@ public final class ShrinkPlanner {
                 return; // a view from a rank already found dead does not count
             }
             if (v.dead() == null) {
-                log.warn("shrink rank {}: rank {} published no view within {} ms; it is left out of generation {}",
-                        rank, v.rank(), timeout.toMillis(), generation);
+                Notices.warn(log, "shrink rank " + rank + ": rank " + v.rank() + " published no view within "
+                        + timeout.toMillis() + " ms; it is left out of generation " + generation);
                 markDead(v.rank());
                 return;
             }
@@ -279,7 +325,7 @@ public final class ShrinkPlanner {
                 String why = "rank " + rank + " was excluded from generation " + generation + " by "
                         + describeRanks(members) + " (rank " + decider + " decided, through store " + store
                         + "); it forms no group";
-                log.warn("shrink rank {}: {}", rank, why);
+                Notices.warn(log, "shrink rank " + rank + ": " + why);
                 throw new PeerFailureException(OP, rank, -1, CollectiveException.NO_PEER, why, null);
             }
             return new ShrinkPlan(generation, groupId(base, generation), members, newRank, decider);

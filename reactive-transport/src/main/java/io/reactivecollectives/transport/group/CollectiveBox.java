@@ -24,6 +24,7 @@ public final class CollectiveBox {
     CollectiveException failure;    // once failed, every receive fails with it
     Function<CollectiveBox, CollectiveException> pendingAbort; // a peer's ABORT that came before the local collective started
     long openedNanos;               // when the local collective opened the box
+    long timeoutNanos;              // its timeout (0: unknown), for the wait reports
     volatile int waitingOn = -1;    // the peer of the latest receive, for timeout messages
     volatile int waitingTag;        // tag, step, chunk of that receive
     volatile int waitingStep;

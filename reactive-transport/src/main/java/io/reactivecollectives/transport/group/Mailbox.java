@@ -67,6 +67,14 @@ public final class Mailbox {
      * subscription handed over to).
      */
     public CollectiveBox open(String op, long word, long count, long nowNanos) {
+        return open(op, word, count, nowNanos, 0);
+    }
+
+    /**
+     * {@link #open(String, long, long, long)} for a collective with a timeout of {@code timeoutNanos}
+     * (0: unknown), which the wait reports give ({@link #stalled}).
+     */
+    public CollectiveBox open(String op, long word, long count, long nowNanos, long timeoutNanos) {
         CollectiveBox box;
         synchronized (this) {
             long seq = nextSequence;
@@ -78,6 +86,7 @@ public final class Mailbox {
             }
             box.op = op;
             box.openedNanos = nowNanos;
+            box.timeoutNanos = timeoutNanos;
             box.word = word;
             box.count = count;
         }
@@ -390,6 +399,14 @@ public final class Mailbox {
             }
         }
         return low;
+    }
+
+    /**
+     * The local collectives that have run for at least {@code minNanos} at {@code nowNanos} and not
+     * ended, oldest first, with whom each waits for: a snapshot for the wait reports, taken under the lock.
+     */
+    public synchronized List<Stall> stalled(long minNanos, long nowNanos) {
+        return Stall.of(boxes.values(), minNanos, nowNanos);
     }
 
     /** Bytes of frames waiting unclaimed. */

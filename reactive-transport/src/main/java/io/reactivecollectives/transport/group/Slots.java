@@ -92,6 +92,20 @@ final class Slots {
         }
     }
 
+    /** The sources of the receives that wait here (the values that are not payloads) into {@code out}. */
+    void waitingSources(java.util.BitSet out) {
+        if (held && value instanceof MailboxReceive.Waiter) {
+            out.set(source);
+        }
+        if (more != null) {
+            for (java.util.Map.Entry<SlotKey, Object> e : more.entrySet()) {
+                if (e.getValue() instanceof MailboxReceive.Waiter w) {
+                    out.set(w.r.source);
+                }
+            }
+        }
+    }
+
     private boolean at(int t, int s, int c, int src) {
         return tag == t && step == s && chunk == c && source == src;
     }

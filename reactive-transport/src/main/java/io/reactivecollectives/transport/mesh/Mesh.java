@@ -95,6 +95,15 @@ public final class Mesh implements AutoCloseable {
      * naming the ranks that never appeared; whatever was opened is closed on failure.
      */
     public static Mono<Mesh> start(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
+        return start(store, rank, world, options, listener, Duration.ZERO);
+    }
+
+    /**
+     * {@link #start(Store, int, int, MeshOptions, FrameListener)} that, every {@code reportEvery}
+     * until it ends, says which ranks it still waits for ({@link MeshWaits}); zero for no reports.
+     */
+    public static Mono<Mesh> start(Store store, int rank, int world, MeshOptions options, FrameListener listener,
+                                   Duration reportEvery) {
         return Mono.defer(() -> {
             Mesh mesh = new Mesh(store, rank, world, options, listener);
             if (world == 1) {
@@ -106,6 +115,7 @@ public final class Mesh implements AutoCloseable {
                     .then(Mono.when(Flux.range(0, rank).map(mesh::connectTo).collectList().flatMap(Mono::when),
                             mesh.connected.asMono()))
                     .then(Mono.defer(() -> MeshSharedMemory.attach(mesh, store)));
+            reactor.core.Disposable report = MeshWaits.start(mesh, store, reportEvery);
             return join.or(mesh.startFailed.asMono())
                     .timeout(options.connectTimeout())
                     .onErrorMap(e -> e instanceof TimeoutException || e instanceof StoreTimeoutException,
@@ -113,7 +123,8 @@ public final class Mesh implements AutoCloseable {
                     .thenReturn(mesh)
                     .doOnNext(m -> m.started = true)
                     .doOnError(e -> mesh.close())
-                    .doOnCancel(mesh::close);
+                    .doOnCancel(mesh::close)
+                    .doFinally(s -> report.dispose());
         });
     }
 
@@ -241,6 +252,11 @@ public final class Mesh implements AutoCloseable {
 
     int rank() {
         return rank;
+    }
+
+    /** The last error connecting to {@code peer}, or null. */
+    String lastError(int peer) {
+        return directory.lastError(peer);
     }
 
     /** Notes the address {@code peer} published (its host identity is part of it). */

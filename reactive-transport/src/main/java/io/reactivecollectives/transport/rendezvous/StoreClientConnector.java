@@ -2,9 +2,12 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.channel.ChannelOption;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.reactivecollectives.core.observe.Notices;
+import io.reactivecollectives.core.observe.WaitReports;
 import io.reactivecollectives.transport.wire.HandshakeMac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
@@ -14,20 +17,19 @@ import java.net.UnixDomainSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Connects a {@link TcpStore}: the local socket first for a server on this host, else TCP; refused
  * or failed attempts are retried with exponential backoff (20 ms doubling to 1 s) until the options'
- * timeout, logging the address, the attempt and the last error at most every
- * {@link #RETRY_LOG_INTERVAL} while it retries; a rejected secret is not retried.
+ * timeout; a rejected secret is not retried. While it waits it says so every
+ * {@link WaitReports#defaultInterval()} (5 s unless {@code rc.wait-reports.interval} says otherwise),
+ * through {@link Notices}: {@code TCP store at 10.0.0.1:29500 not reachable yet (10 s of 60 s):
+ * attempt 14 failed: ...Connection refused}.
  */
 final class StoreClientConnector {
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpStore.class);
-    /** How often at most a connect that keeps failing says so. */
-    static final Duration RETRY_LOG_INTERVAL = Duration.ofSeconds(3);
 
     private StoreClientConnector() {
     }
@@ -64,13 +66,15 @@ final class StoreClientConnector {
             Mono<StoreClientSession> attempt = connection
                     .doOnNext(c -> progress.connected())
                     .flatMap(conn -> new StoreClientSession(options, conn, metrics).start());
+            Disposable reports = WaitReports.every(WaitReports.defaultInterval(), progress::report);
             return attempt
                     .doOnError(progress::failed)
                     .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20))
                             .maxBackoff(Duration.ofSeconds(1))
                             .filter(e -> !(e instanceof StoreAuthenticationException)))
                     .timeout(options.timeout())
-                    .onErrorMap(TimeoutException.class, e -> progress.timedOut());
+                    .onErrorMap(TimeoutException.class, e -> progress.timedOut())
+                    .doFinally(s -> reports.dispose());
         });
     }
 
@@ -80,7 +84,6 @@ final class StoreClientConnector {
         private final Duration timeout;
         private final long startNanos = System.nanoTime();
         private final AtomicInteger attempts = new AtomicInteger();
-        private final AtomicLong lastLogNanos = new AtomicLong(startNanos);
         private final AtomicReference<Throwable> last = new AtomicReference<>();
         private volatile boolean connectedNow;
 
@@ -96,13 +99,17 @@ final class StoreClientConnector {
         void failed(Throwable e) {
             connectedNow = false;
             last.set(e);
-            int n = attempts.incrementAndGet();
-            long now = System.nanoTime();
-            long logged = lastLogNanos.get();
-            if (now - logged >= RETRY_LOG_INTERVAL.toNanos() && lastLogNanos.compareAndSet(logged, now)) {
-                LOG.warn("TCP store at {} not reachable yet: attempt {} failed after {} ms of {} ms: {}", server, n,
-                        Duration.ofNanos(now - startNanos).toMillis(), timeout.toMillis(), e.toString());
-            }
+            attempts.incrementAndGet();
+        }
+
+        /** The wait report: how long, how many attempts, the last error (or that a handshake is pending). */
+        void report() {
+            Throwable e = last.get();
+            String state = connectedNow ? "connected, waiting for the server's handshake"
+                    : e == null ? "the first attempt is still connecting"
+                    : "attempt " + attempts.get() + " failed: " + e;
+            Notices.warn(LOG, "TCP store at " + server + " not reachable yet (" + WaitReports.duration(System.nanoTime()
+                    - startNanos) + " of " + WaitReports.duration(timeout.toNanos()) + "): " + state);
         }
 
         IllegalStateException timedOut() {

@@ -65,8 +65,10 @@ public final class CollectiveRunner {
             // with the DETAIL check on, its exchange of whole fingerprints reports disagreements in full instead
             boolean detail = runtime.settings().checkCollectives();
             long start = System.nanoTime();   // the one clock reading at the start: box, recorder, meters, deadline
+            Duration timeout = opts.timeout() != null ? opts.timeout() : runtime.settings().timeout();
             CollectiveBox box = mailbox.open(name, detail ? Agreement.NONE
-                    : Agreement.word(fp.op(), fp.dtype(), fp.reduceOp(), fp.root()), detail ? 0 : Agreement.count(fp), start);
+                    : Agreement.word(fp.op(), fp.dtype(), fp.reduceOp(), fp.root()), detail ? 0 : Agreement.count(fp), start,
+                    timeout.toNanos());
             Object owner = box;
             String inUse = runtime.claims().claim(call.tensors(), owner, () -> name + "[seq=" + box.sequence() + "]");
             if (inUse != null) {
@@ -79,7 +81,6 @@ public final class CollectiveRunner {
                 return Mono.error(pending);
             }
             CollectiveChannel channel = new CollectiveChannel(runtime, box, call.op(), name, 0);
-            Duration timeout = opts.timeout() != null ? opts.timeout() : runtime.settings().timeout();
             long[][] shapes = fp.shapes().toArray(NO_SHAPES);   // NO_SHAPES itself when there are none
             return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes, null, start, entry -> {
                 channel.entry(entry);
@@ -207,13 +208,19 @@ public final class CollectiveRunner {
         aborts.tellPeers(box.sequence(), cause);
     }
 
+    /** {@code ; flight recorder dump: <file>} where the timeout's automatic dump goes, or nothing when dumps are off. */
+    private String dumpNote() {
+        io.reactivecollectives.core.observe.FlightRecorder r = runtime.observer().recorder();
+        return r.config().dumpOnFailure() ? "; flight recorder dump: " + r.dumpFile() : "";
+    }
+
     private CollectiveTimeoutException timeoutError(CollectiveChannel channel, Duration timeout) {
         CollectiveBox box = channel.box();
         int peer = box.waitingOn();
         String what = box.waitingWhat();
         CollectiveTimeoutException e = new CollectiveTimeoutException(channel.op(), runtime.rank(), box.sequence(), peer,
                 timeout, "timed out after " + timeout.toMillis() + " ms" + (peer >= 0 ? " waiting for rank " + peer
-                + (what != null ? " (" + what + ")" : "") : "") + "; " + runtime.peerFailures().progress());
+                + (what != null ? " (" + what + ")" : "") : "") + "; " + runtime.peerFailures().progress() + dumpNote());
         runtime.mailbox().fail(box, e);
         return e;
     }

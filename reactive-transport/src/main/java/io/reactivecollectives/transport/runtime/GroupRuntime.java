@@ -35,6 +35,7 @@ public final class GroupRuntime {
     private volatile Mesh mesh;
     private volatile Mesh liveness;
     private volatile boolean closed;
+    private volatile reactor.core.Disposable waitReports = reactor.core.Disposables.disposed();
     private volatile String abortedWhy;
 
     public GroupRuntime(int rank, int size, RuntimeSettings settings, CollectiveObserver observer) {
@@ -126,7 +127,20 @@ public final class GroupRuntime {
      */
     public reactor.core.publisher.Mono<Void> connect(io.reactivecollectives.core.rendezvous.Store store,
                                                      MeshOptions options, FrameListener frames) {
-        return Mesh.start(store, rank, size, options, frames)
+        return connect(store, options, frames, java.time.Duration.ZERO);
+    }
+
+    /**
+     * {@link #connect(io.reactivecollectives.core.rendezvous.Store, MeshOptions, FrameListener)} that,
+     * every {@code reportEvery}, says whom this rank waits for: while the data mesh starts (see
+     * {@link Mesh#start(io.reactivecollectives.core.rendezvous.Store, int, int, MeshOptions, FrameListener,
+     * java.time.Duration)}), then, once connected and until closed, for collectives that run longer
+     * than that ({@link CollectiveWaits}). Zero for no reports.
+     */
+    public reactor.core.publisher.Mono<Void> connect(io.reactivecollectives.core.rendezvous.Store store,
+                                                     MeshOptions options, FrameListener frames,
+                                                     java.time.Duration reportEvery) {
+        return Mesh.start(store, rank, size, options, frames, reportEvery)
                 .flatMap(m -> Mesh.start(store, rank, size, options.forLiveness(), new LivenessWatch(this))
                         .doOnError(e -> m.close())
                         .doOnCancel(m::close)
@@ -134,6 +148,10 @@ public final class GroupRuntime {
                             selector.topology(io.reactivecollectives.transport.algorithms.Topology.of(m.hostIds()));
                             this.mesh = m;
                             this.liveness = live;
+                            this.waitReports = CollectiveWaits.start(this, reportEvery);
+                            if (closed) {
+                                waitReports.dispose();   // closed while connecting
+                            }
                         }))
                 .then();
     }
@@ -148,6 +166,7 @@ public final class GroupRuntime {
             return false;
         }
         closed = true;
+        waitReports.dispose();
         return true;
     }
 

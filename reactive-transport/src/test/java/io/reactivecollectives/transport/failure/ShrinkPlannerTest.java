@@ -72,6 +72,31 @@ class ShrinkPlannerTest {
     }
 
     @Test
+    void aShrinkThatWaitsForViewsSaysWhoseItStillWaitsFor() throws Exception {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream saved = System.err;
+        System.setErr(new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8));
+        ShrinkPlan plan;
+        try {
+            // rank 0 waits for the views of ranks 1 and 2; rank 1 publishes its own after 1.2 s, rank 2 never
+            java.util.concurrent.CompletableFuture<ShrinkPlan> r0 = ShrinkPlanner.plan(store, "w", 0, 0, 3, dead(3),
+                    Duration.ofSeconds(3), Duration.ofMillis(500)).toFuture();
+            Thread.sleep(1200);
+            ShrinkPlanner.plan(store, "w", 0, 1, 3, dead(3), Duration.ofSeconds(3)).toFuture();
+            plan = r0.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            System.setErr(saved);
+        }
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertArrayEquals(new int[] {0, 1}, plan.members());
+        assertTrue(text.contains("group 'w' rank 0: shrink to generation 1: waiting for ranks 1, 2 to publish their"
+                + " views of the failure ("), text);
+        assertTrue(text.contains("group 'w' rank 0: shrink to generation 1: waiting for rank 2 to publish its view of"
+                + " the failure ("), text);
+        assertTrue(text.contains(" of 3 s)"), text);
+    }
+
+    @Test
     void survivorsAgreeOnOneDecisionAndSkipTheRankAnotherSawDie() {
         long t0 = System.nanoTime();
         // only rank 0 noticed that rank 3 died; ranks 1 and 2 learn it from rank 0's view

@@ -40,7 +40,7 @@ class TcpStoreUnreachableTest {
         String log = captured.toString(StandardCharsets.UTF_8);
         String address = "127.0.0.1:" + port;
         long retryLines = log.lines().filter(l -> l.contains("TCP store at " + address + " not reachable yet")).count();
-        assertTrue(retryLines >= 1 && retryLines <= 3, "one line per " + StoreClientConnector.RETRY_LOG_INTERVAL
+        assertTrue(retryLines >= 1 && retryLines <= 3, "one line per " + io.reactivecollectives.core.observe.WaitReports.defaultInterval()
                 + " at most, saw " + retryLines + ":\n" + log);
         assertTrue(log.contains("attempt ") && log.contains("Connection refused"), log);
         String m = e.getMessage();

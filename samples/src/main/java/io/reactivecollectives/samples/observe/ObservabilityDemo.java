@@ -107,10 +107,11 @@ public final class ObservabilityDemo implements Callable<Integer> {
                         .blockLast(Duration.ofSeconds(60));
                 // the ranks that timed out dumped themselves; the late one is asked to
                 cluster.group(late).flightRecorder().dump("on request").block(Duration.ofSeconds(30));
-                awaitDumps(dir, late);
+                awaitDumps(cluster, late);
+                Path job = cluster.group(0).flightRecorder().dumpDirectory();   // this run's dumps, under dir
                 out.println();
-                out.println("== flight recorder analysis of " + dir + " ==");
-                out.print(FlightRecorderAnalyzer.analyze(FlightRecorderAnalyzer.readAll(List.of(dir))).text());
+                out.println("== flight recorder analysis of " + job + " ==");
+                out.print(FlightRecorderAnalyzer.analyze(FlightRecorderAnalyzer.readAll(List.of(job))).text());
             }
         } finally {
             cluster.close();
@@ -154,10 +155,10 @@ public final class ObservabilityDemo implements Callable<Integer> {
         return LoggingMeterRegistry.builder(config).loggingSink(sink::println).build();
     }
 
-    private static void awaitDumps(Path dir, int ranks) throws InterruptedException {
+    private static void awaitDumps(LocalCluster cluster, int ranks) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         for (int r = 0; r < ranks; r++) {
-            Path f = dir.resolve(FlightRecorder.fileName("demo", r));
+            Path f = cluster.group(r).flightRecorder().dumpFile();
             while (!Files.exists(f) && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }

@@ -32,7 +32,11 @@ class ObservabilityDemoTest {
         assertTrue(text.contains("rc.collectives.inflight(GAUGE)[group='demo', rank='2']; value=0.0"), text);
         assertTrue(text.contains("rank 0: allReduce[seq=5] rank 0: timed out after 1000 ms"), text);
         assertTrue(text.contains("[demo] rank 2 never started allReduce seq 5; ranks 0, 1 are waiting for it"), text);
-        assertTrue(Files.exists(dir.resolve("flight-recorder-demo-rank2.json")));
+        // the run's dumps are in its job directory under the dump directory
+        String job = text.lines().filter(l -> l.startsWith("== flight recorder analysis of ")).findFirst().orElseThrow()
+                .replace("== flight recorder analysis of ", "").replace(" ==", "");
+        assertTrue(job.startsWith(dir.resolve("flight-recorder-").toString()), job);
+        assertTrue(Files.exists(Path.of(job).resolve("flight-recorder-demo-rank2.json")), job);
     }
 
     @Test

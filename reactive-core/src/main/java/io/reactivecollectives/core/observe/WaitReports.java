@@ -1,0 +1,183 @@
+package io.reactivecollectives.core.observe;
+
+import io.reactivecollectives.core.LibrarySchedulers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.scheduler.Scheduler;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The reports a rank prints while it waits for other ranks (at the rendezvous, in a collective, in
+ * a shrink), every {@link #defaultInterval()}: who it waits for and for how long, through
+ * {@link Notices}. Each wait is one periodic task on one daemon thread the JVM shares
+ * ({@code rc-wait-reports}), cancelled when the wait ends; a group's collectives share one task.
+ *
+ * <p>The interval is the system property {@value #PROPERTY}, else the environment variable
+ * {@value #ENV}, else 5 s: a number of seconds ({@code 2}, {@code 0.5}) or with a unit
+ * ({@code 1500ms}, {@code 2s}); {@code 0} or {@code off} turns the reports off.
+ */
+public final class WaitReports {
+
+    /** System property with the interval between reports. */
+    public static final String PROPERTY = "rc.wait-reports.interval";
+    /** Environment variable with the interval, read when the property is not set. */
+    public static final String ENV = "RC_WAIT_REPORTS_INTERVAL";
+    /** The interval when neither is set. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
+
+    private static final Logger LOG = LoggerFactory.getLogger(WaitReports.class);
+
+    private WaitReports() {
+    }
+
+    private static final class Reports {
+        static final Scheduler SCHEDULER = LibrarySchedulers.newSingle("rc-wait-reports");
+    }
+
+    /**
+     * The interval the property or the environment variable set, else {@link #DEFAULT_INTERVAL}
+     * (read on each call); zero when the reports are off.
+     *
+     * @return the interval between reports, zero for none
+     * @throws IllegalArgumentException when the setting cannot be read as a duration
+     */
+    public static Duration defaultInterval() {
+        String v = System.getProperty(PROPERTY);
+        if (v == null || v.isBlank()) {
+            v = System.getenv(ENV);
+        }
+        return v == null || v.isBlank() ? DEFAULT_INTERVAL : parse(v);
+    }
+
+    /**
+     * Reads an interval: seconds ({@code 5}, {@code 0.5}), or a number with {@code ms} or {@code s};
+     * {@code 0} or {@code off} for none.
+     *
+     * @param text the setting
+     * @return the interval, zero for none
+     * @throws IllegalArgumentException when {@code text} is not such a duration
+     */
+    public static Duration parse(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.equals("off")) {
+            return Duration.ZERO;
+        }
+        try {
+            double millis = t.endsWith("ms") ? Double.parseDouble(t.substring(0, t.length() - 2).trim())
+                    : Double.parseDouble((t.endsWith("s") ? t.substring(0, t.length() - 1) : t).trim()) * 1000;
+            if (millis < 0 || Double.isNaN(millis) || Double.isInfinite(millis)) {
+                throw new NumberFormatException();
+            }
+            return Duration.ofMillis(Math.round(millis));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(PROPERTY + ": '" + text + "' is not an interval (5, 0.5, 1500ms, 2s,"
+                    + " or 0/off for no reports)");
+        }
+    }
+
+    /**
+     * The reports' thread (non-blocking), for the timeouts of what a report asks before it speaks.
+     *
+     * @return the reports' scheduler
+     */
+    public static Scheduler scheduler() {
+        return Reports.SCHEDULER;
+    }
+
+    /**
+     * Runs {@code report} every {@code interval} (the first time one interval from now) on the
+     * reports' thread until the returned {@code Disposable} is disposed; a report that throws is
+     * logged and the next one still runs. {@code report} must not block.
+     *
+     * @param interval how often; zero or negative for never
+     * @param report   what to say
+     * @return what stops the reports
+     */
+    public static Disposable every(Duration interval, Runnable report) {
+        if (interval == null || interval.isZero() || interval.isNegative()) {
+            return Disposables.disposed();
+        }
+        long nanos = interval.toNanos();
+        return Reports.SCHEDULER.schedulePeriodically(() -> {
+            try {
+                report.run();
+            } catch (RuntimeException e) {
+                LOG.warn("a wait report failed", e);
+            }
+        }, nanos, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * A duration as a report gives it: {@code 850 ms} below a second, {@code 12 s} below two
+     * minutes, else {@code 4 min 5 s}.
+     *
+     * @param nanos the duration in nanoseconds
+     * @return the duration in words
+     */
+    public static String duration(long nanos) {
+        long ms = Math.max(0, TimeUnit.NANOSECONDS.toMillis(nanos));
+        if (ms < 1000) {
+            return ms + " ms";
+        }
+        long s = ms / 1000;
+        return s < 120 ? s + " s" : s / 60 + " min " + s % 60 + " s";
+    }
+
+    /**
+     * Ranks in words: {@code rank 3}, {@code ranks 2, 3}, {@code ranks 0, 4-9} (ascending; runs of
+     * three or more shortened), at most 32 named, then how many more.
+     *
+     * @param ranks the ranks, ascending
+     * @return the ranks in words
+     */
+    public static String ranks(Collection<Integer> ranks) {
+        StringBuilder b = new StringBuilder(ranks.size() == 1 ? "rank " : "ranks ");
+        Integer[] r = ranks.toArray(new Integer[0]);
+        int named = 0;
+        for (int i = 0; i < r.length; ) {
+            if (named == 32) {
+                b.append(", ... (").append(r.length - i).append(" more)");
+                break;
+            }
+            int j = i;
+            while (j + 1 < r.length && r[j + 1] == r[j] + 1) {
+                j++;
+            }
+            b.append(i == 0 ? "" : ", ").append(r[i]);
+            if (j - i >= 2) {
+                b.append('-').append(r[j]);
+                i = j + 1;
+            } else {
+                i++;
+            }
+            named++;
+        }
+        return b.toString();
+    }
+
+    /**
+     * A size in words: {@code 512 B}, {@code 4 KiB}, {@code 1.5 MiB}.
+     *
+     * @param bytes the size
+     * @return the size in words
+     */
+    public static String bytes(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double v = bytes;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return (v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.1f", v)) + " " + units[u];
+    }
+}

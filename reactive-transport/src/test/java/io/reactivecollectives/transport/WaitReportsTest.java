@@ -1,0 +1,108 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.CollectiveTimeoutException;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.observe.FlightRecorder;
+import io.reactivecollectives.core.rendezvous.HashStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Signal;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Never silent: while ranks wait for each other, each says every interval (here 1 s) whom it waits
+ * for and for how long, and stops once the wait ends: at the rendezvous (a rank that joins late) and
+ * in a collective (a rank that never calls it).
+ */
+class WaitReportsTest {
+
+    private static final Duration T = Duration.ofSeconds(60);
+    private static final Duration EVERY = Duration.ofSeconds(1);
+
+    @TempDir
+    Path dir;
+
+    private static long count(String text, String part) {
+        return text.lines().filter(l -> l.contains(part)).count();
+    }
+
+    @Test
+    void theRendezvousNamesTheRankThatHasNotJoinedUntilItDoes() throws Exception {
+        HashStore store = new HashStore(T);
+        GroupOptions o = GroupOptions.defaults().withGroupId("late-joiner").withWaitReportInterval(EVERY);
+        List<TcpProcessGroup> groups = new java.util.ArrayList<>();
+        String waiting;
+        String afterwards;
+        try (StandardErrorCapture err = new StandardErrorCapture()) {
+            CompletableFuture<TcpProcessGroup> g0 = TcpProcessGroup.connect(store, 0, 3, o).toFuture();
+            CompletableFuture<TcpProcessGroup> g1 = TcpProcessGroup.connect(store, 1, 3, o).toFuture();
+            Thread.sleep(3_500);   // rank 2 joins 3.5 s late
+            groups.add(TcpProcessGroup.connect(store, 2, 3, o).block(T));
+            groups.add(g0.get(60, TimeUnit.SECONDS));
+            groups.add(g1.get(60, TimeUnit.SECONDS));
+            waiting = err.text();
+            Thread.sleep(2_500);   // connected: no more reports
+            afterwards = err.text().substring(waiting.length());
+        } finally {
+            groups.forEach(TcpProcessGroup::close);
+            store.close();
+        }
+        for (int r = 0; r < 2; r++) {
+            String line = "group 'late-joiner' rank " + r + ": rendezvous: waiting for rank 2 to join (";
+            assertTrue(count(waiting, line) >= 2, "rank " + r + " named rank 2 every second:\n" + waiting);
+        }
+        assertTrue(waiting.contains(" of 60 s)"), waiting);
+        assertEquals(0, count(afterwards, "late-joiner"), "no report once connected:\n" + afterwards);
+    }
+
+    @Test
+    void aCollectiveStuckOnARankThatNeverCallsNamesItUntilItTimesOut() throws Exception {
+        GroupOptions o = GroupOptions.defaults().withGroupId("stuck").withWaitReportInterval(EVERY)
+                .withFlightRecorder(FlightRecorder.Config.defaults().withDumpDirectory(dir));
+        LocalCluster c = LocalCluster.start(3, o).block(T);
+        Tensor t0 = Tensor.zeros(DType.FLOAT32, 1 << 20);   // 4 MiB: the ring, rank 0 receives from rank 2
+        Tensor t1 = Tensor.zeros(DType.FLOAT32, 1 << 20);
+        String during;
+        String afterwards;
+        try (StandardErrorCapture err = new StandardErrorCapture()) {
+            CollectiveOptions timeout = CollectiveOptions.timeout(Duration.ofMillis(4_500));
+            List<Signal<Tensor>> sig = Flux.mergeSequential(   // rank 2 never calls it
+                            c.group(0).allReduce(t0, ReduceOp.SUM, timeout).materialize(),
+                            c.group(1).allReduce(t1, ReduceOp.SUM, timeout).materialize())
+                    .collectList().block(T);
+            for (Signal<Tensor> s : sig) {
+                assertInstanceOf(CollectiveTimeoutException.class, s.getThrowable());
+            }
+            c.group(0).flightRecorder().awaitDumps().block(T);
+            c.group(1).flightRecorder().awaitDumps().block(T);
+            during = err.text();
+            Thread.sleep(2_500);   // the collectives ended: no more reports
+            afterwards = err.text().substring(during.length());
+        } finally {
+            c.close();
+            t0.release();
+            t1.release();
+        }
+        String rank0 = "group 'stuck' rank 0: allReduce seq 0 (4 MiB): waiting for rank 2 for ";
+        assertTrue(count(during, rank0) >= 2, "rank 0 named rank 2 every second:\n" + during);
+        assertTrue(during.lines().filter(l -> l.contains(rank0)).allMatch(l -> l.contains(" (timeout in ")
+                && l.contains("; last data from ") && l.contains("rank 2: none")), during);
+        assertTrue(count(during, "group 'stuck' rank 1: allReduce seq 0 (4 MiB): waiting for rank ") >= 2, during);
+        assertTrue(during.contains("group 'stuck' rank 0: flight recorder dump written to "
+                + c.group(0).flightRecorder().dumpFile()), during);
+        assertEquals(0, count(afterwards, "group 'stuck'"), "no report once the collective ended:\n" + afterwards);
+    }
+}
