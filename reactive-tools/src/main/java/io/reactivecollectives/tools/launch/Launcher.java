@@ -6,12 +6,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -38,8 +33,18 @@ import java.util.concurrent.TimeUnit;
  * stream), never by an event loop.
  */
 @Command(name = "collectives-run", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
-        description = {"Runs a main class on several ranks (JVMs), as torchrun does.",
-                "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port)."})
+        customSynopsis = {"collectives-run [options] [--] <main class> [args...]",
+                "collectives-run [options] --classpath <app.jar:libs/*> [--] <main class> [args...]",
+                "collectives-run [options] <app.jar> [args...]"},
+        description = {"Runs a program on several ranks (JVMs), as torchrun runs a script: a main class of the"
+                + " launcher's class path (under bin/collectives-run: the samples and the library), a main class of"
+                + " your own class path (--classpath), or your jar (its manifest's Main-Class). Everything after the"
+                + " main class or jar goes to the program; a `--` before it is optional.",
+                "A class path or jar of your own is used instead of the launcher's, never mixed with it; the library"
+                + " (reactive-core, reactive-transport and their run-time dependencies: --library-classpath) is added"
+                + " after it unless it brings reactive-core itself, as a fat jar does (then its own copy is the only one).",
+                "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port).",
+                "A usage error is one line on stderr and exit code 2, before any rank starts.", ""})
 public final class Launcher implements Callable<Integer>, Cli.Validated {
 
     @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
@@ -58,11 +63,20 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     String masterAddr;
 
     @Option(names = {"--master-port", "--master_port"}, defaultValue = "0",
-            description = "port of rank 0's store; 0 picks a free one (single node only)")
+            description = {"port of rank 0's store, checked free before any rank starts on node rank 0; 0 picks a free"
+                    + " one (single node only; default)"})
     int masterPort;
 
-    @Option(names = "--classpath", description = "class path of the children (default: the launcher's)")
+    @Option(names = {"--classpath", "-cp"}, paramLabel = "<path>",
+            description = {"your program's class path (jars, folders, dir/* for a folder's jars) instead of the"
+                    + " launcher's; with a jar as the program, added after it"})
     String classpath;
+
+    @Option(names = "--library-classpath", paramLabel = "<path>", defaultValue = "${sys:rc.library.classpath}",
+            description = {"what is added after a class path or jar of your own that lacks reactive-core (default:"
+                    + " under bin/collectives-run, its build of reactive-core, reactive-transport and their run-time"
+                    + " dependencies; else the launcher's own class path; empty: nothing)"})
+    String libraryClasspath;
 
     @Option(names = "--jvm-arg", description = {"an option for the child JVMs (repeatable); "
             + "they get " + RankJvmAccess.NATIVE_ACCESS + " (and, on JDK 24 and later, " + RankJvmAccess.UNSAFE_ACCESS
@@ -88,16 +102,23 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     /** What {@code --jit} comes to on this node (set by {@link #validate()}). */
     private JitProfile jitProfile;
 
+    /** The ranks' {@code MASTER_PORT} (set by {@link #validate()}). */
+    private int port;
+
+    /** The ranks' class path and main class (set by {@link #validate()}). */
+    private ChildClassPath child;
+
     @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "the main class to run on every rank")
+    @Parameters(index = "0", paramLabel = "MAIN_CLASS|JAR",
+            description = "the main class to run on every rank, or a jar whose manifest names it")
     String mainClass;
 
-    @Parameters(index = "1..*", paramLabel = "ARGS", description = "its arguments")
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "the program's arguments")
     List<String> args = new ArrayList<>();
 
     private final PrintStream out;
@@ -142,7 +163,25 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
      * @return the exit code: 0, the first failing rank's code, or 2 for bad usage
      */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
-        return Cli.commandLine(new Launcher(out, err), out, err).execute(argv);
+        CommandLine cl = Cli.commandLine(new Launcher(out, err), out, err);
+        cl.setStopAtPositional(true); // the main class ends the launcher's options, as torchrun's script does
+        CommandLine.IParameterExceptionHandler usual = cl.getParameterExceptionHandler();
+        cl.setParameterExceptionHandler((ex, rest) -> {
+            if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()
+                    && u.getUnmatched().get(0).startsWith("-")) {
+                err.println(unknownOption(u.getUnmatched().get(0)));
+                err.flush();
+                return Cli.USAGE;
+            }
+            return usual.handleParseException(ex, rest);
+        });
+        return cl.execute(argv);
+    }
+
+    /** The one line for an option the launcher does not know, which may be the program's. */
+    static String unknownOption(String option) {
+        return "collectives-run: unknown option '" + option + "'; options for the program go after its main class,"
+                + " or after `--`: collectives-run [options] -- <main class> [args]";
     }
 
     private record Exit(int localRank, int code) {
@@ -176,22 +215,36 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "need --nproc-per-node >= 1, --nnodes >= 1 and 0 <= --node-rank < --nnodes");
         }
+        if ((long) nprocPerNode * nnodes > Integer.MAX_VALUE) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--nnodes times --nproc-per-node exceeds "
+                    + Integer.MAX_VALUE + " ranks");
+        }
+        if (graceMillis < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--grace-ms must be >= 0, got " + graceMillis);
+        }
         if (masterPort == 0 && nnodes > 1) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--master-port is required with --nnodes > 1 (every node must use the same port)");
+        }
+        try {
+            String launcherCp = System.getProperty("java.class.path");
+            child = ChildClassPath.resolve(mainClass, classpath, libraryClasspath != null ? libraryClasspath : launcherCp,
+                    launcherCp);
+            port = StorePort.settle(masterAddr, masterPort, nodeRank, nnodes, System.getenv());
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 
     @Override
     public Integer call() throws Exception {
-        Integer answered = MainClassCheck.check(mainClass, args, classpath, out, err);
+        Integer answered = MainClassCheck.check(child.mainClass(), args, child.own() ? child.classPath() : null, out, err);
         if (answered != null) {
             return answered;
         }
         Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
-        int port = masterPort != 0 ? masterPort : freePort(masterAddr);
         int world = nnodes * nprocPerNode;
-        String cp = classpath != null ? classpath : System.getProperty("java.class.path");
+        String cp = child.classPath();
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
         CompilerDirectives directives = directives();
@@ -217,7 +270,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");
                 cmd.add(cp);
-                cmd.add(mainClass);
+                cmd.add(child.mainClass());
                 cmd.addAll(args);
                 ProcessBuilder pb = new ProcessBuilder(cmd);
                 Map<String, String> env = pb.environment();
@@ -237,8 +290,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 }
                 Process p = pb.start();
                 children.add(p);
-                pumps.add(pump(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null));
-                pumps.add(pump(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false));
+                pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null));
+                pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false));
                 int localRank = local;
                 Thread waiter = new Thread(() -> {
                     try {
@@ -339,60 +392,6 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         if (p.isAlive()) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
-        }
-    }
-
-    /**
-     * Copies {@code in} to {@code sink}, prefixing every line (ended by \n or \r) with {@code prefix};
-     * with {@code dropNotice}, a first line that is HotSpot's {@link CompilerDirectives#isNotice notice}
-     * of the launcher's directives is dropped.
-     */
-    private static Thread pump(InputStream in, LineSink sink, String prefix, String name, boolean dropNotice) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[8192];
-            java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
-            byte[] pre = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            boolean first = dropNotice;
-            try (in) {
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    for (int i = 0; i < n; i++) {
-                        byte b = buf[i];
-                        line.write(b);
-                        if (b == '\n' || b == '\r') {
-                            if (first && CompilerDirectives.isNotice(line.toString(java.nio.charset.StandardCharsets.UTF_8))) {
-                                line.reset();
-                            } else {
-                                emit(sink, pre, line);
-                            }
-                            first = false;
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                // the child is gone
-            }
-            if (line.size() > 0) {
-                line.write('\n');
-                emit(sink, pre, line);
-            }
-        }, "collectives-run-" + name);
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
-
-    private static void emit(LineSink sink, byte[] prefix, java.io.ByteArrayOutputStream line) {
-        sink.write(prefix, line.toByteArray(), line.size());
-        line.reset();
-    }
-
-    /** A port free on {@code addr} now (the usual race, as torchrun's: rank 0 binds it next). */
-    static int freePort(String addr) throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.setReuseAddress(true);
-            s.bind(new InetSocketAddress(InetAddress.getByName(addr), 0));
-            return s.getLocalPort();
         }
     }
 }

@@ -125,7 +125,7 @@ class ClassDataArchiveTest {
     private static String launch(Path jar, Path cache) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Launcher.class.getName(), "--nproc-per-node", "2",
-                "--classpath", jar.toString(), "--", ArchiveProbe.class.getName()));
+                "--classpath", jar.toString(), "--library-classpath=", "--", ArchiveProbe.class.getName()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("RC_CLASS_DATA_DIR", cache.toString());
         Process p = pb.start();
