@@ -31,7 +31,9 @@ import java.util.jar.Manifest;
  *       {@code dir/*} entries expanded to the folder's jars as {@code java -cp} does. The library
  *       (reactive-core, reactive-transport and their run-time dependencies) is added after it, unless
  *       it already brings reactive-core (a fat jar, or the library's jars among its own): then it is
- *       used alone, so that a fat jar's own copy of the library is the only one.</li>
+ *       used alone, so that a fat jar's own copy of the library is the only one. An SLF4J binding
+ *       among the library's entries ({@code bin/collectives-run} adds slf4j-simple, so that the
+ *       library's log lines show) is left out when the user's class path brings its own.</li>
  * </ul>
  *
  * @param classPath the ranks' class path
@@ -42,6 +44,9 @@ record ChildClassPath(String classPath, String mainClass, boolean own) {
 
     /** A class of reactive-core, by which a class path is known to bring the library. */
     static final String LIBRARY_MARKER = "io.reactivecollectives.core.ProcessGroup";
+
+    /** The service file of an SLF4J 2 logging binding, by which a class path is known to bring one. */
+    static final String SLF4J_PROVIDER = "META-INF/services/org.slf4j.spi.SLF4JServiceProvider";
 
     /**
      * Resolves what the ranks run.
@@ -69,7 +74,12 @@ record ChildClassPath(String classPath, String mainClass, boolean own) {
         }
         Set<String> entries = new LinkedHashSet<>(own);
         if (!holds(own, LIBRARY_MARKER)) {
-            entries.addAll(expand(libraryCp));
+            boolean ownLogging = holds(own, SLF4J_PROVIDER);
+            for (String entry : expand(libraryCp)) {
+                if (!(ownLogging && holds(List.of(entry), SLF4J_PROVIDER))) {
+                    entries.add(entry);
+                }
+            }
         }
         if (!holds(new ArrayList<>(entries), mainClass)) {
             throw new IllegalArgumentException("no main class " + mainClass + " in "
@@ -129,10 +139,13 @@ record ChildClassPath(String classPath, String mainClass, boolean own) {
         }
     }
 
-    /** Whether {@code entries} (with their manifests' {@code Class-Path}) hold class {@code name}. */
+    /**
+     * Whether {@code entries} (with their manifests' {@code Class-Path}) hold class {@code name}, or
+     * the resource {@code name} when it has a {@code /}.
+     */
     private static boolean holds(List<String> entries, String name) {
         try (URLClassLoader loader = new URLClassLoader(urls(entries), null)) {
-            return loader.findResource(name.replace('.', '/') + ".class") != null;
+            return loader.findResource(name.contains("/") ? name : name.replace('.', '/') + ".class") != null;
         } catch (IOException e) {
             return false;
         }

@@ -34,15 +34,16 @@ import java.util.concurrent.TimeUnit;
  */
 @Command(name = "collectives-run", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         customSynopsis = {"collectives-run [options] [--] <main class> [args...]",
-                "collectives-run [options] --classpath <app.jar:libs/*> [--] <main class> [args...]",
-                "collectives-run [options] <app.jar> [args...]"},
+                "   or: collectives-run [options] --classpath <app.jar:libs/*> [--] <main class> [args...]",
+                "   or: collectives-run [options] <app.jar> [args...]   (main class from its manifest)"},
         description = {"Runs a program on several ranks (JVMs), as torchrun runs a script: a main class of the"
                 + " launcher's class path (under bin/collectives-run: the samples and the library), a main class of"
                 + " your own class path (--classpath), or your jar (its manifest's Main-Class). Everything after the"
                 + " main class or jar goes to the program; a `--` before it is optional.",
                 "A class path or jar of your own is used instead of the launcher's, never mixed with it; the library"
                 + " (reactive-core, reactive-transport and their run-time dependencies: --library-classpath) is added"
-                + " after it unless it brings reactive-core itself, as a fat jar does (then its own copy is the only one).",
+                + " after it unless it brings reactive-core itself, as a fat jar does (then its own copy is the only one);"
+                + " bin/collectives-run adds slf4j-simple with it, unless your class path brings an SLF4J binding.",
                 "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port).",
                 "A usage error is one line on stderr and exit code 2, before any rank starts.", ""})
 public final class Launcher implements Callable<Integer>, Cli.Validated {
@@ -75,7 +76,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     @Option(names = "--library-classpath", paramLabel = "<path>", defaultValue = "${sys:rc.library.classpath}",
             description = {"what is added after a class path or jar of your own that lacks reactive-core (default:"
                     + " under bin/collectives-run, its build of reactive-core, reactive-transport and their run-time"
-                    + " dependencies; else the launcher's own class path; empty: nothing)"})
+                    + " dependencies, and slf4j-simple; else the launcher's own class path; empty: nothing)"})
     String libraryClasspath;
 
     @Option(names = "--jvm-arg", description = {"an option for the child JVMs (repeatable); "

@@ -151,6 +151,32 @@ class UserClassPathTest {
         assertFalse(r.out().contains("[rank") || r.err().contains("[rank"), r.out() + r.err());
     }
 
+    /** A jar holding only an SLF4J provider's service file. */
+    private static Path binding(Path jar) throws IOException {
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
+            j.putNextEntry(new JarEntry(ChildClassPath.SLF4J_PROVIDER));
+            j.write("org.example.Provider\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            j.closeEntry();
+        }
+        return jar;
+    }
+
+    @Test
+    void theLibrarysLoggingBindingIsLeftOutWhenTheUsersClassPathBringsOne(@TempDir Path dir) throws Exception {
+        Path classes = compile(dir);
+        String lib = library();
+        String simple = binding(dir.resolve("slf4j-simple.jar")).toString();
+        String library = lib + File.pathSeparator + simple;
+        String sep = File.pathSeparator;
+        assertEquals(new ChildClassPath(classes + sep + lib + sep + simple, "com.example.Hello", true),
+                ChildClassPath.resolve("com.example.Hello", classes.toString(), library, "launcher.jar"));
+        String own = binding(dir.resolve("logback.jar")).toString();
+        assertEquals(new ChildClassPath(classes + sep + own + sep + lib, "com.example.Hello", true),
+                ChildClassPath.resolve("com.example.Hello", classes + sep + own, library, "launcher.jar"));
+        assertEquals(new ChildClassPath("launcher.jar", "com.example.Hello", false),
+                ChildClassPath.resolve("com.example.Hello", null, library, "launcher.jar"));
+    }
+
     @Test
     void classPathWildcardsExpandToAFoldersJarsAsJavaDoes(@TempDir Path dir) throws Exception {
         Path libs = Files.createDirectories(dir.resolve("libs"));
