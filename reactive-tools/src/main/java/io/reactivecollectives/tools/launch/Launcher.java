@@ -250,6 +250,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
         CompilerDirectives directives = directives();
         int[] localZeroExit = {-1};
+        List<String> localZeroOptions = new ArrayList<>();
 
         List<Process> children = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
@@ -267,6 +268,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
                 cmd.addAll(childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature()));
+                if (local == 0) {
+                    localZeroOptions.addAll(cmd.subList(1, cmd.size()));
+                }
                 int thisLocal = local;
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");
@@ -291,8 +295,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 }
                 Process p = pb.start();
                 children.add(p);
-                pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null));
-                pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false));
+                java.util.function.Predicate<String> notice = local == 0 && archive.isPresent() && !archive.get().exists()
+                        ? archive.get()::isRecordingNotice : null;
+                pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null, notice));
+                pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false, null));
                 int localRank = local;
                 Thread waiter = new Thread(() -> {
                     try {
@@ -342,7 +348,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             return result;
         } finally {
             children.forEach(Launcher::stop);
-            archive.ifPresent(a -> a.finish(localZeroExit[0]));
+            archive.ifPresent(a -> a.finish(localZeroExit[0], localZeroOptions));
             if (directives != null) {
                 directives.delete();
             }

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Predicate;
 
 /**
  * Copies one stream of a rank (its standard output or error) to the launcher's {@link LineSink},
@@ -17,19 +18,21 @@ final class OutputPump {
     /**
      * Starts copying {@code in} to {@code sink}, prefixing every line (ended by \n or \r) with
      * {@code prefix}; with {@code dropNotice}, a first line that is HotSpot's
-     * {@link CompilerDirectives#isNotice notice} of the launcher's directives is dropped.
+     * {@link CompilerDirectives#isNotice notice} of the launcher's directives is dropped, and with
+     * {@code drop} (or null), every line it matches (such as {@link ClassDataArchive#isRecordingNotice}).
      *
      * @return the started thread, which ends when {@code in} does
      */
-    static Thread start(InputStream in, LineSink sink, String prefix, String name, boolean dropNotice) {
-        Thread t = new Thread(() -> copy(in, sink, prefix.getBytes(StandardCharsets.UTF_8), dropNotice),
+    static Thread start(InputStream in, LineSink sink, String prefix, String name, boolean dropNotice,
+                        Predicate<String> drop) {
+        Thread t = new Thread(() -> copy(in, sink, prefix.getBytes(StandardCharsets.UTF_8), dropNotice, drop),
                 "collectives-run-" + name);
         t.setDaemon(true);
         t.start();
         return t;
     }
 
-    private static void copy(InputStream in, LineSink sink, byte[] prefix, boolean dropNotice) {
+    private static void copy(InputStream in, LineSink sink, byte[] prefix, boolean dropNotice, Predicate<String> drop) {
         byte[] buf = new byte[8192];
         ByteArrayOutputStream line = new ByteArrayOutputStream();
         boolean first = dropNotice;
@@ -40,7 +43,8 @@ final class OutputPump {
                     byte b = buf[i];
                     line.write(b);
                     if (b == '\n' || b == '\r') {
-                        if (first && CompilerDirectives.isNotice(line.toString(StandardCharsets.UTF_8))) {
+                        if (first && CompilerDirectives.isNotice(line.toString(StandardCharsets.UTF_8))
+                                || drop != null && drop.test(line.toString(StandardCharsets.UTF_8))) {
                             line.reset();
                         } else {
                             emit(sink, prefix, line);
