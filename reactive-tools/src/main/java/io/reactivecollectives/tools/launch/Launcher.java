@@ -48,22 +48,22 @@ import java.util.concurrent.TimeUnit;
                 "A usage error is one line on stderr and exit code 2, before any rank starts.", ""})
 public final class Launcher implements Callable<Integer>, Cli.Validated {
 
-    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
+    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, paramLabel = "<n>", defaultValue = "1",
             description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
     int nprocPerNode;
 
-    @Option(names = "--nnodes", defaultValue = "1", description = "number of nodes (default ${DEFAULT-VALUE})")
+    @Option(names = "--nnodes", paramLabel = "<n>", defaultValue = "1", description = "number of nodes (default ${DEFAULT-VALUE})")
     int nnodes;
 
-    @Option(names = {"--node-rank", "--node_rank"}, defaultValue = "0",
+    @Option(names = {"--node-rank", "--node_rank"}, paramLabel = "<k>", defaultValue = "0",
             description = "this node's index in [0, nnodes) (default ${DEFAULT-VALUE})")
     int nodeRank;
 
-    @Option(names = {"--master-addr", "--master_addr"}, defaultValue = "127.0.0.1",
+    @Option(names = {"--master-addr", "--master_addr"}, paramLabel = "<host>", defaultValue = "127.0.0.1",
             description = "address of rank 0's store (default ${DEFAULT-VALUE})")
     String masterAddr;
 
-    @Option(names = {"--master-port", "--master_port"}, defaultValue = "0",
+    @Option(names = {"--master-port", "--master_port"}, paramLabel = "<port>", defaultValue = "0",
             description = {"port of rank 0's store, checked free before any rank starts on node rank 0; 0 picks a free"
                     + " one (single node only; default)"})
     int masterPort;
@@ -79,17 +79,17 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     + " dependencies, and slf4j-simple; else the launcher's own class path; empty: nothing)"})
     String libraryClasspath;
 
-    @Option(names = "--jvm-arg", description = {"an option for the child JVMs (repeatable); "
+    @Option(names = "--jvm-arg", paramLabel = "<option>", description = {"an option for the child JVMs (repeatable); "
             + "they get " + RankJvmAccess.NATIVE_ACCESS + " (and, on JDK 24 and later, " + RankJvmAccess.UNSAFE_ACCESS
             + ") unless one of these names that option"})
     List<String> jvmArgs = new ArrayList<>();
 
-    @Option(names = "--class-data", defaultValue = "auto",
+    @Option(names = "--class-data", paramLabel = "auto|off", defaultValue = "auto",
             description = {"auto: keep a class-data archive per class path and JDK (CDS on JDK 17-24, the AOT cache on 25+),"
                     + " recorded by local rank 0 of the first run and used by every rank after; off: none (default ${DEFAULT-VALUE})"})
     String classData;
 
-    @Option(names = "--jit", defaultValue = "auto",
+    @Option(names = "--jit", paramLabel = "<profile>", defaultValue = "auto",
             description = {"default: the JVM's own JIT settings; focused: compiler directives that keep the optimizing"
                     + " compiler off the JDK's start-up code and compile this library's data path layer by layer (only"
                     + " those methods, not yours), so that ranks reach full speed sooner; lean: the directives and less"
@@ -109,7 +109,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     /** The ranks' class path and main class (set by {@link #validate()}). */
     private ChildClassPath child;
 
-    @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
+    @Option(names = "--grace-ms", paramLabel = "<ms>", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
     @CommandLine.Spec
@@ -212,9 +212,13 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "need --nproc-per-node >= 1, --nnodes >= 1 and 0 <= --node-rank < --nnodes");
+        if (nprocPerNode < 1 || nnodes < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), nprocPerNode < 1
+                    ? "--nproc-per-node must be >= 1, got " + nprocPerNode : "--nnodes must be >= 1, got " + nnodes);
+        }
+        if (nodeRank < 0 || nodeRank >= nnodes) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--node-rank must be in [0, --nnodes " + nnodes
+                    + "), got " + nodeRank);
         }
         if ((long) nprocPerNode * nnodes > Integer.MAX_VALUE) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--nnodes times --nproc-per-node exceeds "

@@ -133,7 +133,11 @@ class LauncherArgumentsTest {
         assertEquals("collectives-run " + Version.get(), version.out().strip());
         assertTrue(Version.get().matches("\\d+\\.\\d+.*"), Version.get());
         assertOneLineUsageError(launch("--nproc-per-node", "0", "--", StubTool.class.getName()),
-                "collectives-run: need --nproc-per-node >= 1");
+                "collectives-run: --nproc-per-node must be >= 1, got 0 (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "0", "--", StubTool.class.getName()),
+                "collectives-run: --nnodes must be >= 1, got 0 (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "2", "--node-rank", "2", "--master-port", "29500", "--", StubTool.class.getName()),
+                "collectives-run: --node-rank must be in [0, --nnodes 2), got 2 (see --help)");
         assertOneLineUsageError(launch("--", "no.such.Main"), "collectives-run: no main class no.such.Main");
     }
 
@@ -146,7 +150,8 @@ class LauncherArgumentsTest {
         assertOneLineUsageError(launch("--master-port", "-1", "--", main), "collectives-run: --master-port -1 is not a port");
         assertOneLineUsageError(launch("--master-port", "http", "--", main),
                 "collectives-run: Invalid value for option '--master-port': 'http' is not an int (see --help)");
-        assertOneLineUsageError(launch("--nproc-per-node"), "collectives-run: Missing required parameter for option '--nproc-per-node'");
+        assertOneLineUsageError(launch("--nproc-per-node"),
+                "collectives-run: Missing required parameter for option '--nproc-per-node' (<n>) (see --help)");
         assertOneLineUsageError(launch("--nproc-per-node", "2"), "collectives-run: Missing required parameter: 'MAIN_CLASS|JAR'");
         assertOneLineUsageError(launch("--grace-ms", "-5", "--", main), "collectives-run: --grace-ms must be >= 0, got -5 (see --help)");
         assertOneLineUsageError(launch("--master-addr", "no-such-host.invalid", "--", main),
