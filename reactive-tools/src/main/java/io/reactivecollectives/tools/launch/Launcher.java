@@ -24,7 +24,11 @@ import java.util.concurrent.TimeUnit;
  * launcher's own output is a terminal, so children can draw progress bars), and copies their output with every
  * line prefixed {@code [rank N] }. When a child exits non-zero, the others are stopped (SIGTERM, then
  * SIGKILL after the grace period) and the launcher exits with that child's exit code; otherwise it
- * exits 0 when all children have.
+ * exits 0 when all children have. The program is a main class of the launcher's class path, or of
+ * the user's own class path or jar, which then replaces the launcher's ({@link ChildClassPath}).
+ * Every usage error, of the launcher (an option's value, the store's port in use on this node, see
+ * {@link StorePort}) or of a picocli main class ({@link MainClassCheck}), is one line on stderr and
+ * exit code 2 before any rank starts.
  *
  * <p>The children run with {@code --enable-native-access=ALL-UNNAMED} (the library's native
  * kernels and raw memory use restricted methods, which JDK 22 and later warn about otherwise), and
