@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
  *       sizes;</li>
  *   <li>{@link Kind#BEHIND}: the lowest sequence number not completed by every rank, the ranks that
  *       never started it (or only scheduled it) and the ranks waiting for them, with the peer each
- *       one was waiting on; or {@link Kind#STUCK} when every rank started it and some did not finish;</li>
+ *       one was waiting on; or {@link Kind#STUCK} when every rank (with a dump) started it and some did not finish;</li>
  *   <li>{@link Kind#FAILED}: the errors ranks recorded for that collective;</li>
  *   <li>{@link Kind#ALL_COMPLETED}: nothing is outstanding.</li>
  * </ul>
@@ -48,7 +48,7 @@ public final class FlightRecorderAnalyzer {
         MISMATCH,
         /** Ranks that never started (or only scheduled) the oldest outstanding collective. */
         BEHIND,
-        /** Every rank started the oldest outstanding collective and some did not finish it. */
+        /** Every rank with a dump started the oldest outstanding collective and some did not finish it. */
         STUCK,
         /** The errors ranks recorded for that collective. */
         FAILED,
@@ -283,7 +283,7 @@ public final class FlightRecorderAnalyzer {
                             + allSeqs.last() + ")"));
             return;
         }
-        FlightRecorderLaggards.find(group, outstanding, views, out);
+        FlightRecorderLaggards.find(group, outstanding, world, views, out);
     }
 
     static boolean isPointToPoint(String op) {

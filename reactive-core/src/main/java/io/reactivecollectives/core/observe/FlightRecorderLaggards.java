@@ -26,9 +26,10 @@ final class FlightRecorderLaggards {
     /**
      * Adds the BEHIND finding (ranks that never started or only scheduled {@code seq}, and who waits
      * for them) or the STUCK one (every rank started it), with where each waiting rank stood, and a
-     * FAILED finding when ranks recorded errors for it.
+     * FAILED finding when ranks recorded errors for it. With fewer dumps than {@code world} ranks,
+     * the STUCK finding speaks of every rank with a dump, naming them: nothing is known of the others.
      */
-    static void find(String group, long seq, Map<Integer, RankView> views, List<Finding> out) {
+    static void find(String group, long seq, int world, Map<Integer, RankView> views, List<Finding> out) {
         List<Integer> notReached = new ArrayList<>();
         List<Integer> scheduled = new ArrayList<>();
         List<Integer> started = new ArrayList<>();
@@ -94,7 +95,8 @@ final class FlightRecorderLaggards {
             out.add(new Finding(Kind.BEHIND, group, seq, laggards, sb.toString()));
         } else {
             List<Integer> unfinished = new ArrayList<>(waiting);
-            sb.append("every rank started ").append(what).append("; ").append(ranks(unfinished))
+            sb.append(views.size() < world ? "every rank with a dump (" + ranks(new ArrayList<>(views.keySet())) + ")"
+                    : "every rank").append(" started ").append(what).append("; ").append(ranks(unfinished))
                     .append(unfinished.size() == 1 ? " has" : " have").append(" not completed it");
             if (!completed.isEmpty()) {
                 sb.append(" (").append(ranks(completed)).append(completed.size() == 1 ? " has" : " have")

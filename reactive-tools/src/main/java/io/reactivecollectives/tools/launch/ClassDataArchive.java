@@ -23,10 +23,16 @@ import java.util.Optional;
  * compiles the data path sooner.
  *
  * <p>JDK 17 to 24: a dynamic CDS archive ({@code -XX:ArchiveClassesAtExit} on one rank of the first
- * run, {@code -XX:SharedArchiveFile} from then on). JDK 25 and later: an ahead-of-time cache
- * ({@code -XX:AOTCacheOutput}, then {@code -XX:AOTCache}; JEP 483 and 515). The first run records
- * on local rank 0 only (the others run as before) and the archive is moved into place once that
- * rank has exited normally; a rank killed or failing leaves nothing behind. The archive's name is
+ * run, {@code -XX:SharedArchiveFile} from then on). JDK 25 and later: an ahead-of-time cache (JEP 483
+ * and 515) in two steps: local rank 0 of the first run records its configuration
+ * ({@code -XX:AOTMode=record}), and once it has exited normally the launcher creates the cache from it
+ * ({@code -XX:AOTMode=create}, its output kept off the terminal); from then on every rank uses it
+ * ({@code -XX:AOTCache}). The one-step {@code -XX:AOTCacheOutput} is not used: its assembly, a
+ * child JVM of rank 0, prints seven lines that {@code -Xlog:aot*=off} does not silence (one of them
+ * the whole class path). Either way the first run records on local rank 0 only (the others run as
+ * before) and the archive is moved into place once that rank has exited normally; a rank killed or
+ * failing leaves nothing behind. HotSpot's one line on the recording rank's output that it recorded
+ * the configuration ({@link #isRecordingNotice}) is dropped by the launcher. The archive's name is
  * a hash of the JDK, the class path and each entry's size and modification time, so a rebuilt jar
  * or another JDK gets a new archive; the JVM checks the archive again when it opens it and runs
  * without it if it does not match. Archives live under {@code $RC_CLASS_DATA_DIR}, else
@@ -40,14 +46,23 @@ final class ClassDataArchive {
     /** How many archives the cache directory keeps (each is 15-40 MB). */
     static final int KEEP = 6;
 
+    /** How long the launcher waits for an AOT cache to be created before giving up on it. */
+    static final long CREATE_TIMEOUT_SECONDS = 300;
+
     private final Path archive;
     private final Path recording;
+    private final Path configuration;
     private final int jdkFeature;
+    private final Path javaHome;
+    private final String classpath;
 
-    private ClassDataArchive(Path archive, int jdkFeature) {
+    private ClassDataArchive(Path archive, int jdkFeature, Path javaHome, String classpath) {
         this.archive = archive;
         this.recording = archive.resolveSibling(archive.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        this.configuration = recording.resolveSibling(recording.getFileName() + ".config");
         this.jdkFeature = jdkFeature;
+        this.javaHome = javaHome;
+        this.classpath = classpath;
     }
 
     /**
@@ -79,7 +94,7 @@ final class ClassDataArchive {
             Path dir = directory(env);
             Files.createDirectories(dir);
             return Optional.of(new ClassDataArchive(dir.resolve("rc-jdk" + jdkFeature + "-" + key
-                    + (jdkFeature >= 25 ? ".aot" : ".jsa")), jdkFeature));
+                    + (jdkFeature >= 25 ? ".aot" : ".jsa")), jdkFeature, javaHome, classpath));
         } catch (IOException | NoSuchAlgorithmException | UncheckedIOException e) {
             return Optional.empty();
         }
@@ -114,8 +129,11 @@ final class ClassDataArchive {
         boolean aot = jdkFeature >= 25;
         if (exists()) {
             options.add(aot ? "-XX:AOTCache=" + archive : "-XX:SharedArchiveFile=" + archive);
+        } else if (localRank == 0 && aot) {
+            options.add("-XX:AOTMode=record");
+            options.add("-XX:AOTConfiguration=" + configuration);
         } else if (localRank == 0) {
-            options.add(aot ? "-XX:AOTCacheOutput=" + recording : "-XX:ArchiveClassesAtExit=" + recording);
+            options.add("-XX:ArchiveClassesAtExit=" + recording);
         } else {
             return options;
         }
@@ -127,11 +145,29 @@ final class ClassDataArchive {
     }
 
     /**
-     * After the children: moves a recorded archive into place when local rank 0 exited with
-     * {@code code} 0, deletes it otherwise, and keeps the {@value #KEEP} newest archives.
+     * Whether {@code line} of the recording rank's output is HotSpot's notice that it recorded this
+     * launch's AOT configuration (printed whatever {@code -Xlog} says).
      */
+    boolean isRecordingNotice(String line) {
+        return line.strip().equals("AOTConfiguration recorded: " + configuration);
+    }
+
+    /** {@link #finish(int, List)} with no JVM options for the AOT cache's creation. */
     void finish(int code) {
+        finish(code, List.of());
+    }
+
+    /**
+     * After the children: when local rank 0 exited with {@code code} 0, creates the AOT cache from its
+     * recorded configuration (JDK 25 and later; in a JVM with {@code jvmOptions}, those of the
+     * ranks, its output discarded) and moves the recorded archive into place; otherwise deletes what
+     * was recorded. Keeps the {@value #KEEP} newest archives.
+     */
+    void finish(int code, List<String> jvmOptions) {
         try {
+            if (code == 0 && Files.isRegularFile(configuration)) {
+                create(jvmOptions);
+            }
             if (Files.isRegularFile(recording)) {
                 if (code == 0 && Files.size(recording) > 0) {
                     Files.move(recording, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -139,10 +175,35 @@ final class ClassDataArchive {
                     Files.deleteIfExists(recording);
                 }
             }
-            Files.deleteIfExists(recording.resolveSibling(recording.getFileName() + ".config"));
             prune(archive.getParent());
         } catch (IOException e) {
             // a cache: the next run records again
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                Files.deleteIfExists(configuration);
+            } catch (IOException e) {
+                // left behind in the cache directory
+            }
+        }
+    }
+
+    /** Creates the AOT cache {@code recording} from {@code configuration}; a failure leaves none. */
+    private void create(List<String> jvmOptions) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaHome.resolve("bin").resolve("java").toString());
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-XX:AOTMode=create", "-XX:AOTConfiguration=" + configuration, "-XX:AOTCache=" + recording,
+                "-Xlog:cds*=off", "-Xlog:aot*=off", "-cp", classpath));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        try {
+            if (!p.waitFor(CREATE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                Files.deleteIfExists(recording);
+            }
+        } finally {
+            p.destroyForcibly();
         }
     }
 

@@ -6,12 +6,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -29,7 +24,11 @@ import java.util.concurrent.TimeUnit;
  * launcher's own output is a terminal, so children can draw progress bars), and copies their output with every
  * line prefixed {@code [rank N] }. When a child exits non-zero, the others are stopped (SIGTERM, then
  * SIGKILL after the grace period) and the launcher exits with that child's exit code; otherwise it
- * exits 0 when all children have.
+ * exits 0 when all children have. The program is a main class of the launcher's class path, or of
+ * the user's own class path or jar, which then replaces the launcher's ({@link ChildClassPath}).
+ * Every usage error, of the launcher (an option's value, the store's port in use on this node, see
+ * {@link StorePort}) or of a picocli main class ({@link MainClassCheck}), is one line on stderr and
+ * exit code 2 before any rank starts.
  *
  * <p>The children run with {@code --enable-native-access=ALL-UNNAMED} (the library's native
  * kernels and raw memory use restricted methods, which JDK 22 and later warn about otherwise), and
@@ -38,43 +37,63 @@ import java.util.concurrent.TimeUnit;
  * stream), never by an event loop.
  */
 @Command(name = "collectives-run", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
-        description = {"Runs a main class on several ranks (JVMs), as torchrun does.",
-                "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port)."})
+        customSynopsis = {"collectives-run [options] [--] <main class> [args...]",
+                "   or: collectives-run [options] --classpath <app.jar:libs/*> [--] <main class> [args...]",
+                "   or: collectives-run [options] <app.jar> [args...]   (main class from its manifest)"},
+        description = {"Runs a program on several ranks (JVMs), as torchrun runs a script: a main class of the"
+                + " launcher's class path (under bin/collectives-run: the samples and the library), a main class of"
+                + " your own class path (--classpath), or your jar (its manifest's Main-Class). Everything after the"
+                + " main class or jar goes to the program; a `--` before it is optional.",
+                "A class path or jar of your own is used instead of the launcher's, never mixed with it; the library"
+                + " (reactive-core, reactive-transport and their run-time dependencies: --library-classpath) is added"
+                + " after it unless it brings reactive-core itself, as a fat jar does (then its own copy is the only one);"
+                + " bin/collectives-run adds slf4j-simple with it, unless your class path brings an SLF4J binding.",
+                "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port).",
+                "A usage error is one line on stderr and exit code 2, before any rank starts.", ""})
 public final class Launcher implements Callable<Integer>, Cli.Validated {
 
-    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, defaultValue = "1",
+    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, paramLabel = "<n>", defaultValue = "1",
             description = "processes (ranks) on this node (default ${DEFAULT-VALUE})")
     int nprocPerNode;
 
-    @Option(names = "--nnodes", defaultValue = "1", description = "number of nodes (default ${DEFAULT-VALUE})")
+    @Option(names = "--nnodes", paramLabel = "<n>", defaultValue = "1", description = "number of nodes (default ${DEFAULT-VALUE})")
     int nnodes;
 
-    @Option(names = {"--node-rank", "--node_rank"}, defaultValue = "0",
+    @Option(names = {"--node-rank", "--node_rank"}, paramLabel = "<k>", defaultValue = "0",
             description = "this node's index in [0, nnodes) (default ${DEFAULT-VALUE})")
     int nodeRank;
 
-    @Option(names = {"--master-addr", "--master_addr"}, defaultValue = "127.0.0.1",
+    @Option(names = {"--master-addr", "--master_addr"}, paramLabel = "<host>", defaultValue = "127.0.0.1",
             description = "address of rank 0's store (default ${DEFAULT-VALUE})")
     String masterAddr;
 
-    @Option(names = {"--master-port", "--master_port"}, defaultValue = "0",
-            description = "port of rank 0's store; 0 picks a free one (single node only)")
+    @Option(names = {"--master-port", "--master_port"}, paramLabel = "<port>", defaultValue = "0",
+            description = {"port of rank 0's store, checked free before any rank starts on node rank 0; 0 picks a free"
+                    + " one (single node only; default)"})
     int masterPort;
 
-    @Option(names = "--classpath", description = "class path of the children (default: the launcher's)")
+    @Option(names = {"--classpath", "-cp"}, paramLabel = "<path>",
+            description = {"your program's class path (jars, folders, dir/* for a folder's jars) instead of the"
+                    + " launcher's; with a jar as the program, added after it"})
     String classpath;
 
-    @Option(names = "--jvm-arg", description = {"an option for the child JVMs (repeatable); "
+    @Option(names = "--library-classpath", paramLabel = "<path>", defaultValue = "${sys:rc.library.classpath}",
+            description = {"what is added after a class path or jar of your own that lacks reactive-core (default:"
+                    + " under bin/collectives-run, its build of reactive-core, reactive-transport and their run-time"
+                    + " dependencies, and slf4j-simple; else the launcher's own class path; empty: nothing)"})
+    String libraryClasspath;
+
+    @Option(names = "--jvm-arg", paramLabel = "<option>", description = {"an option for the child JVMs (repeatable); "
             + "they get " + RankJvmAccess.NATIVE_ACCESS + " (and, on JDK 24 and later, " + RankJvmAccess.UNSAFE_ACCESS
             + ") unless one of these names that option"})
     List<String> jvmArgs = new ArrayList<>();
 
-    @Option(names = "--class-data", defaultValue = "auto",
+    @Option(names = "--class-data", paramLabel = "auto|off", defaultValue = "auto",
             description = {"auto: keep a class-data archive per class path and JDK (CDS on JDK 17-24, the AOT cache on 25+),"
                     + " recorded by local rank 0 of the first run and used by every rank after; off: none (default ${DEFAULT-VALUE})"})
     String classData;
 
-    @Option(names = "--jit", defaultValue = "auto",
+    @Option(names = "--jit", paramLabel = "<profile>", defaultValue = "auto",
             description = {"default: the JVM's own JIT settings; focused: compiler directives that keep the optimizing"
                     + " compiler off the JDK's start-up code and compile this library's data path layer by layer (only"
                     + " those methods, not yours), so that ranks reach full speed sooner; lean: the directives and less"
@@ -88,16 +107,23 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     /** What {@code --jit} comes to on this node (set by {@link #validate()}). */
     private JitProfile jitProfile;
 
-    @Option(names = "--grace-ms", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
+    /** The ranks' {@code MASTER_PORT} (set by {@link #validate()}). */
+    private int port;
+
+    /** The ranks' class path and main class (set by {@link #validate()}). */
+    private ChildClassPath child;
+
+    @Option(names = "--grace-ms", paramLabel = "<ms>", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "the main class to run on every rank")
+    @Parameters(index = "0", paramLabel = "MAIN_CLASS|JAR",
+            description = "the main class to run on every rank, or a jar whose manifest names it")
     String mainClass;
 
-    @Parameters(index = "1..*", paramLabel = "ARGS", description = "its arguments")
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "the program's arguments")
     List<String> args = new ArrayList<>();
 
     private final PrintStream out;
@@ -142,7 +168,25 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
      * @return the exit code: 0, the first failing rank's code, or 2 for bad usage
      */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
-        return Cli.commandLine(new Launcher(out, err), out, err).execute(argv);
+        CommandLine cl = Cli.commandLine(new Launcher(out, err), out, err);
+        cl.setStopAtPositional(true); // the main class ends the launcher's options, as torchrun's script does
+        CommandLine.IParameterExceptionHandler usual = cl.getParameterExceptionHandler();
+        cl.setParameterExceptionHandler((ex, rest) -> {
+            if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()
+                    && u.getUnmatched().get(0).startsWith("-")) {
+                err.println(unknownOption(u.getUnmatched().get(0)));
+                err.flush();
+                return Cli.USAGE;
+            }
+            return usual.handleParseException(ex, rest);
+        });
+        return cl.execute(argv);
+    }
+
+    /** The one line for an option the launcher does not know, which may be the program's. */
+    static String unknownOption(String option) {
+        return "collectives-run: unknown option '" + option + "'; options for the program go after its main class,"
+                + " or after `--`: collectives-run [options] -- <main class> [args]";
     }
 
     private record Exit(int localRank, int code) {
@@ -172,30 +216,49 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (nprocPerNode < 1 || nnodes < 1 || nodeRank < 0 || nodeRank >= nnodes) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "need --nproc-per-node >= 1, --nnodes >= 1 and 0 <= --node-rank < --nnodes");
+        if (nprocPerNode < 1 || nnodes < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), nprocPerNode < 1
+                    ? "--nproc-per-node must be >= 1, got " + nprocPerNode : "--nnodes must be >= 1, got " + nnodes);
+        }
+        if (nodeRank < 0 || nodeRank >= nnodes) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--node-rank must be in [0, --nnodes " + nnodes
+                    + "), got " + nodeRank);
+        }
+        if ((long) nprocPerNode * nnodes > Integer.MAX_VALUE) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--nnodes times --nproc-per-node exceeds "
+                    + Integer.MAX_VALUE + " ranks");
+        }
+        if (graceMillis < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--grace-ms must be >= 0, got " + graceMillis);
         }
         if (masterPort == 0 && nnodes > 1) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--master-port is required with --nnodes > 1 (every node must use the same port)");
         }
+        try {
+            String launcherCp = System.getProperty("java.class.path");
+            child = ChildClassPath.resolve(mainClass, classpath, libraryClasspath != null ? libraryClasspath : launcherCp,
+                    launcherCp);
+            port = StorePort.settle(masterAddr, masterPort, nodeRank, nnodes, System.getenv());
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     @Override
     public Integer call() throws Exception {
-        Integer answered = MainClassCheck.check(mainClass, args, classpath, out, err);
+        Integer answered = MainClassCheck.check(child.mainClass(), args, child.own() ? child.classPath() : null, out, err);
         if (answered != null) {
             return answered;
         }
         Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
-        int port = masterPort != 0 ? masterPort : freePort(masterAddr);
         int world = nnodes * nprocPerNode;
-        String cp = classpath != null ? classpath : System.getProperty("java.class.path");
+        String cp = child.classPath();
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
         CompilerDirectives directives = directives();
         int[] localZeroExit = {-1};
+        List<String> localZeroOptions = new ArrayList<>();
 
         List<Process> children = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
@@ -213,11 +276,14 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
                 cmd.addAll(childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature()));
+                if (local == 0) {
+                    localZeroOptions.addAll(cmd.subList(1, cmd.size()));
+                }
                 int thisLocal = local;
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");
                 cmd.add(cp);
-                cmd.add(mainClass);
+                cmd.add(child.mainClass());
                 cmd.addAll(args);
                 ProcessBuilder pb = new ProcessBuilder(cmd);
                 Map<String, String> env = pb.environment();
@@ -237,8 +303,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 }
                 Process p = pb.start();
                 children.add(p);
-                pumps.add(pump(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null));
-                pumps.add(pump(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false));
+                java.util.function.Predicate<String> notice = local == 0 && archive.isPresent() && !archive.get().exists()
+                        ? archive.get()::isRecordingNotice : null;
+                pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null, notice));
+                pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false, null));
                 int localRank = local;
                 Thread waiter = new Thread(() -> {
                     try {
@@ -288,7 +356,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             return result;
         } finally {
             children.forEach(Launcher::stop);
-            archive.ifPresent(a -> a.finish(localZeroExit[0]));
+            archive.ifPresent(a -> a.finish(localZeroExit[0], localZeroOptions));
             if (directives != null) {
                 directives.delete();
             }
@@ -339,60 +407,6 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         if (p.isAlive()) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
-        }
-    }
-
-    /**
-     * Copies {@code in} to {@code sink}, prefixing every line (ended by \n or \r) with {@code prefix};
-     * with {@code dropNotice}, a first line that is HotSpot's {@link CompilerDirectives#isNotice notice}
-     * of the launcher's directives is dropped.
-     */
-    private static Thread pump(InputStream in, LineSink sink, String prefix, String name, boolean dropNotice) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[8192];
-            java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
-            byte[] pre = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            boolean first = dropNotice;
-            try (in) {
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    for (int i = 0; i < n; i++) {
-                        byte b = buf[i];
-                        line.write(b);
-                        if (b == '\n' || b == '\r') {
-                            if (first && CompilerDirectives.isNotice(line.toString(java.nio.charset.StandardCharsets.UTF_8))) {
-                                line.reset();
-                            } else {
-                                emit(sink, pre, line);
-                            }
-                            first = false;
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                // the child is gone
-            }
-            if (line.size() > 0) {
-                line.write('\n');
-                emit(sink, pre, line);
-            }
-        }, "collectives-run-" + name);
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
-
-    private static void emit(LineSink sink, byte[] prefix, java.io.ByteArrayOutputStream line) {
-        sink.write(prefix, line.toByteArray(), line.size());
-        line.reset();
-    }
-
-    /** A port free on {@code addr} now (the usual race, as torchrun's: rank 0 binds it next). */
-    static int freePort(String addr) throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.setReuseAddress(true);
-            s.bind(new InetSocketAddress(InetAddress.getByName(addr), 0));
-            return s.getLocalPort();
         }
     }
 }

@@ -4,13 +4,9 @@ import io.reactivecollectives.tools.cli.Cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-import java.io.File;
 import java.io.PrintStream;
 import java.lang.reflect.Constructor;
-import java.net.MalformedURLException;
-import java.net.URL;
 import java.net.URLClassLoader;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -26,7 +22,8 @@ final class MainClassCheck {
 
     /**
      * The exit code when {@code mainClass} with {@code args} is answered here (help, version: 0;
-     * usage error or no such class: 2); null when the ranks should be launched.
+     * usage error or no such class: 2); null when the ranks should be launched. {@code classpath}
+     * is the ranks' class path when it is the user's own (null: the launcher's).
      */
     static Integer check(String mainClass, List<String> args, String classpath, PrintStream out, PrintStream err) {
         Class<?> cls;
@@ -65,19 +62,6 @@ final class MainClassCheck {
 
     private static ClassLoader loader(String classpath) {
         ClassLoader own = MainClassCheck.class.getClassLoader();
-        if (classpath == null) {
-            return own;
-        }
-        List<URL> urls = new ArrayList<>();
-        for (String entry : classpath.split(File.pathSeparator)) {
-            if (!entry.isEmpty()) {
-                try {
-                    urls.add(new File(entry).toURI().toURL());
-                } catch (MalformedURLException e) {
-                    throw new IllegalArgumentException("--classpath entry " + entry + ": " + e.getMessage(), e);
-                }
-            }
-        }
-        return new URLClassLoader(urls.toArray(new URL[0]), own);
+        return classpath == null ? own : new URLClassLoader(ChildClassPath.urls(ChildClassPath.expand(classpath)), own);
     }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class FlightRecorderAnalyzeTest {
@@ -54,6 +55,26 @@ class FlightRecorderAnalyzeTest {
         Run r = run(dir.toString());
         assertEquals(1, r.code, r.out + r.err);
         assertTrue(r.out.startsWith("[train] rank 3 never started allReduce seq 42; ranks 0-2 are waiting for it"), r.out);
+    }
+
+    /** Ranks 0 and 2 of 3 dumped while stuck in seq 0 (rank 2 waiting for rank 1); rank 1 left no dump. */
+    @Test
+    void neverSpeaksOfEveryRankWhenSomeLeftNoDump() {
+        for (int r : new int[] {0, 2}) {
+            FlightRecorder rec = new FlightRecorder("job", r, 3, FlightRecorder.Config.defaults().withDumpDirectory(dir));
+            var started = rec.record(0, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{16}}, new long[][] {{16}}, "ring")
+                    .started();
+            if (r == 2) {
+                started.waitingFor(1, "recv step 0");
+            }
+            rec.dump().block(Duration.ofSeconds(10));
+        }
+        Run r = run(dir.toString());
+        assertEquals(1, r.code, r.out + r.err);
+        assertTrue(r.out.startsWith("[job] no dump from rank 1 (dumps from ranks 0, 2 of 3); nothing is known of it\n"), r.out);
+        assertTrue(r.out.contains("[job] every rank with a dump (ranks 0, 2) started allReduce seq 0; ranks 0, 2 have not completed it"),
+                r.out);
+        assertFalse(r.out.contains("every rank started"), r.out);
     }
 
     @Test

@@ -133,8 +133,53 @@ class LauncherArgumentsTest {
         assertEquals("collectives-run " + Version.get(), version.out().strip());
         assertTrue(Version.get().matches("\\d+\\.\\d+.*"), Version.get());
         assertOneLineUsageError(launch("--nproc-per-node", "0", "--", StubTool.class.getName()),
-                "collectives-run: need --nproc-per-node >= 1");
+                "collectives-run: --nproc-per-node must be >= 1, got 0 (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "0", "--", StubTool.class.getName()),
+                "collectives-run: --nnodes must be >= 1, got 0 (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "2", "--node-rank", "2", "--master-port", "29500", "--", StubTool.class.getName()),
+                "collectives-run: --node-rank must be in [0, --nnodes 2), got 2 (see --help)");
         assertOneLineUsageError(launch("--", "no.such.Main"), "collectives-run: no main class no.such.Main");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void everyMistakeOfTheLaunchersOwnIsOneLineAndExitCode2BeforeAnyRankStarts() throws Exception {
+        String main = StubTool.class.getName();
+        assertOneLineUsageError(launch("--master-port", "70000", "--", main),
+                "collectives-run: --master-port 70000 is not a port (0 to 65535) (see --help)");
+        assertOneLineUsageError(launch("--master-port", "-1", "--", main), "collectives-run: --master-port -1 is not a port");
+        assertOneLineUsageError(launch("--master-port", "http", "--", main),
+                "collectives-run: Invalid value for option '--master-port': 'http' is not an int (see --help)");
+        assertOneLineUsageError(launch("--nproc-per-node"),
+                "collectives-run: Missing required parameter for option '--nproc-per-node' (<n>) (see --help)");
+        assertOneLineUsageError(launch("--nproc-per-node", "2"), "collectives-run: Missing required parameter: 'MAIN_CLASS|JAR'");
+        assertOneLineUsageError(launch("--grace-ms", "-5", "--", main), "collectives-run: --grace-ms must be >= 0, got -5 (see --help)");
+        assertOneLineUsageError(launch("--master-addr", "no-such-host.invalid", "--", main),
+                "collectives-run: --master-addr no-such-host.invalid is not a known host (see --help)");
+        // an option of the program before its main class: a hint where it goes
+        LaunchResult steps = launch("--nproc-per-node", "2", "--steps", "5", "--", main);
+        assertOneLineUsageError(steps, Launcher.unknownOption("--steps"));
+        assertEquals("collectives-run: unknown option '--steps'; options for the program go after its main class, or after `--`:"
+                + " collectives-run [options] -- <main class> [args]", steps.err().strip());
+        // after the main class, `--` or not, options are the program's
+        assertOneLineUsageError(launch("--nproc-per-node", "2", main, "--bogus"), "stub-tool: Unknown option: '--bogus'");
+        // the port of rank 0's store in use on this node: one line, before any rank starts
+        try (java.net.ServerSocket taken = new java.net.ServerSocket()) {
+            taken.setReuseAddress(true);
+            taken.bind(new java.net.InetSocketAddress("0.0.0.0", 0));
+            int port = taken.getLocalPort();
+            assertOneLineUsageError(launch("--nproc-per-node", "2", "--master-port", Integer.toString(port), "--", main),
+                    "collectives-run: --master-port " + port + " is in use on this host (another job's store?); stop that"
+                            + " job or pick another port, or leave --master-port out for a free one (see --help)");
+            assertOneLineUsageError(launch("--nnodes", "2", "--master-port", Integer.toString(port), "--", main),
+                    "collectives-run: --master-port " + port + " is in use on this host (another job's store?); stop that"
+                            + " job or pick another port (see --help)");
+            // another node serves the store: nothing to probe here
+            LaunchResult other = launch("--nnodes", "2", "--node-rank", "1", "--master-port", Integer.toString(port),
+                    "--", main);
+            assertEquals(0, other.code(), other.err());
+            assertEquals("[rank 1] LAUNCHED rank 1", other.out().strip());
+        }
     }
 
     @Test

@@ -105,25 +105,77 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
         }
     }
 
+    /** The most KiB a size option takes (1 TiB): its bytes stay far from overflowing a long. */
+    static final long MAX_KB = 1L << 30;
+
+    /** The most elements one array holds (a layer's weights, a batch's activations, all parameters). */
+    static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
     @Override
     public void validate() {
-        String problem = null;
-        if (!HOOKS.contains(hook.toLowerCase(Locale.ROOT))) {
-            problem = "--hook " + hook + " is not one of " + String.join(", ", HOOKS);
-        } else if (steps < 0 || warmupSteps < 0 || logEvery < 0) {
-            problem = "--steps, --warmup-steps and --log-every must be >= 0";
-        } else if (batch < 1 || input < 1 || hidden < 1 || layers < 0 || classes < 1 || prefetch < 1) {
-            problem = "--batch, --input, --hidden, --classes and --prefetch must be >= 1, --layers >= 0";
-        } else if (bucketCapKb < 1 || firstBucketKb < 1 || smallAllReduceKb < 0) {
-            problem = "--bucket-cap-kb and --first-bucket-kb must be >= 1, --small-allreduce-kb >= 0";
-        } else if (!(lr > 0) || !(momentum >= 0 && momentum < 1)) {
-            problem = "need --lr > 0 and 0 <= --momentum < 1";
-        } else if (streaming && !"allreduce".equalsIgnoreCase(hook)) {
-            problem = "--streaming sends plain all-reduces: it takes no --hook " + hook;
-        }
+        String problem = problem();
         if (problem != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
+    }
+
+    /** What is wrong with the options (every bound broken, else the first other problem found), or null. */
+    private String problem() {
+        if (!HOOKS.contains(hook.toLowerCase(Locale.ROOT))) {
+            return "--hook " + hook + " is not one of " + String.join(", ", HOOKS);
+        }
+        String bound = atLeast("--steps", steps, 1) + atLeast("--warmup-steps", warmupSteps, 0)
+                + atLeast("--log-every", logEvery, 0) + atLeast("--batch", batch, 1) + atLeast("--input", input, 1)
+                + atLeast("--hidden", hidden, 1) + atLeast("--layers", layers, 0) + atLeast("--classes", classes, 1)
+                + atLeast("--prefetch", prefetch, 1) + atLeast("--bucket-cap-kb", bucketCapKb, 1)
+                + atLeast("--first-bucket-kb", firstBucketKb, 1) + atLeast("--small-allreduce-kb", smallAllReduceKb, 0)
+                + atMostKb("--bucket-cap-kb", bucketCapKb) + atMostKb("--first-bucket-kb", firstBucketKb)
+                + atMostKb("--small-allreduce-kb", smallAllReduceKb);
+        if (!bound.isEmpty()) {
+            return bound.substring(2);
+        }
+        if (!(lr > 0) || !Float.isFinite(lr)) {
+            return "--lr must be a finite number > 0, got " + lr;
+        }
+        if (!(momentum >= 0 && momentum < 1)) {
+            return "--momentum must be in [0, 1), got " + momentum;
+        }
+        if (streaming && !"allreduce".equalsIgnoreCase(hook)) {
+            return "--streaming sends plain all-reduces: it takes no --hook " + hook;
+        }
+        return modelTooLarge();
+    }
+
+    /** {@code "; <option> must be >= min, got <value>"}, or empty when it is. */
+    private static String atLeast(String option, long value, long min) {
+        return value >= min ? "" : "; " + option + " must be >= " + min + ", got " + value;
+    }
+
+    /** {@code "; <option> must be at most <MAX_KB> (1 TiB), got <value>"}, or empty when it is. */
+    private static String atMostKb(String option, long value) {
+        return value <= MAX_KB ? "" : "; " + option + " must be at most " + MAX_KB + " (1 TiB), got " + value;
+    }
+
+    /** Why the MLP of {@code --input}, {@code --hidden}, {@code --layers}, {@code --classes} and {@code --batch} cannot be held, or null. */
+    private String modelTooLarge() {
+        long widest = Math.max(Math.max(input, hidden), classes);
+        long total = 0;
+        for (int l = 0; l <= layers; l++) {
+            long in = l == 0 ? input : hidden;
+            long out = l == layers ? classes : hidden;
+            if (in * out > MAX_ARRAY) {
+                return "layer " + l + " would hold " + in + " x " + out + " weights (--input, --hidden, --classes); at most "
+                        + MAX_ARRAY + " fit one array";
+            }
+            total += in * out + out;
+            if (total > MAX_ARRAY) {
+                return "the MLP would hold over " + MAX_ARRAY + " parameters (--input, --hidden, --layers, --classes)";
+            }
+        }
+        if (batch * widest > MAX_ARRAY) {
+            return "--batch " + batch + " of " + widest + " values each exceeds " + MAX_ARRAY + " per array";
+        }
+        return null;
     }
 
     /** The columns a progress line may fill: the launcher's {@code COLUMNS} (the terminal's less its prefix), else 80. */

@@ -39,6 +39,16 @@ class TrainArgumentsTest {
             {"--lr", "zero"},
             {"--streaming", "--hook", "fp16"},
             {"--dtype", "float17"},
+            {"--steps", "0"},
+            {"--warmup-steps", "-3"},
+            {"--lr", "Infinity"},
+            {"--lr", "NaN"},
+            {"--momentum", "1"},
+            {"--layers", "-1"},
+            {"--bucket-cap-kb", "9007199254740993"},
+            {"--input", "100000", "--hidden", "100000"},
+            {"--hidden", "30000", "--layers", "4"},
+            {"--batch", "100000000", "--hidden", "100"},
         };
         for (String[] args : cases) {
             Result r = train(args);
@@ -49,6 +59,12 @@ class TrainArgumentsTest {
         }
         assertEquals("collectives-train: --hook fp32 is not one of allreduce, fp16, bf16, powersgd (see --help)",
                 train("--hook", "fp32").err().strip());
+        // no step would leave nothing to time (it printed NaN)
+        assertEquals("collectives-train: --steps must be >= 1, got 0 (see --help)", train("--steps", "0").err().strip());
+        assertEquals("collectives-train: --steps must be >= 1, got 0; --batch must be >= 1, got 0 (see --help)",
+                train("--steps", "0", "--batch", "0").err().strip());
+        assertEquals("collectives-train: layer 0 would hold 100000 x 100000 weights (--input, --hidden, --classes); at most"
+                + " 2147483639 fit one array (see --help)", train("--input", "100000", "--hidden", "100000").err().strip());
     }
 
     @Test
