@@ -376,7 +376,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
 
     /**
      * These options with another interval between wait reports: while this rank waits for others (at
-     * the rendezvous, in a collective stuck for longer than the interval, in a shrink) it says whom
+     * the rendezvous, in a collective or a receive stuck for longer than the interval, in a shrink) it says whom
      * it waits for and for how long, every {@code interval} (see {@link Diagnostics#waitReportInterval()}).
      *
      * @param interval how often; zero for never

@@ -38,7 +38,7 @@ import java.util.List;
  * {@code TcpStore} across processes, a {@code HashStore} inside one JVM), its rank and the world
  * size; the {@code Mono} emits the group once all ranks are connected, or fails after
  * {@link GroupOptions#connectTimeout()} naming the ranks that never appeared. While it waits, and
- * while a collective waits for a peer, the rank says whom it waits for every
+ * while a collective or a receive waits for a peer, the rank says whom it waits for every
  * {@link Diagnostics#waitReportInterval()} (5 s by default; see {@code WaitReports}). For N ranks
  * in one JVM use {@link LocalCluster}.
  *

@@ -105,4 +105,39 @@ class WaitReportsTest {
                 + c.group(0).flightRecorder().dumpFile()), during);
         assertEquals(0, count(afterwards, "group 'stuck'"), "no report once the collective ended:\n" + afterwards);
     }
+
+    @Test
+    void pointToPointReceivesNameTheRankTheyWaitForUntilTheyEnd() throws Exception {
+        LocalCluster c = LocalCluster.start(3, GroupOptions.defaults().withGroupId("p2p").withWaitReportInterval(EVERY))
+                .block(T);
+        Tensor from2 = Tensor.zeros(DType.FLOAT32, 16);   // 64 B
+        Tensor fromAny = Tensor.zeros(DType.FLOAT32, 16);
+        Tensor sent = Tensor.zeros(DType.FLOAT32, 16);
+        String during;
+        String afterwards;
+        try (StandardErrorCapture err = new StandardErrorCapture()) {
+            CompletableFuture<Tensor> recv = c.group(0).recv(from2, 2, 7, CollectiveOptions.timeout(T)).toFuture();
+            CompletableFuture<Signal<Integer>> any = c.group(0)
+                    .recvAnySource(fromAny, 9, CollectiveOptions.timeout(Duration.ofMillis(3_500))).materialize().toFuture();
+            Thread.sleep(2_500);   // rank 2 sends 2.5 s late; nobody sends with tag 9
+            c.group(2).send(sent, 0, 7).block(T);
+            recv.get(60, TimeUnit.SECONDS);
+            assertInstanceOf(CollectiveTimeoutException.class, any.get(60, TimeUnit.SECONDS).getThrowable());
+            during = err.text();
+            Thread.sleep(2_500);   // the receives ended: no more reports
+            afterwards = err.text().substring(during.length());
+        } finally {
+            c.close();
+            from2.release();
+            fromAny.release();
+            sent.release();
+        }
+        String recv = "group 'p2p' rank 0: recv from rank 2 tag 7 (64 B): waiting for rank 2 for ";
+        String any = "group 'p2p' rank 0: recvAnySource tag 9 (64 B): waiting for any rank for ";
+        assertTrue(count(during, recv) >= 1, "rank 0 named rank 2 while it waited:\n" + during);
+        assertTrue(count(during, any) >= 2, "rank 0 said it waits for any rank every second:\n" + during);
+        assertTrue(during.lines().filter(l -> l.contains(recv) || l.contains(any)).allMatch(l -> l.contains(" (timeout in ")),
+                during);
+        assertEquals(0, count(afterwards, "group 'p2p'"), "no report once the receives ended:\n" + afterwards);
+    }
 }

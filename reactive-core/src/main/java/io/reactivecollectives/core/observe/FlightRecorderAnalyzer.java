@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -135,13 +136,33 @@ public final class FlightRecorderAnalyzer {
      * @throws IOException naming the file that could not be read or parsed
      */
     public static List<FlightRecorderDump> readAll(Collection<Path> filesOrDirectories) throws IOException {
+        return readAll(filesOrDirectories, note -> { });
+    }
+
+    /**
+     * {@link #readAll(Collection)} that says which job a directory of jobs stood for, one line to
+     * {@code notes}: {@code reading job flight-recorder-20261128-231634-9eee81 (newest of 3 in /tmp;
+     * pass its directory to pick another)}, or {@code (the only one in /tmp)}. Blocking.
+     *
+     * @param filesOrDirectories dump files, and directories of them
+     * @param notes              told which job each directory of jobs stood for
+     * @return the dumps
+     * @throws IOException naming the file that could not be read or parsed
+     */
+    public static List<FlightRecorderDump> readAll(Collection<Path> filesOrDirectories, Consumer<String> notes)
+            throws IOException {
         List<Path> files = new ArrayList<>();
         for (Path p : filesOrDirectories) {
             if (Files.isDirectory(p)) {
                 List<Path> inDir = dumpsIn(p);
                 if (inDir.isEmpty()) {
-                    Path job = newestJob(p);
-                    inDir = job == null ? inDir : dumpsIn(job);
+                    Jobs jobs = jobsIn(p);
+                    if (jobs.newest() != null) {
+                        inDir = dumpsIn(jobs.newest());
+                        notes.accept("reading job " + jobs.newest().getFileName() + (jobs.count() == 1
+                                ? " (the only one in " + p + ")"
+                                : " (newest of " + jobs.count() + " in " + p + "; pass its directory to pick another)"));
+                    }
                 }
                 files.addAll(inDir);
             } else {
@@ -168,16 +189,22 @@ public final class FlightRecorderAnalyzer {
         return inDir;
     }
 
-    /** The job directory under {@code dir} whose latest dump is the newest, or null. */
-    private static Path newestJob(Path dir) throws IOException {
+    /** The job directories holding dumps under a directory: how many, and the one whose latest dump is the newest. */
+    private record Jobs(Path newest, int count) {
+    }
+
+    private static Jobs jobsIn(Path dir) throws IOException {
         Path newest = null;
         long newestTime = Long.MIN_VALUE;
+        int count = 0;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "flight-recorder-*")) {
             for (Path job : ds) {
                 if (!Files.isDirectory(job)) {
                     continue;
                 }
-                for (Path f : dumpsIn(job)) {
+                List<Path> dumps = dumpsIn(job);
+                count += dumps.isEmpty() ? 0 : 1;
+                for (Path f : dumps) {
                     long t = Files.getLastModifiedTime(f).toMillis();
                     if (t > newestTime) {
                         newestTime = t;
@@ -186,7 +213,7 @@ public final class FlightRecorderAnalyzer {
                 }
             }
         }
-        return newest;
+        return new Jobs(newest, count);
     }
 
     /**

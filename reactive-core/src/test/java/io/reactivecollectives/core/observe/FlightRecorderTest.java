@@ -152,7 +152,10 @@ class FlightRecorderTest {
         assertEquals(2, FlightRecorder.read(fb).entries().size());
         // the dump directory stands for its newest job (the one written last)
         Files.setLastModifiedTime(fa, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
-        List<FlightRecorderDump> read = FlightRecorderAnalyzer.readAll(List.of(dir));
+        List<String> notes = new java.util.ArrayList<>();
+        List<FlightRecorderDump> read = FlightRecorderAnalyzer.readAll(List.of(dir), notes::add);
+        assertEquals(List.of("reading job flight-recorder-" + jobB + " (newest of 2 in " + dir
+                + "; pass its directory to pick another)"), notes);
         assertEquals(1, read.size());
         assertEquals(2, read.get(0).entries().size());
         // a job's directory gives that job

@@ -19,7 +19,9 @@ import java.util.concurrent.Callable;
 /**
  * Reads the flight-recorder dumps of all ranks ({@code flight-recorder-<group>-rank<r>.json}, as
  * written by {@code FlightRecorder} into its job's directory {@code flight-recorder-<job>/}; given the
- * dump directory itself, the newest job's) and says in plain words who is behind and what does not match:
+ * dump directory itself, the newest job's, saying which on the error stream: {@code reading job
+ * flight-recorder-20261128-231634-9eee81 (newest of 3 in /tmp; pass its directory to pick another)})
+ * and says in plain words who is behind and what does not match:
  * <pre>
  * $ collectives-analyze /tmp/dumps
  * [default] rank 3 never started allReduce seq 42; ranks 0-2 are waiting for it
@@ -64,7 +66,7 @@ public final class FlightRecorderAnalyze implements Callable<Integer> {
     public Integer call() {
         List<FlightRecorderDump> dumps;
         try {
-            dumps = FlightRecorderAnalyzer.readAll(paths);
+            dumps = FlightRecorderAnalyzer.readAll(paths, err::println);
         } catch (IOException e) {
             err.println(e.getMessage());
             return 2;

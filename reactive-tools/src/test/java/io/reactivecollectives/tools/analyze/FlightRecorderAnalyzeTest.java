@@ -99,4 +99,34 @@ class FlightRecorderAnalyzeTest {
         assertEquals(2, r.code);
         assertTrue(r.err.contains("flight-recorder-x-rank0.json"), r.err);
     }
+
+    @Test
+    void aDirectoryOfJobsSaysWhichJobItReadAndHowManyThereAre() throws Exception {
+        String[] jobs = {"20261128-231634-9eee81", "20261128-231700-0a1b2c", "20261127-080000-ffffff"};
+        long now = System.currentTimeMillis();
+        for (int j = 0; j < jobs.length; j++) {
+            FlightRecorder rec = new FlightRecorder("train", 0, 1, FlightRecorder.Config.defaults().withDumpDirectory(dir))
+                    .job(jobs[j]);
+            for (long s = 0; s <= j; s++) {   // job j completed seq 0..j
+                rec.record(s, OpType.BARRIER, null, null, null, "direct").started().completed();
+            }
+            Path dump = rec.dump().block(Duration.ofSeconds(10));
+            // the first job is the newest (written last), whatever its name says
+            Files.setLastModifiedTime(dump, java.nio.file.attribute.FileTime.fromMillis(now - (j + 1) * 60_000L));
+        }
+        Run r = run(dir.toString());
+        assertEquals(0, r.code, r.out + r.err);
+        assertEquals("reading job flight-recorder-20261128-231634-9eee81 (newest of 3 in " + dir
+                + "; pass its directory to pick another)" + System.lineSeparator(), r.err);
+        assertTrue(r.out.contains("(up to seq 0)"), "the newest job's dump was read:\n" + r.out);
+        Run picked = run(dir.resolve("flight-recorder-" + jobs[2]).toString());
+        assertEquals("", picked.err, "a job's own directory needs no word");
+        assertTrue(picked.out.contains("(up to seq 2)"), picked.out);
+        Path alone = Files.createDirectories(dir.resolve("alone"));
+        Files.move(dir.resolve("flight-recorder-" + jobs[1]), alone.resolve("flight-recorder-" + jobs[1]));
+        Run only = run(alone.toString());
+        assertEquals("reading job flight-recorder-" + jobs[1] + " (the only one in " + alone + ")"
+                + System.lineSeparator(), only.err);
+        assertTrue(only.out.contains("(up to seq 1)"), only.out);
+    }
 }

@@ -30,17 +30,24 @@ public final class P2PMailbox {
         final String op;
         final MonoSink<Integer> sink;
         final int anyTag;
+        final long openedNanos = System.nanoTime();
+        final long timeoutNanos;
         int source = -1;
         int expectedFragments = -1;
         int fragments;
         long offset;
         String error;
 
-        Receive(Tensor tensor, String op, MonoSink<Integer> sink, int anyTag) {
+        Receive(Tensor tensor, String op, MonoSink<Integer> sink, int anyTag, long timeoutNanos) {
             this.tensor = tensor;
             this.op = op;
             this.sink = sink;
             this.anyTag = anyTag;
+            this.timeoutNanos = timeoutNanos;
+        }
+
+        P2PStall stall(int from, int tag, long nowNanos) {
+            return new P2PStall(op, from, tag, tensor.nbytes(), nowNanos - openedNanos, timeoutNanos);
         }
     }
 
@@ -84,11 +91,14 @@ public final class P2PMailbox {
         return streams.computeIfAbsent(((long) source << 32) | (tag & 0xFFFFFFFFL), k -> new Stream(source, tag));
     }
 
-    /** Receives the next message of (source, tag) into {@code tensor}. */
-    public Mono<Integer> receive(String op, Tensor tensor, int source, int tag) {
+    /**
+     * Receives the next message of (source, tag) into {@code tensor}; {@code timeoutNanos} (0:
+     * unknown) is what the wait reports give ({@link #stalled}).
+     */
+    public Mono<Integer> receive(String op, Tensor tensor, int source, int tag, long timeoutNanos) {
         return Mono.create(sink -> {
             List<Runnable> done = new ArrayList<>();
-            Receive rcv = new Receive(tensor, op, sink, Integer.MIN_VALUE);
+            Receive rcv = new Receive(tensor, op, sink, Integer.MIN_VALUE, timeoutNanos);
             synchronized (this) {
                 if (closed != null) {
                     done.add(() -> sink.error(closed));
@@ -107,11 +117,14 @@ public final class P2PMailbox {
         });
     }
 
-    /** Receives the first message with {@code tag} from whichever source has one first; emits the source. */
-    public Mono<Integer> receiveAny(String op, Tensor tensor, int tag) {
+    /**
+     * Receives the first message with {@code tag} from whichever source has one first; emits the
+     * source. {@code timeoutNanos} as for {@link #receive}.
+     */
+    public Mono<Integer> receiveAny(String op, Tensor tensor, int tag, long timeoutNanos) {
         return Mono.create(sink -> {
             List<Runnable> done = new ArrayList<>();
-            Receive rcv = new Receive(tensor, op, sink, tag);
+            Receive rcv = new Receive(tensor, op, sink, tag, timeoutNanos);
             synchronized (this) {
                 if (closed != null) {
                     done.add(() -> sink.error(closed));
@@ -273,6 +286,37 @@ public final class P2PMailbox {
                 }
             }
         }
+    }
+
+    /**
+     * The receives waiting (for a message, or for the rest of one) for {@code minNanos} or more,
+     * oldest first, for the wait reports.
+     *
+     * @param minNanos how long a receive must have waited
+     * @param nowNanos now ({@link System#nanoTime()})
+     * @return the receives, oldest first
+     */
+    public synchronized List<P2PStall> stalled(long minNanos, long nowNanos) {
+        List<P2PStall> out = new ArrayList<>();
+        for (Stream s : streams.values()) {
+            if (s.current != null && nowNanos - s.current.openedNanos >= minNanos) {
+                out.add(s.current.stall(s.source, s.tag, nowNanos));
+            }
+            for (Receive r : s.waiting) {
+                if (nowNanos - r.openedNanos >= minNanos) {
+                    out.add(r.stall(s.source, s.tag, nowNanos));
+                }
+            }
+        }
+        for (Map.Entry<Integer, ArrayDeque<Receive>> e : anyWaiting.entrySet()) {
+            for (Receive r : e.getValue()) {
+                if (nowNanos - r.openedNanos >= minNanos) {
+                    out.add(r.stall(-1, e.getKey(), nowNanos));
+                }
+            }
+        }
+        out.sort((x, y) -> Long.compare(y.runningNanos(), x.runningNanos()));
+        return out;
     }
 
     /** Queued frames (for tests). */

@@ -78,7 +78,7 @@ public final class PointToPointOps {
                 return Mono.error(refused);
             }
             Duration timeout = timeout(name, options);
-            return runtime.p2p().receive(name, tensor, src, tag)
+            return runtime.p2p().receive(name, tensor, src, tag, timeout.toNanos())
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             src, timeout, "receive from rank " + src + " with tag " + tag + " timed out after "
                             + timeout.toMillis() + " ms"))))
@@ -97,7 +97,7 @@ public final class PointToPointOps {
                 return Mono.error(refused);
             }
             Duration timeout = timeout(name, options);
-            return runtime.p2p().receiveAny(name, tensor, tag)
+            return runtime.p2p().receiveAny(name, tensor, tag, timeout.toNanos())
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             CollectiveException.NO_PEER, timeout, "receive from any rank with tag " + tag
                             + " timed out after " + timeout.toMillis() + " ms"))));

@@ -2,7 +2,6 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.channel.ChannelOption;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import io.reactivecollectives.core.observe.Notices;
 import io.reactivecollectives.core.observe.WaitReports;
 import io.reactivecollectives.transport.wire.HandshakeMac;
 import org.slf4j.Logger;
@@ -16,16 +15,14 @@ import reactor.util.retry.Retry;
 import java.net.UnixDomainSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Connects a {@link TcpStore}: the local socket first for a server on this host, else TCP; refused
  * or failed attempts are retried with exponential backoff (20 ms doubling to 1 s) until the options'
  * timeout; a rejected secret is not retried. While it waits it says so every
  * {@link WaitReports#defaultInterval()} (5 s unless {@code rc.wait-reports.interval} says otherwise),
- * through {@link Notices}: {@code TCP store at 10.0.0.1:29500 not reachable yet (10 s of 60 s):
- * attempt 14 failed: ...Connection refused}.
+ * through {@link io.reactivecollectives.core.observe.Notices} ({@link StoreConnectProgress}):
+ * {@code TCP store at 10.0.0.1:29500 not reachable yet (10 s of 60 s): attempt 14 failed: ...Connection refused}.
  */
 final class StoreClientConnector {
 
@@ -39,7 +36,6 @@ final class StoreClientConnector {
             if (options.authenticated()) {
                 HandshakeMac.init();
             }
-            String server = options.host() + ":" + options.port();
             StoreClientMetrics metrics = StoreClientMetrics.of(options.meterRegistry());
             TcpClient client = TcpClient.newConnection()
                     .doOnConnected(c -> {
@@ -62,63 +58,29 @@ final class StoreClientConnector {
                 Mono<Connection> tcpOnly = connection;
                 connection = Mono.defer(() -> viaLocal.connect().map(Connection.class::cast)).onErrorResume(e -> tcpOnly);
             }
-            Progress progress = new Progress(server, options.timeout());
+            StoreConnectProgress progress = new StoreConnectProgress(LOG, options.host(), options.port(), options.timeout());
             Mono<StoreClientSession> attempt = connection
                     .doOnNext(c -> progress.connected())
                     .flatMap(conn -> new StoreClientSession(options, conn, metrics).start());
-            Disposable reports = WaitReports.every(WaitReports.defaultInterval(), progress::report);
+            Disposable reports = progress.reportEvery();
             return attempt
                     .doOnError(progress::failed)
                     .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20))
                             .maxBackoff(Duration.ofSeconds(1))
                             .filter(e -> !(e instanceof StoreAuthenticationException)))
                     .timeout(options.timeout())
-                    .onErrorMap(TimeoutException.class, e -> progress.timedOut())
+                    .onErrorMap(TimeoutException.class, e -> timedOut(progress, options.timeout()))
                     .doFinally(s -> reports.dispose());
         });
     }
 
-    /** What a connect has tried so far, for its logs and its final error. */
-    private static final class Progress {
-        private final String server;
-        private final Duration timeout;
-        private final long startNanos = System.nanoTime();
-        private final AtomicInteger attempts = new AtomicInteger();
-        private final AtomicReference<Throwable> last = new AtomicReference<>();
-        private volatile boolean connectedNow;
-
-        Progress(String server, Duration timeout) {
-            this.server = server;
-            this.timeout = timeout;
-        }
-
-        void connected() {
-            connectedNow = true;
-        }
-
-        void failed(Throwable e) {
-            connectedNow = false;
-            last.set(e);
-            attempts.incrementAndGet();
-        }
-
-        /** The wait report: how long, how many attempts, the last error (or that a handshake is pending). */
-        void report() {
-            Throwable e = last.get();
-            String state = connectedNow ? "connected, waiting for the server's handshake"
-                    : e == null ? "the first attempt is still connecting"
-                    : "attempt " + attempts.get() + " failed: " + e;
-            Notices.warn(LOG, "TCP store at " + server + " not reachable yet (" + WaitReports.duration(System.nanoTime()
-                    - startNanos) + " of " + WaitReports.duration(timeout.toNanos()) + "): " + state);
-        }
-
-        IllegalStateException timedOut() {
-            Throwable e = last.get();
-            String why = connectedNow ? "; connected, but the server did not complete the handshake (a stopped or"
-                    + " overloaded store host?)" : "";
-            return new IllegalStateException("connect: no TCP store at " + server + " after " + timeout.toMillis()
-                    + " ms (" + attempts.get() + " failed attempts)" + why
-                    + (e == null ? "" : "; last error: " + e), e);
-        }
+    /** The connect's final error: the server, the timeout, the attempts and the last error. */
+    private static IllegalStateException timedOut(StoreConnectProgress progress, Duration timeout) {
+        Throwable e = progress.lastError();
+        String why = progress.connectedNow() ? "; connected, but the server did not complete the handshake (a stopped or"
+                + " overloaded store host?)" : "";
+        return new IllegalStateException("connect: no TCP store at " + progress.server() + " after " + timeout.toMillis()
+                + " ms (" + progress.failedAttempts() + " failed attempts)" + why
+                + (e == null ? "" : "; last error: " + e), e);
     }
 }

@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import io.reactivecollectives.transport.rendezvous.TorchStoreConnection.Reply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
@@ -47,6 +50,8 @@ public final class TorchTcpStore implements Store {
     public static final Duration POLL_INTERVAL = Duration.ofMillis(500);
     /** The largest value a reply may carry. */
     public static final int MAX_VALUE_SIZE = 64 << 20;
+
+    private static final Logger LOG = LoggerFactory.getLogger(TorchTcpStore.class);
 
     private final String host;
     private final int port;
@@ -98,7 +103,9 @@ public final class TorchTcpStore implements Store {
      * refused or failed attempts with backoff (20 ms doubling to 1 s; the name is resolved again by
      * each attempt) until {@code timeout}, which is also the store's default wait. With
      * {@link TorchStoreProtocol#AUTO} the first attempt that reaches the server probes its protocol
-     * on a connection of its own ({@link TorchProtocolProbe}), and the store keeps the answer.
+     * on a connection of its own ({@link TorchProtocolProbe}), and the store keeps the answer. While
+     * it retries it says so every {@code rc.wait-reports.interval} (5 s), as {@link TcpStore} does:
+     * {@code TCP store at 10.0.0.1:29500 not reachable yet (5 s of 60 s): attempt 9 failed: ...}.
      *
      * @param host     the store's host name or address
      * @param port     the store's port
@@ -138,15 +145,27 @@ public final class TorchTcpStore implements Store {
         return known.flatMap(v -> TorchStoreConnection.connect(host, port, MAX_VALUE_SIZE, v));
     }
 
+    /**
+     * Connects, retrying with backoff until {@code within}; while it waits it says so every
+     * {@link io.reactivecollectives.core.observe.WaitReports#defaultInterval()}, as {@link TcpStore}
+     * does ({@link StoreConnectProgress}).
+     */
     private Mono<TorchStoreConnection> connectWithRetry(Duration within) {
-        AtomicReference<Throwable> last = new AtomicReference<>();
-        return open()
-                .doOnError(last::set)
-                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofSeconds(1)))
-                .timeout(within)
-                .onErrorMap(TimeoutException.class, e -> new IllegalStateException("connect: no torch TCPStore at "
-                        + server() + " after " + within.toMillis() + " ms"
-                        + (last.get() == null ? "" : "; last error: " + last.get()), last.get()));
+        return Mono.defer(() -> {
+            StoreConnectProgress progress = new StoreConnectProgress(LOG, host, port, within);
+            Disposable reports = progress.reportEvery();
+            return open()
+                    .doOnError(progress::failed)
+                    .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofSeconds(1)))
+                    .timeout(within)
+                    .onErrorMap(TimeoutException.class, e -> {
+                        Throwable last = progress.lastError();
+                        return new IllegalStateException("connect: no torch TCPStore at " + server() + " after "
+                                + within.toMillis() + " ms (" + progress.failedAttempts() + " failed attempts)"
+                                + (last == null ? "" : "; last error: " + last), last);
+                    })
+                    .doFinally(s -> reports.dispose());
+        });
     }
 
     private String server() {

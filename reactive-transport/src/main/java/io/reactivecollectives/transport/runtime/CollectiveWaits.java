@@ -1,8 +1,10 @@
 package io.reactivecollectives.transport.runtime;
 
+import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.observe.Notices;
 import io.reactivecollectives.core.observe.WaitReports;
+import io.reactivecollectives.transport.group.P2PStall;
 import io.reactivecollectives.transport.group.Stall;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +22,11 @@ import java.util.List;
  * last data from rank 3: seq 16, ...}. Whom: the peers its receives wait on (from the mailbox, under
  * its lock), else the peers whose receipt it awaits; the last part is what this rank has heard of
  * every peer ({@code PeerFailures#progress()}), which shows a rank that is behind even when this
- * rank waits on another. At most {@value #MOST} collectives are named per report.
+ * rank waits on another. Point-to-point receives that waited longer than the interval are named too
+ * ({@code group 'g' rank 0: recv from rank 2 tag 7 (64 B): waiting for rank 2 for 5 s (timeout in 55 s)};
+ * {@code recvAnySource tag 7 (64 B): waiting for any rank ...}); sends are not, as a send completes
+ * once its frames are written, without waiting for the peer's receive. At most {@value #MOST}
+ * collectives, and {@value #MOST} receives, are named per report.
  */
 final class CollectiveWaits implements Runnable {
 
@@ -52,6 +58,13 @@ final class CollectiveWaits implements Runnable {
         if (stalls.size() > MOST) {
             Notices.warn(LOG, prefix() + (stalls.size() - MOST) + " more collectives are waiting");
         }
+        List<P2PStall> receives = runtime.p2p().stalled(intervalNanos, System.nanoTime());
+        for (int i = 0; i < Math.min(MOST, receives.size()); i++) {
+            Notices.warn(LOG, describe(receives.get(i)));
+        }
+        if (receives.size() > MOST) {
+            Notices.warn(LOG, prefix() + (receives.size() - MOST) + " more receives are waiting");
+        }
     }
 
     private String prefix() {
@@ -74,11 +87,27 @@ final class CollectiveWaits implements Runnable {
         } else {
             b.append("no receive waiting (sending)");
         }
-        b.append(" for ").append(WaitReports.duration(s.runningNanos()));
-        if (s.timeoutNanos() > 0) {
-            b.append(" (timeout in ").append(WaitReports.duration(s.timeoutNanos() - s.runningNanos())).append(')');
+        return timing(b, s.runningNanos(), s.timeoutNanos()).append("; ").append(runtime.peerFailures().progress()).toString();
+    }
+
+    /** One point-to-point receive's line. */
+    String describe(P2PStall r) {
+        StringBuilder b = new StringBuilder(prefix()).append(r.op());
+        if (r.source() >= 0 && r.op().equals(OpType.RECV.displayName())) {
+            b.append(" from rank ").append(r.source());
         }
-        return b.append("; ").append(runtime.peerFailures().progress()).toString();
+        b.append(" tag ").append(r.tag()).append(" (").append(WaitReports.bytes(r.bytes())).append("): waiting for ")
+                .append(r.source() < 0 ? "any rank" : "rank " + r.source());
+        return timing(b, r.runningNanos(), r.timeoutNanos()).toString();
+    }
+
+    /** {@code for 15 s (timeout in 45 s)}. */
+    private static StringBuilder timing(StringBuilder b, long runningNanos, long timeoutNanos) {
+        b.append(" for ").append(WaitReports.duration(runningNanos));
+        if (timeoutNanos > 0) {
+            b.append(" (timeout in ").append(WaitReports.duration(timeoutNanos - runningNanos)).append(')');
+        }
+        return b;
     }
 
     private static List<Integer> list(BitSet bits) {
