@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Launch from the environment, as c10d's {@code env://}: reads rank, world size, local rank and the
@@ -128,9 +130,10 @@ public final class EnvRendezvous {
                     "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK");
         }
         throw new IllegalArgumentException("no launcher environment: start the program with bin/collectives-run "
-                + "(or torchrun, srun, mpirun, a Kubernetes PyTorchJob, TrainJob or Indexed Job), or set MASTER_ADDR, "
-                + "MASTER_PORT, RANK, WORLD_SIZE and LOCAL_RANK yourself; in Spark, join inside a barrier stage with "
-                + "reactive-spark on the class path");
+                + "or torchrun (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK), under Slurm (SLURM_PROCID, "
+                + "SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_NODELIST), Open MPI (OMPI_COMM_WORLD_RANK, "
+                + "OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK, MASTER_ADDR) or a Kubernetes PyTorchJob, TrainJob "
+                + "or Indexed Job; in Spark, join inside a barrier stage with reactive-spark on the class path");
     }
 
     /**
@@ -177,6 +180,8 @@ public final class EnvRendezvous {
             if (tls && launch.rank() == 0) {
                 require(env, "TLS", TLS_CERT_ENV, TLS_KEY_ENV);
             }
+            AtomicReference<TcpStoreServer> started = new AtomicReference<>();
+            AtomicBoolean handedOver = new AtomicBoolean();
             Mono<Optional<SslContext[]>> ssl = !tls ? Mono.just(Optional.empty())
                     : Mono.fromCallable(() -> Optional.of(sslContexts(env, launch.rank() == 0)))
                     .subscribeOn(Schedulers.boundedElastic());
@@ -190,6 +195,7 @@ public final class EnvRendezvous {
                         .secret(secret)
                         .ssl(serverSsl)
                         .start()
+                        .doOnNext(started::set)
                         .map(Optional::of);
                 return server.flatMap(s -> {
                     int port = s.map(TcpStoreServer::port).orElse(launch.masterPort());
@@ -197,10 +203,18 @@ public final class EnvRendezvous {
                             .withSecret(secret).withSsl(clientSsl);
                     return TcpStore.connect(options)
                             .map(store -> new Rendezvous(store, launch.rank(), launch.worldSize(), launch.localRank(),
-                                    launch.launcher(), s.orElse(null)))
-                            .doOnError(e -> s.ifPresent(TcpStoreServer::close));
+                                    launch.launcher(), s.orElse(null)));
                 });
-            });
+            }).doOnNext(r -> handedOver.set(true))
+                    // failed or cancelled at any point before the rendezvous was handed over: the
+                    // server this rank started is closed (a cancel between its start and the client's
+                    // connect left it bound)
+                    .doFinally(signal -> {
+                        TcpStoreServer srv = started.get();
+                        if (!handedOver.get() && srv != null && started.compareAndSet(srv, null)) {
+                            srv.close();
+                        }
+                    });
         });
     }
 
