@@ -57,12 +57,7 @@ class GuardsTest {
     void leakGuardCatchesAnUnreleasedBuffer() {
         Guards.drainLeaks();
         leakOne();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        List<String> leaks = List.of();
-        while (leaks.isEmpty() && System.nanoTime() < deadline) {
-            Guards.collectLeaks();
-            leaks = Guards.drainLeaks();
-        }
+        List<String> leaks = Guards.awaitLeaks(Duration.ofSeconds(10));
         assertFalse(leaks.isEmpty(), "the leak detector reported the planted leak");
         assertTrue(leaks.get(0).contains("release() was not called"), leaks.get(0));
     }

@@ -127,6 +127,23 @@ public final class Guards {
     }
 
     /**
+     * Collects garbage until the leak detector has reported something or {@code timeout} passed,
+     * then returns and forgets the recorded leaks (for tests that plant one on purpose).
+     *
+     * @param timeout how long to keep collecting
+     * @return the leaks recorded until now, empty when none showed within {@code timeout}
+     */
+    public static List<String> awaitLeaks(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> leaks = List.of();
+        while (leaks.isEmpty() && System.nanoTime() < deadline) {
+            collectLeaks();
+            leaks = drainLeaks();
+        }
+        return leaks;
+    }
+
+    /**
      * Returns and forgets the recorded leaks (for tests that plant one on purpose).
      *
      * @return the leaks recorded until now

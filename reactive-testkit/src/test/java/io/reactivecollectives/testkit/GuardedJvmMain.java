@@ -75,12 +75,7 @@ public final class GuardedJvmMain {
             assertEquals(ResourceLeakDetector.Level.PARANOID, ResourceLeakDetector.getLevel());
             Guards.drainLeaks();
             leakOne();
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            List<String> leaks = List.of();
-            while (leaks.isEmpty() && System.nanoTime() < deadline) {
-                Guards.collectLeaks();
-                leaks = Guards.drainLeaks();
-            }
+            List<String> leaks = Guards.awaitLeaks(Duration.ofSeconds(10));
             assertFalse(leaks.isEmpty(), "the recording detector reported the planted leak");
         }
 
