@@ -1,16 +1,18 @@
 package io.reactivecollectives.core.observe;
 
-import io.reactivecollectives.core.LibrarySchedulers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Locale;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The reports a rank prints while it waits for other ranks (at the rendezvous, in a collective, in
@@ -36,8 +38,64 @@ public final class WaitReports {
     private WaitReports() {
     }
 
+    /**
+     * One daemon thread. Not a Reactor single scheduler: those remove a cancelled task from their
+     * queue under its lock, and a wait ends on an event loop, where that lock must not be waited
+     * for (BlockHound caught it; an error thrown there left the queue's lock unusable and every
+     * later report silent). Here a cancelled task stays queued until its time comes and is dropped
+     * then, and a report's own end is a flag the task reads on its thread.
+     */
     private static final class Reports {
-        static final Scheduler SCHEDULER = LibrarySchedulers.newSingle("rc-wait-reports");
+        static final Scheduler SCHEDULER = Schedulers.fromExecutorService(executor(), "rc-wait-reports");
+
+        private static ScheduledThreadPoolExecutor executor() {
+            AtomicLong n = new AtomicLong();
+            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "rc-wait-reports-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+            e.setRemoveOnCancelPolicy(false);
+            return e;
+        }
+    }
+
+    /** A periodic report that ends itself, on its own thread, once {@link #dispose()} was called. */
+    private static final class Periodic implements Runnable, Disposable {
+        private final Runnable report;
+        private volatile boolean stopped;
+        private volatile Disposable task;
+
+        Periodic(Runnable report) {
+            this.report = report;
+        }
+
+        @Override
+        public void run() {
+            if (stopped) {
+                Disposable t = task;
+                if (t != null) {
+                    t.dispose();   // on the reports' thread: no interrupt, and nothing removed under a lock
+                }
+                return;
+            }
+            try {
+                report.run();
+            } catch (RuntimeException e) {
+                LOG.warn("a wait report failed", e);
+            }
+        }
+
+        /** Stops the reports without taking a lock: safe on an event loop. */
+        @Override
+        public void dispose() {
+            stopped = true;
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return stopped;
+        }
     }
 
     /**
@@ -82,7 +140,8 @@ public final class WaitReports {
     }
 
     /**
-     * The reports' thread (non-blocking), for the timeouts of what a report asks before it speaks.
+     * The reports' thread, for the timeouts of what a report asks before it speaks (cancelling one
+     * takes no lock, so it may be done on an event loop).
      *
      * @return the reports' scheduler
      */
@@ -104,13 +163,9 @@ public final class WaitReports {
             return Disposables.disposed();
         }
         long nanos = interval.toNanos();
-        return Reports.SCHEDULER.schedulePeriodically(() -> {
-            try {
-                report.run();
-            } catch (RuntimeException e) {
-                LOG.warn("a wait report failed", e);
-            }
-        }, nanos, nanos, TimeUnit.NANOSECONDS);
+        Periodic p = new Periodic(report);
+        p.task = Reports.SCHEDULER.schedulePeriodically(p, nanos, nanos, TimeUnit.NANOSECONDS);
+        return p;
     }
 
     /**
