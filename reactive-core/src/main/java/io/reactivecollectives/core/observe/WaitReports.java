@@ -62,7 +62,8 @@ public final class WaitReports {
 
     /** A periodic report that ends itself, on its own thread, once {@link #dispose()} was called. */
     private static final class Periodic implements Runnable, Disposable {
-        private final Runnable report;
+        /** Null once stopped: the task stays queued until its next time, holding nothing of the wait. */
+        private volatile Runnable report;
         private volatile boolean stopped;
         private volatile Disposable task;
 
@@ -72,7 +73,8 @@ public final class WaitReports {
 
         @Override
         public void run() {
-            if (stopped) {
+            Runnable r = report;
+            if (stopped || r == null) {
                 Disposable t = task;
                 if (t != null) {
                     t.dispose();   // on the reports' thread: no interrupt, and nothing removed under a lock
@@ -80,7 +82,7 @@ public final class WaitReports {
                 return;
             }
             try {
-                report.run();
+                r.run();
             } catch (RuntimeException e) {
                 LOG.warn("a wait report failed", e);
             }
@@ -90,6 +92,7 @@ public final class WaitReports {
         @Override
         public void dispose() {
             stopped = true;
+            report = null;
         }
 
         @Override
