@@ -143,7 +143,7 @@ class PerfFlagsTest {
         assertEquals(2, code, err.toString(StandardCharsets.UTF_8));
         List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
         assertEquals(1, lines.size(), lines.toString());
-        assertTrue(lines.get(0).startsWith("collectives-perf: --env: no launcher environment: set torchrun's MASTER_ADDR"),
+        assertTrue(lines.get(0).startsWith("collectives-perf: --env: no launcher environment: start the program with bin/collectives-run"),
                 lines.get(0));
         assertEquals("", out.toString(StandardCharsets.UTF_8));
 
