@@ -19,9 +19,9 @@ final class BusFactor {
         return OPS;
     }
 
-    /** Ops whose element count must divide by the world size (one piece per rank). */
+    /** Ops whose element count must divide by the world size (one piece per rank); a barrier has none. */
     static boolean splitsByWorld(String op) {
-        return !op.equals("all_reduce") && !op.equals("broadcast") && !op.equals("reduce");
+        return !op.equals("all_reduce") && !op.equals("broadcast") && !op.equals("reduce") && !op.equals("barrier");
     }
 
     /** busbw = algbw x this factor. */

@@ -33,6 +33,15 @@ final class NcclTestsFormat {
         return (collective.equals("all_to_all") ? "alltoall" : collective) + "_perf";
     }
 
+    /** The header line that names the test: {@code # Collective test starting: all_reduce_perf}. */
+    static final String STARTING = "# Collective test starting: ";
+
+    /** The collective a test program ({@link #program}) measures: {@code all_to_all} of {@code alltoall_perf}. */
+    static String collective(String program) {
+        String p = program.replaceFirst("_perf$", "");
+        return p.equals("alltoall") ? "all_to_all" : p;
+    }
+
     /** nccl-tests' name of a data type ({@code test_typenames}): float, half, double, bfloat16, int8, ... */
     static String typeName(DType dt) {
         switch (dt) {

@@ -61,7 +61,7 @@ final class ObjectBench {
             int exit = 0;
             for (Process p : ranks) {
                 if (!p.waitFor(30, TimeUnit.MINUTES)) {
-                    p.destroyForcibly();
+                    p.destroyForcibly().waitFor();   // exitValue() throws while the process still runs
                     exit = 1;
                 }
                 exit = Math.max(exit, p.exitValue());

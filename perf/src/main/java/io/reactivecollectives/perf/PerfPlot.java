@@ -133,9 +133,8 @@ public final class PerfPlot implements Callable<Integer>, Cli.Validated {
             // nccl-tests' layout (ours since it is exact) names the op once, in its header; the file name otherwise
             String fileOp = f.getFileName().toString().contains("-" + op + "-") ? op : null;
             for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
-                if (line.startsWith(STARTING)) {
-                    String program = line.substring(STARTING.length()).trim().replaceFirst("_perf$", "");
-                    fileOp = program.equals("alltoall") ? "all_to_all" : program;
+                if (line.startsWith(NcclTestsFormat.STARTING)) {
+                    fileOp = NcclTestsFormat.collective(line.substring(NcclTestsFormat.STARTING.length()).trim());
                     continue;
                 }
                 String[] c = line.trim().split("\\s+");
@@ -154,9 +153,6 @@ public final class PerfPlot implements Callable<Integer>, Cli.Validated {
         }
         return out;
     }
-
-    /** The header line nccl-tests (and collectives-perf) name the collective in. */
-    private static final String STARTING = "# Collective test starting: ";
 
     private static void add(Map<String, TreeMap<Long, List<Double>>> out, String impl, long bytes, double busbw) {
         out.computeIfAbsent(impl, k -> new TreeMap<>()).computeIfAbsent(bytes, k -> new ArrayList<>()).add(busbw);

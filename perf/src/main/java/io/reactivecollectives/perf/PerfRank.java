@@ -110,7 +110,7 @@ final class PerfRank {
                         places[place] = measure(group, bench, n, count * dt.byteSize());
                     }
                 }
-                boolean split = BusFactor.splitsByWorld(o.collective) && !o.collective.equals("barrier");
+                boolean split = BusFactor.splitsByWorld(o.collective);
                 PerfReport.Row row = new PerfReport.Row(o.collective, count * dt.byteSize(), split ? count / o.world : count,
                         NcclTestsFormat.typeName(dt), o.reduces() ? o.op.toLowerCase(java.util.Locale.ROOT) : "none",
                         rooted() ? o.root : -1, places[0], places[1]);
@@ -135,7 +135,7 @@ final class PerfRank {
         List<String> h = new ArrayList<>();
         h.add("# collectives-perf version " + io.reactivecollectives.core.Version.get() + " nccl-tests-layout="
                 + NcclTestsFormat.LAYOUT_VERSION);
-        h.add("# Collective test starting: " + program);
+        h.add(NcclTestsFormat.STARTING + program);
         h.add(NcclTestsFormat.parameters(Sizes.parse(o.min), Sizes.parse(o.max), o.factor(), o.increment(), o.warmup, o.iters,
                 o.check));
         h.addAll(NcclTestsFormat.blocking(o.blocking));
@@ -233,7 +233,7 @@ final class PerfRank {
      */
     long count(long size, DType dt) {
         long count = Math.max(1, size / dt.byteSize());
-        if (BusFactor.splitsByWorld(o.collective) && !o.collective.equals("barrier")) {
+        if (BusFactor.splitsByWorld(o.collective)) {
             long piece = (count / o.world) & ~(Math.max(1, 16 / dt.byteSize()) - 1);
             count = Math.max(1, piece) * o.world;
         }

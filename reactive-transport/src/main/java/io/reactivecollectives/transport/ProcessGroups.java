@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.core.HandOver;
 import io.reactivecollectives.transport.launch.EnvRendezvous;
 import io.reactivecollectives.transport.launch.LaunchEnvironment;
 import io.reactivecollectives.transport.launch.Rendezvous;
@@ -12,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -151,21 +150,12 @@ public final class ProcessGroups {
         }
         GroupOptions settings = effective;
         long start = System.nanoTime();
-        AtomicReference<Rendezvous> opened = new AtomicReference<>();
-        AtomicBoolean handedOver = new AtomicBoolean();
-        return EnvRendezvous.connect(env, settings.connectTimeout())
-                .doOnNext(opened::set)
-                .flatMap(rdv -> TcpProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), settings)
-                        .doOnNext(group -> group.closeAfterGroup(rdv)))
-                .doOnNext(group -> handedOver.set(true))
-                // failed or cancelled before the group was handed over: the store it joined through
-                // (and rank 0's server) is closed; after, the group owns it
-                .doFinally(signal -> {
-                    Rendezvous rdv = opened.getAndSet(null);
-                    if (!handedOver.get() && rdv != null) {
-                        rdv.close();
-                    }
-                })
+        // failed or cancelled before the group was handed over: the store it joined through (and rank
+        // 0's server) is closed; after, the group owns it
+        return HandOver.openThen(EnvRendezvous.connect(env, settings.connectTimeout()),
+                        rdv -> TcpProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), settings)
+                                .doOnNext(group -> group.closeAfterGroup(rdv)),
+                        Rendezvous::close)
                 .doOnNext(group -> log.info("rank {} of {} joined group '{}' ({} launch, store {}:{}, this rank at {}) "
                                 + "in {} ms", launch.rank(), launch.worldSize(), settings.groupId(), launch.launcher(),
                         launch.masterAddr(), launch.masterPort(), settings.host(),

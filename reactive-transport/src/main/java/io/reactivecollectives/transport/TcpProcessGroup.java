@@ -28,7 +28,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link ProcessGroup} over a full mesh of TCP connections (Reactor Netty), one per pair of ranks.
@@ -80,7 +82,7 @@ public final class TcpProcessGroup implements ProcessGroup {
     private final GroupLifecycle lifecycle;
     private final Subgroups subgroups = new Subgroups();
     /** What {@link #close()} closes after the group (the store a {@link ProcessGroups} join made), in order. */
-    private final java.util.List<AutoCloseable> closeAfter = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> closeAfter = new CopyOnWriteArrayList<>();
     /** The group's name without its generation, and the generation ({@link #shrink()} adds one). */
     private volatile String baseId;
     private volatile int generation;
@@ -461,7 +463,7 @@ public final class TcpProcessGroup implements ProcessGroup {
             try {
                 subgroups.closeAll();
             } finally {
-                java.util.List<AutoCloseable> taken = new java.util.ArrayList<>();
+                List<AutoCloseable> taken = new ArrayList<>();
                 for (AutoCloseable r : closeAfter) {
                     if (closeAfter.remove(r)) {   // whoever removes it closes it, once
                         taken.add(r);
@@ -479,11 +481,11 @@ public final class TcpProcessGroup implements ProcessGroup {
     void closeAfterGroup(AutoCloseable resource) {
         closeAfter.add(resource);
         if (isClosed() && closeAfter.remove(resource)) {
-            closeAll(java.util.List.of(resource));
+            closeAll(List.of(resource));
         }
     }
 
-    private static void closeAll(java.util.List<AutoCloseable> resources) {
+    private static void closeAll(List<AutoCloseable> resources) {
         RuntimeException first = null;
         for (AutoCloseable r : resources) {
             try {

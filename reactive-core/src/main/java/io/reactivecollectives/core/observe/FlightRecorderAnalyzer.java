@@ -318,13 +318,17 @@ public final class FlightRecorderAnalyzer {
                 || op.equals(OpType.RECVANYSOURCE.displayName());
     }
 
+    /** The most ranks or runs of ranks {@link #ranks} names. */
+    static final int MOST_RANK_PARTS = 32;
+
     /**
-     * "rank 3", "ranks 0-2", "ranks 0, 2, 4-6".
+     * "rank 3", "ranks 0-2", "ranks 0, 2, 4-6"; after {@value #MOST_RANK_PARTS} parts, how many
+     * ranks more ("ranks 0, 2, ... (40 more)"), so that a line stays a line at hundreds of ranks.
      *
      * @param ranks the ranks
      * @return the ranks in words, consecutive ones as ranges
      */
-    public static String ranks(List<Integer> ranks) {
+    public static String ranks(Collection<Integer> ranks) {
         List<Integer> rs = new ArrayList<>(new TreeSet<>(ranks));
         if (rs.isEmpty()) {
             return "no rank";
@@ -335,6 +339,10 @@ public final class FlightRecorderAnalyzer {
         List<String> parts = new ArrayList<>();
         int i = 0;
         while (i < rs.size()) {
+            if (parts.size() == MOST_RANK_PARTS) {
+                parts.add("... (" + (rs.size() - i) + " more)");
+                break;
+            }
             int j = i;
             while (j + 1 < rs.size() && rs.get(j + 1) == rs.get(j) + 1) {
                 j++;

@@ -188,35 +188,14 @@ public final class WaitReports {
     }
 
     /**
-     * Ranks in words: {@code rank 3}, {@code ranks 2, 3}, {@code ranks 0, 4-9} (ascending; runs of
-     * three or more shortened), at most 32 named, then how many more.
+     * Ranks in words, as {@link FlightRecorderAnalyzer#ranks} writes them: {@code rank 3},
+     * {@code ranks 2, 3}, {@code ranks 0, 4-9}.
      *
-     * @param ranks the ranks, ascending
+     * @param ranks the ranks
      * @return the ranks in words
      */
     public static String ranks(Collection<Integer> ranks) {
-        StringBuilder b = new StringBuilder(ranks.size() == 1 ? "rank " : "ranks ");
-        Integer[] r = ranks.toArray(new Integer[0]);
-        int named = 0;
-        for (int i = 0; i < r.length; ) {
-            if (named == 32) {
-                b.append(", ... (").append(r.length - i).append(" more)");
-                break;
-            }
-            int j = i;
-            while (j + 1 < r.length && r[j + 1] == r[j] + 1) {
-                j++;
-            }
-            b.append(i == 0 ? "" : ", ").append(r[i]);
-            if (j - i >= 2) {
-                b.append('-').append(r[j]);
-                i = j + 1;
-            } else {
-                i++;
-            }
-            named++;
-        }
-        return b.toString();
+        return FlightRecorderAnalyzer.ranks(ranks);
     }
 
     /**

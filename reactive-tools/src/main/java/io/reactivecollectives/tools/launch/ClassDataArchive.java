@@ -152,11 +152,6 @@ final class ClassDataArchive {
         return line.strip().equals("AOTConfiguration recorded: " + configuration);
     }
 
-    /** {@link #finish(int, List)} with no JVM options for the AOT cache's creation. */
-    void finish(int code) {
-        finish(code, List.of());
-    }
-
     /**
      * After the children: when local rank 0 exited with {@code code} 0, creates the AOT cache from its
      * recorded configuration (JDK 25 and later; in a JVM with {@code jvmOptions}, those of the

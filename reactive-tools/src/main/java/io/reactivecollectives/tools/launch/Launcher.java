@@ -258,7 +258,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
         CompilerDirectives directives = directives();
         int[] localZeroExit = {-1};
-        List<String> localZeroOptions = new ArrayList<>();
+        // the same JVM options for every rank (and for the AOT cache's creation after local rank 0)
+        List<String> jvmOptions = childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature());
 
         List<Process> children = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
@@ -275,10 +276,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 int rank = nodeRank * nprocPerNode + local;
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java.toString());
-                cmd.addAll(childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature()));
-                if (local == 0) {
-                    localZeroOptions.addAll(cmd.subList(1, cmd.size()));
-                }
+                cmd.addAll(jvmOptions);
                 int thisLocal = local;
                 archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
                 cmd.add("-cp");
@@ -356,7 +354,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             return result;
         } finally {
             children.forEach(Launcher::stop);
-            archive.ifPresent(a -> a.finish(localZeroExit[0], localZeroOptions));
+            archive.ifPresent(a -> a.finish(localZeroExit[0], jvmOptions));
             if (directives != null) {
                 directives.delete();
             }

@@ -26,9 +26,25 @@ final class MainClassCheck {
      * is the ranks' class path when it is the user's own (null: the launcher's).
      */
     static Integer check(String mainClass, List<String> args, String classpath, PrintStream out, PrintStream err) {
+        ClassLoader loader = loader(classpath);
+        try {
+            return check(mainClass, args, loader, out, err);
+        } finally {
+            if (loader instanceof URLClassLoader own) {
+                try {
+                    own.close();
+                } catch (java.io.IOException e) {
+                    // the jars were only read
+                }
+            }
+        }
+    }
+
+    private static Integer check(String mainClass, List<String> args, ClassLoader loader, PrintStream out,
+                                 PrintStream err) {
         Class<?> cls;
         try {
-            cls = Class.forName(mainClass, false, loader(classpath));
+            cls = Class.forName(mainClass, false, loader);
         } catch (ClassNotFoundException | LinkageError e) {
             err.println("collectives-run: no main class " + mainClass + " on the class path (see --help)");
             return Cli.USAGE;
@@ -62,6 +78,8 @@ final class MainClassCheck {
 
     private static ClassLoader loader(String classpath) {
         ClassLoader own = MainClassCheck.class.getClassLoader();
-        return classpath == null ? own : new URLClassLoader(ChildClassPath.urls(ChildClassPath.expand(classpath)), own);
+        // the user's class path comes expanded (ChildClassPath.resolve): its entries as they are
+        return classpath == null ? own
+                : new URLClassLoader(ChildClassPath.urls(List.of(classpath.split(java.io.File.pathSeparator))), own);
     }
 }

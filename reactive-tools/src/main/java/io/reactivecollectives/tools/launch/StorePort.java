@@ -43,7 +43,7 @@ final class StorePort {
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("--master-addr " + masterAddr + " is not a known host", e);
         }
-        String bind = env.getOrDefault(EnvRendezvous.BIND_ENV, "0.0.0.0");
+        String bind = EnvRendezvous.storeBind(env);   // where rank 0's store will bind
         try (ServerSocket probe = new ServerSocket()) {
             probe.setReuseAddress(true); // as rank 0's store does: a port left in TIME_WAIT is free
             probe.bind(new InetSocketAddress(InetAddress.getByName(bind), masterPort));

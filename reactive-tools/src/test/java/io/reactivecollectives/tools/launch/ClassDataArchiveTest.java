@@ -88,10 +88,10 @@ class ClassDataArchiveTest {
         assertEquals(List.of(), a.options(1));
         Path recording = Paths.get(a.options(0).get(0).substring("-XX:ArchiveClassesAtExit=".length()));
         Files.writeString(recording, "archive");
-        a.finish(3);
+        a.finish(3, List.of());
         assertFalse(Files.exists(recording) || a.exists(), "a failed rank's recording is dropped");
         Files.writeString(recording, "archive");
-        a.finish(0);
+        a.finish(0, List.of());
         assertTrue(a.exists() && !Files.exists(recording));
         for (int local : new int[] {0, 1}) {
             assertEquals("-XX:SharedArchiveFile=" + a.file(), a.options(local).get(0));

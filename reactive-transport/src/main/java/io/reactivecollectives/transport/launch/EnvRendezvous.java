@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.launch;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.reactivecollectives.core.HandOver;
 import io.reactivecollectives.core.rendezvous.PrefixStore;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.rendezvous.StoreAuth;
@@ -19,8 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * Launch from the environment, as c10d's {@code env://}: reads rank, world size, local rank and the
@@ -137,6 +137,16 @@ public final class EnvRendezvous {
     }
 
     /**
+     * Where rank 0's embedded store server binds: {@value #BIND_ENV}, else every interface.
+     *
+     * @param env the environment ({@code System.getenv()})
+     * @return the bind address
+     */
+    public static String storeBind(Map<String, String> env) {
+        return env.getOrDefault(BIND_ENV, "0.0.0.0");
+    }
+
+    /**
      * The address this rank's group server should bind and publish ({@code GroupOptions.withHost}):
      * {@link HostAddress#choose} for the store this environment names. Reads interfaces; no traffic.
      *
@@ -180,41 +190,31 @@ public final class EnvRendezvous {
             if (tls && launch.rank() == 0) {
                 require(env, "TLS", TLS_CERT_ENV, TLS_KEY_ENV);
             }
-            AtomicReference<TcpStoreServer> started = new AtomicReference<>();
-            AtomicBoolean handedOver = new AtomicBoolean();
             Mono<Optional<SslContext[]>> ssl = !tls ? Mono.just(Optional.empty())
                     : Mono.fromCallable(() -> Optional.of(sslContexts(env, launch.rank() == 0)))
                     .subscribeOn(Schedulers.boundedElastic());
             return ssl.flatMap(contexts -> {
                 SslContext serverSsl = contexts.map(c -> c[0]).orElse(null);
                 SslContext clientSsl = contexts.map(c -> c[1]).orElse(null);
-                Mono<Optional<TcpStoreServer>> server = launch.rank() != 0 ? Mono.just(Optional.empty())
-                        : TcpStoreServer.builder()
-                        .host(env.getOrDefault(BIND_ENV, "0.0.0.0"))
+                Mono<TcpStoreServer> server = TcpStoreServer.builder()
+                        .host(storeBind(env))
                         .port(launch.masterPort())
                         .secret(secret)
                         .ssl(serverSsl)
-                        .start()
-                        .doOnNext(started::set)
-                        .map(Optional::of);
-                return server.flatMap(s -> {
-                    int port = s.map(TcpStoreServer::port).orElse(launch.masterPort());
+                        .start();
+                Function<TcpStoreServer, Mono<Rendezvous>> client = s -> {
+                    int port = s != null ? s.port() : launch.masterPort();
                     TcpStoreOptions options = TcpStoreOptions.of(launch.masterAddr(), port).withTimeout(timeout)
                             .withSecret(secret).withSsl(clientSsl);
                     return TcpStore.connect(options)
                             .map(store -> new Rendezvous(store, launch.rank(), launch.worldSize(), launch.localRank(),
-                                    launch.launcher(), s.orElse(null)));
-                });
-            }).doOnNext(r -> handedOver.set(true))
-                    // failed or cancelled at any point before the rendezvous was handed over: the
-                    // server this rank started is closed (a cancel between its start and the client's
-                    // connect left it bound)
-                    .doFinally(signal -> {
-                        TcpStoreServer srv = started.get();
-                        if (!handedOver.get() && srv != null && started.compareAndSet(srv, null)) {
-                            srv.close();
-                        }
-                    });
+                                    launch.launcher(), s));
+                };
+                // rank 0's server is closed if the client fails or the join is cancelled before the
+                // rendezvous that owns it is handed over
+                return launch.rank() != 0 ? client.apply(null)
+                        : HandOver.openThen(server, client, TcpStoreServer::close);
+            });
         });
     }
 

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
+import io.reactivecollectives.core.HandOver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.flush.FlushConsolidationHandler;
@@ -22,7 +23,6 @@ import java.net.InetSocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
@@ -95,28 +95,18 @@ final class StoreServerBinder {
                 server = server.secure(spec -> spec.sslContext(c.ssl()));
             }
             boolean local = c.unixSocket() && c.ssl() == null && StoreLocalSocket.enabled();
-            AtomicReference<DisposableServer> boundTcp = new AtomicReference<>();
-            AtomicBoolean handedOver = new AtomicBoolean();
-            return server.bind()
-                    .doOnNext(boundTcp::set)
-                    .flatMap(ds -> local ? bindLocal(serving, ds) : Mono.just(new Bound(ds, null, null)))
-                    .map(bound -> {
-                        handedOver.set(true);
+            // cancelled or failed between the TCP bind and the server's hand-over (the local socket is
+            // bound on another thread in between): the port is let go (dispose is asynchronous)
+            return HandOver.openThen(server.bind(),
+                    ds -> (local ? bindLocal(serving, ds) : Mono.just(new Bound(ds, null, null))).map(bound -> {
                         TcpStoreServer s = new TcpStoreServer(bound, kv, metrics, rejections);
                         name.set(c.host() + ":" + s.port());
                         metrics.register(c.registry(), s.port(), kv);
                         LOG.debug("TCP store listening on {} (auth {}, tls {}, local socket {})", bound.tcp().address(),
                                 c.secret() != null, c.ssl() != null, bound.path());
                         return s;
-                    })
-                    // cancelled or failed between the TCP bind and the server's hand-over (the local
-                    // socket is bound on another thread in between): the port is let go
-                    .doFinally(signal -> {
-                        DisposableServer ds = boundTcp.getAndSet(null);
-                        if (!handedOver.get() && ds != null) {
-                            ds.dispose();   // asynchronous: this may run on an event loop
-                        }
-                    });
+                    }),
+                    DisposableServer::dispose);
         });
     }
 

@@ -13,6 +13,7 @@ import reactor.core.Disposable;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The wait reports of one group's collectives: one periodic task per group (not per collective;
@@ -51,19 +52,17 @@ final class CollectiveWaits implements Runnable {
         if (runtime.isShut()) {
             return;
         }
-        List<Stall> stalls = runtime.mailbox().stalled(intervalNanos, System.nanoTime());
-        for (int i = 0; i < Math.min(MOST, stalls.size()); i++) {
-            Notices.warn(LOG, describe(stalls.get(i)));
+        say(runtime.mailbox().stalled(intervalNanos, System.nanoTime()), this::describe, "collectives");
+        say(runtime.p2p().stalled(intervalNanos, System.nanoTime()), this::describe, "receives");
+    }
+
+    /** The first {@value #MOST} waits, one line each, then how many more. */
+    private <T> void say(List<T> waits, Function<T, String> line, String what) {
+        for (int i = 0; i < Math.min(MOST, waits.size()); i++) {
+            Notices.warn(LOG, line.apply(waits.get(i)));
         }
-        if (stalls.size() > MOST) {
-            Notices.warn(LOG, prefix() + (stalls.size() - MOST) + " more collectives are waiting");
-        }
-        List<P2PStall> receives = runtime.p2p().stalled(intervalNanos, System.nanoTime());
-        for (int i = 0; i < Math.min(MOST, receives.size()); i++) {
-            Notices.warn(LOG, describe(receives.get(i)));
-        }
-        if (receives.size() > MOST) {
-            Notices.warn(LOG, prefix() + (receives.size() - MOST) + " more receives are waiting");
+        if (waits.size() > MOST) {
+            Notices.warn(LOG, prefix() + (waits.size() - MOST) + " more " + what + " are waiting");
         }
     }
 
