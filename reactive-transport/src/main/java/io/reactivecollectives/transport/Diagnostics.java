@@ -33,9 +33,13 @@ import java.util.Objects;
  *                         shrink; see {@link WaitReports}); zero for never; default
  *                         {@link WaitReports#defaultInterval()}: the system property
  *                         {@code rc.wait-reports.interval} ({@code RC_WAIT_REPORTS_INTERVAL}), else 5 s
+ * @param dashboard        where this rank serves its live view (see {@link DashboardOptions}); null for
+ *                         none, the default unless {@value DashboardOptions#PROPERTY} or
+ *                         {@value DashboardOptions#ENV} asks for one
  */
 public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry,
-                          ObservationRegistry observationRegistry, Duration waitReportInterval) {
+                          ObservationRegistry observationRegistry, Duration waitReportInterval,
+                          DashboardOptions dashboard) {
 
     /** System property that turns the collective check on by default ({@code DETAIL}), as c10d's variable. */
     public static final String DEBUG_PROPERTY = "rc.distributed.debug";
@@ -51,6 +55,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @param observationRegistry where the collectives' observations go; null for {@link ObservationRegistry#NOOP}
      * @param waitReportInterval how often a waiting rank reports; zero for never, null for
      *                         {@link WaitReports#defaultInterval()}
+     * @param dashboard        where this rank serves its live view; null for none
      * @throws NullPointerException when {@code flightRecorder} is null
      * @throws IllegalArgumentException when {@code waitReportInterval} is negative
      */
@@ -65,6 +70,21 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
         if (waitReportInterval.isNegative()) {
             throw new IllegalArgumentException("waitReportInterval must not be negative, got " + waitReportInterval);
         }
+    }
+
+    /**
+     * Diagnostics without a dashboard.
+     *
+     * @param checkCollectives whether ranks exchange and compare a fingerprint before every collective
+     * @param flightRecorder   the flight recorder's size and dump directory, not null
+     * @param meterRegistry    where the meters go; null for the global registry
+     * @param observationRegistry where the collectives' observations go; null for {@link ObservationRegistry#NOOP}
+     * @param waitReportInterval how often a waiting rank reports; zero for never, null for
+     *                         {@link WaitReports#defaultInterval()}
+     */
+    public Diagnostics(boolean checkCollectives, FlightRecorder.Config flightRecorder, MeterRegistry meterRegistry,
+                       ObservationRegistry observationRegistry, Duration waitReportInterval) {
+        this(checkCollectives, flightRecorder, meterRegistry, observationRegistry, waitReportInterval, null);
     }
 
     /**
@@ -103,7 +123,8 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
             level = System.getenv(DEBUG_ENV);
         }
         boolean detail = level != null && level.trim().toUpperCase(Locale.ROOT).equals("DETAIL");
-        return new Diagnostics(detail, FlightRecorder.Config.defaults(), null);
+        return new Diagnostics(detail, FlightRecorder.Config.defaults(), null, ObservationRegistry.NOOP, null,
+                DashboardOptions.fromEnvironment(System.getenv()));
     }
 
     /**
@@ -113,7 +134,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withCheckCollectives(boolean on) {
-        return new Diagnostics(on, flightRecorder, meterRegistry, observationRegistry, waitReportInterval);
+        return new Diagnostics(on, flightRecorder, meterRegistry, observationRegistry, waitReportInterval, dashboard);
     }
 
     /**
@@ -123,7 +144,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withFlightRecorder(FlightRecorder.Config config) {
-        return new Diagnostics(checkCollectives, config, meterRegistry, observationRegistry, waitReportInterval);
+        return new Diagnostics(checkCollectives, config, meterRegistry, observationRegistry, waitReportInterval, dashboard);
     }
 
     /**
@@ -133,7 +154,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withMeterRegistry(MeterRegistry registry) {
-        return new Diagnostics(checkCollectives, flightRecorder, registry, observationRegistry, waitReportInterval);
+        return new Diagnostics(checkCollectives, flightRecorder, registry, observationRegistry, waitReportInterval, dashboard);
     }
 
     /**
@@ -144,7 +165,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the new diagnostics
      */
     public Diagnostics withObservationRegistry(ObservationRegistry registry) {
-        return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, registry, waitReportInterval);
+        return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, registry, waitReportInterval, dashboard);
     }
 
     /**
@@ -155,7 +176,18 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      */
     public Diagnostics withWaitReportInterval(Duration interval) {
         return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, observationRegistry,
-                Objects.requireNonNull(interval, "interval"));
+                Objects.requireNonNull(interval, "interval"), dashboard);
+    }
+
+    /**
+     * These diagnostics with another dashboard.
+     *
+     * @param options where this rank serves its live view, null for none
+     * @return the new diagnostics
+     */
+    public Diagnostics withDashboard(DashboardOptions options) {
+        return new Diagnostics(checkCollectives, flightRecorder, meterRegistry, observationRegistry, waitReportInterval,
+                options);
     }
 
     /** {@return the registry meters go to: {@link #meterRegistry()} or, when that is null, the global one} */

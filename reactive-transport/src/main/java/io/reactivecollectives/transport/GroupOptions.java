@@ -387,6 +387,19 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     }
 
     /**
+     * These options with a live view served by every rank (the {@code reactive-dashboard} artifact
+     * must be on the class path): see {@link DashboardOptions}. Off by default, unless the system
+     * property {@value DashboardOptions#PROPERTY} or the variable {@value DashboardOptions#ENV} turns
+     * it on.
+     *
+     * @param options where to serve it; null for no dashboard
+     * @return the new options
+     */
+    public GroupOptions withDashboard(DashboardOptions options) {
+        return withDiagnostics(diagnostics.withDashboard(options));
+    }
+
+    /**
      * What the connection mesh reads of these settings (group id, secret, timeouts, buffers, heartbeats).
      *
      * @return the mesh's settings, for the data connections

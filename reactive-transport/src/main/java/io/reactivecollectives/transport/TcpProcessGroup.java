@@ -135,6 +135,7 @@ public final class TcpProcessGroup implements ProcessGroup {
                             options.diagnostics().waitReportInterval()))
                     .then(Mono.defer(() -> recorder.job() != null ? Mono.<String>empty()
                             : GroupJob.after(store, options.groupId(), options.connectTimeout()).doOnNext(recorder::job)))
+                    .then(job == null ? Dashboards.open(g) : Mono.empty())
                     .thenReturn(g);
         });
     }
@@ -501,6 +502,16 @@ public final class TcpProcessGroup implements ProcessGroup {
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * A read-only live view of this rank (what runs, whom it waits for, what it knows of its peers),
+     * as a dashboard serves it.
+     *
+     * @return the view
+     */
+    public GroupView view() {
+        return new GroupView(this, runtime);
     }
 
     /** {@return whether {@link #close()} was called} */

@@ -47,6 +47,7 @@ public final class CollectiveMetrics implements AutoCloseable {
     private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Counter> errors = new ConcurrentHashMap<>();
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
+    private final PeerByteCounters perPeer;
 
     private record TimerKey(OpType op, DType dtype, String algorithm, String outcome) {
     }
@@ -82,6 +83,7 @@ public final class CollectiveMetrics implements AutoCloseable {
         this.bytesReceived = track(Counter.builder(MetricNames.BYTES_RECEIVED).baseUnit("bytes")
                 .description("payload bytes received from peers").tag(MetricNames.TAG_GROUP, groupId)
                 .tag(MetricNames.TAG_RANK, rankTag).register(registry));
+        this.perPeer = new PeerByteCounters(registry, groupId, rankTag, this::track);
         track(Gauge.builder(MetricNames.INFLIGHT, inflight, AtomicInteger::get)
                 .description("collectives in flight").tag(MetricNames.TAG_GROUP, groupId)
                 .tag(MetricNames.TAG_RANK, rankTag).strongReference(true).register(registry));
@@ -184,6 +186,58 @@ public final class CollectiveMetrics implements AutoCloseable {
      */
     public void bytesSent(long bytes) {
         bytesSent.increment(bytes);
+    }
+
+    /**
+     * Adds to {@code rc.bytes.sent} and to {@code rc.peer.bytes.sent} of {@code peer}.
+     *
+     * @param peer  the rank the bytes went to
+     * @param bytes the number of bytes
+     */
+    public void bytesSent(int peer, long bytes) {
+        bytesSent.increment(bytes);
+        perPeer.sent(peer).increment(bytes);
+    }
+
+    /**
+     * Adds to {@code rc.bytes.received} and to {@code rc.peer.bytes.received} of {@code peer}.
+     *
+     * @param peer  the rank the bytes came from
+     * @param bytes the number of bytes
+     */
+    public void bytesReceived(int peer, long bytes) {
+        bytesReceived.increment(bytes);
+        perPeer.received(peer).increment(bytes);
+    }
+
+    /**
+     * The bytes sent to {@code peer} so far ({@code rc.peer.bytes.sent}).
+     *
+     * @param peer the rank
+     * @return the bytes, 0 before the first
+     */
+    public double peerBytesSent(int peer) {
+        return perPeer.sentSoFar(peer);
+    }
+
+    /**
+     * The bytes received from {@code peer} so far ({@code rc.peer.bytes.received}).
+     *
+     * @param peer the rank
+     * @return the bytes, 0 before the first
+     */
+    public double peerBytesReceived(int peer) {
+        return perPeer.receivedSoFar(peer);
+    }
+
+    /** {@return the bytes sent to all peers so far ({@code rc.bytes.sent})} */
+    public double bytesSentSoFar() {
+        return bytesSent.count();
+    }
+
+    /** {@return the bytes received from all peers so far ({@code rc.bytes.received})} */
+    public double bytesReceivedSoFar() {
+        return bytesReceived.count();
     }
 
     /**

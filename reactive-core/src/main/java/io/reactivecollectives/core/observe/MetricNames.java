@@ -13,6 +13,10 @@ package io.reactivecollectives.core.observe;
  *       <td>payload bytes this rank sent to its peers</td></tr>
  *   <tr><td>{@value #BYTES_RECEIVED}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK}</td>
  *       <td>payload bytes this rank received from its peers</td></tr>
+ *   <tr><td>{@value #PEER_BYTES_SENT}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK},
+ *       {@value #TAG_PEER}</td><td>payload bytes this rank sent to one peer (registered on the first)</td></tr>
+ *   <tr><td>{@value #PEER_BYTES_RECEIVED}</td><td>counter (bytes)</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK},
+ *       {@value #TAG_PEER}</td><td>payload bytes this rank received from one peer</td></tr>
  *   <tr><td>{@value #INFLIGHT}</td><td>gauge</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK}</td>
  *       <td>collectives subscribed to and not yet terminated</td></tr>
  *   <tr><td>{@value #ERRORS}</td><td>counter</td><td>{@value #TAG_GROUP}, {@value #TAG_RANK}, {@value #TAG_KIND}</td>
@@ -45,7 +49,13 @@ public final class MetricNames {
     public static final String BYTES_SENT = "rc.bytes.sent";
     /** Counter of payload bytes received. */
     public static final String BYTES_RECEIVED = "rc.bytes.received";
-    /** Gauge of collectives in flight. */
+    /** Counter: payload bytes sent to one peer (tag {@link #TAG_PEER}). */
+    public static final String PEER_BYTES_SENT = "rc.peer.bytes.sent";
+    /** Counter: payload bytes received from one peer (tag {@link #TAG_PEER}). */
+    public static final String PEER_BYTES_RECEIVED = "rc.peer.bytes.received";
+    /** Tag: the peer's rank. */
+    public static final String TAG_PEER = "peer";
+    /** Gauge: collectives in flight. */
     public static final String INFLIGHT = "rc.collectives.inflight";
     /** Counter of errors by kind. */
     public static final String ERRORS = "rc.errors";

@@ -115,6 +115,16 @@ public final class PeerFailures {
     }
 
     /**
+     * The latest collective {@code peer} sent this rank data for.
+     *
+     * @param peer the rank
+     * @return its sequence number, -1 for none yet
+     */
+    public long lastSeqFrom(int peer) {
+        return lastSeqFrom.get(peer);
+    }
+
+    /**
      * What this rank knows of the others' progress: the latest collective each peer sent data for,
      * the furthest behind first (at most 8 peers named), e.g. {@code last data from rank 2: seq 1,
      * rank 1: seq 2}.

@@ -162,7 +162,7 @@ final class MailboxReceive extends Mono<ByteBuf> {
 
         private void emit(ByteBuf payload) {
             value = null;
-            r.hooks.received(payload);
+            r.hooks.received(r.source, payload);
             actual.onNext(payload);
             actual.onComplete();
         }

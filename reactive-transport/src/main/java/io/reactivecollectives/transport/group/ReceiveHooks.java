@@ -21,10 +21,11 @@ public interface ReceiveHooks {
     }
 
     /**
-     * {@code payload} is about to go downstream.
+     * {@code payload} from {@code source} is about to go downstream.
      *
+     * @param source  the rank it came from
      * @param payload the received payload (still owned by the receive)
      */
-    default void received(ByteBuf payload) {
+    default void received(int source, ByteBuf payload) {
     }
 }

@@ -174,7 +174,7 @@ public final class CollectiveChannel implements Peers {
             throw new CollectiveException(op, rank, box.sequence(), peer, "payload of " + n
                     + " bytes for rank " + peer + " is over the frame limit " + limit, null);
         }
-        runtime.observer().metrics().bytesSent(payload.readableBytes());
+        runtime.observer().metrics().bytesSent(peer, payload.readableBytes());
         long word = box.word();
         if (receipts.requested) {
             word |= CollectiveBox.ACK_REQUESTED;
@@ -237,8 +237,8 @@ public final class CollectiveChannel implements Peers {
         }
 
         @Override
-        public void received(ByteBuf payload) {
-            runtime.observer().metrics().bytesReceived(payload.readableBytes());
+        public void received(int source, ByteBuf payload) {
+            runtime.observer().metrics().bytesReceived(source, payload.readableBytes());
         }
     };
 

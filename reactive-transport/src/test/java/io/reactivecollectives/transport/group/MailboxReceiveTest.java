@@ -119,7 +119,7 @@ class MailboxReceiveTest {
             }
 
             @Override
-            public void received(ByteBuf p) {
+            public void received(int source, ByteBuf p) {
                 bytes[0] = p.readableBytes();
             }
         };
