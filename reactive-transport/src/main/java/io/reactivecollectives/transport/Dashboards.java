@@ -23,13 +23,13 @@ final class Dashboards {
         if (options == null) {
             return Mono.empty();
         }
-        return Mono.defer(() -> {
-            DashboardProvider provider = ServiceLoader.load(DashboardProvider.class, Dashboards.class.getClassLoader())
-                    .findFirst().orElseThrow(() -> new IllegalStateException("group '" + group.groupId() + "' rank "
-                            + group.rank() + ": a dashboard was asked for (" + options.spec() + ") but no "
-                            + "DashboardProvider is on the class path: add " + ARTIFACT));
-            return provider.serve(group.view());
-        }).doOnNext(group::closeAfterGroup)
+        // the class path is read off the event loops (the connect completes on one)
+        return Mono.fromCallable(() -> ServiceLoader.load(DashboardProvider.class, Dashboards.class.getClassLoader())
+                        .findFirst().orElseThrow(() -> new IllegalStateException("group '" + group.groupId() + "' rank "
+                                + group.rank() + ": a dashboard was asked for (" + options.spec() + ") but no "
+                                + "DashboardProvider is on the class path: add " + ARTIFACT)))
+                .subscribeOn(io.reactivecollectives.core.BlockingScheduler.get())
+                .flatMap(provider -> provider.serve(group.view())).doOnNext(group::closeAfterGroup)
                 .doOnError(e -> group.close())
                 .then();
     }

@@ -196,7 +196,7 @@ public final class CollectiveMetrics implements AutoCloseable {
      */
     public void bytesSent(int peer, long bytes) {
         bytesSent.increment(bytes);
-        perPeer.sent(peer).increment(bytes);
+        perPeer.sent(peer).add(bytes);
     }
 
     /**
@@ -207,7 +207,7 @@ public final class CollectiveMetrics implements AutoCloseable {
      */
     public void bytesReceived(int peer, long bytes) {
         bytesReceived.increment(bytes);
-        perPeer.received(peer).increment(bytes);
+        perPeer.received(peer).add(bytes);
     }
 
     /**
@@ -230,15 +230,6 @@ public final class CollectiveMetrics implements AutoCloseable {
         return perPeer.receivedSoFar(peer);
     }
 
-    /** {@return the bytes sent to all peers so far ({@code rc.bytes.sent})} */
-    public double bytesSentSoFar() {
-        return bytesSent.count();
-    }
-
-    /** {@return the bytes received from all peers so far ({@code rc.bytes.received})} */
-    public double bytesReceivedSoFar() {
-        return bytesReceived.count();
-    }
 
     /**
      * Adds to {@code rc.bytes.received}.

@@ -1,17 +1,20 @@
 package io.reactivecollectives.core.observe;
 
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 
 /**
  * The per-peer byte counters of one rank ({@value MetricNames#PEER_BYTES_SENT},
  * {@value MetricNames#PEER_BYTES_RECEIVED}): registered on a peer's first bytes, so that a rank of a
  * large group that talks to few peers registers few meters; found again by index, with no lookup by
- * tag on the data path.
+ * tag on the data path. Each meter reads a {@link LongAdder} that the data path adds to, so that the
+ * counts are there to read (the dashboard reads them) even where no registry keeps counters (the
+ * global registry with none added counts nothing).
  */
 final class PeerByteCounters {
 
@@ -21,8 +24,8 @@ final class PeerByteCounters {
     private final String groupId;
     private final String rankTag;
     private final UnaryOperator<Meter> track;
-    private volatile AtomicReferenceArray<Counter> sent = new AtomicReferenceArray<>(FIRST_CAPACITY);
-    private volatile AtomicReferenceArray<Counter> received = new AtomicReferenceArray<>(FIRST_CAPACITY);
+    private volatile AtomicReferenceArray<LongAdder> sent = new AtomicReferenceArray<>(FIRST_CAPACITY);
+    private volatile AtomicReferenceArray<LongAdder> received = new AtomicReferenceArray<>(FIRST_CAPACITY);
 
     PeerByteCounters(MeterRegistry registry, String groupId, String rankTag, UnaryOperator<Meter> track) {
         this.registry = registry;
@@ -31,11 +34,11 @@ final class PeerByteCounters {
         this.track = track;
     }
 
-    Counter sent(int peer) {
+    LongAdder sent(int peer) {
         return counter(true, peer);
     }
 
-    Counter received(int peer) {
+    LongAdder received(int peer) {
         return counter(false, peer);
     }
 
@@ -47,22 +50,22 @@ final class PeerByteCounters {
         return soFar(received, peer);
     }
 
-    private static double soFar(AtomicReferenceArray<Counter> counters, int peer) {
-        Counter c = peer >= 0 && peer < counters.length() ? counters.get(peer) : null;
-        return c == null ? 0 : c.count();
+    private static double soFar(AtomicReferenceArray<LongAdder> counters, int peer) {
+        LongAdder c = peer >= 0 && peer < counters.length() ? counters.get(peer) : null;
+        return c == null ? 0 : c.sum();
     }
 
-    private Counter counter(boolean out, int peer) {
-        AtomicReferenceArray<Counter> a = out ? sent : received;
-        Counter c = peer < a.length() ? a.get(peer) : null;
+    private LongAdder counter(boolean out, int peer) {
+        AtomicReferenceArray<LongAdder> a = out ? sent : received;
+        LongAdder c = peer < a.length() ? a.get(peer) : null;
         return c != null ? c : register(out, peer);
     }
 
-    /** Registers the counter (the registry gives the same meter to a racing caller) and remembers it. */
-    private synchronized Counter register(boolean out, int peer) {
-        AtomicReferenceArray<Counter> a = out ? sent : received;
+    /** Makes the peer's count and registers its meter (under the lock: once per peer). */
+    private synchronized LongAdder register(boolean out, int peer) {
+        AtomicReferenceArray<LongAdder> a = out ? sent : received;
         if (peer >= a.length()) {
-            AtomicReferenceArray<Counter> bigger = new AtomicReferenceArray<>(Math.max(peer + 1, a.length() * 2));
+            AtomicReferenceArray<LongAdder> bigger = new AtomicReferenceArray<>(Math.max(peer + 1, a.length() * 2));
             for (int i = 0; i < a.length(); i++) {
                 bigger.set(i, a.get(i));
             }
@@ -73,9 +76,11 @@ final class PeerByteCounters {
                 received = a;
             }
         }
-        Counter c = a.get(peer);
+        LongAdder c = a.get(peer);
         if (c == null) {
-            c = (Counter) track.apply(Counter.builder(out ? MetricNames.PEER_BYTES_SENT : MetricNames.PEER_BYTES_RECEIVED)
+            c = new LongAdder();
+            track.apply(FunctionCounter.builder(out ? MetricNames.PEER_BYTES_SENT : MetricNames.PEER_BYTES_RECEIVED,
+                            c, LongAdder::doubleValue)
                     .baseUnit("bytes").description(out ? "payload bytes sent to one peer" : "payload bytes received from one peer")
                     .tag(MetricNames.TAG_GROUP, groupId).tag(MetricNames.TAG_RANK, rankTag)
                     .tag(MetricNames.TAG_PEER, Integer.toString(peer)).register(registry));
