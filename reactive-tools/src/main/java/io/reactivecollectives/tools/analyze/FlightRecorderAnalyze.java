@@ -1,5 +1,6 @@
 package io.reactivecollectives.tools.analyze;
 
+import io.reactivecollectives.core.observe.ChromeTrace;
 import io.reactivecollectives.core.observe.FlightRecorderAnalyzer;
 import io.reactivecollectives.core.observe.FlightRecorderAnalyzer.Kind;
 import io.reactivecollectives.core.observe.FlightRecorderAnalyzer.Report;
@@ -9,8 +10,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,9 +36,21 @@ import java.util.concurrent.Callable;
  * </pre>
  * Exit code: 0 when every rank completed every recorded collective, 1 when something is behind,
  * stuck, failed, mismatched or missing, 2 when the dumps cannot be read.
+ *
+ * <p>With {@code --trace OUT.json} it writes the dumps it read (as {@code --group} selects them) as a
+ * Chrome trace ({@link ChromeTrace}: a track per rank, a slice per collective, a flow through the
+ * ranks of each collective) for {@code ui.perfetto.dev} or {@code chrome://tracing} instead of the
+ * report, says in one line where it went and what it holds, and exits 0; 2 when the dumps cannot be
+ * read or the file cannot be written.
  */
 @Command(name = "collectives-analyze", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
-        description = "Says which rank is behind, from the flight-recorder dumps of all ranks.")
+        description = {"Says which rank is behind, from the flight-recorder dumps of all ranks.",
+            "With --trace, writes them as a trace for ui.perfetto.dev or chrome://tracing instead, and says where "
+                    + "in one line."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:every rank completed every collective; with --trace: the trace was written",
+            "1:something is behind, stuck, failed, mismatched or missing",
+            "2:bad usage, no dump, a dump that cannot be read, a trace that cannot be written"})
 public final class FlightRecorderAnalyze implements Callable<Integer> {
 
     @Parameters(arity = "1..*", paramLabel = "PATH",
@@ -42,6 +60,12 @@ public final class FlightRecorderAnalyze implements Callable<Integer> {
 
     @Option(names = "--group", description = "only this group's dumps")
     String group;
+
+    @Option(names = "--trace", paramLabel = "OUT.json",
+            description = "write the dumps as a Chrome trace (a track per rank, a slice per collective, a flow "
+                    + "linking each collective's ranks in the order they started it) to this file instead of "
+                    + "printing the report; open it in ui.perfetto.dev or chrome://tracing")
+    Path trace;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -78,10 +102,43 @@ public final class FlightRecorderAnalyze implements Callable<Integer> {
             err.println("no flight-recorder dump found in " + paths + (group != null ? " for group " + group : ""));
             return 2;
         }
+        if (trace != null) {
+            return writeTrace(dumps);
+        }
         Report report = FlightRecorderAnalyzer.analyze(dumps);
         out.print(report.text());
         boolean clean = report.findings().stream().allMatch(f -> f.kind() == Kind.ALL_COMPLETED);
         return clean ? 0 : 1;
+    }
+
+    /** Writes the trace to {@link #trace} and says where, in one line: 0, or 2 when it cannot be written. */
+    private int writeTrace(List<FlightRecorderDump> dumps) {
+        ChromeTrace.Counts c;
+        try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(trace), 1 << 16)) {
+            c = ChromeTrace.write(dumps, os);
+        } catch (IOException e) {
+            err.println("cannot write the trace to " + trace + ": " + why(e));
+            return 2;
+        }
+        out.println("trace of " + count(c.ranks(), "rank") + " (" + count(c.collectives(), "collective") + ", "
+                + count(c.slices(), "slice") + ", " + count(c.flows(), "flow") + ") written to " + trace
+                + "; open it in ui.perfetto.dev or chrome://tracing");
+        return 0;
+    }
+
+    /** The file system's reason ({@code Is a directory}), else what went wrong. */
+    private static String why(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "its directory does not exist";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
+    }
+
+    private static String count(int n, String what) {
+        return n + " " + what + (n == 1 ? "" : "s");
     }
 
     /**
@@ -99,8 +156,9 @@ public final class FlightRecorderAnalyze implements Callable<Integer> {
      * @param args the dump files or directories and options (see {@code --help})
      * @param out  where the report goes
      * @param err  where errors go
-     * @return 0 when every rank completed every collective, 1 when the report has findings, 2 for bad
-     *         usage or no dump
+     * @return 0 when every rank completed every collective (with {@code --trace}: the trace was
+     *         written), 1 when the report has findings, 2 for bad usage, no dump, or a trace that cannot
+     *         be written
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         return Cli.commandLine(new FlightRecorderAnalyze(out, err), out, err).execute(args);

@@ -1,7 +1,9 @@
 package io.reactivecollectives.tools.analyze;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.observe.ChromeTraceFormat;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -128,5 +130,60 @@ class FlightRecorderAnalyzeTest {
         assertEquals("reading job flight-recorder-" + jobs[1] + " (the only one in " + alone + ")"
                 + System.lineSeparator(), only.err);
         assertTrue(only.out.contains("(up to seq 1)"), only.out);
+    }
+
+    @Test
+    void traceWritesTheSelectedGroupsDumpsAsAValidTraceAndSaysWhereInOneLine() throws Exception {
+        writeDumps("train", 4, 3, 2);   // seq 0, 1 on every rank; seq 2 on ranks 0-2, which wait for rank 3
+        FlightRecorder other = new FlightRecorder("eval", 0, 1, FlightRecorder.Config.defaults().withDumpDirectory(dir));
+        other.record(0, OpType.BARRIER, null, null, null, "direct").started().completed();
+        other.dump().block(Duration.ofSeconds(10));
+        Path out = dir.resolve("trace.json");
+
+        Run r = run("--trace", out.toString(), "--group", "train", dir.toString());
+        assertEquals(0, r.code, "a written trace exits 0 even though rank 3 is behind: " + r.out + r.err);
+        assertEquals("trace of 4 ranks (3 collectives, 11 slices, 3 flows) written to " + out
+                + "; open it in ui.perfetto.dev or chrome://tracing" + System.lineSeparator(), r.out, "one line, no report");
+        assertEquals("", r.err);
+        JsonNode trace = ChromeTraceFormat.check(Files.readString(out));
+        assertEquals("train", trace.get("otherData").get("groups").asText(), "--group applies");
+        int unfinished = 0;
+        for (JsonNode e : trace.get("traceEvents")) {
+            if (e.get("name").asText().equals("allReduce seq 2 (unfinished)")) {
+                unfinished++;
+                assertEquals(3, e.get("args").get("waitingFor").asInt());
+            }
+        }
+        assertEquals(3, unfinished);
+
+        Run both = run("--trace", out.toString(), dir.toString());
+        assertEquals(0, both.code, both.err);
+        assertTrue(both.out.startsWith("trace of 5 ranks (4 collectives, 12 slices, 3 flows)"), both.out);
+        assertEquals("eval, train", ChromeTraceFormat.check(Files.readString(out)).get("otherData").get("groups").asText());
+    }
+
+    @Test
+    void aTraceThatCannotBeWrittenOrHasNoDumpExitsTwoWithOneLine() throws Exception {
+        writeDumps("train", 2, 1, 1);
+        Run toDirectory = run("--trace", dir.toString(), dir.toString());
+        assertEquals(2, toDirectory.code);
+        assertEquals("", toDirectory.out);
+        assertEquals("cannot write the trace to " + dir + ": Is a directory" + System.lineSeparator(), toDirectory.err);
+
+        Path nowhere = dir.resolve("no/such/dir/trace.json");
+        Run noDir = run("--trace", nowhere.toString(), dir.toString());
+        assertEquals(2, noDir.code);
+        assertEquals("cannot write the trace to " + nowhere + ": its directory does not exist" + System.lineSeparator(),
+                noDir.err);
+
+        Path out = dir.resolve("trace.json");
+        Run none = run("--trace", out.toString(), "--group", "nope", dir.toString());
+        assertEquals(2, none.code);
+        assertTrue(none.err.startsWith("no flight-recorder dump found"), none.err);
+        assertFalse(Files.exists(out), "no dump, no file");
+
+        Run help = run("--help");
+        assertEquals(0, help.code);
+        assertTrue(help.out.contains("--trace=OUT.json"), help.out);
     }
 }
