@@ -1,0 +1,138 @@
+package io.reactivecollectives.dashboard;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Names the rank that holds a job back, from the states of all its ranks, long before any timeout:
+ * the oldest collective that some ranks have waited in for at least {@link #DEFAULT_MIN_WAIT_MS},
+ * then either the ranks that have not started it ({@code rank 3 has not started allReduce seq 4,812;
+ * the others waited 1.8 s}) or, when all have, the rank every waiting rank waits for ({@code ranks 0,
+ * 1, 2 wait for rank 3 in allReduce seq 4,812 for 1.8 s}: their waits, followed from rank to rank,
+ * end there). Ranks whose endpoint does not answer are
+ * named when nothing else is.
+ *
+ * @param banner     the sentence, or null when no rank is behind
+ * @param stragglers the ranks it names
+ */
+public record Stragglers(String banner, List<Integer> stragglers) {
+
+    /** How long ranks must have waited before the one they wait for is named. */
+    public static final double DEFAULT_MIN_WAIT_MS = 500;
+
+    private static final Stragglers NONE = new Stragglers(null, List.of());
+
+    /**
+     * Reads the ranks' states.
+     *
+     * @param ranks     every rank's state, reachable or not
+     * @param minWaitMs how long a collective must have waited to count
+     * @return the stragglers, or none
+     */
+    public static Stragglers of(List<RankState> ranks, double minWaitMs) {
+        Running oldest = oldestWait(ranks, minWaitMs);
+        if (oldest != null) {
+            List<Integer> notStarted = new ArrayList<>();
+            for (RankState r : ranks) {
+                if (r.reachable() && r.lastSeq() != null && r.lastSeq() < oldest.seq) {
+                    notStarted.add(r.rank());
+                }
+            }
+            if (!notStarted.isEmpty()) {
+                return new Stragglers(ranks(notStarted) + (notStarted.size() == 1 ? " has" : " have") + " not started "
+                        + oldest.op + " seq " + seq(oldest.seq) + "; the others waited " + seconds(oldest.waitedMs),
+                        notStarted);
+            }
+            Stragglers waitedOn = waitedOn(ranks, oldest);
+            if (waitedOn != null) {
+                return waitedOn;
+            }
+        }
+        List<Integer> silent = new ArrayList<>();
+        StringBuilder why = new StringBuilder();
+        for (RankState r : ranks) {
+            if (!r.reachable()) {
+                silent.add(r.rank());
+                if (why.isEmpty()) {
+                    why.append(r.error());
+                }
+            }
+        }
+        return silent.isEmpty() ? NONE : new Stragglers(ranks(silent) + (silent.size() == 1 ? " does" : " do")
+                + " not answer the dashboard (" + why + ")", silent);
+    }
+
+    /** The collective with the lowest sequence number that some rank has waited in for {@code minWaitMs}. */
+    private static Running oldestWait(List<RankState> ranks, double minWaitMs) {
+        Running oldest = null;
+        for (RankState r : ranks) {
+            for (RankState.Running f : r.running()) {
+                if (f.seq() < 0 || f.ageMs() < minWaitMs) {
+                    continue;
+                }
+                if (oldest == null || f.seq() < oldest.seq) {
+                    oldest = new Running(f.seq(), f.op(), f.ageMs());
+                } else if (f.seq() == oldest.seq) {
+                    oldest = new Running(f.seq(), f.op(), Math.max(f.ageMs(), oldest.waitedMs));
+                }
+            }
+        }
+        return oldest;
+    }
+
+    /**
+     * The rank that the waits in {@code c} lead to, when they all lead to one: each waiting rank's
+     * first awaited peer is followed (a ring's ranks wait for one another in a chain) until a rank that
+     * waits for nobody in {@code c}.
+     */
+    private static Stragglers waitedOn(List<RankState> ranks, Running c) {
+        Map<Integer, Integer> next = new TreeMap<>();
+        for (RankState r : ranks) {
+            for (RankState.Running f : r.running()) {
+                if (f.seq() == c.seq && f.waitingFor() != null && !f.waitingFor().isEmpty()) {
+                    next.put(r.rank(), f.waitingFor().get(0));
+                }
+            }
+        }
+        Integer end = null;
+        for (int start : next.keySet()) {
+            int at = start;
+            for (int hops = 0; next.containsKey(at) && hops <= ranks.size(); hops++) {
+                at = next.get(at);
+            }
+            if (next.containsKey(at) || (end != null && end != at)) {
+                return null;   // a cycle (everyone waits: nobody to name) or two culprits
+            }
+            end = at;
+        }
+        if (end == null) {
+            return null;
+        }
+        List<Integer> who = new ArrayList<>(new TreeSet<>(next.keySet()));
+        return new Stragglers(ranks(who) + (who.size() == 1 ? " waits" : " wait") + " for rank " + end + " in "
+                + c.op + " seq " + seq(c.seq) + " for " + seconds(c.waitedMs), List.of(end));
+    }
+
+    private static String ranks(List<Integer> r) {
+        StringBuilder b = new StringBuilder(r.size() == 1 ? "rank " : "ranks ");
+        for (int i = 0; i < r.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append(r.get(i));
+        }
+        return b.toString();
+    }
+
+    private static String seq(long seq) {
+        return String.format(Locale.ROOT, "%,d", seq);
+    }
+
+    private static String seconds(double ms) {
+        return String.format(Locale.ROOT, "%.1f s", ms / 1e3);
+    }
+
+    private record Running(long seq, String op, double waitedMs) {
+    }
+}

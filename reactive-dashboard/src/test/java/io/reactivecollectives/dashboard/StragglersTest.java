@@ -1,0 +1,72 @@
+package io.reactivecollectives.dashboard;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+class StragglersTest {
+
+    private static RankState rank(int r, long lastSeq, RankState.Running... running) {
+        return new RankState(r, true, null, "g", "j", 4, 0, "h", 1L, 0L, lastSeq, List.of(running), List.of(), 0.0,
+                0.0, 0.0, 0.0, List.of());
+    }
+
+    private static RankState.Running allReduce(long seq, double ageMs, Integer... waitingFor) {
+        return new RankState.Running("allReduce", seq, 4, "ring", "STARTED", ageMs, 0, List.of(waitingFor));
+    }
+
+    @Test
+    void namesTheRankThatHasNotStartedTheCollectiveTheOthersWaitIn() {
+        List<RankState> ranks = List.of(rank(0, 4812, allReduce(4812, 1800, 3)), rank(1, 4812, allReduce(4812, 1750, 0)),
+                rank(2, 4812, allReduce(4812, 1700, 1)), rank(3, 4811));
+        Stragglers s = Stragglers.of(ranks, 500);
+        assertEquals("rank 3 has not started allReduce seq 4,812; the others waited 1.8 s", s.banner());
+        assertEquals(List.of(3), s.stragglers());
+    }
+
+    @Test
+    void namesNobodyBeforeTheOthersHaveWaitedLongEnough() {
+        List<RankState> ranks = List.of(rank(0, 7, allReduce(7, 120, 3)), rank(1, 7, allReduce(7, 110, 0)),
+                rank(2, 6), rank(3, 6));
+        Stragglers s = Stragglers.of(ranks, 500);
+        assertNull(s.banner());
+        assertEquals(List.of(), s.stragglers());
+    }
+
+    @Test
+    void namesEveryRankThatHasNotStarted() {
+        List<RankState> ranks = List.of(rank(0, 9, allReduce(9, 2500, 2)), rank(1, 9, allReduce(9, 2400, 0)),
+                rank(2, 8), rank(3, 7));
+        assertEquals("ranks 2, 3 have not started allReduce seq 9; the others waited 2.5 s",
+                Stragglers.of(ranks, 500).banner());
+    }
+
+    @Test
+    void followsARingsWaitsToTheRankTheyEndAt() {
+        // all started seq 5; 0 waits for 3, 1 for 0, 2 for 1; 3 waits for nobody (slow to send)
+        List<RankState> ranks = List.of(rank(0, 5, allReduce(5, 900, 3)), rank(1, 5, allReduce(5, 950, 0)),
+                rank(2, 5, allReduce(5, 990, 1)), rank(3, 5, allReduce(5, 990)));
+        Stragglers s = Stragglers.of(ranks, 500);
+        assertEquals("ranks 0, 1, 2 wait for rank 3 in allReduce seq 5 for 1.0 s", s.banner());
+        assertEquals(List.of(3), s.stragglers());
+    }
+
+    @Test
+    void aCycleOfWaitsNamesNobody() {
+        List<RankState> ranks = List.of(rank(0, 5, allReduce(5, 900, 1)), rank(1, 5, allReduce(5, 950, 0)));
+        assertNull(Stragglers.of(ranks, 500).banner());
+    }
+
+    @Test
+    void anUnreachableRankIsNamedWhenNothingElseIs() {
+        List<RankState> ranks = new ArrayList<>(List.of(rank(0, 3), rank(1, 3)));
+        ranks.add(RankState.unreachable(2, "connection refused"));
+        Stragglers s = Stragglers.of(ranks, 500);
+        assertEquals("rank 2 does not answer the dashboard (connection refused)", s.banner());
+        assertEquals(List.of(2), s.stragglers());
+    }
+}
