@@ -91,7 +91,7 @@ public final class DashboardServer implements DashboardProvider {
                 .doOnSuccess(v -> {
                     String line = "group '" + view.groupId() + "' rank " + view.rank() + ": dashboard at " + url + "/";
                     if (view.rank() == 0) {
-                        Notices.warn(LOG, line + " (the whole job's page)");
+                        Notices.info(LOG, line + " (the whole job's page)");
                     } else {
                         LOG.debug(line);
                     }

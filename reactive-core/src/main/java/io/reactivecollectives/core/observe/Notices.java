@@ -60,6 +60,21 @@ public final class Notices {
     }
 
     /**
+     * An information notice (where a dashboard is served): on the logger at INFO, or on
+     * {@code System.err} when no logging binding is present.
+     *
+     * @param log     the logger it belongs to
+     * @param message the whole line
+     */
+    public static void info(Logger log, String message) {
+        if (toStandardError()) {
+            print(message);
+        } else {
+            log.info(message);
+        }
+    }
+
+    /**
      * A warning notice (a rank waiting for others, a dump written, a rank left out).
      *
      * @param log     the logger it belongs to

@@ -143,7 +143,7 @@ record ChildClassPath(String classPath, String mainClass, boolean own) {
      * Whether {@code entries} (with their manifests' {@code Class-Path}) hold class {@code name}, or
      * the resource {@code name} when it has a {@code /}.
      */
-    private static boolean holds(List<String> entries, String name) {
+    static boolean holds(List<String> entries, String name) {
         try (URLClassLoader loader = new URLClassLoader(urls(entries), null)) {
             return loader.findResource(name.contains("/") ? name : name.replace('.', '/') + ".class") != null;
         } catch (IOException e) {

@@ -113,6 +113,17 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     /** The ranks' class path and main class (set by {@link #validate()}). */
     private ChildClassPath child;
 
+    @Option(names = "--dashboard", paramLabel = "[HOST:]PORT", arity = "0..1",
+            fallbackValue = "" + io.reactivecollectives.transport.DashboardOptions.DEFAULT_PORT,
+            description = {"every rank serves its live view (reactive-dashboard) and rank 0 the whole job's page on PORT"
+                    + " (" + io.reactivecollectives.transport.DashboardOptions.DEFAULT_PORT + " without a value), on"
+                    + " loopback unless HOST is given (then the ranks need a secret, RC_SECRET); the ranks read it from "
+                    + io.reactivecollectives.transport.DashboardOptions.ENV})
+    String dashboard;
+
+    /** What {@code --dashboard} comes to (set by {@link #validate()}), or null. */
+    private DashboardFlag dashboardFlag;
+
     @Option(names = "--grace-ms", paramLabel = "<ms>", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
@@ -240,6 +251,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             child = ChildClassPath.resolve(mainClass, classpath, libraryClasspath != null ? libraryClasspath : launcherCp,
                     launcherCp);
             port = StorePort.settle(masterAddr, masterPort, nodeRank, nnodes, System.getenv());
+            dashboardFlag = DashboardFlag.of(dashboard, nodeRank);
         } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -253,7 +265,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }
         Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
         int world = nnodes * nprocPerNode;
-        String cp = child.classPath();
+        String cp = dashboardFlag == null ? child.classPath() : dashboardFlag.classPath(child);
+        if (dashboardFlag != null && nodeRank == 0) {
+            out.println("collectives-run: the job's dashboard: " + dashboardFlag.url() + " (served by rank 0)");
+        }
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
         CompilerDirectives directives = directives();
@@ -292,6 +307,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 env.put("GROUP_RANK", Integer.toString(nodeRank));
                 env.put("MASTER_ADDR", masterAddr);
                 env.put("MASTER_PORT", Integer.toString(port));
+                if (dashboardFlag != null) {
+                    env.put(io.reactivecollectives.transport.DashboardOptions.ENV, dashboardFlag.spec());
+                }
                 // children write to pipes; tell them whether their output ends up on a terminal
                 env.put("RC_TTY", System.console() != null ? "1" : "0");
                 String prefix = "[rank " + rank + "] ";

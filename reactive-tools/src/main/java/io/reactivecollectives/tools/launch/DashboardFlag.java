@@ -1,0 +1,105 @@
+package io.reactivecollectives.tools.launch;
+
+import io.reactivecollectives.transport.DashboardOptions;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code collectives-run --dashboard[=[HOST:]PORT]}: every rank serves its live view, rank 0 the
+ * whole job's page on {@code PORT} ({@value DashboardOptions#DEFAULT_PORT} without a value), on
+ * loopback unless a host is given. The ranks learn it from {@value DashboardOptions#ENV}; a class
+ * path of the user's own that lacks the dashboard gets the launcher's (the {@code reactive-dashboard}
+ * jar and the HTTP parts of Reactor Netty and Netty), as it gets the library.
+ *
+ * @param options where rank 0 serves the page
+ */
+record DashboardFlag(DashboardOptions options) {
+
+    /** Classes whose jars make the dashboard: the provider, Reactor Netty's HTTP server, Netty's HTTP/1 and 2 codecs. */
+    static final List<String> PARTS = List.of("io.reactivecollectives.dashboard.DashboardServer",
+            "reactor.netty.http.server.HttpServer", "io.netty.handler.codec.http.HttpServerCodec",
+            "io.netty.handler.codec.http2.Http2CodecUtil");
+
+    /**
+     * Reads the flag's value and, on node rank 0, checks that rank 0 can listen there.
+     *
+     * @param value    the flag's value (null when the flag is absent)
+     * @param nodeRank this node's rank
+     * @return the flag, or null when absent
+     * @throws IllegalArgumentException with a one-line message naming the flag
+     */
+    static DashboardFlag of(String value, int nodeRank) {
+        if (value == null) {
+            return null;
+        }
+        DashboardOptions o;
+        try {
+            o = DashboardOptions.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--dashboard " + value + " is not PORT or HOST:PORT", e);
+        }
+        if (o == null) {
+            return null;
+        }
+        if (nodeRank == 0 && o.port() != 0) {
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.setReuseAddress(true);
+                probe.bind(new InetSocketAddress(InetAddress.getByName(o.host()), o.port()));
+            } catch (BindException e) {
+                throw new IllegalArgumentException("--dashboard " + value + ": " + o.spec() + " is in use or cannot be"
+                        + " listened on (" + e.getMessage() + "); pick another port", e);
+            } catch (IOException | SecurityException e) {
+                throw new IllegalArgumentException("--dashboard " + value + ": cannot listen on " + o.spec() + " ("
+                        + e.getMessage() + ")", e);
+            }
+        }
+        return new DashboardFlag(o);
+    }
+
+    /** {@return the value of {@value DashboardOptions#ENV} for every rank} */
+    String spec() {
+        return options.spec();
+    }
+
+    /** {@return the page's address, as the launcher prints it} */
+    String url() {
+        String host = options.host().equals("0.0.0.0") || options.host().equals("::") ? "<this host>" : options.host();
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + (options.port() == 0 ? "<any>" : options.port()) + "/";
+    }
+
+    /**
+     * The ranks' class path: as it is when the launcher's own (which has the dashboard) or when it
+     * brings the dashboard's provider, else with the launcher's dashboard jars after it.
+     *
+     * @param child the ranks' class path as resolved
+     * @return the class path to run the ranks on
+     */
+    String classPath(ChildClassPath child) {
+        if (!child.own() || ChildClassPath.holds(ChildClassPath.expand(child.classPath()), PARTS.get(0))) {
+            return child.classPath();
+        }
+        Set<String> entries = new LinkedHashSet<>(ChildClassPath.expand(child.classPath()));
+        for (String part : PARTS) {
+            entries.add(jarOf(part));
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    private static String jarOf(String className) {
+        try {
+            Class<?> c = Class.forName(className, false, DashboardFlag.class.getClassLoader());
+            return new File(c.getProtectionDomain().getCodeSource().getLocation().toURI()).getPath();
+        } catch (ReflectiveOperationException | java.net.URISyntaxException | NullPointerException e) {
+            throw new IllegalStateException("--dashboard: the launcher's class path lacks " + className
+                    + " (io.reactivecollectives:reactive-dashboard)", e);
+        }
+    }
+}
