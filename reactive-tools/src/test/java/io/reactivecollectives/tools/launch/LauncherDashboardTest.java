@@ -1,0 +1,98 @@
+package io.reactivecollectives.tools.launch;
+
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.ProcessGroups;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code collectives-run --dashboard}: real rank JVMs, the job's page on the port asked for, naming a rank held back. */
+class LauncherDashboardTest {
+
+    /** Four all-reduces; rank 1 holds back 5 s before the third. */
+    public static final class HeldBackChild {
+        public static void main(String[] args) {
+            String out = ProcessGroups.run(g -> Flux.range(0, 4)
+                    .concatMap(i -> (g.rank() == 1 && i == 2 ? Mono.delay(Duration.ofSeconds(5)) : Mono.just(0L))
+                            .then(Mono.usingWhen(Mono.fromSupplier(() -> Tensor.zeros(DType.FLOAT32, 4).fill(1)),
+                                    t -> g.allReduce(t, ReduceOp.SUM).map(r -> r.getDouble(0)),
+                                    t -> Mono.fromRunnable(t::release))))
+                    .collectList().map(String::valueOf)).block();
+            System.out.println("sums " + out);
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void rankZeroServesTheJobsPageWhichNamesTheRankHeldBack() throws Exception {
+        int port = freePort();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Launcher.run(new String[] {
+                "--nproc-per-node", "2", "--dashboard=" + port, "--", HeldBackChild.class.getName()},
+                new PrintStream(out, true), new PrintStream(err, true)));
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        String banner = null;
+        String page = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline && !code.isDone() && (banner == null || !banner.contains("has not started"))) {
+            try {
+                if (page == null) {
+                    HttpResponse<String> p = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                    page = p.statusCode() == 200 ? p.body() : null;
+                }
+                String job = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/job"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                banner = job.replaceAll("(?s).*\"banner\":(null|\"([^\"]*)\").*", "$2");
+            } catch (java.io.IOException e) {
+                // not up yet
+            }
+            Thread.sleep(150);
+        }
+        assertEquals(0, code.get().intValue(), err.toString(StandardCharsets.UTF_8));
+        String o = out.toString(StandardCharsets.UTF_8);
+        assertTrue(o.contains("collectives-run: the job's dashboard: http://127.0.0.1:" + port + "/ (served by rank 0)"), o);
+        assertTrue(o.contains("[rank 0] sums [2.0, 2.0, 2.0, 2.0]") && o.contains("[rank 1] sums [2.0, 2.0, 2.0, 2.0]"), o);
+        assertTrue(page != null && page.contains("<html"), "the page: " + page);
+        assertTrue(banner != null && banner.matches("rank 1 has not started allReduce seq 2; the others waited [0-9.]+ s"),
+                "banner: " + banner);
+    }
+
+    @Test
+    void aBadValueOrAPortInUseIsOneLineAndExitCode2() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Launcher.run(new String[] {"--nproc-per-node", "2", "--dashboard=nope", "--", HeldBackChild.class.getName()},
+                new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err, true));
+        assertEquals(2, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--dashboard nope is not PORT or HOST:PORT"), err.toString());
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            ByteArrayOutputStream err2 = new ByteArrayOutputStream();
+            int code2 = Launcher.run(new String[] {"--nproc-per-node", "2", "--dashboard=" + taken.getLocalPort(), "--",
+                    HeldBackChild.class.getName()}, new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err2, true));
+            assertEquals(2, code2);
+            assertTrue(err2.toString(StandardCharsets.UTF_8).contains("is in use"), err2.toString());
+        }
+    }
+}
