@@ -98,6 +98,20 @@ public final class DashboardServer implements DashboardProvider {
                 });
     }
 
+    /**
+     * Where rank {@code rank} of {@code view}'s job serves its dashboard, as it published it in the
+     * group's store (rank 0's is the whole job's page).
+     *
+     * @param view a rank's view of the group
+     * @param rank the rank whose address is wanted
+     * @param wait how long to wait for it to be published
+     * @return a cold {@code Mono} of its base URL ({@code http://host:port}), failing when it is not
+     *         published within {@code wait}
+     */
+    public static Mono<String> address(GroupView view, int rank, Duration wait) {
+        return view.store().get(JobStates.key(view, rank), wait).map(b -> new String(b, StandardCharsets.UTF_8));
+    }
+
     private static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();

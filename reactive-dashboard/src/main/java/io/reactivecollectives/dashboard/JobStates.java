@@ -110,8 +110,7 @@ final class JobStates {
         if (known != null) {
             return Mono.just(known);
         }
-        return view.store().get(key(view, rank), ADDRESS_WAIT)
-                .map(b -> new String(b, StandardCharsets.UTF_8))
+        return DashboardServer.address(view, rank, ADDRESS_WAIT)
                 .doOnNext(a -> addresses.set(rank, a))
                 .onErrorMap(e -> new IllegalStateException("no dashboard address published ("
                         + e.getClass().getSimpleName() + ")", e));

@@ -44,4 +44,36 @@ class LocalModeTrainingTest {
         assertEquals(ProcessHandle.current().pid(), results.get(0).pid(), text);
         assertEquals(1024, results.get(1).shardRows(), text);
     }
+
+    @Test
+    void eachTaskServesItsLiveViewAndRankZeroTheStagesPage() throws Exception {
+        org.apache.spark.api.java.JavaSparkContext sc = org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext());
+        List<String> answers = BarrierRdds.mapPartitions(sc.parallelize(List.of(1, 2), 2), it -> {
+            io.reactivecollectives.transport.TcpProcessGroup group = io.reactivecollectives.transport.ProcessGroups
+                    .fromEnvironment(System.getenv(), io.reactivecollectives.transport.GroupOptions.defaults()
+                            .withDashboard(io.reactivecollectives.transport.DashboardOptions.loopback(0)))
+                    .block(java.time.Duration.ofMinutes(1));
+            io.reactivecollectives.core.Tensor t = io.reactivecollectives.core.Tensor.fromFloats(new float[] {it.next()});
+            try {
+                group.allReduce(t, io.reactivecollectives.core.ReduceOp.SUM).block(java.time.Duration.ofSeconds(30));
+                String page = io.reactivecollectives.dashboard.DashboardServer.address(group.view(), 0, java.time.Duration.ofSeconds(10))
+                        .block(java.time.Duration.ofSeconds(20));
+                java.net.http.HttpResponse<String> job = java.net.http.HttpClient.newHttpClient().send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(page + "/api/job")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                // both barrier at the end: neither closes its group (and its dashboard) before the other read
+                group.barrier().block(java.time.Duration.ofSeconds(30));
+                return List.of(group.rank() + " " + job.statusCode() + " " + job.body()).iterator();
+            } finally {
+                t.release();
+                group.close();
+            }
+        }).collect();
+        assertEquals(2, answers.size());
+        for (String a : answers) {
+            assertTrue(a.matches("[01] 200 \\{.*"), a);
+            assertTrue(a.contains("\"size\":2") && a.contains("\"reachable\":true") && !a.contains("\"reachable\":false"), a);
+            assertTrue(a.contains("\"op\":\"allReduce\""), a);
+        }
+    }
 }

@@ -9,6 +9,8 @@ import io.reactivecollectives.samples.train.TrainResult;
 import io.reactivecollectives.spark.BarrierProcessGroups;
 import io.reactivecollectives.spark.BarrierRdds;
 import io.reactivecollectives.spark.BarrierStages;
+import io.reactivecollectives.transport.DashboardOptions;
+import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.ProcessGroups;
 import io.reactivecollectives.transport.TcpProcessGroup;
 import org.apache.spark.api.java.function.MapFunction;
@@ -41,12 +43,23 @@ import java.util.Locale;
  * <p>It lives in the test sources of {@code reactive-spark} (Spark and the samples are test
  * dependencies there; the published module carries neither). Run it with
  * {@code bin/collectives-spark-train [--master local-cluster[2,1,1024]|local[N]] [--ranks N]
- * [--steps N] [--batch N] [--shard-rows N]}.
+ * [--steps N] [--batch N] [--shard-rows N] [--dashboard [HOST:]PORT]}.
  */
 public final class SparkDataParallelTraining {
 
     /** What the driver passes to every task (the samples' {@code TrainConfig} is not serializable). */
-    public record Settings(int steps, int batch, int shardRows, int warmupSteps) implements Serializable {
+    public record Settings(int steps, int batch, int shardRows, int warmupSteps, String dashboard) implements Serializable {
+
+        /** Without a dashboard. */
+        public Settings(int steps, int batch, int shardRows, int warmupSteps) {
+            this(steps, batch, shardRows, warmupSteps, null);
+        }
+
+        /** The group's options: the defaults, with the dashboard when one is asked for. */
+        GroupOptions options() {
+            return dashboard == null ? GroupOptions.defaults() : GroupOptions.defaults().withDashboard(DashboardOptions.parse(dashboard));
+        }
+
         TrainConfig config() {
             return TrainConfig.defaults().withSteps(steps).withBatch(batch).withWarmupSteps(warmupSteps).withOutput(0, false);
         }
@@ -71,7 +84,8 @@ public final class SparkDataParallelTraining {
 
     /**
      * Runs the sample: {@code --master} (default {@code local[2]}), {@code --ranks} (default 2),
-     * {@code --steps} (default 300), {@code --batch} (default 32), {@code --shard-rows} (default 4096).
+     * {@code --steps} (default 300), {@code --batch} (default 32), {@code --shard-rows} (default 4096),
+     * {@code --dashboard [HOST:]PORT} (every rank serves its live view, rank 0 the job's page on PORT).
      *
      * @param args the options
      */
@@ -81,6 +95,7 @@ public final class SparkDataParallelTraining {
         int steps = 300;
         int batch = 32;
         int shardRows = 4096;
+        String dashboard = null;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--master" -> master = args[i + 1];
@@ -88,14 +103,18 @@ public final class SparkDataParallelTraining {
                 case "--steps" -> steps = Integer.parseInt(args[i + 1]);
                 case "--batch" -> batch = Integer.parseInt(args[i + 1]);
                 case "--shard-rows" -> shardRows = Integer.parseInt(args[i + 1]);
+                case "--dashboard" -> dashboard = DashboardOptions.parse(args[i + 1]).spec();
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (options: --master, --ranks, --steps, --batch, --shard-rows)");
+                        + " (options: --master, --ranks, --steps, --batch, --shard-rows, --dashboard)");
             }
+        }
+        if (dashboard != null) {
+            System.out.println("the job's dashboard: rank 0 serves it on " + dashboard);
         }
         SparkSession spark = SparkContexts.session(master, "collectives-spark-train");
         boolean ok;
         try {
-            List<RankResult> results = train(spark, ranks, new Settings(steps, batch, shardRows, Math.min(50, steps / 5)));
+            List<RankResult> results = train(spark, ranks, new Settings(steps, batch, shardRows, Math.min(50, steps / 5), dashboard));
             ok = report(System.out, master, results, steps, batch);
         } finally {
             spark.stop();
@@ -166,7 +185,7 @@ public final class SparkDataParallelTraining {
         };
         // the task's own code may block: it runs on Spark's task thread; the same one call joins here as
         // under collectives-run or torchrun (reactive-spark's LaunchProvider finds the barrier task)
-        TcpProcessGroup group = ProcessGroups.fromEnvironment().block(Duration.ofMinutes(2));
+        TcpProcessGroup group = ProcessGroups.fromEnvironment(System.getenv(), settings.options()).block(Duration.ofMinutes(2));
         TrainResult result = new DataParallelTrainer(cfg, System.out, 80, source).train(group).block();
         boolean same = Boolean.TRUE.equals(DataParallelTraining.sameOnAllRanks(group, result.finalParameters()).block());
         return new RankResult(group.rank(), ProcessHandle.current().pid(), result.losses(), result.msPerStep(), same,
