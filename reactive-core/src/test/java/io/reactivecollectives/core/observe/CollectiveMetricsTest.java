@@ -72,6 +72,32 @@ class CollectiveMetricsTest {
     }
 
     @Test
+    void perPeerBytesAreMetersOfTheRegistryAndReadableWithoutOne() {
+        SimpleMeterRegistry reg = new SimpleMeterRegistry();
+        try (CollectiveMetrics m = new CollectiveMetrics(reg, "peers", 1)) {
+            assertNull(reg.find(MetricNames.PEER_BYTES_SENT).functionCounter(), "registered on a peer's first bytes only");
+            m.bytesSent(0, 100);
+            m.bytesSent(200, 7);     // past the first capacity: the counts grow
+            m.bytesSent(0, 50);
+            m.bytesReceived(2, 9);
+            assertEquals(150.0, reg.get(MetricNames.PEER_BYTES_SENT).tags("group", "peers", "rank", "1", "peer", "0")
+                    .functionCounter().count());
+            assertEquals(7.0, reg.get(MetricNames.PEER_BYTES_SENT).tag("peer", "200").functionCounter().count());
+            assertEquals(9.0, reg.get(MetricNames.PEER_BYTES_RECEIVED).tag("peer", "2").functionCounter().count());
+            assertEquals(157.0, reg.get(MetricNames.BYTES_SENT).counter().count(), "the totals count them too");
+            assertEquals(150.0, m.peerBytesSent(0));
+            assertEquals(0.0, m.peerBytesSent(5));
+            assertEquals(9.0, m.peerBytesReceived(2));
+        }
+        assertTrue(reg.getMeters().isEmpty(), "close() removes the per-peer meters too: " + reg.getMeters());
+        // the global registry with no registry added counts nothing; the per-peer counts are still there to read
+        try (CollectiveMetrics m = new CollectiveMetrics(new io.micrometer.core.instrument.composite.CompositeMeterRegistry(), "bare", 0)) {
+            m.bytesSent(1, 64);
+            assertEquals(64.0, m.peerBytesSent(1));
+        }
+    }
+
+    @Test
     void ranksSharingARegistryKeepApart() {
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         try (CollectiveMetrics r0 = new CollectiveMetrics(reg, "g", 0); CollectiveMetrics r1 = new CollectiveMetrics(reg, "g", 1)) {
