@@ -13,8 +13,8 @@ import java.util.TreeSet;
  * then either the ranks that have not started it ({@code rank 3 has not started allReduce seq 4,812;
  * the others waited 1.8 s}) or, when all have, the rank every waiting rank waits for ({@code ranks 0,
  * 1, 2 wait for rank 3 in allReduce seq 4,812 for 1.8 s}: their waits, followed from rank to rank,
- * end there). Ranks whose endpoint does not answer are
- * named when nothing else is.
+ * end there). A rank whose endpoint does not answer is named when the others wait and all that
+ * answer have started (a stopped process answers nothing), and when nothing else is.
  *
  * @param banner     the sentence, or null when no rank is behind
  * @param stragglers the ranks it names
@@ -47,23 +47,32 @@ public record Stragglers(String banner, List<Integer> stragglers) {
                         + oldest.op + " seq " + seq(oldest.seq) + "; the others waited " + seconds(oldest.waitedMs),
                         notStarted);
             }
+            Stragglers silent = silent(ranks, "; the others wait in " + oldest.op + " seq " + seq(oldest.seq) + " for "
+                    + seconds(oldest.waitedMs));
+            if (silent != null) {
+                return silent;   // a stopped process (SIGSTOP, a full GC, a hung host) answers nothing
+            }
             Stragglers waitedOn = waitedOn(ranks, oldest);
             if (waitedOn != null) {
                 return waitedOn;
             }
         }
+        Stragglers silent = silent(ranks, "");
+        return silent != null ? silent : NONE;
+    }
+
+    /** The ranks whose endpoint did not answer, with the first one's reason, or null when all did. */
+    private static Stragglers silent(List<RankState> ranks, String then) {
         List<Integer> silent = new ArrayList<>();
-        StringBuilder why = new StringBuilder();
+        String why = null;
         for (RankState r : ranks) {
             if (!r.reachable()) {
                 silent.add(r.rank());
-                if (why.isEmpty()) {
-                    why.append(r.error());
-                }
+                why = why == null ? r.error() : why;
             }
         }
-        return silent.isEmpty() ? NONE : new Stragglers(ranks(silent) + (silent.size() == 1 ? " does" : " do")
-                + " not answer the dashboard (" + why + ")", silent);
+        return silent.isEmpty() ? null : new Stragglers(ranks(silent) + (silent.size() == 1 ? " does" : " do")
+                + " not answer the dashboard (" + why + ")" + then, silent);
     }
 
     /** The collective with the lowest sequence number that some rank has waited in for {@code minWaitMs}. */

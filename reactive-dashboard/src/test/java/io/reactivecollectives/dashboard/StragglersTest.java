@@ -69,4 +69,15 @@ class StragglersTest {
         assertEquals("rank 2 does not answer the dashboard (connection refused)", s.banner());
         assertEquals(List.of(2), s.stragglers());
     }
+
+    @Test
+    void aSilentRankIsNamedWhenTheOthersWaitAndAllThatAnswerStarted() {
+        List<RankState> ranks = new ArrayList<>(List.of(rank(0, 12, allReduce(12, 3000, 2)), rank(1, 12, allReduce(12, 2900, 0)),
+                rank(2, 12, allReduce(12, 2950, 1))));
+        ranks.add(RankState.unreachable(3, "no answer within 1500 ms"));
+        Stragglers s = Stragglers.of(ranks, 500);
+        assertEquals("rank 3 does not answer the dashboard (no answer within 1500 ms); the others wait in allReduce seq 12 for 3.0 s",
+                s.banner());
+        assertEquals(List.of(3), s.stragglers());
+    }
 }

@@ -87,12 +87,14 @@ public final class ProcessGroups {
         Objects.requireNonNull(env, "env");
         Objects.requireNonNull(options, "options");
         return Mono.defer(() -> {
+            GroupOptions o = options.diagnostics().dashboard() != null ? options
+                    : options.withDashboard(DashboardOptions.fromEnvironment(env));   // RC_DASHBOARD (collectives-run --dashboard)
             for (LaunchProvider provider : ServiceLoader.load(LaunchProvider.class, ProcessGroups.class.getClassLoader())) {
                 if (provider.detects(env)) {
-                    return provider.join(env, options);
+                    return provider.join(env, o);
                 }
             }
-            return fromVariables(env, options);
+            return fromVariables(env, o);
         }).doOnDiscard(TcpProcessGroup.class, TcpProcessGroup::close);
     }
 
