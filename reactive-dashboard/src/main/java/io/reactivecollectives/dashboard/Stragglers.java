@@ -77,16 +77,23 @@ public record Stragglers(String banner, List<Integer> stragglers) {
 
     /** The collective with the lowest sequence number that some rank has waited in for {@code minWaitMs}. */
     private static Running oldestWait(List<RankState> ranks, double minWaitMs) {
+        long latestUs = Long.MIN_VALUE;
+        for (RankState r : ranks) {
+            latestUs = r.nowUs() != null ? Math.max(latestUs, r.nowUs()) : latestUs;
+        }
         Running oldest = null;
         for (RankState r : ranks) {
+            // a rank read earlier than the latest (another answered slowly) has waited that much longer since
+            double lagMs = r.nowUs() == null ? 0 : Math.max(0, latestUs - r.nowUs()) / 1e3;
             for (RankState.Running f : r.running()) {
-                if (f.seq() < 0 || f.ageMs() < minWaitMs) {
+                double age = f.ageMs() + lagMs;
+                if (f.seq() < 0 || age < minWaitMs) {
                     continue;
                 }
                 if (oldest == null || f.seq() < oldest.seq) {
-                    oldest = new Running(f.seq(), f.op(), f.ageMs());
+                    oldest = new Running(f.seq(), f.op(), age);
                 } else if (f.seq() == oldest.seq) {
-                    oldest = new Running(f.seq(), f.op(), Math.max(f.ageMs(), oldest.waitedMs));
+                    oldest = new Running(f.seq(), f.op(), Math.max(age, oldest.waitedMs));
                 }
             }
         }

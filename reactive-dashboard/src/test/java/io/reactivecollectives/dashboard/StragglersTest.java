@@ -80,4 +80,15 @@ class StragglersTest {
                 s.banner());
         assertEquals(List.of(3), s.stragglers());
     }
+
+    @Test
+    void aRankReadEarlierHasWaitedLongerByTheDifference() {
+        // rank 0 was read 1.2 s before rank 2 answered: its 100 ms wait is 1.3 s by then
+        RankState r0 = new RankState(0, true, null, "g", "j", 3, 0, "h", 1L, 1_000_000L, 7L, List.of(allReduce(7, 100, 2)),
+                List.of(), 0.0, 0.0, 0.0, 0.0, List.of());
+        RankState r1 = new RankState(1, true, null, "g", "j", 3, 0, "h", 1L, 2_200_000L, 6L, List.of(), List.of(), 0.0, 0.0,
+                0.0, 0.0, List.of());
+        assertEquals("rank 1 has not started allReduce seq 7; the others waited 1.3 s",
+                Stragglers.of(List.of(r0, r1), 500).banner());
+    }
 }

@@ -38,6 +38,86 @@ class LauncherDashboardTest {
         }
     }
 
+    /** Says its pid, then all-reduces every 50 ms for {@code args[0]} iterations. */
+    public static final class LoopChild {
+        public static void main(String[] args) {
+            System.out.println("pid " + ProcessHandle.current().pid());
+            System.out.flush();
+            int n = Integer.parseInt(args[0]);
+            // heartbeats that wait 10 s: the test stops rank 1 for a few seconds without the others declaring it dead
+            String out = ProcessGroups.run(io.reactivecollectives.transport.GroupOptions.defaults()
+                    .withHeartbeat(Duration.ofMillis(500), 20), g -> Flux.range(0, n)
+                    .concatMap(i -> Mono.delay(Duration.ofMillis(50))
+                            .then(Mono.usingWhen(Mono.fromSupplier(() -> Tensor.zeros(DType.FLOAT32, 4).fill(1)),
+                                    t -> g.allReduce(t, ReduceOp.SUM).map(r -> r.getDouble(0)),
+                                    t -> Mono.fromRunnable(t::release))))
+                    .count().map(c -> c + " all-reduces")).block();
+            System.out.println(out);
+        }
+    }
+
+    private static String banner(HttpClient http, int port) throws Exception {
+        String job = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/job"))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return job.replaceAll("(?s).*\"banner\":(null|\"([^\"]*)\").*", "$2");
+    }
+
+    @Test
+    void aStoppedRankIsNamedWhileTheOthersWaitAndTheBannerGoesWhenItResumes() throws Exception {
+        int port = freePort();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Launcher.run(new String[] {
+                "--nproc-per-node", "3", "--dashboard=" + port, "--", LoopChild.class.getName(), "160"},
+                new PrintStream(out, true), new PrintStream(err, true)));
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long pid = -1;
+        while (pid < 0 && System.nanoTime() < deadline && !code.isDone()) {
+            pid = out.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("[rank 1] pid "))
+                    .mapToLong(l -> Long.parseLong(l.substring("[rank 1] pid ".length()).trim())).findFirst().orElse(-1);
+            Thread.sleep(100);
+        }
+        assertTrue(pid > 0, out.toString(StandardCharsets.UTF_8));
+        String seen = "";
+        while (System.nanoTime() < deadline && !seen.contains("[0-9]")) {   // until the job's page answers with collectives done
+            try {
+                seen = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/rank"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                if (seen.contains("\"finished\":[{")) {
+                    break;
+                }
+            } catch (java.io.IOException e) {
+                // not up yet
+            }
+            Thread.sleep(100);
+        }
+        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+        long stopped = System.nanoTime();
+        String banner = "";
+        try {
+            while (System.nanoTime() < deadline && !banner.contains("the others wait in")) {
+                banner = banner(http, port);
+                Thread.sleep(100);
+            }
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(pid)).start().waitFor();
+        }
+        long namedMs = (System.nanoTime() - stopped) / 1_000_000;
+        assertTrue(banner.matches("rank 1 does not answer the dashboard \\(.*\\); the others wait in allReduce seq [0-9,]+ for [0-9.]+ s"),
+                "banner: " + banner);
+        assertTrue(namedMs < 5_000, "named " + namedMs + " ms after SIGSTOP");
+        String after = banner;
+        while (System.nanoTime() < deadline && !after.isEmpty()) {
+            after = banner(http, port);
+            Thread.sleep(100);
+        }
+        assertEquals("", after, "the banner goes once rank 1 resumes");
+        assertEquals(0, code.get().intValue(), err.toString(StandardCharsets.UTF_8));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("[rank 1] 160 all-reduces"), out.toString(StandardCharsets.UTF_8));
+        System.out.println("LauncherDashboardTest: '" + banner + "' " + namedMs + " ms after SIGSTOP of rank 1");
+    }
+
     private static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
