@@ -36,14 +36,27 @@ public record RankState(int rank, boolean reachable, String error, String group,
                         Double receivedPerSec, List<PeerState> peers) {
 
     /**
-     * The state of a rank that could not be read.
+     * The state of a rank that could not be read, as of now (the others' waits are counted up to
+     * this moment).
      *
      * @param rank  the rank
      * @param error why
      * @return the state
      */
     public static RankState unreachable(int rank, String error) {
-        return new RankState(rank, false, error, null, null, null, null, null, null, null, null, null, null, null,
+        return unreachable(rank, error, java.util.concurrent.TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()));
+    }
+
+    /**
+     * The state of a rank that could not be read, as of {@code nowUs}.
+     *
+     * @param rank  the rank
+     * @param error why
+     * @param nowUs when, epoch microseconds
+     * @return the state
+     */
+    public static RankState unreachable(int rank, String error, long nowUs) {
+        return new RankState(rank, false, error, null, null, null, null, null, null, nowUs, null, null, null, null,
                 null, null, null, null);
     }
 

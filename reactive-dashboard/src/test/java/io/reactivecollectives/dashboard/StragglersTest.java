@@ -10,8 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 class StragglersTest {
 
+    /** When the ranks were read: now, as for a rank that did not answer. */
+    private static final long NOW_US = java.util.concurrent.TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
+
     private static RankState rank(int r, long lastSeq, RankState.Running... running) {
-        return new RankState(r, true, null, "g", "j", 4, 0, "h", 1L, 0L, lastSeq, List.of(running), List.of(), 0.0,
+        return new RankState(r, true, null, "g", "j", 4, 0, "h", 1L, NOW_US, lastSeq, List.of(running), List.of(), 0.0,
                 0.0, 0.0, 0.0, List.of());
     }
 
@@ -64,7 +67,7 @@ class StragglersTest {
     @Test
     void anUnreachableRankIsNamedWhenNothingElseIs() {
         List<RankState> ranks = new ArrayList<>(List.of(rank(0, 3), rank(1, 3)));
-        ranks.add(RankState.unreachable(2, "connection refused"));
+        ranks.add(RankState.unreachable(2, "connection refused", NOW_US));
         Stragglers s = Stragglers.of(ranks, 500);
         assertEquals("rank 2 does not answer the dashboard (connection refused)", s.banner());
         assertEquals(List.of(2), s.stragglers());
@@ -74,7 +77,7 @@ class StragglersTest {
     void aSilentRankIsNamedWhenTheOthersWaitAndAllThatAnswerStarted() {
         List<RankState> ranks = new ArrayList<>(List.of(rank(0, 12, allReduce(12, 3000, 2)), rank(1, 12, allReduce(12, 2900, 0)),
                 rank(2, 12, allReduce(12, 2950, 1))));
-        ranks.add(RankState.unreachable(3, "no answer within 1500 ms"));
+        ranks.add(RankState.unreachable(3, "no answer within 1500 ms", NOW_US));
         Stragglers s = Stragglers.of(ranks, 500);
         assertEquals("rank 3 does not answer the dashboard (no answer within 1500 ms); the others wait in allReduce seq 12 for 3.0 s",
                 s.banner());
