@@ -2,6 +2,7 @@ package io.reactivecollectives.core.observe;
 
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -113,11 +114,12 @@ class ChromeTraceFormatTest {
                 {"name":"x","cat":"c","ph":"s","id":1,"pid":1,"tid":1,"ts":1},
                 {"name":"y","cat":"c","ph":"f","bp":"e","id":1,"pid":2,"tid":2,"ts":5}
                 """), "differ in cat or name");
-        broken(trace(slices + """
+        // steps written out of time order are fine (ranks are written one after another): viewers sort by ts
+        assertNotNull(ChromeTraceFormat.check(trace(slices + """
                 {"name":"x","cat":"c","ph":"s","id":1,"pid":1,"tid":1,"ts":1},
                 {"name":"x","cat":"c","ph":"t","id":1,"pid":2,"tid":2,"ts":8},
                 {"name":"x","cat":"c","ph":"t","id":1,"pid":2,"tid":2,"ts":6},
                 {"name":"x","cat":"c","ph":"f","bp":"e","id":1,"pid":2,"tid":2,"ts":9}
-                """), "its steps go back in time");
+                """)));
     }
 }
