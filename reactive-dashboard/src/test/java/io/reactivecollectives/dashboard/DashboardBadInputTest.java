@@ -95,10 +95,24 @@ class DashboardBadInputTest {
     }
 
     @Test
-    void manyClientsAtOnceAreAllAnswered() throws Exception {
+    void manyClientsAtOnceAreAllAnsweredInBoundedMemory() throws Exception {
+        int ok = burst(200);   // warm: classes, pools, caches
+        long before = heapAfterGc();
+        for (int round = 0; round < 5; round++) {
+            ok += burst(200);
+        }
+        long grown = heapAfterGc() - before;
+        assertTrue(ok > 0);
+        System.out.println("DashboardBadInputTest: heap in use after GC grew " + (grown >> 10) + " KiB over 1,000 requests ("
+                + ok + " answered 200 of 1,200)");
+        assertTrue(grown < 16L << 20, "the heap in use grew by " + (grown >> 20) + " MiB over 1,000 requests");
+    }
+
+    /** {@code n} requests at once, half for the job's state; every answer 200 or 503; how many were 200. */
+    private static int burst(int n) throws Exception {
         HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
+        for (int i = 0; i < n; i++) {
             all.add(c.sendAsync(HttpRequest.newBuilder(URI.create(base + (i % 2 == 0 ? "/api/job" : "/api/rank")))
                     .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString()));
         }
@@ -108,7 +122,15 @@ class DashboardBadInputTest {
             assertTrue(status == 200 || status == 503, "status " + status);
             ok += status == 200 ? 1 : 0;
         }
-        assertTrue(ok > 0);
+        return ok;
+    }
+
+    private static long heapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     @Test
