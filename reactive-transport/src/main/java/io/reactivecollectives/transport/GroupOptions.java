@@ -1,5 +1,7 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -137,7 +139,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
                 ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP, null,
-                Integer.getInteger("rc.transport.connectionsPerPeer", 1));
+                TransportSettings.CONNECTIONS_PER_PEER.get());
     }
 
     /**
