@@ -157,7 +157,7 @@ public final class StoreBenchmark implements Callable<Integer> {
             store.get("go/" + op, T).block(T);
             long t0 = System.nanoTime();
             run(op.equals("set") ? unacknowledged : store, op, ops, op.equals("add") ? "counter" : key, y);
-            if (Boolean.getBoolean("rc.bench.verbose")) {
+            if (PerfSettings.BENCH_VERBOSE.get()) {
                 System.out.printf("# client %d %s %.1f us/op%n", id, op, (System.nanoTime() - t0) / 1e3 / ops);
             }
             long done = store.add("done/" + op, 1).block(T);

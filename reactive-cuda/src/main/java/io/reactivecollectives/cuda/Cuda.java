@@ -40,7 +40,7 @@ public final class Cuda {
             String reason = null;
             int count = 0;
             try {
-                if (Boolean.getBoolean("rc.cuda.disabled")) {
+                if (CudaSettings.DISABLED.get()) {
                     reason = "disabled by the system property rc.cuda.disabled=true";
                 } else {
                     JCuda.setExceptionsEnabled(false);

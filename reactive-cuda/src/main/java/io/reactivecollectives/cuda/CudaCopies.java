@@ -42,7 +42,7 @@ import java.util.Objects;
 public final class CudaCopies implements CopyEngine {
 
     private static final int WAIT_FLAGS = JCuda.cudaEventDisableTiming
-            | (Boolean.getBoolean("rc.cuda.blockingSync") ? JCuda.cudaEventBlockingSync : 0);
+            | (CudaSettings.BLOCKING_SYNC.get() ? JCuda.cudaEventBlockingSync : 0);
 
     private final CudaStream producer;
 

@@ -27,7 +27,7 @@ public final class CudaScheduler {
     }
 
     /** Threads of the scheduler. */
-    public static final int THREADS = Math.max(1, Integer.getInteger("rc.cuda.threads", 8));
+    public static final int THREADS = Math.max(1, CudaSettings.THREADS.get());
 
     private static final class Holder {
         static final Scheduler SCHEDULER = Schedulers.fromExecutorService(pool(), "rc-cuda");

@@ -1,5 +1,7 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
+
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -97,8 +99,7 @@ public record DashboardOptions(String host, int port) {
      * @throws IllegalArgumentException when the setting cannot be read
      */
     public static DashboardOptions fromEnvironment(Map<String, String> env) {
-        String spec = System.getProperty(PROPERTY);
-        return parse(spec != null ? spec : env.get(ENV));
+        return parse(TransportSettings.DASHBOARD.get(env));
     }
 
     /** {@return whether only this machine can connect: a loopback address} */

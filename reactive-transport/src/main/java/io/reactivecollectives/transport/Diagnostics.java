@@ -7,6 +7,7 @@ import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.CollectiveObserver;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.observe.WaitReports;
+import io.reactivecollectives.transport.settings.TransportSettings;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -118,10 +119,7 @@ public record Diagnostics(boolean checkCollectives, FlightRecorder.Config flight
      * @return the defaults
      */
     public static Diagnostics defaults() {
-        String level = System.getProperty(DEBUG_PROPERTY);
-        if (level == null) {
-            level = System.getenv(DEBUG_ENV);
-        }
+        String level = TransportSettings.DISTRIBUTED_DEBUG.get();
         boolean detail = level != null && level.trim().toUpperCase(Locale.ROOT).equals("DETAIL");
         return new Diagnostics(detail, FlightRecorder.Config.defaults(), null, ObservationRegistry.NOOP, null,
                 DashboardOptions.fromEnvironment(System.getenv()));

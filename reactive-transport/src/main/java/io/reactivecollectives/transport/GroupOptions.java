@@ -1,11 +1,13 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
+
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Settings of a {@link TcpProcessGroup}. Start from {@link #defaults()} and change what you need
- * with the {@code with...} methods; every rank of a group must use the same group id, secret and
+ * with the {@code with...} methods, or build them ({@link #builder()}, {@link #toBuilder()}); every rank of a group must use the same group id, secret and
  * thresholds.
  *
  * @param groupId             the group's name; prefixes its keys in the store and is checked in every frame
@@ -137,7 +139,25 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
                 ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP, null,
-                Integer.getInteger("rc.transport.connectionsPerPeer", 1));
+                TransportSettings.CONNECTIONS_PER_PEER.get());
+    }
+
+    /**
+     * A builder starting from {@link #defaults()}.
+     *
+     * @return the builder
+     */
+    public static GroupOptionsBuilder builder() {
+        return new GroupOptionsBuilder(defaults());
+    }
+
+    /**
+     * A builder starting from these options.
+     *
+     * @return the builder
+     */
+    public GroupOptionsBuilder toBuilder() {
+        return new GroupOptionsBuilder(this);
     }
 
     /**
@@ -147,9 +167,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withGroupId(String v) {
-        return new GroupOptions(v, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().groupId(v).build();
     }
 
     /**
@@ -160,9 +178,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withTimeout(Duration v) {
-        return new GroupOptions(groupId, v, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().timeout(v).build();
     }
 
     /**
@@ -173,9 +189,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withConnectTimeout(Duration v) {
-        return new GroupOptions(groupId, timeout, v, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().connectTimeout(v).build();
     }
 
     /**
@@ -186,9 +200,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withHost(String v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, v, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().host(v).build();
     }
 
     /**
@@ -198,9 +210,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withSecret(String v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, v, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().secret(v).build();
     }
 
     /**
@@ -211,9 +221,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withSmallAllReduceBytes(long v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, v, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().smallAllReduceBytes(v).build();
     }
 
     /**
@@ -224,9 +232,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withSmallBroadcastBytes(long v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, v,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().smallBroadcastBytes(v).build();
     }
 
     /**
@@ -236,9 +242,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withSegmentBytes(int v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                v, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().segmentBytes(v).build();
     }
 
     /**
@@ -248,9 +252,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withPipelineDepth(int v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, v, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().pipelineDepth(v).build();
     }
 
     /**
@@ -260,9 +262,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withMaxFramePayload(int v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, v, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().maxFramePayload(v).build();
     }
 
     /**
@@ -273,9 +273,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withMaxUnclaimedBytes(long v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, v, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().maxUnclaimedBytes(v).build();
     }
 
     /**
@@ -285,9 +283,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withSocketBufferBytes(int v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, v, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().socketBufferBytes(v).build();
     }
 
     /**
@@ -297,9 +293,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withDiagnostics(Diagnostics v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, v,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().diagnostics(v).build();
     }
 
     /**
@@ -310,9 +304,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withHeartbeat(Duration interval, int missed) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                interval, missed, errorHandling, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().heartbeatInterval(interval).missedHeartbeats(missed).build();
     }
 
     /**
@@ -322,9 +314,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withErrorHandling(ErrorHandling v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, v, resultDelivery, tls, connectionsPerPeer);
+        return toBuilder().errorHandling(v).build();
     }
 
     /**
@@ -442,9 +432,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @throws IllegalArgumentException when {@code v} is out of range
      */
     public GroupOptions withConnectionsPerPeer(int v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, tls, v);
+        return toBuilder().connectionsPerPeer(v).build();
     }
 
     /**
@@ -454,9 +442,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withResultDelivery(ResultDelivery v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, v, tls, connectionsPerPeer);
+        return toBuilder().resultDelivery(v).build();
     }
 
     /** What the collective runtime of rank {@code rank}, whose recorder is {@code recorder}, reads of these options. */

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.Chunk;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
@@ -16,6 +17,7 @@ import io.reactivecollectives.core.kernels.ReduceKernels;
 import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.core.settings.UnknownSettings;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.Mesh;
@@ -129,6 +131,8 @@ public final class TcpProcessGroup implements ProcessGroup {
             FlightRecorder recorder = g.flightRecorder();
             // the native reduction kernels load here, off the event loops, before the first collective
             return ReduceKernels.loadAsync()
+                    .then(UnknownSettings.done() ? Mono.empty()
+                            : Mono.fromRunnable(UnknownSettings::warnOnce).subscribeOn(BlockingScheduler.get()))
                     .then(GroupJob.before(store, options.groupId(), rank, worldSize, job))
                     .doOnNext(recorder::job)
                     .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts),

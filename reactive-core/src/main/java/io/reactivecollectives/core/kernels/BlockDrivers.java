@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.settings.CoreSettings;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -20,7 +22,7 @@ final class BlockDrivers {
      * copies (system property {@code rc.kernels.blockBytes}, default 8 KiB; the measurements behind
      * the default are in {@code perf/RESULTS.md}).
      */
-    static final int BLOCK_BYTES = Math.max(64, Integer.getInteger("rc.kernels.blockBytes", 8192) & ~7);
+    static final int BLOCK_BYTES = Math.max(64, CoreSettings.KERNELS_BLOCK_BYTES.get() & ~7);
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 

@@ -1,5 +1,7 @@
 package io.reactivecollectives.core.kernels;
 
+import io.reactivecollectives.core.settings.CoreSettings;
+
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -70,7 +72,7 @@ final class ForeignCopies {
      * has no {@code java.lang.foreign} (or the fast path is turned off).
      */
     private static MethodHandle[] handles() {
-        if (Runtime.version().feature() < 22 || Boolean.getBoolean("io.reactivecollectives.kernels.portable")
+        if (Runtime.version().feature() < 22 || CoreSettings.KERNELS_PORTABLE.get()
                 || ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
             return null;
         }

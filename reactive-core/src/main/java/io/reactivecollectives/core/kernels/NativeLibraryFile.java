@@ -1,5 +1,7 @@
 package io.reactivecollectives.core.kernels;
 
+import io.reactivecollectives.core.settings.CoreSettings;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
@@ -23,13 +25,14 @@ final class NativeLibraryFile {
 
     /** Loads the library; returns null when it is loaded, else why not. */
     static String load() {
-        if ("false".equalsIgnoreCase(System.getProperty("rc.kernels.native"))) {
-            return "turned off with -Drc.kernels.native=false";
-        }
-        String explicit = System.getProperty("rc.kernels.native.library");
         try {
+            // a setting that does not parse is a reason like the others (the Java kernels then do the work)
+            if (!CoreSettings.KERNELS_NATIVE.get()) {
+                return "turned off with -Drc.kernels.native=false";
+            }
+            Path explicit = CoreSettings.KERNELS_NATIVE_LIBRARY.get();
             if (explicit != null) {
-                System.load(Paths.get(explicit).toAbsolutePath().toString());
+                System.load(explicit.toAbsolutePath().toString());
                 return null;
             }
             Optional<String> platform = NativeReduceKernels.platform(System.getProperty("os.name", ""),

@@ -1,5 +1,7 @@
 package io.reactivecollectives.core.kernels;
 
+import io.reactivecollectives.core.settings.CoreSettings;
+
 import java.lang.reflect.Field;
 import java.nio.ByteOrder;
 
@@ -32,7 +34,7 @@ final class UnsafeMemory {
         sun.misc.Unsafe u = null;
         long[] bases = new long[6];
         boolean ok = false;
-        if (!Boolean.getBoolean("io.reactivecollectives.kernels.portable")
+        if (!CoreSettings.KERNELS_PORTABLE.get()
                 && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN) {
             try {
                 Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");

@@ -4,11 +4,11 @@ import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.settings.CoreSettings;
 import reactor.core.publisher.Mono;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -48,7 +48,6 @@ public final class FlightRecorder {
     public static final String DIRECTORY_PROPERTY = "rc.flight-recorder.dir";
     /** Environment variable naming the default dump directory (when the property is not set). */
     public static final String DIRECTORY_ENV = "RC_FLIGHT_RECORDER_DIR";
-
 
     /** How far a collective got. */
     public enum State {
@@ -94,14 +93,7 @@ public final class FlightRecorder {
          * @return the default configuration
          */
         public static Config defaults() {
-            String dir = System.getProperty(DIRECTORY_PROPERTY);
-            if (dir == null || dir.isBlank()) {
-                dir = System.getenv(DIRECTORY_ENV);
-            }
-            if (dir == null || dir.isBlank()) {
-                dir = System.getProperty("java.io.tmpdir");
-            }
-            return new Config(DEFAULT_CAPACITY, Paths.get(dir), true);
+            return new Config(DEFAULT_CAPACITY, CoreSettings.FLIGHT_RECORDER_DIR.get(), true);
         }
 
         /**

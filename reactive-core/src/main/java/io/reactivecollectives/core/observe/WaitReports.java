@@ -1,5 +1,6 @@
 package io.reactivecollectives.core.observe;
 
+import io.reactivecollectives.core.settings.CoreSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -109,11 +110,7 @@ public final class WaitReports {
      * @throws IllegalArgumentException when the setting cannot be read as a duration
      */
     public static Duration defaultInterval() {
-        String v = System.getProperty(PROPERTY);
-        if (v == null || v.isBlank()) {
-            v = System.getenv(ENV);
-        }
-        return v == null || v.isBlank() ? DEFAULT_INTERVAL : parse(v);
+        return CoreSettings.WAIT_REPORTS_INTERVAL.get();
     }
 
     /**
@@ -125,21 +122,7 @@ public final class WaitReports {
      * @throws IllegalArgumentException when {@code text} is not such a duration
      */
     public static Duration parse(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        if (t.equals("off")) {
-            return Duration.ZERO;
-        }
-        try {
-            double millis = t.endsWith("ms") ? Double.parseDouble(t.substring(0, t.length() - 2).trim())
-                    : Double.parseDouble((t.endsWith("s") ? t.substring(0, t.length() - 1) : t).trim()) * 1000;
-            if (millis < 0 || Double.isNaN(millis) || Double.isInfinite(millis)) {
-                throw new NumberFormatException();
-            }
-            return Duration.ofMillis(Math.round(millis));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PROPERTY + ": '" + text + "' is not an interval (5, 0.5, 1500ms, 2s,"
-                    + " or 0/off for no reports)");
-        }
+        return CoreSettings.WAIT_REPORTS_INTERVAL.parse(text);
     }
 
     /**

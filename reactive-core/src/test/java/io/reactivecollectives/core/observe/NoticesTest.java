@@ -36,7 +36,8 @@ class NoticesTest {
         assertEquals(Duration.ZERO, WaitReports.parse("off"));
         assertEquals(Duration.ZERO, WaitReports.parse("0"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> WaitReports.parse("soon"));
-        assertTrue(e.getMessage().startsWith("rc.wait-reports.interval: 'soon' is not an interval"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("setting rc.wait-reports.interval: 'soon' is not a valid duration"),
+                e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> WaitReports.parse("-1"));
     }
 

@@ -1,5 +1,7 @@
 package io.reactivecollectives.tools.launch;
 
+import io.reactivecollectives.tools.ToolsSettings;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -101,9 +103,9 @@ final class ClassDataArchive {
     }
 
     static Path directory(Map<String, String> env) {
-        String own = env.get("RC_CLASS_DATA_DIR");
-        if (own != null && !own.isEmpty()) {
-            return Paths.get(own);
+        Path own = ToolsSettings.CLASS_DATA_DIR.get(env);
+        if (own != null) {
+            return own;
         }
         String xdg = env.get("XDG_CACHE_HOME");
         Path base = xdg != null && !xdg.isEmpty() ? Paths.get(xdg) : Paths.get(System.getProperty("user.home"), ".cache");

@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.algorithms;
 
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.publisher.Mono;
 
 /**
@@ -32,11 +33,11 @@ public final class HierarchicalAllReduce {
      * parts' stages inside the hosts overlap others' stage between hosts
      * ({@code rc.hierarchical.partBytes}, default 4 MiB).
      */
-    static final long PART_BYTES = Math.max(64 << 10, Long.getLong("rc.hierarchical.partBytes", 4L << 20));
+    static final long PART_BYTES = Math.max(64 << 10, TransportSettings.HIERARCHICAL_PART_BYTES.get());
     /** Most parts of one tensor. */
     static final int MAX_PARTS = 16;
     /** Parts in flight at once ({@code rc.hierarchical.inflight}, default 4). */
-    static final int IN_FLIGHT = Math.max(1, Integer.getInteger("rc.hierarchical.inflight", 4));
+    static final int IN_FLIGHT = Math.max(1, TransportSettings.HIERARCHICAL_INFLIGHT.get());
 
     /** All-reduces {@code tensor} in place; {@code p.topology()} must be {@link Topology#multiHostMultiRank()}. */
     public static Mono<Void> run(Peers p, Tensor tensor, ReduceOp op) {

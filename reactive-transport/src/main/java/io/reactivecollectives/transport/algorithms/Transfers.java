@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -27,8 +28,7 @@ public final class Transfers {
      * segments are offloaded; the comparison is in {@code perf/RESULTS.md}) and off (0) below, where
      * there is no spare core to hand the work to.
      */
-    public static final long OFFLOAD_BYTES = Long.getLong("rc.transport.offloadBytes",
-            Runtime.getRuntime().availableProcessors() >= 4 ? 64L << 10 : 0L);
+    public static final long OFFLOAD_BYTES = TransportSettings.OFFLOAD_BYTES.get();
 
     /** Sends bytes {@code [index, index + length)} of {@code buf} to {@code peer}, without copying them. */
     public static Mono<Void> send(Peers p, int peer, int step, int chunk, ByteBuf buf, int index, int length) {

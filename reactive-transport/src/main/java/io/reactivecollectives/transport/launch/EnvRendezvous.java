@@ -10,10 +10,11 @@ import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 import io.reactivecollectives.transport.rendezvous.TorchTcpStore;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import java.io.File;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,7 +144,7 @@ public final class EnvRendezvous {
      * @return the bind address
      */
     public static String storeBind(Map<String, String> env) {
-        return env.getOrDefault(BIND_ENV, "0.0.0.0");
+        return TransportSettings.STORE_BIND.get(env);
     }
 
     /**
@@ -186,7 +187,7 @@ public final class EnvRendezvous {
                 return torchAgentStore(env, launch, timeout);
             }
             byte[] secret = StoreAuth.secretFrom(env);
-            boolean tls = present(env, TLS_CERT_ENV) || present(env, TLS_CA_ENV);
+            boolean tls = TransportSettings.STORE_TLS_CERT.isSet(env) || TransportSettings.STORE_TLS_CA.isSet(env);
             if (tls && launch.rank() == 0) {
                 require(env, "TLS", TLS_CERT_ENV, TLS_KEY_ENV);
             }
@@ -247,10 +248,12 @@ public final class EnvRendezvous {
     private static SslContext[] sslContexts(Map<String, String> env, boolean server) throws Exception {
         SslContext serverSsl = null;
         if (server) {
-            serverSsl = SslContextBuilder.forServer(new File(env.get(TLS_CERT_ENV)), new File(env.get(TLS_KEY_ENV))).build();
+            serverSsl = SslContextBuilder.forServer(TransportSettings.STORE_TLS_CERT.get(env).toFile(),
+                    TransportSettings.STORE_TLS_KEY.get(env).toFile()).build();
         }
-        String trust = present(env, TLS_CA_ENV) ? env.get(TLS_CA_ENV) : env.get(TLS_CERT_ENV);
-        SslContext clientSsl = SslContextBuilder.forClient().trustManager(new File(trust)).build();
+        Path trust = TransportSettings.STORE_TLS_CA.isSet(env) ? TransportSettings.STORE_TLS_CA.get(env)
+                : TransportSettings.STORE_TLS_CERT.get(env);
+        SslContext clientSsl = SslContextBuilder.forClient().trustManager(trust.toFile()).build();
         return new SslContext[] {serverSsl, clientSsl};
     }
 

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.launch;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
 import io.reactivecollectives.transport.wire.HostPorts;
 
 import java.io.UncheckedIOException;
@@ -57,12 +58,12 @@ public final class HostAddress {
      * @return the address to bind and publish
      */
     public static String choose(Map<String, String> env, String storeHost, int worldSize) {
-        String explicit = env.get(HOST_ENV);
+        String explicit = TransportSettings.HOST.get(env);
         if (explicit != null && !explicit.isBlank()) {
             return explicit.trim();
         }
         InetAddress store = resolve(storeHost);
-        String ifname = env.get(IFNAME_ENV);
+        String ifname = TransportSettings.SOCKET_IFNAME.get(env);
         if (ifname != null && !ifname.isBlank()) {
             return fromInterfaces(ifname.trim(), store).orElseThrow(() -> new IllegalStateException(IFNAME_ENV + "='"
                     + ifname + "' matches no interface that is up with an address; interfaces: " + describeInterfaces()));

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.mesh;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class LocalSockets {
 
     /** On unless the system property {@code rc.transport.unixSockets} is {@code false}. */
-    static final boolean ENABLED = UnixSocketFiles.enabled("rc.transport.unixSockets");
+    static final boolean ENABLED = TransportSettings.UNIX_SOCKETS.get();
 
     /** This host's identity as peers compare it. */
     static final String NODE_ID = nodeId();

@@ -7,6 +7,7 @@ import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.scheduler.NonBlocking;
 
 import java.nio.channels.spi.SelectorProvider;
@@ -36,14 +37,13 @@ import java.util.concurrent.TimeUnit;
 public final class MeshEventLoops {
 
     /** Microseconds an event loop keeps polling after its last activity. */
-    public static final long SPIN_MICROS = Math.max(0, Long.getLong("rc.transport.spinMicros", 50));
+    public static final long SPIN_MICROS = Math.max(0, TransportSettings.SPIN_MICROS.get());
 
     /** Whether the polling budget adapts to whether polling pays off ({@link SpinThenSelectStrategy}). */
-    public static final boolean SPIN_ADAPTIVE = !"false".equals(System.getProperty("rc.transport.spinAdaptive"));
+    public static final boolean SPIN_ADAPTIVE = TransportSettings.SPIN_ADAPTIVE.get();
 
     /** Threads of the shared group. */
-    public static final int THREADS = Math.max(1, Integer.getInteger("rc.transport.ioThreads",
-            Math.max(4, Runtime.getRuntime().availableProcessors())));
+    public static final int THREADS = Math.max(1, TransportSettings.IO_THREADS.get());
 
     private MeshEventLoops() {
     }

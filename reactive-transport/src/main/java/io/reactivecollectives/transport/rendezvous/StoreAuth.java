@@ -1,5 +1,7 @@
 package io.reactivecollectives.transport.rendezvous;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -24,7 +26,7 @@ public final class StoreAuth {
      * @return the secret's bytes, or null
      */
     public static byte[] secretFrom(Map<String, String> env) {
-        String s = env.get(SECRET_ENV);
+        String s = TransportSettings.STORE_SECRET.get(env);
         return s == null || s.isEmpty() ? null : s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
 import io.reactivecollectives.transport.wire.UnixSocketFiles;
 
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ final class StoreLocalSocket {
 
     /** On unless {@code -Drc.store.unixSockets=false}. */
     static boolean enabled() {
-        return UnixSocketFiles.enabled("rc.store.unixSockets");
+        return TransportSettings.STORE_UNIX_SOCKETS.get();
     }
 
     private StoreLocalSocket() {

@@ -1,5 +1,7 @@
 package io.reactivecollectives.transport.runtime;
 
+import io.reactivecollectives.transport.settings.TransportSettings;
+
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -23,11 +25,10 @@ import java.util.concurrent.locks.LockSupport;
 public final class ResultThreads {
 
     /** How long an idle result thread polls before it parks ({@code rc.results.spinMicros}, default 0). */
-    public static final long SPIN_MICROS = Math.max(0, Long.getLong("rc.results.spinMicros", 0));
+    public static final long SPIN_MICROS = Math.max(0, TransportSettings.RESULT_SPIN_MICROS.get());
 
     /** Result threads ({@code rc.results.threads}, default half the processors, at least 2). */
-    public static final int THREADS = Math.max(1, Integer.getInteger("rc.results.threads",
-            Math.max(2, Runtime.getRuntime().availableProcessors() / 2)));
+    public static final int THREADS = Math.max(1, TransportSettings.RESULT_THREADS.get());
 
     private ResultThreads() {
     }

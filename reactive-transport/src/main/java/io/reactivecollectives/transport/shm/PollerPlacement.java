@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.shm;
 
 import io.reactivecollectives.core.kernels.NativeAffinity;
+import io.reactivecollectives.transport.settings.TransportSettings;
 
 /**
  * Which processor a local rank's polling thread is bound to, as Open MPI binds ranks to cores
@@ -31,8 +32,8 @@ final class PollerPlacement {
      * @return a processor number, or {@link #NONE}
      */
     static int cpuFor(int local) {
-        String setting = System.getProperty("rc.transport.shmBind", "auto");
-        if ("false".equalsIgnoreCase(setting) || "off".equalsIgnoreCase(setting) || !NativeAffinity.isAvailable()) {
+        String setting = TransportSettings.SHM_BIND.get();
+        if (!setting.equals("auto") || !NativeAffinity.isAvailable()) {
             return NONE;
         }
         return cpuFor(local, NativeAffinity.allowedCpus());

@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.shm;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import io.reactivecollectives.transport.wire.LentBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,7 +70,7 @@ final class ShmInbound {
      * Frames at least this large (bytes, without the length field) are lent where they lie instead of
      * copied out ({@code rc.transport.shmLendBytes}; 0 never lends).
      */
-    static final int LEND_BYTES = Integer.getInteger("rc.transport.shmLendBytes", 16 << 10);
+    static final int LEND_BYTES = TransportSettings.SHM_LEND_BYTES.get();
 
     private static final Logger log = LoggerFactory.getLogger(ShmInbound.class);
 

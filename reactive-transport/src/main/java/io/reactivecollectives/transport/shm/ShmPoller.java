@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.shm;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.scheduler.NonBlocking;
 import reactor.util.concurrent.Queues;
 
@@ -44,7 +45,7 @@ final class ShmPoller implements Runnable {
         this.self = self;
         this.inbounds = inbounds;
         this.outbounds = outbounds;
-        this.spin = new AdaptiveSpin(spinNanos, !"false".equals(System.getProperty("rc.transport.shmSpinAdaptive")));
+        this.spin = new AdaptiveSpin(spinNanos, TransportSettings.SHM_SPIN_ADAPTIVE.get());
         this.thread = new PollerThread(this, name);
         this.cpu = PollerPlacement.cpuFor(self);
     }

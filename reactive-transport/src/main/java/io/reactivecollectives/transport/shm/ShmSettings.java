@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.shm;
 
 import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.kernels.NativeWaits;
+import io.reactivecollectives.transport.settings.TransportSettings;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,11 +57,9 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
      * @return the settings
      */
     public static ShmSettings fromSystemProperties() {
-        return new ShmSettings(!"false".equals(System.getProperty("rc.transport.sharedMemory")),
-                Path.of(System.getProperty("rc.transport.shmDir", "/dev/shm")),
-                Integer.getInteger("rc.transport.shmRingBytes", 2 << 20),
-                Long.getLong("rc.transport.shmReserveBytes", 8L << 20),
-                Long.getLong("rc.transport.shmSpinMicros", -1L) * 1000L);
+        return new ShmSettings(TransportSettings.SHARED_MEMORY.get(), TransportSettings.SHM_DIR.get(),
+                TransportSettings.SHM_RING_BYTES.get(), TransportSettings.SHM_RESERVE_BYTES.get(),
+                TransportSettings.SHM_SPIN_MICROS.get() * 1000L);
     }
 
     /**

@@ -16,18 +16,13 @@ import java.nio.file.Path;
 
 /**
  * The files of Unix domain sockets, which the store and the mesh both bind in the temporary
- * directory: where they go, whether a switch turns them off, whether a peer's file is there, a
+ * directory: where they go, whether a peer's file is there, a
  * stale file's removal before a bind ({@link #clearStale}), and their removal (best effort, never on
  * an event loop). The files this JVM bound are also removed at its exit ({@link OwnedSocketFile}).
  */
 public final class UnixSocketFiles {
 
     private UnixSocketFiles() {
-    }
-
-    /** Whether Unix sockets are on: unless the system property {@code property} is {@code false}. */
-    public static boolean enabled(String property) {
-        return !"false".equalsIgnoreCase(System.getProperty(property, "true"));
     }
 
     /** The socket file {@code name} in the temporary directory ({@code java.io.tmpdir}). */

@@ -65,6 +65,15 @@ class ArchitectureTest {
                 .check(main);
     }
 
+    /** The settings are declarations on core's registry, which every package may read: they use nothing else. */
+    @Test
+    void settingsDependOnlyOnCoresRegistry() {
+        classes().that().resideInAPackage(T + ".settings..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage(T + ".settings..",
+                        "io.reactivecollectives.core.settings..", "java..")
+                .check(main);
+    }
+
     @Test
     void nothingBelowTheFacadeDependsOnIt() {
         noClasses().that().resideInAnyPackage(T + ".runtime..", T + ".ops..", T + ".failure..", T + ".group..",

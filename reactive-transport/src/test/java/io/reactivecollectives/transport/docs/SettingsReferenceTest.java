@@ -3,6 +3,7 @@ package io.reactivecollectives.transport.docs;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.ObjectOptions;
 import io.reactivecollectives.core.observe.FlightRecorder;
+import io.reactivecollectives.core.settings.SettingsRegistry;
 import io.reactivecollectives.transport.Diagnostics;
 import io.reactivecollectives.transport.GroupOptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -31,7 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * variable the scripts of {@code bin/} and {@code perf/scripts/} read) is listed in one of the
  * page's tables; every {@code rc.*} name and every variable the page lists is read somewhere (a
  * Java literal, a script, a pom property); and every setting and {@code with...} method of the
- * options records is named on the page.
+ * options records is named on the page. The settings themselves are read only through the
+ * registry ({@code io.reactivecollectives.core.settings}), whose tables perf's {@code SettingsPageTest}
+ * checks.
  */
 class SettingsReferenceTest {
 
@@ -46,6 +50,13 @@ class SettingsReferenceTest {
     private static final Pattern RC_NAME = Pattern.compile("rc\\.[A-Za-z0-9_.-]*[A-Za-z0-9_-]");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Z][A-Z0-9_]*");
     private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
+    /**
+     * A direct read of an {@code rc.*} property or {@code RC_*} variable, by its name or a constant of
+     * it (the constants of launch variables, which are no settings, excepted).
+     */
+    private static final Pattern DIRECT_READ = Pattern.compile("(?:System\\.getProperty|Integer\\.getInteger|"
+            + "Long\\.getLong|Boolean\\.getBoolean|System\\.getenv|\\.get|\\.getOrDefault|UnixSocketFiles\\.enabled)"
+            + "\\(\\s*(?:\"(?:rc\\.|RC_)|(?!AGENT_STORE_ENV|INDEX_ENV)[A-Z_]*(?:PROPERTY|ENV)\\b)");
 
     private static Path root;
     private static String page;
@@ -69,7 +80,8 @@ class SettingsReferenceTest {
             String s = l.text();
             if (s.startsWith("rc.") && l.concatenated()) {
                 prefixes.add(s);
-            } else if (RC_NAME.matcher(s).matches() && !INTERNAL.containsKey(s) && !listed.contains(s)) {
+            } else if (RC_NAME.matcher(s).matches() && !INTERNAL.containsKey(s) && !listed.contains(s)
+                    && !SettingsRegistry.NON_SETTINGS.containsKey(s)) {
                 missing.add(s);
             }
         }
@@ -111,6 +123,42 @@ class SettingsReferenceTest {
             }
         }
         assertTrue(unread.isEmpty(), "listed in docs/settings.md but read by no code: " + unread);
+    }
+
+    /**
+     * Every {@code rc.*} property and {@code RC_*} variable is read through the settings registry
+     * ({@code Setting.get()}): no main source reads one directly, by its name or a constant of it.
+     */
+    @Test
+    void noSettingIsReadOutsideTheRegistry() throws IOException {
+        List<String> direct = new ArrayList<>();
+        for (Path f : SourceNames.mainJavaSources(root)) {
+            if (f.toString().replace('\\', '/').contains("/core/settings/")) {
+                continue;
+            }
+            String[] lines = Files.readString(f).split("\n");
+            for (int i = 0; i < lines.length; i++) {
+                if (DIRECT_READ.matcher(lines[i]).find()) {
+                    direct.add(root.relativize(f) + ":" + (i + 1) + ": " + lines[i].trim());
+                }
+            }
+        }
+        assertTrue(direct.isEmpty(), "read directly, not through a Setting of the registry: " + direct);
+    }
+
+    @Test
+    void theDirectReadPatternFindsEachWay() {
+        for (String read : List.of("System.getProperty(\"rc.x\")", "Integer.getInteger(\"rc.x\", 1)",
+                "Long.getLong( \"rc.x\", 1)", "Boolean.getBoolean(\"rc.x\")", "System.getenv(\"RC_X\")",
+                "System.getProperty(DEBUG_PROPERTY)", "System.getenv(DIRECTORY_ENV)", "env.get(\"RC_X\")",
+                "env.getOrDefault(BIND_ENV, \"\")", "UnixSocketFiles.enabled(\"rc.x\")")) {
+            assertTrue(DIRECT_READ.matcher(read).find(), read);
+        }
+        for (String read : List.of("System.getProperty(\"java.io.tmpdir\")", "env.get(\"MASTER_ADDR\")",
+                "TransportSettings.HOST.get(env)", "System.getProperty(property)",
+                "env.getOrDefault(AGENT_STORE_ENV, \"\")")) {
+            assertFalse(DIRECT_READ.matcher(read).find(), read);
+        }
     }
 
     @Test

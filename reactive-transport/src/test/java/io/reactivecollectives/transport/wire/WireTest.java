@@ -48,12 +48,12 @@ class WireTest {
         UnixSocketFiles.deleteNowOrLater(p); // a test thread may block: at once
         assertFalse(UnixSocketFiles.exists(p));
         UnixSocketFiles.delete(p); // already gone: no error
-        assertTrue(UnixSocketFiles.enabled("rc.wire.test.unset"));
-        System.setProperty("rc.wire.test.off", "FALSE");
+        assertTrue(io.reactivecollectives.transport.settings.TransportSettings.STORE_UNIX_SOCKETS.get());
+        System.setProperty("rc.store.unixSockets", "FALSE");
         try {
-            assertFalse(UnixSocketFiles.enabled("rc.wire.test.off"));
+            assertFalse(io.reactivecollectives.transport.settings.TransportSettings.STORE_UNIX_SOCKETS.get());
         } finally {
-            System.clearProperty("rc.wire.test.off");
+            System.clearProperty("rc.store.unixSockets");
         }
     }
 

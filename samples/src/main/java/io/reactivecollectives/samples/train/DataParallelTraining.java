@@ -5,6 +5,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.tools.cli.Cli;
 import io.reactivecollectives.samples.examples.Ranks;
+import io.reactivecollectives.tools.ToolsSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -197,7 +198,8 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
         }
         dims[layers + 1] = classes;
         // a progress bar on a terminal; on a pipe or file, a line every 5% of the run instead
-        boolean tty = "1".equals(System.getenv("RC_TTY")) || (System.getenv("RC_TTY") == null && System.console() != null);
+        String ttySetting = ToolsSettings.TTY.get();
+        boolean tty = "1".equals(ttySetting) || (ttySetting == null && System.console() != null);
         boolean bar = logEvery == 0 && !noProgress && tty;
         int every = logEvery > 0 ? logEvery : (!noProgress && !tty ? Math.max(1, steps / 20) : 0);
         return new TrainConfig(dims, batch, steps, lr, momentum, seed, hook, streaming, bucketCapKb << 10,

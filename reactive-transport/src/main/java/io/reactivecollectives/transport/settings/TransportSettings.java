@@ -1,0 +1,165 @@
+package io.reactivecollectives.transport.settings;
+
+import io.reactivecollectives.core.settings.Setting;
+import io.reactivecollectives.core.settings.SettingsProvider;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The settings of {@code reactive-transport}: the event loops, Unix sockets and shared memory,
+ * the result threads, the hierarchical all-reduce, the diagnostics' switches and the variables of a
+ * launch's store. Read through {@link Setting#get()} (or {@link Setting#get(java.util.Map)} with a
+ * launcher's environment); listed by {@link io.reactivecollectives.core.settings.SettingsRegistry}.
+ */
+public final class TransportSettings implements SettingsProvider {
+
+    private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
+
+    /** Turns the collective check on by default ({@code DETAIL}). */
+    public static final Setting<String> DISTRIBUTED_DEBUG = Setting.string("rc.distributed.debug", null,
+            "`DETAIL` turns on the collective check (whole fingerprints exchanged before every collective), as "
+                    + "c10d's `TORCH_DISTRIBUTED_DEBUG`").env("RC_DISTRIBUTED_DEBUG");
+
+    /** Every rank serves its live view: off, on, PORT or HOST:PORT ({@code DashboardOptions.parse}). */
+    public static final Setting<String> DASHBOARD = Setting.string("rc.dashboard", null,
+                    "every rank serves its live view and the job's page ([operations](operations.md#a-live-view-of-a-running-job)); "
+                            + "rank 0 on `PORT` (0: any), the others on any free port of `HOST` (default `127.0.0.1`); "
+                            + "off loopback the group's secret is needed; needs `reactive-dashboard` on the class path")
+            .env("RC_DASHBOARD").typeText("`off`, `on`, `PORT` or `HOST:PORT`").defaultText("off");
+
+    /** The default of {@code GroupOptions.connectionsPerPeer}. */
+    public static final Setting<Integer> CONNECTIONS_PER_PEER = Setting.integer("rc.transport.connectionsPerPeer", 1,
+            1, 64, "the default of `GroupOptions.connectionsPerPeer` (TCP connections per pair of ranks)");
+
+    /** Network event loops shared by the JVM's groups. */
+    public static final Setting<Integer> IO_THREADS = Setting.integer("rc.transport.ioThreads", 4, 1,
+                    Integer.MAX_VALUE, "network event loops (`rc-io-N`) shared by the JVM's groups")
+            .defaultsTo(() -> Math.max(4, PROCESSORS), "max(4, processors)");
+
+    /** How long an event loop polls before blocking. */
+    public static final Setting<Long> SPIN_MICROS = Setting.longValue("rc.transport.spinMicros", "us", 50, 0,
+            "how long an event loop polls before blocking in `select`; 0 blocks at once");
+
+    /** Whether the event loops' polling budget adapts. */
+    public static final Setting<Boolean> SPIN_ADAPTIVE = Setting.bool("rc.transport.spinAdaptive", true,
+            "the event loops' polling budget halves after polling in vain and doubles after polling in time");
+
+    /** Received pieces at least this large are reduced on Reactor's parallel scheduler. */
+    public static final Setting<Long> OFFLOAD_BYTES = Setting.bytes("rc.transport.offloadBytes", 0, 0,
+                    "received pieces at least this large are reduced on Reactor's parallel scheduler; 0: never")
+            .defaultsTo(() -> PROCESSORS >= 4 ? 64L << 10 : 0L, "65536 with 4+ processors, else 0");
+
+    /** Whether ranks of one host connect through Unix domain sockets. */
+    public static final Setting<Boolean> UNIX_SOCKETS = Setting.bool("rc.transport.unixSockets", true,
+            "ranks of one host connect through Unix domain sockets (and then shared memory); `false`: loopback TCP");
+
+    /** Whether ranks of one host exchange through shared memory. */
+    public static final Setting<Boolean> SHARED_MEMORY = Setting.bool("rc.transport.sharedMemory", true,
+            "ranks of one host exchange through shared memory; `false` keeps the Unix sockets");
+
+    /** Where the shared-memory segment file is made. */
+    public static final Setting<Path> SHM_DIR = Setting.path("rc.transport.shmDir", Path.of("/dev/shm"),
+            "where the shared-memory segment file is made").defaultText("`/dev/shm`");
+
+    /** Each one-way ring between two local ranks. */
+    public static final Setting<Integer> SHM_RING_BYTES = Setting.intBytes("rc.transport.shmRingBytes", 2 << 20, 4096,
+                    "each one-way ring between two local ranks (shrunk to 256 KiB at least where the directory is small)")
+            .typeText("int bytes (K/M/G), power of two >= 4096");
+
+    /** Free space left in the shared-memory directory. */
+    public static final Setting<Long> SHM_RESERVE_BYTES = Setting.bytes("rc.transport.shmReserveBytes", 8L << 20, 0,
+            "free space left in the directory");
+
+    /** How long the shared-memory reader polls after the last traffic; -1: chosen per host. */
+    public static final Setting<Long> SHM_SPIN_MICROS = Setting.longValue("rc.transport.shmSpinMicros", "us", -1, -1,
+                    "how long the shared-memory reader polls after the last traffic before it sleeps")
+            .defaultText("200, or 0 with more local ranks than processors");
+
+    /** Whether the shared-memory polling budget adapts. */
+    public static final Setting<Boolean> SHM_SPIN_ADAPTIVE = Setting.bool("rc.transport.shmSpinAdaptive", true,
+            "that budget adapts (down to 1/32) where sleeping pays");
+
+    /** Whether shared-memory readers are bound to processors. */
+    public static final Setting<String> SHM_BIND = Setting.choice("rc.transport.shmBind", "auto",
+            "binds local rank i's shared-memory reader to the i-th processor the rank may use; `false` or `off`: "
+                    + "not bound", "auto", "false", "off");
+
+    /** Frames at least this large are reduced where they lie in the ring. */
+    public static final Setting<Integer> SHM_LEND_BYTES = Setting.intBytes("rc.transport.shmLendBytes", 16 << 10, 0,
+            "frames at least this large are reduced where they lie in the ring instead of copied out; 0: every "
+                    + "frame copied");
+
+    /** The part size of the hierarchical all-reduce. */
+    public static final Setting<Long> HIERARCHICAL_PART_BYTES = Setting.bytes("rc.hierarchical.partBytes", 4L << 20,
+            0, "the part size of the two-level (hierarchical) all-reduce (at least 64 KiB)");
+
+    /** Parts of the hierarchical all-reduce in flight at once. */
+    public static final Setting<Integer> HIERARCHICAL_INFLIGHT = Setting.integer("rc.hierarchical.inflight", 4,
+            1, Integer.MAX_VALUE, "its parts in flight at once");
+
+    /** Result threads of {@code ResultDelivery.LIBRARY_THREADS}. */
+    public static final Setting<Integer> RESULT_THREADS = Setting.integer("rc.results.threads", 2, 1,
+                    Integer.MAX_VALUE, "the result threads (`rc-results-N`) of `ResultDelivery.LIBRARY_THREADS`")
+            .defaultsTo(() -> Math.max(2, PROCESSORS / 2), "max(2, processors / 2)");
+
+    /** How long an idle result thread polls before it parks. */
+    public static final Setting<Long> RESULT_SPIN_MICROS = Setting.longValue("rc.results.spinMicros", "us", 0, 0,
+            "how long an idle result thread polls before it parks");
+
+    /** Whether the TCP store serves a Unix domain socket too. */
+    public static final Setting<Boolean> STORE_UNIX_SOCKETS = Setting.bool("rc.store.unixSockets", true,
+            "the TCP store serves (and same-host clients use) a Unix domain socket beside its port");
+
+    /** The address this rank binds and publishes. */
+    public static final Setting<String> HOST = Setting.string("RC_HOST", null,
+            "the address this rank binds and publishes");
+
+    /** The interfaces to take this rank's address from. */
+    public static final Setting<String> SOCKET_IFNAME = Setting.string("RC_SOCKET_IFNAME", null,
+            "the interfaces to take that address from (`eth0,ens` by prefix, `=eth0` exactly, `^lo,docker` all but)");
+
+    /** Where rank 0's embedded store binds. */
+    public static final Setting<String> STORE_BIND = Setting.string("RC_STORE_BIND", "0.0.0.0",
+            "where rank 0's embedded store binds");
+
+    /** The store's and the ranks' shared secret. */
+    public static final Setting<String> STORE_SECRET = Setting.string("RC_STORE_SECRET", null,
+            "shared secret: HMAC authentication of the store's and (through `ProcessGroups`) the ranks' connections "
+                    + "(also read by the store command)");
+
+    /** PEM certificate of rank 0's embedded store (TLS). */
+    public static final Setting<Path> STORE_TLS_CERT = Setting.path("RC_STORE_TLS_CERT", null,
+            "PEM certificate: TLS on rank 0's embedded store (with `RC_STORE_TLS_KEY`)");
+
+    /** PKCS#8 key of rank 0's embedded store (TLS). */
+    public static final Setting<Path> STORE_TLS_KEY = Setting.path("RC_STORE_TLS_KEY", null,
+            "PEM PKCS#8 key of that certificate");
+
+    /** PEM certificates the store's clients trust. */
+    public static final Setting<Path> STORE_TLS_CA = Setting.path("RC_STORE_TLS_CA", null,
+            "PEM certificates the store's clients trust").defaultText("`RC_STORE_TLS_CERT`");
+
+    /** For {@link java.util.ServiceLoader}; the settings are the constants. */
+    public TransportSettings() {
+    }
+
+    @Override
+    public String module() {
+        return "reactive-transport";
+    }
+
+    @Override
+    public int order() {
+        return 10;
+    }
+
+    @Override
+    public List<Setting<?>> settings() {
+        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, IO_THREADS, SPIN_MICROS, SPIN_ADAPTIVE,
+                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES,
+                SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
+                HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, STORE_UNIX_SOCKETS, HOST, SOCKET_IFNAME,
+                STORE_BIND, STORE_SECRET, STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA);
+    }
+}
