@@ -118,18 +118,60 @@ import java.io.UncheckedIOException;
             }
             """;
 
+    /** Every other library module: their descriptors resolve on the module path and export what their users name. */
+    private static final String EVERY_MODULE = """
+            module com.example.modular {
+                requires io.reactivecollectives.cuda;
+                requires io.reactivecollectives.dashboard;
+                requires io.reactivecollectives.testkit;
+                requires io.reactivecollectives.tools;
+            }
+            """;
+
+    private static final String EVERY_MODULE_USER = """
+            package com.example.modular;
+
+            import io.reactivecollectives.cuda.Cuda;
+            import io.reactivecollectives.dashboard.DashboardServer;
+            import io.reactivecollectives.testkit.GuardsExtension;
+            import io.reactivecollectives.testkit.LocalClusterExtension;
+            import io.reactivecollectives.tools.cli.Cli;
+            import io.reactivecollectives.tools.launch.Launcher;
+            import io.reactivecollectives.tools.store.TcpStoreServerCommand;
+            import org.junit.jupiter.api.extension.ExtendWith;
+            import picocli.CommandLine;
+
+            @ExtendWith(GuardsExtension.class)
+            public final class Tools {
+                private Tools() {
+                }
+
+                static String names() {
+                    CommandLine cl = Cli.commandLine(new TcpStoreServerCommand(), System.out, System.err);
+                    return Cuda.isAvailable() + " " + DashboardServer.class + " " + LocalClusterExtension.class
+                            + " " + Launcher.class + " " + GuardsExtension.ARG_LINE + " " + cl.getCommandName();
+                }
+            }
+            """;
+
     @TempDir
     Path dir;
 
     @Test
+    void everyLibraryModuleResolvesOnTheModulePath() throws IOException {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile(EVERY_MODULE, EVERY_MODULE_USER, "Tools");
+        assertTrue(errors.isEmpty(), "errors compiling a module that requires every library module:\n" + describe(errors));
+    }
+
+    @Test
     void theDocumentedApiCompilesOnTheModulePath() throws IOException {
-        List<Diagnostic<? extends JavaFileObject>> errors = compile(API_USER, "Job");
+        List<Diagnostic<? extends JavaFileObject>> errors = compile(DESCRIPTOR, API_USER, "Job");
         assertTrue(errors.isEmpty(), "errors compiling a module that uses the documented API:\n" + describe(errors));
     }
 
     @Test
     void anImplementationClassIsNotVisible() throws IOException {
-        List<Diagnostic<? extends JavaFileObject>> errors = compile(INTERNAL_USER, "Internal");
+        List<Diagnostic<? extends JavaFileObject>> errors = compile(DESCRIPTOR, INTERNAL_USER, "Internal");
         assertFalse(errors.isEmpty(), "a module compiled against io.reactivecollectives.transport.runtime");
         String text = describe(errors);
         assertTrue(text.contains("package io.reactivecollectives.transport.runtime is not visible"), text);
@@ -145,7 +187,7 @@ import java.io.UncheckedIOException;
      */
     @Test
     void theDocumentedApiRunsOnTheModulePath() throws Exception {
-        List<Diagnostic<? extends JavaFileObject>> errors = compile(API_USER, "Job");
+        List<Diagnostic<? extends JavaFileObject>> errors = compile(DESCRIPTOR, API_USER, "Job");
         assertTrue(errors.isEmpty(), describe(errors));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String path = dir.resolve("classes") + File.pathSeparator
@@ -174,11 +216,12 @@ import java.io.UncheckedIOException;
         assertTrue(out.contains("done"), out);
     }
 
-    /** Compiles the module with one class; returns the errors. */
-    private List<Diagnostic<? extends JavaFileObject>> compile(String source, String className) throws IOException {
+    /** Compiles the module (its descriptor and one class); returns the errors. */
+    private List<Diagnostic<? extends JavaFileObject>> compile(String descriptor, String source, String className)
+            throws IOException {
         Path src = dir.resolve("src");
         Path pkg = Files.createDirectories(src.resolve("com/example/modular"));
-        Files.writeString(src.resolve("module-info.java"), DESCRIPTOR);
+        Files.writeString(src.resolve("module-info.java"), descriptor);
         Files.writeString(pkg.resolve(className + ".java"), source);
         Path out = Files.createDirectories(dir.resolve("classes"));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
