@@ -203,7 +203,7 @@ final class PerfRank {
         if (o.tlsDir != null && !o.tlsDir.isEmpty()) {
             java.io.File cert = new java.io.File(o.tlsDir, "cert.pem");
             try {
-                go = go.withTls(io.reactivecollectives.transport.mesh.MeshTls.fromPem(cert, new java.io.File(o.tlsDir, "key.pem"), cert));
+                go = go.withTls(io.reactivecollectives.transport.TlsOptions.fromPem(cert, new java.io.File(o.tlsDir, "key.pem"), cert));
             } catch (javax.net.ssl.SSLException e) {
                 throw new IllegalArgumentException("--tls-dir " + o.tlsDir + ": " + e.getMessage(), e);
             }

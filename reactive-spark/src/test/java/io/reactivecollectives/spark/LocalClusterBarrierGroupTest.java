@@ -9,7 +9,7 @@ import io.reactivecollectives.spark.sample.SparkDataParallelTraining.RankResult;
 import io.reactivecollectives.spark.sample.SparkDataParallelTraining;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.TcpProcessGroup;
-import io.reactivecollectives.transport.mesh.MeshTls;
+import io.reactivecollectives.transport.TlsOptions;
 import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
@@ -114,7 +114,7 @@ class LocalClusterBarrierGroupTest {
             }
             KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keys.init(store, "changeit".toCharArray());
-            MeshTls tls = new MeshTls(
+            TlsOptions tls = new TlsOptions(
                     SslContextBuilder.forServer(keys).trustManager(new File(pem)).clientAuth(ClientAuth.REQUIRE).build(),
                     SslContextBuilder.forClient().keyManager(keys).trustManager(new File(pem)).build());
             TcpProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults().withTls(tls).withSecret("s3cret"))

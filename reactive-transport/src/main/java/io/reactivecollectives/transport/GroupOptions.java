@@ -40,7 +40,7 @@ import java.util.Objects;
  * @param resultDelivery      where operations deliver their results, and so where chained user code runs:
  *                            {@link ResultDelivery#EVENT_LOOP} (default; null means it) or
  *                            {@link ResultDelivery#LIBRARY_THREADS}
- * @param tls                 TLS between the ranks ({@link io.reactivecollectives.transport.mesh.MeshTls}, mutual),
+ * @param tls                 TLS between the ranks ({@link TlsOptions}, mutual),
  *                            or null for none (the default); with TLS every connection is TCP through TLS
  * @param connectionsPerPeer  TCP connections between each pair of ranks (stripes), 1 to 64; a collective's
  *                            DATA frames are spread over them by segment, which lets several event loops
@@ -53,7 +53,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                            int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes,
                            Diagnostics diagnostics, Duration heartbeatInterval, int missedHeartbeats,
                            ErrorHandling errorHandling, ResultDelivery resultDelivery,
-                           io.reactivecollectives.transport.mesh.MeshTls tls, int connectionsPerPeer) {
+                           TlsOptions tls, int connectionsPerPeer) {
 
     /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
@@ -394,10 +394,12 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      *
      * @return the mesh's settings, for the data connections
      */
-    public io.reactivecollectives.transport.mesh.MeshOptions mesh() {
+    io.reactivecollectives.transport.mesh.MeshOptions mesh() {
         return new io.reactivecollectives.transport.mesh.MeshOptions(groupId, connectTimeout, host, secret,
                 socketBufferBytes, maxFramePayload, heartbeatInterval, missedHeartbeats,
-                io.reactivecollectives.transport.mesh.MeshRole.DATA, tls, connectionsPerPeer);
+                io.reactivecollectives.transport.mesh.MeshRole.DATA,
+                tls == null ? null : new io.reactivecollectives.transport.mesh.MeshTls(tls.server(), tls.client()),
+                connectionsPerPeer);
     }
 
     @Override
@@ -412,13 +414,13 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
     }
 
     /**
-     * TLS between the ranks (null: none); see {@link io.reactivecollectives.transport.mesh.MeshTls}
-     * ({@code MeshTls.fromPem(certificate, privateKey, trusted)} reads PEM files; mutual TLS).
+     * TLS between the ranks (null: none); see {@link TlsOptions}
+     * ({@code TlsOptions.fromPem(certificate, privateKey, trusted)} reads PEM files; mutual TLS).
      *
      * @param v the TLS configuration, or null for plain connections
      * @return the new options
      */
-    public GroupOptions withTls(io.reactivecollectives.transport.mesh.MeshTls v) {
+    public GroupOptions withTls(TlsOptions v) {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
                 segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
                 heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, v, connectionsPerPeer);

@@ -213,8 +213,8 @@ public final class TcpProcessGroup implements ProcessGroup {
      *
      * @return the ranks' hosts
      */
-    public io.reactivecollectives.transport.algorithms.Topology topology() {
-        return runtime.selector().topology();
+    public HostLayout topology() {
+        return HostLayout.of(runtime.selector().topology());
     }
 
     /**

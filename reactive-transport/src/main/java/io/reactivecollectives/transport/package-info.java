@@ -91,8 +91,10 @@
  *
  * <h2>Public API</h2>
  * This package, {@code transport.rendezvous} (the TCP store) and {@code transport.launch} (launch
- * from the environment) are the public API. The other packages ({@code runtime}, {@code ops},
+ * from the environment) are the public API, and the only packages the module exports
+ * ({@code module-info}). The other packages ({@code runtime}, {@code ops},
  * {@code failure}, {@code group}, {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the
- * implementation: public only so the packages can reach each other, with no compatibility promise.
+ * implementation: public only so the packages can reach each other, not exported (on the class path
+ * they stay reachable, with no compatibility promise), and named by no public signature of the API.
  */
 package io.reactivecollectives.transport;

@@ -6,7 +6,6 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.HashStore;
-import io.reactivecollectives.transport.mesh.MeshTls;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,14 +30,14 @@ class MeshTlsTest {
 
     @TempDir
     static Path dir;
-    static MeshTls tls;
+    static TlsOptions tls;
 
     @BeforeAll
     static void certificate() throws Exception {
         TestCertificates.SelfSigned self = TestCertificates.create(dir, "rank");
         KeyManagerFactory kmf = self.keys();
         File cert = self.certificate();
-        tls = new MeshTls(SslContextBuilder.forServer(kmf).trustManager(cert).clientAuth(ClientAuth.REQUIRE).build(),
+        tls = new TlsOptions(SslContextBuilder.forServer(kmf).trustManager(cert).clientAuth(ClientAuth.REQUIRE).build(),
                 SslContextBuilder.forClient().keyManager(kmf).trustManager(cert).build());
     }
 

@@ -13,7 +13,6 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.HashStore;
-import io.reactivecollectives.transport.mesh.MeshTls;
 import io.reactivecollectives.transport.mesh.PeerLink;
 import io.reactivecollectives.transport.runtime.GroupRuntime;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,7 +53,7 @@ class StripedConnectionsTest {
 
     @TempDir
     static Path dir;
-    static MeshTls tls;
+    static TlsOptions tls;
 
     private static final int BIG = 1 << 20;   // floats: 4 MiB, 64 segments of 64 KiB
 
@@ -63,7 +62,7 @@ class StripedConnectionsTest {
         TestCertificates.SelfSigned self = TestCertificates.create(dir, "rank");
         KeyManagerFactory kmf = self.keys();
         File cert = self.certificate();
-        tls = new MeshTls(SslContextBuilder.forServer(kmf).trustManager(cert).clientAuth(ClientAuth.REQUIRE).build(),
+        tls = new TlsOptions(SslContextBuilder.forServer(kmf).trustManager(cert).clientAuth(ClientAuth.REQUIRE).build(),
                 SslContextBuilder.forClient().keyManager(kmf).trustManager(cert).build());
     }
 

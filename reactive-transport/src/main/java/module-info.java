@@ -1,0 +1,31 @@
+/**
+ * The TCP transport: {@code TcpProcessGroup}, {@code LocalCluster}, {@code GroupOptions},
+ * {@code ProcessGroups} (launch from the environment), the TCP store and its server
+ * ({@code transport.rendezvous}) and the launchers' environment ({@code transport.launch}). The
+ * packages below the facade ({@code runtime}, {@code ops}, {@code failure}, {@code group},
+ * {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the implementation
+ * and are not exported.
+ *
+ * <p>Services: a {@code LaunchProvider} names the rank and world of a launcher this module does not
+ * know (reactive-spark's barrier tasks); a {@code DashboardProvider} serves a rank's live view
+ * (reactive-dashboard).
+ */
+module io.reactivecollectives.transport {
+    requires transitive io.reactivecollectives.core;
+    // TlsOptions and the store server's builder take Netty's SslContext and Reactor Netty's LoopResources
+    requires transitive io.netty.handler;
+    requires transitive reactor.netty.core;
+    requires io.netty.transport;
+    requires io.netty.codec;
+    // Reactor Netty's default resolver of the host names the mesh and the store dial (it is an
+    // automatic module and cannot say so itself)
+    requires io.netty.resolver.dns;
+    requires org.slf4j;
+
+    exports io.reactivecollectives.transport;
+    exports io.reactivecollectives.transport.launch;
+    exports io.reactivecollectives.transport.rendezvous;
+
+    uses io.reactivecollectives.transport.LaunchProvider;
+    uses io.reactivecollectives.transport.DashboardProvider;
+}
