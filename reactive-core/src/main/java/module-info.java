@@ -25,8 +25,13 @@ module io.reactivecollectives.core {
     exports io.reactivecollectives.core.ddp;
     exports io.reactivecollectives.core.observe;
     exports io.reactivecollectives.core.rendezvous;
+    // the settings registry: every rc.* setting of every module, typed (docs/settings.md is generated from it)
+    exports io.reactivecollectives.core.settings;
     exports io.reactivecollectives.core.kernels to io.reactivecollectives.transport;
 
     // Jackson reads and writes the flight-recorder dump's records
     opens io.reactivecollectives.core.observe to com.fasterxml.jackson.databind;
+
+    uses io.reactivecollectives.core.settings.SettingsProvider;
+    provides io.reactivecollectives.core.settings.SettingsProvider with io.reactivecollectives.core.settings.CoreSettings;
 }

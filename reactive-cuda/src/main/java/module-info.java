@@ -8,4 +8,6 @@ module io.reactivecollectives.cuda {
     requires jcuda;
 
     exports io.reactivecollectives.cuda;
+
+    provides io.reactivecollectives.core.settings.SettingsProvider with io.reactivecollectives.cuda.CudaSettings;
 }

@@ -18,4 +18,6 @@ module io.reactivecollectives.tools {
     opens io.reactivecollectives.tools.cli to info.picocli;
     opens io.reactivecollectives.tools.launch to info.picocli;
     opens io.reactivecollectives.tools.store to info.picocli;
+
+    provides io.reactivecollectives.core.settings.SettingsProvider with io.reactivecollectives.tools.ToolsSettings;
 }

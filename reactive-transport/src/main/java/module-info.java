@@ -28,4 +28,6 @@ module io.reactivecollectives.transport {
 
     uses io.reactivecollectives.transport.LaunchProvider;
     uses io.reactivecollectives.transport.DashboardProvider;
+    provides io.reactivecollectives.core.settings.SettingsProvider
+            with io.reactivecollectives.transport.settings.TransportSettings;
 }

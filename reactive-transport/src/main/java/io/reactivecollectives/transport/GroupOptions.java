@@ -421,9 +421,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @return the new options
      */
     public GroupOptions withTls(TlsOptions v) {
-        return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes,
-                segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics,
-                heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery, v, connectionsPerPeer);
+        return toBuilder().tls(v).build();
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport;
 
-import io.reactivecollectives.transport.mesh.MeshTls;
 
 import java.time.Duration;
 
@@ -28,7 +27,7 @@ public final class GroupOptionsBuilder {
     private int missedHeartbeats;
     private ErrorHandling errorHandling;
     private ResultDelivery resultDelivery;
-    private MeshTls tls;
+    private TlsOptions tls;
     private int connectionsPerPeer;
 
     GroupOptionsBuilder(GroupOptions o) {
@@ -260,7 +259,7 @@ public final class GroupOptionsBuilder {
      * @param v the TLS configuration, or null for none
      * @return this builder
      */
-    public GroupOptionsBuilder tls(MeshTls v) {
+    public GroupOptionsBuilder tls(TlsOptions v) {
         tls = v;
         return this;
     }
