@@ -7,7 +7,7 @@
 #   on      this build, RC_DASHBOARD on every rank, nobody reading it
 #   polled  this build, RC_DASHBOARD on, and /api/job read every 500 ms (as the page does) meanwhile
 # Raw rows "label transport round bytes time_us busbw" (nccl-tests' out-of-place columns) go to OUT
-# (default perf/out/dashboard_ab.txt); then perf/scripts/dashboard_ab_summary.py prints medians and ratios.
+# (default perf/out/dashboard_ab.txt); TRANSPORTS and SIZES narrow the runs (defaults "shm tcp", "4 64M"); then perf/scripts/dashboard_ab_summary.py prints medians and ratios.
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BASE_DIR="${BASE_DIR:?set BASE_DIR to a checkout of the build to compare with}"
@@ -15,6 +15,8 @@ ROUNDS="${ROUNDS:-3}"
 OUT="${OUT:-$ROOT/perf/out/dashboard_ab.txt}"
 PORT="${PORT:-18470}"
 LABELS="${LABELS:-base off on polled}"
+TRANSPORTS="${TRANSPORTS:-shm tcp}"
+SIZES="${SIZES:-4 64M}"
 mkdir -p "$(dirname "$OUT")"; : > "$OUT"
 run() { # label transport dir
   local label=$1 transport=$2 dir=$3 opts="" poller=""
@@ -25,7 +27,8 @@ run() { # label transport dir
     ( while :; do curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/api/job"; sleep 0.5; done ) &
     poller=$!
   fi
-  for range in "--min 4 --max 4" "--min 64M --max 64M"; do
+  for size in $SIZES; do
+    range="--min $size --max $size"
     # shellcheck disable=SC2086
     RC_DASHBOARD="$dash" RC_RANK_JAVA_OPTS="$opts" "$dir/bin/collectives-perf" --op all_reduce --world 2 $range \
         --repeat 3 2>/dev/null \
@@ -36,7 +39,7 @@ run() { # label transport dir
   return 0
 }
 for round in $(seq 1 "$ROUNDS"); do
-  for transport in shm tcp; do
+  for transport in $TRANSPORTS; do
     for label in $LABELS; do
       case "$label" in
         base) run base "$transport" "$BASE_DIR" ;;
