@@ -4,12 +4,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,26 +28,9 @@ class NoLoggingBindingProcessesTest {
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(e -> !e.contains("slf4j-simple"))
                 .collect(Collectors.joining(File.pathSeparator));
-        Path out = dir.resolveSibling(dir.getFileName() + "-out.log");
-        Path err = dir.resolveSibling(dir.getFileName() + "-err.log");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath,
-                SilentWaitsMain.class.getName(), dir.toString())
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        String stdout;
-        String stderr;
-        try {
-            boolean ended = p.waitFor(60, TimeUnit.SECONDS);
-            stdout = Files.readString(out, StandardCharsets.UTF_8);
-            stderr = Files.readString(err, StandardCharsets.UTF_8);
-            assertTrue(ended, "the child did not exit\n" + stdout + stderr);
-            assertEquals(0, p.exitValue(), stdout + stderr);
-        } finally {
-            p.destroyForcibly();
-            p.waitFor(10, TimeUnit.SECONDS);
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
+        ChildJvm.Output o = ChildJvm.run(dir.getParent(), List.of(), classPath, SilentWaitsMain.class.getName(), dir.toString());
+        String stdout = o.stdout();
+        String stderr = o.stderr();
         assertTrue(stdout.contains("TIMEOUT allReduce[seq=0] rank 0: timed out after 2500 ms waiting for rank 1"), stdout);
         assertTrue(stdout.contains("DONE"), stdout);
         String p0 = "[reactive-collectives] group 'no-binding' rank 0: ";
