@@ -5,8 +5,7 @@
  */
 module io.reactivecollectives.dashboard {
     requires transitive io.reactivecollectives.transport;
-    // DashboardServer.DisposableServerHandle holds Reactor Netty's DisposableServer
-    requires transitive reactor.netty.core;
+    requires reactor.netty.core;
     requires reactor.netty.http;
     requires io.netty.codec.http;
     // Reactor Netty's HTTP classes load the HTTP/2 codec (Reactor Netty is an automatic module and

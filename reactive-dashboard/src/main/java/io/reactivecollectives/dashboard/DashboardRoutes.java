@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.DefaultCookie;
 import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
+import io.reactivecollectives.core.observe.ChromeTrace;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.transport.GroupView;
 import org.reactivestreams.Publisher;
@@ -96,7 +97,7 @@ final class DashboardRoutes {
 
     private Publisher<Void> trace(HttpServerResponse res, List<io.reactivecollectives.core.observe.FlightRecorderDump> dumps) {
         res.header(HttpHeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"trace-" + view.groupId() + ".json\"");
-        return json(res, Traces.chromeTrace(dumps));
+        return json(res, ChromeTrace.toJson(dumps).getBytes(StandardCharsets.UTF_8));
     }
 
     private boolean authorised(HttpServerRequest req) {

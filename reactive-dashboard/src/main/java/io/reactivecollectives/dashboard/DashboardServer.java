@@ -47,7 +47,7 @@ public final class DashboardServer implements DashboardProvider {
     }
 
     @Override
-    public Mono<DisposableServerHandle> serve(GroupView view) {
+    public Mono<AutoCloseable> serve(GroupView view) {
         DashboardOptions options = view.dashboard();
         return Mono.defer(() -> {
             boolean needsSecret = !options.loopbackOnly();
@@ -61,7 +61,7 @@ public final class DashboardServer implements DashboardProvider {
         });
     }
 
-    private Mono<DisposableServerHandle> bind(GroupView view, DashboardOptions options, boolean needsSecret,
+    private Mono<AutoCloseable> bind(GroupView view, DashboardOptions options, boolean needsSecret,
                                               Map<String, StaticPage.File> files) {
         String host = hostName();
         RankStates rank = new RankStates(view, host);
@@ -77,7 +77,8 @@ public final class DashboardServer implements DashboardProvider {
                 .bind()
                 .onErrorMap(e -> new IllegalStateException("group '" + view.groupId() + "' rank " + view.rank()
                         + ": the dashboard cannot bind " + options.host() + ":" + options.portOf(view.rank()) + ": " + e, e))
-                .flatMap(server -> publish(view, server, host).thenReturn(new DisposableServerHandle(server))
+                // the group's close disposes the server without waiting (it may run on any thread)
+                .flatMap(server -> publish(view, server, host).thenReturn((AutoCloseable) server::dispose)
                         .doOnError(e -> server.dispose()));
     }
 
@@ -117,24 +118,6 @@ public final class DashboardServer implements DashboardProvider {
             return InetAddress.getLocalHost().getHostName();
         } catch (java.io.IOException e) {
             return "localhost";
-        }
-    }
-
-    /**
-     * What stops a dashboard: disposes its server without waiting (the group's close may run anywhere).
-     *
-     * @param server the bound server
-     */
-    public record DisposableServerHandle(DisposableServer server) implements AutoCloseable {
-
-        /** {@return the address the dashboard listens on} */
-        public InetSocketAddress address() {
-            return (InetSocketAddress) server.address();
-        }
-
-        @Override
-        public void close() {
-            server.dispose();
         }
     }
 }

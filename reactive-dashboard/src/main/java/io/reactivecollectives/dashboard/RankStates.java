@@ -71,11 +71,11 @@ final class RankStates {
         List<RankState.Finished> out = new ArrayList<>();
         for (int i = entries.size() - 1; i >= 0 && out.size() < FINISHED; i--) {
             FlightRecorderDump.Entry e = entries.get(i);
-            Long end = e.completed() ? e.completedAtUs() : e.failed() ? e.failedAtUs() : null;
+            Long end = e.endedUs();
             if (end == null) {
                 continue;
             }
-            long start = e.startedAtUs() != null ? e.startedAtUs() : e.scheduledAtUs() != null ? e.scheduledAtUs() : end;
+            long start = e.startUs() != null ? e.startUs() : end;
             out.add(new RankState.Finished(e.op(), e.seq(), e.inputBytes(), e.algorithm(), e.state(), start, end,
                     (end - start) / 1e3, e.error()));
         }

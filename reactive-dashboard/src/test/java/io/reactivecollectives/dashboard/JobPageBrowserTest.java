@@ -10,7 +10,6 @@ import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -30,7 +28,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class JobPageBrowserTest {
 
-    private static final String PAGE = "/io/reactivecollectives/dashboard/page/";
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     /** Counts the canvas's coloured pixels: grid and labels are grey, bars and lines are not. */
@@ -101,40 +98,22 @@ class JobPageBrowserTest {
         }
     }
 
-    /** Serves the page's files (read here, on the test thread) and the fake job. */
-    private static DisposableServer serve(FakeJob job) throws IOException {
-        Map<String, byte[]> files = Map.of(
-                "index.html", resource("index.html"), "app.js", resource("app.js"), "style.css", resource("style.css"));
-        Map<String, String> types = Map.of("index.html", "text/html; charset=utf-8",
-                "app.js", "text/javascript; charset=utf-8", "style.css", "text/css; charset=utf-8");
+    /** Serves the page's files (as the dashboard does: {@link StaticPage}, read here on the test thread) and the fake job. */
+    private static DisposableServer serve(FakeJob job) {
+        Map<String, StaticPage.File> files = StaticPage.files();
         // in a group, so that disposeNow also closes the browser's kept-alive connections
         return HttpServer.create().host("127.0.0.1").port(0)
                 .channelGroup(new DefaultChannelGroup(GlobalEventExecutor.INSTANCE))
-                .route(routes -> routes
-                        .get("/api/job", (request, response) -> response
-                                .header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                .handle((request, response) -> {
+                    if (request.path().equals("api/job")) {
+                        return response.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
                                 .header(HttpHeaderNames.CACHE_CONTROL, "no-store")
-                                .sendString(Mono.fromSupplier(job::next)))
-                        .get("/{file}", (request, response) -> {
-                            String file = request.param("file");
-                            String name = file == null || file.isEmpty() ? "index.html" : file;
-                            byte[] body = files.get(name);
-                            if (body == null) {
-                                return response.status(HttpResponseStatus.NOT_FOUND).send();
-                            }
-                            return response.header(HttpHeaderNames.CONTENT_TYPE, types.get(name))
-                                    .sendByteArray(Mono.just(body));
-                        })
-                        .get("/", (request, response) -> response
-                                .header(HttpHeaderNames.CONTENT_TYPE, types.get("index.html"))
-                                .sendByteArray(Mono.just(files.get("index.html")))))
+                                .sendString(Mono.fromSupplier(job::next));
+                    }
+                    StaticPage.File f = files.get("/" + request.path());
+                    return f == null ? response.status(HttpResponseStatus.NOT_FOUND).send()
+                            : response.header(HttpHeaderNames.CONTENT_TYPE, f.contentType()).sendByteArray(Mono.just(f.bytes()));
+                })
                 .bindNow(WAIT);
-    }
-
-    private static byte[] resource(String name) throws IOException {
-        try (InputStream in = JobPageBrowserTest.class.getResourceAsStream(PAGE + name)) {
-            assertNotNull(in, PAGE + name + " is not on the class path");
-            return in.readAllBytes();
-        }
     }
 }

@@ -100,7 +100,7 @@ final class ChromeTraceTracks {
             for (FlightRecorderDump d : ranks.values()) {
                 base = Math.min(base, d.dumpedAtUs());
                 for (FlightRecorderDump.Entry x : d.entries()) {
-                    if (startOf(x) != null) {
+                    if (x.startUs() != null) {
                         base = Math.min(base, earliest(x));
                     }
                 }
@@ -127,19 +127,19 @@ final class ChromeTraceTracks {
     private static Track track(FlightRecorderDump d, int pid, int[] nextTid) {
         List<FlightRecorderDump.Entry> timed = new ArrayList<>(d.entries().size());
         for (FlightRecorderDump.Entry x : d.entries()) {
-            if (startOf(x) != null) {
+            if (x.startUs() != null) {
                 timed.add(x);
             }
         }
-        timed.sort(Comparator.comparingLong((FlightRecorderDump.Entry x) -> startOf(x))
+        timed.sort(Comparator.comparingLong(FlightRecorderDump.Entry::startUs)
                 .thenComparingLong(FlightRecorderDump.Entry::id));
         List<Integer> tids = new ArrayList<>();
         tids.add(pid);
         List<Long> laneEnds = new ArrayList<>();
         List<Slice> slices = new ArrayList<>(timed.size());
         for (FlightRecorderDump.Entry x : timed) {
-            long start = startOf(x);
-            Long ended = x.completedAtUs() != null ? x.completedAtUs() : x.failedAtUs();
+            long start = x.startUs();
+            Long ended = x.endedUs();
             boolean unfinished = ended == null;
             long end = Math.max(start + MIN_DURATION_US, unfinished ? d.dumpedAtUs() : ended);
             int lane = 0;
@@ -159,13 +159,8 @@ final class ChromeTraceTracks {
         return new Track(d, pid, List.copyOf(slices), List.copyOf(tids));
     }
 
-    /** When the entry started, else when it was scheduled; null when it has neither. */
-    static Long startOf(FlightRecorderDump.Entry x) {
-        return x.startedAtUs() != null ? x.startedAtUs() : x.scheduledAtUs();
-    }
-
     private static long earliest(FlightRecorderDump.Entry x) {
-        long t = startOf(x);
+        long t = x.startUs();
         for (Long u : new Long[] {x.scheduledAtUs(), x.completedAtUs(), x.failedAtUs()}) {
             if (u != null) {
                 t = Math.min(t, u);

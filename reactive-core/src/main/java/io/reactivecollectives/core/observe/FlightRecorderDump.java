@@ -120,5 +120,25 @@ public record FlightRecorderDump(int version, String groupId, int rank, int worl
         public boolean failed() {
             return "FAILED".equals(state);
         }
+
+        /**
+         * When it started, else when it was scheduled (a collective that never started).
+         *
+         * @return epoch microseconds, or null when it has neither
+         */
+        @JsonIgnore
+        public Long startUs() {
+            return startedAtUs != null ? startedAtUs : scheduledAtUs;
+        }
+
+        /**
+         * When it ended: completed, else failed.
+         *
+         * @return epoch microseconds, or null while it runs
+         */
+        @JsonIgnore
+        public Long endedUs() {
+            return completedAtUs != null ? completedAtUs : failedAtUs;
+        }
     }
 }

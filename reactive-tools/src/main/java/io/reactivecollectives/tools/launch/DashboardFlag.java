@@ -5,9 +5,6 @@ import io.reactivecollectives.transport.DashboardOptions;
 import java.io.File;
 import java.io.IOException;
 import java.net.BindException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -50,9 +47,8 @@ record DashboardFlag(DashboardOptions options) {
             return null;
         }
         if (nodeRank == 0 && o.port() != 0) {
-            try (ServerSocket probe = new ServerSocket()) {
-                probe.setReuseAddress(true);
-                probe.bind(new InetSocketAddress(InetAddress.getByName(o.host()), o.port()));
+            try {
+                StorePort.probe(o.host(), o.port());
             } catch (BindException e) {
                 throw new IllegalArgumentException("--dashboard " + value + ": " + o.spec() + " is in use or cannot be"
                         + " listened on (" + e.getMessage() + "); pick another port", e);

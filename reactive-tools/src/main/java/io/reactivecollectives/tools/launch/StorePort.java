@@ -44,10 +44,8 @@ final class StorePort {
             throw new IllegalArgumentException("--master-addr " + masterAddr + " is not a known host", e);
         }
         String bind = EnvRendezvous.storeBind(env);   // where rank 0's store will bind
-        try (ServerSocket probe = new ServerSocket()) {
-            probe.setReuseAddress(true); // as rank 0's store does: a port left in TIME_WAIT is free
-            probe.bind(new InetSocketAddress(InetAddress.getByName(bind), masterPort));
-            return probe.getLocalPort();
+        try {
+            return probe(bind, masterPort);
         } catch (BindException e) {
             if (masterPort != 0 && String.valueOf(e.getMessage()).contains("in use")) {
                 throw new IllegalArgumentException("--master-port " + masterPort + " is in use on this host (another"
@@ -57,6 +55,22 @@ final class StorePort {
             throw cannotListen(bind, masterPort, e);
         } catch (IOException | SecurityException e) {
             throw cannotListen(bind, masterPort, e);
+        }
+    }
+
+    /**
+     * Binds {@code host:port} for a moment, with address reuse as the servers do (a port left in
+     * TIME_WAIT is free), and gives it back.
+     *
+     * @return the port bound (the one picked when {@code port} is 0)
+     * @throws BindException when it is in use or cannot be listened on
+     * @throws IOException   when the host does not resolve or the socket fails otherwise
+     */
+    static int probe(String host, int port) throws IOException {
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+            return probe.getLocalPort();
         }
     }
 

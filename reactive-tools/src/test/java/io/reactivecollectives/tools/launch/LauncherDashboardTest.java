@@ -56,10 +56,11 @@ class LauncherDashboardTest {
         }
     }
 
+    /** The job page's banner, "" when there is none. */
     private static String banner(HttpClient http, int port) throws Exception {
         String job = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/job"))
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
-        return job.replaceAll("(?s).*\"banner\":(null|\"([^\"]*)\").*", "$2");
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(job).path("banner").asText("");
     }
 
     @Test
@@ -143,9 +144,7 @@ class LauncherDashboardTest {
                             .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
                     page = p.statusCode() == 200 ? p.body() : null;
                 }
-                String job = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/job"))
-                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
-                banner = job.replaceAll("(?s).*\"banner\":(null|\"([^\"]*)\").*", "$2");
+                banner = banner(http, port);
             } catch (java.io.IOException e) {
                 // not up yet
             }
