@@ -1,5 +1,5 @@
 /**
- * The TCP transport: {@code TcpProcessGroup}, {@code LocalCluster}, {@code GroupOptions},
+ * The TCP transport: {@code MeshProcessGroup}, {@code LocalCluster}, {@code GroupOptions},
  * {@code ProcessGroups} (launch from the environment), the TCP store and its server
  * ({@code transport.rendezvous}) and the launchers' environment ({@code transport.launch}). The
  * packages below the facade ({@code runtime}, {@code ops}, {@code failure}, {@code group},

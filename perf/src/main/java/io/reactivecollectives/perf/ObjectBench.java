@@ -10,7 +10,7 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.observe.MetricNames;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
@@ -78,7 +78,7 @@ final class ObjectBench {
                 .block(Duration.ofSeconds(60));
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         GroupOptions go = GroupOptions.defaults().withGroupId("objbench").withHost("127.0.0.1").withMeterRegistry(meters);
-        ProcessGroup g = TcpProcessGroup.connect(store, a.rank, a.world, go).block(Duration.ofSeconds(120));
+        ProcessGroup g = MeshProcessGroup.connect(store, a.rank, a.world, go).block(Duration.ofSeconds(120));
         try {
             if ("allgather".equals(a.mode)) {
                 allGather(g, a);

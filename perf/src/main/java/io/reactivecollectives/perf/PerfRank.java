@@ -7,7 +7,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import reactor.core.publisher.Flux;
@@ -86,7 +86,7 @@ final class PerfRank {
     int run(Store store, String host) throws IOException {
         DType dt = DType.parse(o.dtype);
         GroupOptions go = groupOptions(host);
-        ProcessGroup group = TcpProcessGroup.connect(store, o.rank, o.world, go).block(Duration.ofSeconds(120));
+        ProcessGroup group = MeshProcessGroup.connect(store, o.rank, o.world, go).block(Duration.ofSeconds(120));
         try {
             CollectiveOptions options = CollectiveOptions.algorithm(o.algorithm);
             ReduceOp redop = o.reduction();

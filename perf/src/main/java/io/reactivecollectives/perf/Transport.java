@@ -14,8 +14,8 @@ final class Transport {
 
     /** The transport rank {@code self} uses to its first peer, as the group reports it ({@code unix/nio}, {@code tcp/nio}). */
     static String describe(io.reactivecollectives.core.ProcessGroup g) {
-        if (g instanceof io.reactivecollectives.transport.TcpProcessGroup && g.size() > 1) {
-            String t = ((io.reactivecollectives.transport.TcpProcessGroup) g).transportTo(g.rank() == 0 ? 1 : 0);
+        if (g instanceof io.reactivecollectives.transport.MeshProcessGroup && g.size() > 1) {
+            String t = ((io.reactivecollectives.transport.MeshProcessGroup) g).transportTo(g.rank() == 0 ? 1 : 0);
             return t + "/nio";
         }
         return describe();

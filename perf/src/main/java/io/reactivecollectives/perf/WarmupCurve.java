@@ -5,7 +5,7 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import io.reactivecollectives.transport.launch.EnvRendezvous;
 import io.reactivecollectives.transport.launch.Rendezvous;
 
@@ -45,7 +45,7 @@ public final class WarmupCurve {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (Rendezvous rdv = EnvRendezvous.connect(env).block(Duration.ofSeconds(120))) {
             GroupOptions go = GroupOptions.defaults().withGroupId("warmup").withHost(EnvRendezvous.groupHost(env));
-            ProcessGroup group = TcpProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), go)
+            ProcessGroup group = MeshProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), go)
                     .block(Duration.ofSeconds(120));
             int world = rdv.worldSize();
             boolean lead = rdv.rank() == 0;

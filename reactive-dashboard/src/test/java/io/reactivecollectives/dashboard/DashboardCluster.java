@@ -6,7 +6,7 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.transport.DashboardOptions;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.LocalCluster;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -41,7 +41,7 @@ final class DashboardCluster implements AutoCloseable {
 
     /** The address rank {@code r} published. */
     String base(int r) {
-        TcpProcessGroup g = cluster.group(r);
+        MeshProcessGroup g = cluster.group(r);
         byte[] b = cluster.store().get(JobStates.key(g.view(), r), Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
         return new String(b, StandardCharsets.UTF_8);
     }

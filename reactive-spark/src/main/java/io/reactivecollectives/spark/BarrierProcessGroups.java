@@ -2,7 +2,7 @@ package io.reactivecollectives.spark;
 
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
@@ -25,7 +25,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Rendezvous: the task of partition 0 starts an embedded {@link TcpStoreServer} on its executor's
  * host (any free port) and every task learns its address through one
  * {@link BarrierTaskContext#allGather(String)}; then every task connects a {@link TcpStore} and the
- * {@link TcpProcessGroup}, its server bound to its own executor's host (unless the options name
+ * {@link MeshProcessGroup}, its server bound to its own executor's host (unless the options name
  * another than the default loopback address). The options' secret authenticates the store as well
  * as the mesh, and their TLS contexts (if any) secure the store too. The whole rendezvous is bounded
  * by {@code spark.barrier.sync.timeout} (when shorter than the options' connect timeout).
@@ -42,7 +42,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <pre>{@code
  * BarrierRdds.mapPartitions(rdd, rows -> {      // rdd.barrier().mapPartitions(...) in Scala
- *     TcpProcessGroup group = BarrierProcessGroups.connect(GroupOptions.defaults()).block();
+ *     MeshProcessGroup group = BarrierProcessGroups.connect(GroupOptions.defaults()).block();
  *     ... group.allReduce(t, ReduceOp.SUM).block() ...
  *     return results.iterator();
  * }).collect();
@@ -63,7 +63,7 @@ public final class BarrierProcessGroups {
      * @return a cold {@code Mono} emitting this task's rank of the group; it fails with an
      *         {@link IllegalStateException} when the calling thread runs no barrier task
      */
-    public static Mono<TcpProcessGroup> connect(GroupOptions options) {
+    public static Mono<MeshProcessGroup> connect(GroupOptions options) {
         Objects.requireNonNull(options, "options");
         return Mono.defer(() -> connect(currentBarrierContext(), options));
     }
@@ -75,7 +75,7 @@ public final class BarrierProcessGroups {
      * @param options the group's options (secret, TLS, timeouts, ...); the same on every task
      * @return a cold {@code Mono} emitting this task's rank of the group
      */
-    public static Mono<TcpProcessGroup> connect(BarrierTaskContext context, GroupOptions options) {
+    public static Mono<MeshProcessGroup> connect(BarrierTaskContext context, GroupOptions options) {
         Objects.requireNonNull(context, "context");
         Objects.requireNonNull(options, "options");
         return Mono.defer(() -> {
@@ -95,7 +95,7 @@ public final class BarrierProcessGroups {
                             .map(all -> all[0]))
                     .flatMap(address -> TcpStore.connect(storeOptions(address, effective, timeout)))
                     .doOnNext(guard::closeOnCompletion)
-                    .flatMap(store -> TcpProcessGroup.connect(store, rank, world, effective))
+                    .flatMap(store -> MeshProcessGroup.connect(store, rank, world, effective))
                     .doOnNext(guard::watch)
                     .timeout(timeout, Mono.error(() -> new TimeoutException("no rendezvous within " + timeout.toSeconds()
                             + " s (" + BARRIER_SYNC_TIMEOUT + " or the options' connect timeout)")))

@@ -3,7 +3,7 @@ package io.reactivecollectives.spark;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.LaunchProvider;
 import io.reactivecollectives.transport.ProcessGroups;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.TaskContext;
 import reactor.core.publisher.Mono;
@@ -32,7 +32,7 @@ public final class SparkBarrierLaunch implements LaunchProvider {
     }
 
     @Override
-    public Mono<TcpProcessGroup> join(Map<String, String> env, GroupOptions options) {
+    public Mono<MeshProcessGroup> join(Map<String, String> env, GroupOptions options) {
         return BarrierProcessGroups.connect(options);
     }
 }

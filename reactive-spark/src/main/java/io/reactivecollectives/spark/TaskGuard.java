@@ -1,7 +1,7 @@
 package io.reactivecollectives.spark;
 
 import io.reactivecollectives.core.BlockingScheduler;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.TaskCompletionListener;
 import org.apache.spark.util.TaskFailureListener;
@@ -41,7 +41,7 @@ final class TaskGuard {
 
     private final TaskContext context;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
-    private TcpProcessGroup group;
+    private MeshProcessGroup group;
     private Disposable killPoll;
     private Mono<Void> abort;
     private boolean completed;
@@ -81,7 +81,7 @@ final class TaskGuard {
      *
      * @param g the task's group
      */
-    void watch(TcpProcessGroup g) {
+    void watch(MeshProcessGroup g) {
         synchronized (this) {
             if (completed) {
                 g.close();
@@ -122,7 +122,7 @@ final class TaskGuard {
     /** The task ended: stop polling, close everything (after the abort frames, if aborting). */
     void complete() {
         Mono<Void> after;
-        TcpProcessGroup g;
+        MeshProcessGroup g;
         synchronized (this) {
             completed = true;
             if (killPoll != null) {

@@ -8,7 +8,7 @@ import io.reactivecollectives.spark.sample.SparkContexts;
 import io.reactivecollectives.spark.sample.SparkDataParallelTraining.RankResult;
 import io.reactivecollectives.spark.sample.SparkDataParallelTraining;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import io.reactivecollectives.transport.TlsOptions;
 import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -65,7 +65,7 @@ class LocalClusterBarrierGroupTest {
     @Test
     void allReduceAcrossTwoExecutorJvms() {
         List<String> out = BarrierRdds.mapPartitions(sc.parallelize(List.of(0, 1), 2), it -> {
-            TcpProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults().withSecret("spark-test-secret"))
+            MeshProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults().withSecret("spark-test-secret"))
                     .block(Duration.ofSeconds(60));
             Tensor t = Tensor.fromFloats(new float[] {g.rank() + 1, 10 * (g.rank() + 1)});
             try {
@@ -117,7 +117,7 @@ class LocalClusterBarrierGroupTest {
             TlsOptions tls = new TlsOptions(
                     SslContextBuilder.forServer(keys).trustManager(new File(pem)).clientAuth(ClientAuth.REQUIRE).build(),
                     SslContextBuilder.forClient().keyManager(keys).trustManager(new File(pem)).build());
-            TcpProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults().withTls(tls).withSecret("s3cret"))
+            MeshProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults().withTls(tls).withSecret("s3cret"))
                     .block(Duration.ofSeconds(60));
             Tensor t = Tensor.fromFloats(new float[] {g.rank() + 1});
             try {
@@ -149,7 +149,7 @@ class LocalClusterBarrierGroupTest {
     void failedTaskFailsTheOtherPromptly(@TempDir Path dir) throws Exception {
         String d = dir.toString();
         SparkException e = assertThrows(SparkException.class, () -> BarrierRdds.mapPartitions(sc.parallelize(List.of(0, 1), 2), it -> {
-                    TcpProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults()
+                    MeshProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults()
                             .withTimeout(Duration.ofMinutes(2))).block(Duration.ofSeconds(60));
                     Tensor t = Tensor.fromFloats(new float[] {1, 2, 3});
                     try {
@@ -188,7 +188,7 @@ class LocalClusterBarrierGroupTest {
     void killedTaskHasItsGroupAbortedWhileComputing(@TempDir Path dir) throws Exception {
         String d = dir.toString();
         SparkException e = assertThrows(SparkException.class, () -> BarrierRdds.mapPartitions(sc.parallelize(List.of(0, 1), 2), it -> {
-                    TcpProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults()).block(Duration.ofSeconds(60));
+                    MeshProcessGroup g = BarrierProcessGroups.connect(GroupOptions.defaults()).block(Duration.ofSeconds(60));
                     g.barrier().block(Duration.ofSeconds(30));
                     if (g.rank() == 1) {
                         Markers.await(Path.of(d, "rank0-computing"));

@@ -49,7 +49,7 @@ class LocalModeTrainingTest {
     void eachTaskServesItsLiveViewAndRankZeroTheStagesPage() throws Exception {
         org.apache.spark.api.java.JavaSparkContext sc = org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext());
         List<String> answers = BarrierRdds.mapPartitions(sc.parallelize(List.of(1, 2), 2), it -> {
-            io.reactivecollectives.transport.TcpProcessGroup group = io.reactivecollectives.transport.ProcessGroups
+            io.reactivecollectives.transport.MeshProcessGroup group = io.reactivecollectives.transport.ProcessGroups
                     .fromEnvironment(System.getenv(), io.reactivecollectives.transport.GroupOptions.defaults()
                             .withDashboard(io.reactivecollectives.transport.DashboardOptions.loopback(0)))
                     .block(java.time.Duration.ofMinutes(1));

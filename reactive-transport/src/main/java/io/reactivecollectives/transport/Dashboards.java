@@ -18,7 +18,7 @@ final class Dashboards {
     }
 
     /** Starts {@code group}'s dashboard, if any, tied to the group's close. */
-    static Mono<Void> open(TcpProcessGroup group) {
+    static Mono<Void> open(MeshProcessGroup group) {
         DashboardOptions options = group.options().diagnostics().dashboard();
         if (options == null) {
             return Mono.empty();

@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * What a {@link TcpProcessGroup} records about its collectives and how much it checks them (part
+ * What a {@link MeshProcessGroup} records about its collectives and how much it checks them (part
  * of {@link GroupOptions}).
  *
  * @param checkCollectives whether ranks exchange a fingerprint (op, sequence number, dtype, shapes,

@@ -4,11 +4,11 @@ import java.util.Objects;
 import java.util.function.IntConsumer;
 
 /**
- * What a {@link TcpProcessGroup} does when a collective fails asynchronously (timeout, peer failure,
+ * What a {@link MeshProcessGroup} does when a collective fails asynchronously (timeout, peer failure,
  * remote or group abort, mismatch), in the manner of PyTorch's {@code TORCH_NCCL_ASYNC_ERROR_HANDLING}:
  * <ul>
  *   <li>{@link Mode#FAIL_OPERATIONS} (default): the collective's {@code Mono} signals {@code onError}
- *       and the application decides (it may {@link TcpProcessGroup#shrink()} and carry on);</li>
+ *       and the application decides (it may {@link MeshProcessGroup#shrink()} and carry on);</li>
  *   <li>{@link Mode#TEAR_DOWN}: the error is also logged, the flight recorder dumped, and then the
  *       process exits with status {@link #EXIT_STATUS} through the exit hook (by default
  *       {@link Runtime#exit(int)}, called from a fresh thread, never from an event loop), so that a

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 /** {@link ErrorHandling}'s reaction to a collective's error for one rank of a group. */
 final class GroupErrors implements Consumer<Throwable> {
 
-    private static final Logger log = LoggerFactory.getLogger(TcpProcessGroup.class);
+    private static final Logger log = LoggerFactory.getLogger(MeshProcessGroup.class);
 
     private final ErrorHandling handling;
     private final String groupId;

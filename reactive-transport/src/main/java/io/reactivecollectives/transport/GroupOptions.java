@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Settings of a {@link TcpProcessGroup}. Start from {@link #defaults()} and change what you need
+ * Settings of a {@link MeshProcessGroup}. Start from {@link #defaults()} and change what you need
  * with the {@code with...} methods, or build them ({@link #builder()}, {@link #toBuilder()}); every rank of a group must use the same group id, secret and
  * thresholds.
  *

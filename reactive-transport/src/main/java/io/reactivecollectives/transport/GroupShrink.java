@@ -8,12 +8,12 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
- * {@link TcpProcessGroup#shrink()}: the membership of the next generation is decided once through
+ * {@link MeshProcessGroup#shrink()}: the membership of the next generation is decided once through
  * the store ({@link ShrinkPlanner}), then the members connect as the new group.
  */
 final class GroupShrink {
 
-    private static final Logger log = LoggerFactory.getLogger(TcpProcessGroup.class);
+    private static final Logger log = LoggerFactory.getLogger(MeshProcessGroup.class);
 
     private GroupShrink() {
     }
@@ -22,14 +22,14 @@ final class GroupShrink {
      * @param old      the group that lost peers (closed once this rank is known to be a member)
      * @param seenDead per rank, whether {@code old} saw it die
      */
-    static Mono<TcpProcessGroup> shrink(TcpProcessGroup old, Store store, GroupOptions options, String baseId,
+    static Mono<MeshProcessGroup> shrink(MeshProcessGroup old, Store store, GroupOptions options, String baseId,
                                         int generation, boolean[] seenDead) {
         return Mono.defer(() -> ShrinkPlanner.plan(store, baseId, generation, old.rank(), old.size(), seenDead,
                         options.connectTimeout(), options.diagnostics().waitReportInterval())
                 .flatMap(plan -> {
                     old.close();
                     String newId = plan.groupId();
-                    return TcpProcessGroup.connect(new PrefixStore("rc/" + newId + "/", store), plan.newRank(),
+                    return MeshProcessGroup.connect(new PrefixStore("rc/" + newId + "/", store), plan.newRank(),
                                     plan.size(), options.withGroupId(newId), old.flightRecorder().job())
                             .doOnNext(g -> {
                                 g.lineage(baseId, plan.generation());

@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GroupView {
 
-    private final TcpProcessGroup group;
+    private final MeshProcessGroup group;
     private final GroupRuntime runtime;
 
-    GroupView(TcpProcessGroup group, GroupRuntime runtime) {
+    GroupView(MeshProcessGroup group, GroupRuntime runtime) {
         this.group = group;
         this.runtime = runtime;
     }

@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * Which host each rank of a group runs on, as the ranks learnt it while connecting (every rank
  * publishes its host's identity with its address): hosts are numbered in the order of their lowest
- * rank ({@link TcpProcessGroup#topology()}). Immutable.
+ * rank ({@link MeshProcessGroup#topology()}). Immutable.
  *
  * @param hosts the ranks of each host, ascending, hosts in the order of their lowest rank
  */

@@ -39,5 +39,5 @@ public interface LaunchProvider {
      * @param options the caller's options (the provider may set the host and timeouts it knows better)
      * @return a cold {@code Mono} emitting this process's rank of the group
      */
-    Mono<TcpProcessGroup> join(Map<String, String> env, GroupOptions options);
+    Mono<MeshProcessGroup> join(Map<String, String> env, GroupOptions options);
 }

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * N ranks of a {@link TcpProcessGroup} in this JVM, meeting through an in-memory {@link HashStore}
+ * N ranks of a {@link MeshProcessGroup} in this JVM, meeting through an in-memory {@link HashStore}
  * and connected over loopback TCP exactly as separate processes would be: for tests, samples and
  * users' own tests.
  *
@@ -38,9 +38,9 @@ public final class LocalCluster implements AutoCloseable {
     private static final AtomicInteger CLUSTERS = new AtomicInteger();
 
     private final Store store;
-    private final List<TcpProcessGroup> groups;
+    private final List<MeshProcessGroup> groups;
 
-    private LocalCluster(Store store, List<TcpProcessGroup> groups) {
+    private LocalCluster(Store store, List<MeshProcessGroup> groups) {
         this.store = store;
         this.groups = groups;
     }
@@ -73,14 +73,14 @@ public final class LocalCluster implements AutoCloseable {
             GroupOptions options = DEFAULT_GROUP_ID.equals(given.groupId())
                     ? given.withGroupId("local-" + CLUSTERS.incrementAndGet()) : given;
             HashStore store = new HashStore(options.connectTimeout());
-            List<TcpProcessGroup> started = Collections.synchronizedList(new ArrayList<>());
+            List<MeshProcessGroup> started = Collections.synchronizedList(new ArrayList<>());
             return Flux.range(0, worldSize)
-                    .flatMap(r -> TcpProcessGroup.connect(store, r, worldSize, options).doOnNext(started::add), worldSize)
-                    .collectSortedList(Comparator.comparingInt(TcpProcessGroup::rank))
+                    .flatMap(r -> MeshProcessGroup.connect(store, r, worldSize, options).doOnNext(started::add), worldSize)
+                    .collectSortedList(Comparator.comparingInt(MeshProcessGroup::rank))
                     .map(list -> new LocalCluster(store, List.copyOf(list)))
                     .doOnError(e -> {
                         synchronized (started) {
-                            started.forEach(TcpProcessGroup::close);
+                            started.forEach(MeshProcessGroup::close);
                         }
                         store.close();
                     });
@@ -98,12 +98,12 @@ public final class LocalCluster implements AutoCloseable {
      * @param rank the rank, in {@code [0, size())}
      * @return that rank's group
      */
-    public TcpProcessGroup group(int rank) {
+    public MeshProcessGroup group(int rank) {
         return groups.get(rank);
     }
 
     /** {@return all groups, by rank (unmodifiable)} */
-    public List<TcpProcessGroup> groups() {
+    public List<MeshProcessGroup> groups() {
         return groups;
     }
 
@@ -130,7 +130,7 @@ public final class LocalCluster implements AutoCloseable {
     /** Closes every rank's group and the store. */
     @Override
     public void close() {
-        groups.forEach(TcpProcessGroup::close);
+        groups.forEach(MeshProcessGroup::close);
         store.close();
     }
 }

@@ -32,7 +32,7 @@ import java.util.function.Function;
  * }</pre>
  * or, in a program's {@code main}, with try-with-resources:
  * <pre>{@code
- * try (TcpProcessGroup group = ProcessGroups.fromEnvironment().block()) {
+ * try (MeshProcessGroup group = ProcessGroups.fromEnvironment().block()) {
  *     group.allReduce(grad, ReduceOp.SUM).block();
  * }
  * }</pre>
@@ -58,7 +58,7 @@ public final class ProcessGroups {
      *
      * @return a cold {@code Mono} emitting this process's rank of the group
      */
-    public static Mono<TcpProcessGroup> fromEnvironment() {
+    public static Mono<MeshProcessGroup> fromEnvironment() {
         return fromEnvironment(GroupOptions.defaults());
     }
 
@@ -68,7 +68,7 @@ public final class ProcessGroups {
      * @param options the group's settings (the same on every rank)
      * @return a cold {@code Mono} emitting this process's rank of the group
      */
-    public static Mono<TcpProcessGroup> fromEnvironment(GroupOptions options) {
+    public static Mono<MeshProcessGroup> fromEnvironment(GroupOptions options) {
         return Mono.defer(() -> fromEnvironment(System.getenv(), options));
     }
 
@@ -83,7 +83,7 @@ public final class ProcessGroups {
      * @return a cold {@code Mono} emitting this process's rank of the group; closing the group
      *         closes the store it joined through
      */
-    public static Mono<TcpProcessGroup> fromEnvironment(Map<String, String> env, GroupOptions options) {
+    public static Mono<MeshProcessGroup> fromEnvironment(Map<String, String> env, GroupOptions options) {
         Objects.requireNonNull(env, "env");
         Objects.requireNonNull(options, "options");
         return Mono.defer(() -> {
@@ -95,7 +95,7 @@ public final class ProcessGroups {
                 }
             }
             return fromVariables(env, o);
-        }).doOnDiscard(TcpProcessGroup.class, TcpProcessGroup::close);
+        }).doOnDiscard(MeshProcessGroup.class, MeshProcessGroup::close);
     }
 
     /**
@@ -107,7 +107,7 @@ public final class ProcessGroups {
      * @param <T>  the body's result
      * @return a cold {@code Mono} of the body's result
      */
-    public static <T> Mono<T> run(Function<? super TcpProcessGroup, ? extends Mono<T>> body) {
+    public static <T> Mono<T> run(Function<? super MeshProcessGroup, ? extends Mono<T>> body) {
         return run(GroupOptions.defaults(), body);
     }
 
@@ -119,7 +119,7 @@ public final class ProcessGroups {
      * @param <T>     the body's result
      * @return a cold {@code Mono} of the body's result
      */
-    public static <T> Mono<T> run(GroupOptions options, Function<? super TcpProcessGroup, ? extends Mono<T>> body) {
+    public static <T> Mono<T> run(GroupOptions options, Function<? super MeshProcessGroup, ? extends Mono<T>> body) {
         return Mono.defer(() -> run(System.getenv(), options, body));
     }
 
@@ -133,14 +133,14 @@ public final class ProcessGroups {
      * @return a cold {@code Mono} of the body's result
      */
     public static <T> Mono<T> run(Map<String, String> env, GroupOptions options,
-                                  Function<? super TcpProcessGroup, ? extends Mono<T>> body) {
+                                  Function<? super MeshProcessGroup, ? extends Mono<T>> body) {
         Objects.requireNonNull(body, "body");
         return Mono.usingWhen(fromEnvironment(env, options),
                 group -> body.apply(group).flatMap(result -> group.barrier().thenReturn(result)),
                 group -> Mono.fromRunnable(group::close));
     }
 
-    private static Mono<TcpProcessGroup> fromVariables(Map<String, String> env, GroupOptions options) {
+    private static Mono<MeshProcessGroup> fromVariables(Map<String, String> env, GroupOptions options) {
         LaunchEnvironment launch = EnvRendezvous.resolve(env);
         GroupOptions effective = options;
         if (options.host().equals(GroupOptions.defaults().host())) {
@@ -155,7 +155,7 @@ public final class ProcessGroups {
         // failed or cancelled before the group was handed over: the store it joined through (and rank
         // 0's server) is closed; after, the group owns it
         return HandOver.openThen(EnvRendezvous.connect(env, settings.connectTimeout()),
-                        rdv -> TcpProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), settings)
+                        rdv -> MeshProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), settings)
                                 .doOnNext(group -> group.closeAfterGroup(rdv)),
                         Rendezvous::close)
                 .doOnNext(group -> log.info("rank {} of {} joined group '{}' ({} launch, store {}:{}, this rank at {}) "

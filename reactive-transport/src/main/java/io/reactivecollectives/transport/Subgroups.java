@@ -13,13 +13,13 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The subgroups one rank's group made ({@link TcpProcessGroup#newGroup}); closed with it. */
+/** The subgroups one rank's group made ({@link MeshProcessGroup#newGroup}); closed with it. */
 final class Subgroups {
 
     private final AtomicInteger made = new AtomicInteger();
-    private final List<TcpProcessGroup> children = new CopyOnWriteArrayList<>();
+    private final List<MeshProcessGroup> children = new CopyOnWriteArrayList<>();
 
-    /** See {@link TcpProcessGroup#newGroup(List)}. */
+    /** See {@link MeshProcessGroup#newGroup(List)}. */
     Mono<ProcessGroup> newGroup(GroupRuntime runtime, Store store, GroupOptions options, List<Integer> ranks) {
         return Mono.defer(() -> {
             int[] members = CollectiveArguments.newGroup(ranks, runtime.size());
@@ -32,7 +32,7 @@ final class Subgroups {
             if (index < 0) {
                 return Mono.empty();
             }
-            return TcpProcessGroup.connect(new PrefixStore(id, store), index, members.length, options.withGroupId(id),
+            return MeshProcessGroup.connect(new PrefixStore(id, store), index, members.length, options.withGroupId(id),
                             runtime.observer().recorder().job())
                     .doOnNext(children::add)
                     .map(g -> (ProcessGroup) g);
@@ -40,6 +40,6 @@ final class Subgroups {
     }
 
     void closeAll() {
-        children.forEach(TcpProcessGroup::close);
+        children.forEach(MeshProcessGroup::close);
     }
 }

@@ -1,5 +1,5 @@
 /**
- * The TCP transport: {@link io.reactivecollectives.transport.TcpProcessGroup} (collectives over a
+ * The TCP transport: {@link io.reactivecollectives.transport.MeshProcessGroup} (collectives over a
  * full mesh of Reactor Netty connections, a facade), {@link io.reactivecollectives.transport.LocalCluster}
  * (N ranks in one JVM), {@link io.reactivecollectives.transport.GroupOptions}, and underneath:
  * {@code runtime} (the collective lifecycle: {@code CollectiveRunner}, {@code GroupRuntime},
@@ -18,7 +18,7 @@
  * TcpStoreServer server = rank == 0 ? TcpStoreServer.builder().port(storePort).start().block() : null;
  * Store store = TcpStore.connect(TcpStoreOptions.of(storeHost, storePort)).block();
  * // (processes on one machine may share a FileStore instead: new FileStore(Path.of("/tmp/job-store")))
- * TcpProcessGroup group = TcpProcessGroup.connect(store, rank, worldSize,
+ * MeshProcessGroup group = MeshProcessGroup.connect(store, rank, worldSize,
  *         GroupOptions.defaults().withGroupId("job-42")).block();   // emits once every rank is connected
  * try {
  *     group.allReduce(tensor, ReduceOp.SUM).block();

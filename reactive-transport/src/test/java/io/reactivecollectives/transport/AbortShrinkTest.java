@@ -81,7 +81,7 @@ class AbortShrinkTest {
             assertEquals(2, shrunk.size());
             shrunk.sort((a, b) -> Integer.compare(a.rank(), b.rank()));
             for (int r = 0; r < 2; r++) {
-                TcpProcessGroup g = (TcpProcessGroup) shrunk.get(r);
+                MeshProcessGroup g = (MeshProcessGroup) shrunk.get(r);
                 assertEquals(r, g.rank());
                 assertEquals(2, g.size());
                 assertEquals(1, g.generation());

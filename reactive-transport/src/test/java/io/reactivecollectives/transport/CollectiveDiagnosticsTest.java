@@ -59,7 +59,7 @@ class CollectiveDiagnosticsTest {
     @AfterEach
     void awaitDumps() {
         for (LocalCluster c : clusters) {
-            for (TcpProcessGroup g : c.groups()) {
+            for (MeshProcessGroup g : c.groups()) {
                 g.flightRecorder().awaitDumps().block(T);
             }
         }
@@ -87,7 +87,7 @@ class CollectiveDiagnosticsTest {
     }
 
     /** Each rank's terminal signal, in rank order (all subscribed at once, none cancels another). */
-    private static <T> List<Signal<T>> signals(LocalCluster c, Function<TcpProcessGroup, Mono<T>> body) {
+    private static <T> List<Signal<T>> signals(LocalCluster c, Function<MeshProcessGroup, Mono<T>> body) {
         return Flux.fromIterable(c.groups())
                 .flatMapSequential(g -> body.apply(g).materialize(), c.size())
                 .collectList().block(T);

@@ -28,7 +28,7 @@ public final class ExitAfterCloseMain {
         Path storeFile = Path.of(args[0]);
         int rank = Integer.parseInt(args[1]);
         try (Store store = new FileStore(storeFile, Duration.ofSeconds(30))) {
-            TcpProcessGroup g = TcpProcessGroup.connect(store, rank, 2,
+            MeshProcessGroup g = MeshProcessGroup.connect(store, rank, 2,
                     GroupOptions.defaults().withGroupId("exit-after-close").withConnectTimeout(Duration.ofSeconds(30))
                             .withTimeout(Duration.ofSeconds(20))).block(Duration.ofSeconds(40));
             g.barrier().block(Duration.ofSeconds(20));
@@ -54,8 +54,8 @@ public final class ExitAfterCloseMain {
     }
 
     /** Occupies the event loop of rank 0's data connection to rank 1 for {@link #BUSY_MS} ms, from now. */
-    private static void keepBusy(TcpProcessGroup g) throws Exception {
-        Field f = TcpProcessGroup.class.getDeclaredField("runtime");
+    private static void keepBusy(MeshProcessGroup g) throws Exception {
+        Field f = MeshProcessGroup.class.getDeclaredField("runtime");
         f.setAccessible(true);
         Channel toRank1 = ((GroupRuntime) f.get(g)).mesh().link(1).channel();
         CountDownLatch started = new CountDownLatch(1);

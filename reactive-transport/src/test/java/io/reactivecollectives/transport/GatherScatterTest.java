@@ -174,7 +174,7 @@ class GatherScatterTest {
         List<Tensor> outs = zeros(world, dtype, n);
         CollectiveOptions opts = CollectiveOptions.algorithm(a);
         try {
-            StepVerifier.create(cluster.run(g -> ((TcpProcessGroup) g).gather(g.rank() == root ? outs : List.of(),
+            StepVerifier.create(cluster.run(g -> ((MeshProcessGroup) g).gather(g.rank() == root ? outs : List.of(),
                             in.get(g.rank()), root, opts)))
                     .assertNext(res -> {
                         for (int r = 0; r < world; r++) {
@@ -205,7 +205,7 @@ class GatherScatterTest {
         List<Tensor> outs = zeros(world, dtype, n);
         CollectiveOptions opts = CollectiveOptions.algorithm(a);
         try {
-            StepVerifier.create(cluster.run(g -> ((TcpProcessGroup) g).scatter(outs.get(g.rank()),
+            StepVerifier.create(cluster.run(g -> ((MeshProcessGroup) g).scatter(outs.get(g.rank()),
                             g.rank() == root ? in : List.of(), root, opts)))
                     .assertNext(res -> {
                         for (int r = 0; r < world; r++) {

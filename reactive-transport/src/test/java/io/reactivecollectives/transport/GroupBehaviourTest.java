@@ -96,9 +96,9 @@ class GroupBehaviourTest {
     @Test
     void sendRecvMatchesByTagAndOrderAndRecvAnySourceNamesTheSender() {
         ClusterTesting.withCluster(3, options("p2p").withSegmentBytes(1 << 16).withMaxFramePayload(1 << 20), cluster -> {
-            TcpProcessGroup g0 = cluster.group(0);
-            TcpProcessGroup g1 = cluster.group(1);
-            TcpProcessGroup g2 = cluster.group(2);
+            MeshProcessGroup g0 = cluster.group(0);
+            MeshProcessGroup g1 = cluster.group(1);
+            MeshProcessGroup g2 = cluster.group(2);
             Tensor a = Tensor.fromInts(new int[] {1, 2, 3});
             Tensor b = Tensor.fromInts(new int[] {4, 5, 6});
             Tensor big = ClusterTesting.filled(DType.FLOAT32, 700_000, 2.5); // 2.8 MB: three fragments
@@ -219,7 +219,7 @@ class GroupBehaviourTest {
                 }
                 // nothing left buffered for the aborted collective
                 Mono.delay(Duration.ofMillis(100)).block();
-                for (TcpProcessGroup g : cluster.groups()) {
+                for (MeshProcessGroup g : cluster.groups()) {
                     assertEquals(0, g.unclaimedBytes(), "rank " + g.rank());
                 }
             } finally {
@@ -295,7 +295,7 @@ class GroupBehaviourTest {
         HashStore store = new HashStore();
         try {
             GroupOptions o = options("missing").withConnectTimeout(Duration.ofMillis(500));
-            StepVerifier.create(TcpProcessGroup.connect(store, 1, 4, o))
+            StepVerifier.create(MeshProcessGroup.connect(store, 1, 4, o))
                     .expectErrorSatisfies(e -> {
                         assertTrue(e instanceof MeshStartException, e.toString());
                         assertTrue(e.getMessage().contains("ranks [0, 2, 3] never appeared"), e.getMessage());
@@ -311,8 +311,8 @@ class GroupBehaviourTest {
         HashStore store = new HashStore();
         try {
             GroupOptions o = options("secret").withConnectTimeout(Duration.ofMillis(800));
-            StepVerifier.create(Mono.zip(TcpProcessGroup.connect(store, 0, 2, o.withSecret("right")),
-                            TcpProcessGroup.connect(store, 1, 2, o.withSecret("wrong"))))
+            StepVerifier.create(Mono.zip(MeshProcessGroup.connect(store, 0, 2, o.withSecret("right")),
+                            MeshProcessGroup.connect(store, 1, 2, o.withSecret("wrong"))))
                     .expectError()
                     .verify(ClusterTesting.TIMEOUT);
         } finally {
@@ -325,7 +325,7 @@ class GroupBehaviourTest {
     @Test
     void badArgumentsAreRejectedBeforeAnythingIsSent() {
         ClusterTesting.withCluster(4, options("args"), cluster -> {
-            TcpProcessGroup g = cluster.group(0);
+            MeshProcessGroup g = cluster.group(0);
             Tensor f = Tensor.zeros(DType.FLOAT32, 4);
             Tensor bool = Tensor.zeros(DType.BOOL, 4);
             Tensor released = Tensor.zeros(DType.FLOAT32, 4);

@@ -8,7 +8,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** {@link TcpProcessGroup#topology()}'s value: the transport's topology, as a public record. */
+/** {@link MeshProcessGroup#topology()}'s value: the transport's topology, as a public record. */
 class HostLayoutTest {
 
     @Test
@@ -27,7 +27,7 @@ class HostLayoutTest {
     @Test
     void aLocalClusterRunsOnOneHost() {
         try (LocalCluster cluster = LocalCluster.start(2).block()) {
-            List<String> layouts = cluster.run(g -> reactor.core.publisher.Mono.just(((TcpProcessGroup) g).topology().toString()))
+            List<String> layouts = cluster.run(g -> reactor.core.publisher.Mono.just(((MeshProcessGroup) g).topology().toString()))
                     .block();
             assertEquals(List.of("1 host(s): [[0, 1]]", "1 host(s): [[0, 1]]"), layouts);
         }

@@ -65,8 +65,8 @@ class MeshTlsTest {
     void aRankWithoutTlsCannotJoin() {
         HashStore store = new HashStore();
         GroupOptions base = GroupOptions.defaults().withGroupId("tls-mixed").withConnectTimeout(Duration.ofSeconds(3));
-        var withTls = TcpProcessGroup.connect(store, 0, 2, base.withTls(tls)).toFuture();
-        var plain = TcpProcessGroup.connect(store, 1, 2, base).toFuture();
+        var withTls = MeshProcessGroup.connect(store, 0, 2, base.withTls(tls)).toFuture();
+        var plain = MeshProcessGroup.connect(store, 1, 2, base).toFuture();
         assertThrows(Exception.class, () -> plain.get(20, TimeUnit.SECONDS).close());
         assertThrows(Exception.class, () -> withTls.get(20, TimeUnit.SECONDS).close());
     }

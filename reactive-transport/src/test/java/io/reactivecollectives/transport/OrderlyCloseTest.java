@@ -37,7 +37,7 @@ class OrderlyCloseTest {
             try {
                 List<Mono<String>> ranks = new ArrayList<>();
                 for (int r = 0; r < 4; r++) {
-                    TcpProcessGroup g = cluster.group(r);
+                    MeshProcessGroup g = cluster.group(r);
                     Tensor t = ClusterTesting.filled(DType.FLOAT32, n, r + 1);
                     ranks.add(g.allReduce(t, ReduceOp.SUM)
                             .map(x -> x.getDouble(n - 1) == 10.0 ? "ok" : "wrong " + x.getDouble(n - 1))

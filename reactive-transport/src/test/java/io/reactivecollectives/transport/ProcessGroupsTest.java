@@ -46,8 +46,8 @@ class ProcessGroupsTest {
     @Test
     void tryWithResourcesClosesTheStoreServerOnRankZero() throws IOException {
         int port = freePort();
-        List<TcpProcessGroup> groups = joinAll(port, 2);
-        try (TcpProcessGroup g0 = groups.get(0); TcpProcessGroup g1 = groups.get(1)) {
+        List<MeshProcessGroup> groups = joinAll(port, 2);
+        try (MeshProcessGroup g0 = groups.get(0); MeshProcessGroup g1 = groups.get(1)) {
             assertEquals(2, g0.size());
             assertEquals(1, g1.rank());
             assertTrue(!portFree(port), "the store server listens while the group is open");
@@ -61,7 +61,7 @@ class ProcessGroupsTest {
         int port = freePort();
         Map<String, String> env = env(port, 0, 2);
         env.put("RANK", "two");
-        Mono<TcpProcessGroup> join = ProcessGroups.fromEnvironment(env, GroupOptions.defaults());
+        Mono<MeshProcessGroup> join = ProcessGroups.fromEnvironment(env, GroupOptions.defaults());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> join.block(WAIT));
         assertTrue(e.getMessage().contains("RANK"), e.getMessage());
         assertPortFree(port, "nothing was started");
@@ -75,7 +75,7 @@ class ProcessGroupsTest {
     void aJoinThatTimesOutClosesWhatItOpened() throws IOException {
         int port = freePort();
         // rank 0 of 2 alone: its store starts, the group waits for rank 1, which never comes
-        Mono<TcpProcessGroup> join = ProcessGroups.fromEnvironment(env(port, 0, 2),
+        Mono<MeshProcessGroup> join = ProcessGroups.fromEnvironment(env(port, 0, 2),
                 GroupOptions.defaults().withConnectTimeout(Duration.ofSeconds(2)));
         RuntimeException e = assertThrows(RuntimeException.class, () -> join.block(WAIT));
         assertTrue(String.valueOf(e.getMessage()).contains("ranks [1] never appeared"), "names the missing rank: " + e.getMessage());
@@ -96,7 +96,7 @@ class ProcessGroupsTest {
         assertPortFree(port, "cancelling the join closed the store server");
     }
 
-    private static List<TcpProcessGroup> joinAll(int port, int n) {
+    private static List<MeshProcessGroup> joinAll(int port, int n) {
         return Flux.fromStream(IntStream.range(0, n).boxed())
                 .flatMap(r -> ProcessGroups.fromEnvironment(env(port, r, n), GroupOptions.defaults().withConnectTimeout(WAIT)))
                 .collectSortedList((a, b) -> Integer.compare(a.rank(), b.rank()))

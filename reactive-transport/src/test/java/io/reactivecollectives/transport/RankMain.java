@@ -22,7 +22,7 @@ public final class RankMain {
         int rank = Integer.parseInt(args[1]);
         int world = Integer.parseInt(args[2]);
         try (Store store = new FileStore(storeFile, Duration.ofSeconds(30))) {
-            TcpProcessGroup g = TcpProcessGroup.connect(store, rank, world,
+            MeshProcessGroup g = MeshProcessGroup.connect(store, rank, world,
                     GroupOptions.defaults().withGroupId("processes").withConnectTimeout(Duration.ofSeconds(30))
                             .withTimeout(Duration.ofSeconds(30))).block(Duration.ofSeconds(40));
             try {

@@ -45,7 +45,7 @@ public final class ReliabilityMain {
             if (mode.equals("teardown")) {
                 opts = opts.withErrorHandling(ErrorHandling.tearDown());
             }
-            TcpProcessGroup g = TcpProcessGroup.connect(store, rank, world, opts).block(Duration.ofSeconds(40));
+            MeshProcessGroup g = MeshProcessGroup.connect(store, rank, world, opts).block(Duration.ofSeconds(40));
             System.out.println("READY via " + g.transportTo(rank == 0 ? 1 : 0));
             switch (mode) {
                 case "kill" -> untilFailure(g, 16 * 1024 * 1024);
@@ -68,7 +68,7 @@ public final class ReliabilityMain {
     }
 
     /** All-reduces of {@code n} float32 elements until one fails; then shrinks and checks an all-reduce. */
-    private static void untilFailure(TcpProcessGroup g, int n) {
+    private static void untilFailure(MeshProcessGroup g, int n) {
         Tensor t = Tensor.empty(DType.FLOAT32, n);
         try {
             for (int i = 1; ; i++) {
@@ -111,7 +111,7 @@ public final class ReliabilityMain {
         leakCheck();
     }
 
-    private static void soak(TcpProcessGroup g) {
+    private static void soak(MeshProcessGroup g) {
         int n = 256 * 1024; // 1 MiB of float32
         int iterations = Integer.getInteger("rc.soak.iterations", 10_000);
         Tensor t = Tensor.empty(DType.FLOAT32, n);

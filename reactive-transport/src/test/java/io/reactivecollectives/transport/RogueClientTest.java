@@ -63,7 +63,7 @@ class RogueClientTest {
             assertEquals(CONNECTIONS * FRAMES_PER_CONNECTION, result[0], "frames the rogue client tried to write");
             assertEquals(CONNECTIONS, result[1], "rogue connections closed by the rank");
             assertEquals(40, rounds.get());
-            for (TcpProcessGroup g : cluster.groups()) {
+            for (MeshProcessGroup g : cluster.groups()) {
                 assertEquals(0, g.openCollectives(), "no rogue frame reached the group");
                 assertEquals(0, g.unclaimedBytes());
             }

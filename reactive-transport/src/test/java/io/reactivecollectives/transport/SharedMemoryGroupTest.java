@@ -30,7 +30,7 @@ class SharedMemoryGroupTest {
         String why = ShmSettings.fromSystemProperties().unavailableReason(world);
         assumeTrue(why == null, "shared memory cannot be used here: " + why);
         ClusterTesting.withCluster(world, GroupOptions.defaults().withGroupId("shm-group"), cluster -> {
-            for (TcpProcessGroup g : cluster.groups()) {
+            for (MeshProcessGroup g : cluster.groups()) {
                 for (int p = 0; p < world; p++) {
                     assertEquals(p == g.rank() ? "none" : "shm", g.transportTo(p), "rank " + g.rank() + " to " + p);
                 }

@@ -27,10 +27,10 @@ public final class SilentWaitsMain {
         GroupOptions o = GroupOptions.defaults().withGroupId("no-binding").withWaitReportInterval(Duration.ofSeconds(1))
                 .withFlightRecorder(FlightRecorder.Config.defaults().withDumpDirectory(Path.of(args[0])));
         HashStore store = new HashStore(Duration.ofSeconds(30));
-        CompletableFuture<TcpProcessGroup> first = TcpProcessGroup.connect(store, 0, 2, o).toFuture();
+        CompletableFuture<MeshProcessGroup> first = MeshProcessGroup.connect(store, 0, 2, o).toFuture();
         Thread.sleep(2_500);
-        TcpProcessGroup g1 = TcpProcessGroup.connect(store, 1, 2, o).block(Duration.ofSeconds(30));
-        TcpProcessGroup g0 = first.get(30, TimeUnit.SECONDS);
+        MeshProcessGroup g1 = MeshProcessGroup.connect(store, 1, 2, o).block(Duration.ofSeconds(30));
+        MeshProcessGroup g0 = first.get(30, TimeUnit.SECONDS);
         Tensor t = Tensor.zeros(DType.FLOAT32, 16);
         try {
             g0.allReduce(t, ReduceOp.SUM, CollectiveOptions.timeout(Duration.ofMillis(2_500))).block();

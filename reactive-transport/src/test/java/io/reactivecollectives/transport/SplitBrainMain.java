@@ -41,7 +41,7 @@ public final class SplitBrainMain {
             GroupOptions opts = GroupOptions.defaults().withGroupId("split-brain")
                     .withConnectTimeout(Duration.ofSeconds(10)).withTimeout(Duration.ofSeconds(30))
                     .withHeartbeat(Duration.ofMillis(200), 5);
-            TcpProcessGroup g = TcpProcessGroup.connect(store, rank, world, opts).block(Duration.ofSeconds(30));
+            MeshProcessGroup g = MeshProcessGroup.connect(store, rank, world, opts).block(Duration.ofSeconds(30));
             Tensor t = Tensor.zeros(DType.FLOAT32, 256);
             try {
                 for (int i = 1; ; i++) {
@@ -67,7 +67,7 @@ public final class SplitBrainMain {
                 return;
             }
             checkedAllReduce(s, false);
-            System.out.println("SHRUNK " + s.rank() + " " + s.size() + " " + ((TcpProcessGroup) s).groupId() + " OK");
+            System.out.println("SHRUNK " + s.rank() + " " + s.size() + " " + ((MeshProcessGroup) s).groupId() + " OK");
             // the new group carries on while the stopped rank comes back, until the test says done (all
             // ranks stop after the same all-reduce: the one in which any of them saw the file)
             long end = System.nanoTime() + Duration.ofSeconds(40).toNanos();

@@ -117,8 +117,8 @@ class SplitBrainProcessesTest {
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         TcpStore s0 = null;
         TcpStore s1 = null;
-        TcpProcessGroup g0 = null;
-        TcpProcessGroup g1 = null;
+        MeshProcessGroup g0 = null;
+        MeshProcessGroup g1 = null;
         try {
             long end = System.currentTimeMillis() + 30_000;
             Matcher m;
@@ -132,14 +132,14 @@ class SplitBrainProcessesTest {
             s0 = TcpStore.connect(so).block(Duration.ofSeconds(10));
             s1 = TcpStore.connect(so).block(Duration.ofSeconds(10));
             GroupOptions opts = GroupOptions.defaults().withGroupId("frozen-store").withConnectTimeout(Duration.ofSeconds(2));
-            var pair = Mono.zip(TcpProcessGroup.connect(s0, 0, 2, opts), TcpProcessGroup.connect(s1, 1, 2, opts))
+            var pair = Mono.zip(MeshProcessGroup.connect(s0, 0, 2, opts), MeshProcessGroup.connect(s1, 1, 2, opts))
                     .block(Duration.ofSeconds(20));
             g0 = pair.getT1();
             g1 = pair.getT2();
             g1.close();
             signal(storeProc, "STOP");
             long t0 = System.nanoTime();
-            TcpProcessGroup g = g0;
+            MeshProcessGroup g = g0;
             Throwable e = assertThrows(CollectiveTimeoutException.class, () -> g.shrink().block(Duration.ofSeconds(30)));
             long ms = (System.nanoTime() - t0) / 1_000_000;
             System.out.println("shrink with the store stopped failed after " + ms + " ms: " + e.getMessage());

@@ -71,9 +71,9 @@ class StripedConnectionsTest {
                 .withSegmentBytes(64 * 1024).withTimeout(Duration.ofSeconds(20));
     }
 
-    static PeerLink link(TcpProcessGroup g, int peer) {
+    static PeerLink link(MeshProcessGroup g, int peer) {
         try {
-            Field f = TcpProcessGroup.class.getDeclaredField("runtime");
+            Field f = MeshProcessGroup.class.getDeclaredField("runtime");
             f.setAccessible(true);
             return ((GroupRuntime) f.get(g)).mesh().link(peer);
         } catch (ReflectiveOperationException e) {
@@ -287,8 +287,8 @@ class StripedConnectionsTest {
     @Test
     void aStripeThatDiesTakesTheLinkDownOnBothSidesNamingThePeer() {
         ClusterTesting.withCluster(2, options("stripe-dies", 2), cluster -> {
-            TcpProcessGroup g0 = cluster.group(0);
-            TcpProcessGroup g1 = cluster.group(1);
+            MeshProcessGroup g0 = cluster.group(0);
+            MeshProcessGroup g1 = cluster.group(1);
             PeerLink to1 = link(g0, 1);
             PeerLink to0 = link(g1, 0);
             Tensor t0 = ramp(BIG, 0);
@@ -337,7 +337,7 @@ class StripedConnectionsTest {
             try {
                 List<Mono<String>> ranks = new ArrayList<>();
                 for (int r = 0; r < 2; r++) {
-                    TcpProcessGroup g = cluster.group(r);
+                    MeshProcessGroup g = cluster.group(r);
                     Tensor t = r == 0 ? ramp(BIG, 3) : Tensor.empty(DType.FLOAT32, BIG);
                     ranks.add(g.broadcast(t, 0)   // rank 0's part ends once its frames are in the sockets
                             .map(x -> {
@@ -366,8 +366,8 @@ class StripedConnectionsTest {
     void ranksThatDisagreeOnTheCountCannotFormAGroup() {
         HashStore store = new HashStore();
         GroupOptions base = options("stripes-mismatch", 1).withConnectTimeout(Duration.ofSeconds(8));
-        var two = TcpProcessGroup.connect(store, 0, 2, base.withConnectionsPerPeer(2)).toFuture();
-        var one = TcpProcessGroup.connect(store, 1, 2, base).toFuture();
+        var two = MeshProcessGroup.connect(store, 0, 2, base.withConnectionsPerPeer(2)).toFuture();
+        var one = MeshProcessGroup.connect(store, 1, 2, base).toFuture();
         Throwable e0 = assertThrows(Exception.class, () -> two.get(20, TimeUnit.SECONDS).close()).getCause();
         Throwable e1 = assertThrows(Exception.class, () -> one.get(20, TimeUnit.SECONDS).close()).getCause();
         for (Throwable e : List.of(e0, e1)) {

@@ -31,7 +31,7 @@ public final class StripesMain {
         int peer = 1 - rank;
         try (Store store = new FileStore(storeFile, Duration.ofSeconds(30))) {
             for (int round = 0; round < rounds; round++) {
-                TcpProcessGroup g = TcpProcessGroup.connect(store, rank, 2, GroupOptions.defaults()
+                MeshProcessGroup g = MeshProcessGroup.connect(store, rank, 2, GroupOptions.defaults()
                         .withGroupId("stripes-" + round).withConnectionsPerPeer(stripes).withSegmentBytes(64 * 1024)
                         .withConnectTimeout(Duration.ofSeconds(30)).withTimeout(Duration.ofSeconds(20)))
                         .block(Duration.ofSeconds(40));

@@ -25,9 +25,9 @@ public final class UnknownSettingsMain {
         for (String id : new String[] {"unknown-settings-a", "unknown-settings-b"}) {
             GroupOptions o = GroupOptions.defaults().withGroupId(id);
             HashStore store = new HashStore(Duration.ofSeconds(30));
-            CompletableFuture<TcpProcessGroup> first = TcpProcessGroup.connect(store, 0, 2, o).toFuture();
-            TcpProcessGroup g1 = TcpProcessGroup.connect(store, 1, 2, o).block(Duration.ofSeconds(30));
-            TcpProcessGroup g0 = first.get(30, TimeUnit.SECONDS);
+            CompletableFuture<MeshProcessGroup> first = MeshProcessGroup.connect(store, 0, 2, o).toFuture();
+            MeshProcessGroup g1 = MeshProcessGroup.connect(store, 1, 2, o).block(Duration.ofSeconds(30));
+            MeshProcessGroup g0 = first.get(30, TimeUnit.SECONDS);
             g0.close();
             g1.close();
             store.close();

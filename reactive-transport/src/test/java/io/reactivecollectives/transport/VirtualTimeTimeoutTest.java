@@ -53,7 +53,7 @@ class VirtualTimeTimeoutTest {
 
     @Test
     void anAllReduceWhosePeerNeverComesTimesOutInVirtualTime() {
-        TcpProcessGroup g0 = cluster.group(0);
+        MeshProcessGroup g0 = cluster.group(0);
         CollectiveOptions halfHour = CollectiveOptions.timeout(Duration.ofMinutes(30));
         // seq 0 on rank 0 only: rank 1 never calls it
         Duration took = StepVerifier.withVirtualTime(() -> g0.allReduce(tensor, ReduceOp.SUM, halfHour))
@@ -77,7 +77,7 @@ class VirtualTimeTimeoutTest {
 
     @Test
     void aBarrierAndAReceiveTimeOutInVirtualTime() {
-        TcpProcessGroup g0 = cluster.group(0);
+        MeshProcessGroup g0 = cluster.group(0);
         StepVerifier.withVirtualTime(() -> g0.barrier(CollectiveOptions.timeout(Duration.ofMinutes(10))))
                 .expectSubscription()
                 .expectNoEvent(Duration.ofMinutes(9))

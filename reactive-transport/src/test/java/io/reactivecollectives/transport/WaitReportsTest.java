@@ -43,21 +43,21 @@ class WaitReportsTest {
     void theRendezvousNamesTheRankThatHasNotJoinedUntilItDoes() throws Exception {
         HashStore store = new HashStore(T);
         GroupOptions o = GroupOptions.defaults().withGroupId("late-joiner").withWaitReportInterval(EVERY);
-        List<TcpProcessGroup> groups = new java.util.ArrayList<>();
+        List<MeshProcessGroup> groups = new java.util.ArrayList<>();
         String waiting;
         String afterwards;
         try (StandardErrorCapture err = new StandardErrorCapture()) {
-            CompletableFuture<TcpProcessGroup> g0 = TcpProcessGroup.connect(store, 0, 3, o).toFuture();
-            CompletableFuture<TcpProcessGroup> g1 = TcpProcessGroup.connect(store, 1, 3, o).toFuture();
+            CompletableFuture<MeshProcessGroup> g0 = MeshProcessGroup.connect(store, 0, 3, o).toFuture();
+            CompletableFuture<MeshProcessGroup> g1 = MeshProcessGroup.connect(store, 1, 3, o).toFuture();
             Thread.sleep(3_500);   // rank 2 joins 3.5 s late
-            groups.add(TcpProcessGroup.connect(store, 2, 3, o).block(T));
+            groups.add(MeshProcessGroup.connect(store, 2, 3, o).block(T));
             groups.add(g0.get(60, TimeUnit.SECONDS));
             groups.add(g1.get(60, TimeUnit.SECONDS));
             waiting = err.text();
             Thread.sleep(2_500);   // connected: no more reports
             afterwards = err.text().substring(waiting.length());
         } finally {
-            groups.forEach(TcpProcessGroup::close);
+            groups.forEach(MeshProcessGroup::close);
             store.close();
         }
         for (int r = 0; r < 2; r++) {

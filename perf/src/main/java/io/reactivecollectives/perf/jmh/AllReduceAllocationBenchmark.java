@@ -6,7 +6,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.LocalCluster;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -87,8 +87,8 @@ public class AllReduceAllocationBenchmark {
     /** Both ranks' all-reduce, subscribed together; returns when both have the result. */
     @Benchmark
     public Object allReduce() {
-        TcpProcessGroup g0 = cluster.group(0);
-        TcpProcessGroup g1 = cluster.group(1);
+        MeshProcessGroup g0 = cluster.group(0);
+        MeshProcessGroup g1 = cluster.group(1);
         return Mono.when(g0.allReduce(tensors.get(0), ReduceOp.SUM), g1.allReduce(tensors.get(1), ReduceOp.SUM))
                 .block(Duration.ofSeconds(60));
     }

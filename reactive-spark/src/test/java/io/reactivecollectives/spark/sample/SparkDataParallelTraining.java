@@ -12,7 +12,7 @@ import io.reactivecollectives.spark.BarrierStages;
 import io.reactivecollectives.transport.DashboardOptions;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.ProcessGroups;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -185,7 +185,7 @@ public final class SparkDataParallelTraining {
         };
         // the task's own code may block: it runs on Spark's task thread; the same one call joins here as
         // under collectives-run or torchrun (reactive-spark's LaunchProvider finds the barrier task)
-        TcpProcessGroup group = ProcessGroups.fromEnvironment(System.getenv(), settings.options()).block(Duration.ofMinutes(2));
+        MeshProcessGroup group = ProcessGroups.fromEnvironment(System.getenv(), settings.options()).block(Duration.ofMinutes(2));
         TrainResult result = new DataParallelTrainer(cfg, System.out, 80, source).train(group).block();
         boolean same = Boolean.TRUE.equals(DataParallelTraining.sameOnAllRanks(group, result.finalParameters()).block());
         return new RankResult(group.rank(), ProcessHandle.current().pid(), result.losses(), result.msPerStep(), same,

@@ -58,7 +58,7 @@ class ModulePathConsumerTest {
             import io.reactivecollectives.transport.GroupOptions;
             import io.reactivecollectives.transport.LocalCluster;
             import io.reactivecollectives.transport.ProcessGroups;
-            import io.reactivecollectives.transport.TcpProcessGroup;
+            import io.reactivecollectives.transport.MeshProcessGroup;
             import io.reactivecollectives.transport.TlsOptions;
             import io.reactivecollectives.transport.rendezvous.TcpStore;
             import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
@@ -97,7 +97,7 @@ import java.io.UncheckedIOException;
                     recorder.record(1, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{4}}, new long[][] {{4}}, "ring");
                     FlightRecorderDump dump = FlightRecorder.fromJson(FlightRecorder.toJson(recorder.snapshot("check")));
                     System.out.println("dump " + dump.entries().size());
-                    Mono<Integer> fromLauncher = ProcessGroups.run(options, (TcpProcessGroup g) -> Mono.just(g.rank()));
+                    Mono<Integer> fromLauncher = ProcessGroups.run(options, (MeshProcessGroup g) -> Mono.just(g.rank()));
                     System.out.println(fromLauncher != null ? "done" : "?");
                 }
             }

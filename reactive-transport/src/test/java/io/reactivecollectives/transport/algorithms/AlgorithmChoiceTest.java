@@ -5,7 +5,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.LocalCluster;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -48,7 +48,7 @@ class AlgorithmChoiceTest {
                 ts.add(Tensor.zeros(DType.FLOAT32, 256 * K / 4).fill(r + 1));   // 256 KiB: ring at 2 ranks, RD at 4
             }
             c.run(g -> g.allReduce(ts.get(g.rank()), ReduceOp.SUM)).block(Duration.ofSeconds(30));
-            for (TcpProcessGroup g : c.groups()) {
+            for (MeshProcessGroup g : c.groups()) {
                 var entries = g.flightRecorder().entries();
                 assertEquals("recursive_doubling", entries.get(entries.size() - 1).algorithm());
             }

@@ -83,8 +83,8 @@ class ArchitectureTest {
     }
 
     @Test
-    void onlyTheFacadeItsHelpersAndLocalClusterTouchTcpProcessGroup() {
-        classes().that().haveFullyQualifiedName(T + ".TcpProcessGroup")
+    void onlyTheFacadeItsHelpersAndLocalClusterTouchMeshProcessGroup() {
+        classes().that().haveFullyQualifiedName(T + ".MeshProcessGroup")
                 .should().onlyHaveDependentClassesThat().resideInAPackage(T)
                 .check(main);
     }

@@ -5,7 +5,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.LocalCluster;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -72,7 +72,7 @@ public final class AllReduceTiming {
 
     private static void run(LocalCluster cluster, List<Tensor> ts, int iters, String op) {
         List<Mono<Void>> loops = new ArrayList<>();
-        for (TcpProcessGroup g : cluster.groups()) {
+        for (MeshProcessGroup g : cluster.groups()) {
             Tensor t = ts.get(g.rank());
             Mono<?> one = op.equals("broadcast") ? g.broadcast(t, 0) : g.allReduce(t, ReduceOp.SUM);
             loops.add(Flux.range(0, iters).concatMap(i -> one, 0).then());

@@ -3,7 +3,7 @@ package io.reactivecollectives.transport.launch;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
@@ -23,7 +23,7 @@ public final class TorchrunRankMain {
         Duration t = Duration.ofSeconds(30);
         GroupOptions options = GroupOptions.defaults().withHost("127.0.0.1").withConnectTimeout(t);
         String line = Mono.usingWhen(EnvRendezvous.connect(env, t),
-                rdv -> Mono.usingWhen(TcpProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), options),
+                rdv -> Mono.usingWhen(MeshProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), options),
                         g -> g.allReduce(Tensor.fromLongs(new long[] {rdv.rank() + 1}, 1), ReduceOp.SUM)
                                 .map(sum -> "rank " + rdv.rank() + " sum " + sum.toLongArray()[0] + " launcher "
                                         + rdv.launcher() + " store " + rdv.store().getClass().getSimpleName()

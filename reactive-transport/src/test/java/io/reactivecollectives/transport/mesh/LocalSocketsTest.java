@@ -1,7 +1,7 @@
 package io.reactivecollectives.transport.mesh;
 
 import io.reactivecollectives.transport.LocalCluster;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -21,7 +21,7 @@ class LocalSocketsTest {
         LocalCluster cluster = LocalCluster.start(3).block(Duration.ofSeconds(60));
         long before;
         try {
-            for (TcpProcessGroup g : cluster.groups()) {
+            for (MeshProcessGroup g : cluster.groups()) {
                 for (int p = 0; p < 3; p++) {
                     // frames go through shared memory where the native futex waits are in use (see MeshSharedMemory)
                     String local = io.reactivecollectives.transport.shm.ShmSettings.fromSystemProperties().unavailableReason(3) == null

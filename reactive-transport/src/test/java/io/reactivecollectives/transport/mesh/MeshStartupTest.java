@@ -2,7 +2,7 @@ package io.reactivecollectives.transport.mesh;
 
 import io.reactivecollectives.core.rendezvous.HashStore;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -31,7 +31,7 @@ class MeshStartupTest {
 
     private static CompletableFuture<Outcome> start(HashStore store, int rank, int world, GroupOptions o) {
         CompletableFuture<Outcome> f = new CompletableFuture<>();
-        TcpProcessGroup.connect(store, rank, world, o).subscribe(g -> {
+        MeshProcessGroup.connect(store, rank, world, o).subscribe(g -> {
             g.close();
             f.complete(new Outcome(System.nanoTime(), null));
         }, e -> f.complete(new Outcome(System.nanoTime(), e)));
@@ -63,7 +63,7 @@ class MeshStartupTest {
         HashStore store = new HashStore(Duration.ofSeconds(20));
         try {
             GroupOptions o = options("warm-up");
-            Mono.zip(TcpProcessGroup.connect(store, 0, 2, o), TcpProcessGroup.connect(store, 1, 2, o))
+            Mono.zip(MeshProcessGroup.connect(store, 0, 2, o), MeshProcessGroup.connect(store, 1, 2, o))
                     .doOnNext(t -> {
                         t.getT1().close();
                         t.getT2().close();
@@ -105,8 +105,8 @@ class MeshStartupTest {
         HashStore store = new HashStore(Duration.ofSeconds(20));
         try {
             GroupOptions o = options("late-twin");
-            TcpProcessGroup[] g = Mono.zip(TcpProcessGroup.connect(store, 0, 2, o), TcpProcessGroup.connect(store, 1, 2, o))
-                    .map(t -> new TcpProcessGroup[] {t.getT1(), t.getT2()}).block(WAIT);
+            MeshProcessGroup[] g = Mono.zip(MeshProcessGroup.connect(store, 0, 2, o), MeshProcessGroup.connect(store, 1, 2, o))
+                    .map(t -> new MeshProcessGroup[] {t.getT1(), t.getT2()}).block(WAIT);
             try {
                 long since = System.nanoTime();
                 Throwable e = failedWithin(start(store, 1, 2, o), since, 1000, "the second rank 1");
@@ -126,12 +126,12 @@ class MeshStartupTest {
         HashStore store = new HashStore(Duration.ofSeconds(20));
         try {
             GroupOptions o = options("again");
-            TcpProcessGroup[] g = Mono.zip(TcpProcessGroup.connect(store, 0, 2, o), TcpProcessGroup.connect(store, 1, 2, o))
-                    .map(t -> new TcpProcessGroup[] {t.getT1(), t.getT2()}).block(WAIT);
+            MeshProcessGroup[] g = Mono.zip(MeshProcessGroup.connect(store, 0, 2, o), MeshProcessGroup.connect(store, 1, 2, o))
+                    .map(t -> new MeshProcessGroup[] {t.getT1(), t.getT2()}).block(WAIT);
             g[0].close();
             g[1].close();
             // a restart with the same store: the keys of the closed ranks are stale and taken over
-            Mono.zip(TcpProcessGroup.connect(store, 1, 2, o), TcpProcessGroup.connect(store, 0, 2, o))
+            Mono.zip(MeshProcessGroup.connect(store, 1, 2, o), MeshProcessGroup.connect(store, 0, 2, o))
                     .doOnNext(t -> {
                         t.getT1().close();
                         t.getT2().close();

@@ -6,7 +6,7 @@ import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.FileStore;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +28,7 @@ public final class SilentPeerMain {
             GroupOptions opts = GroupOptions.defaults().withGroupId("silent-peer")
                     .withConnectTimeout(Duration.ofSeconds(30)).withTimeout(Duration.ofSeconds(60))
                     .withHeartbeat(Duration.ofMillis(100), 5);
-            TcpProcessGroup g = TcpProcessGroup.connect(store, rank, world, opts).block(Duration.ofSeconds(40));
+            MeshProcessGroup g = MeshProcessGroup.connect(store, rank, world, opts).block(Duration.ofSeconds(40));
             System.out.println("READY");
             Tensor t = Tensor.empty(DType.FLOAT32, n);
             try {

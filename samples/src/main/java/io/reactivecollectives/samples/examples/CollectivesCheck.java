@@ -148,7 +148,7 @@ public final class CollectivesCheck {
         String host = System.getenv().getOrDefault("HOSTNAME", "");
         Ranks.run(g -> run(g).doOnNext(n -> System.out.println("CHECK rank " + g.rank() + "/" + g.size()
                 + " host " + hostName(host) + ": " + n + " collectives OK"
-                + (g instanceof io.reactivecollectives.transport.TcpProcessGroup t ? " (" + t.topology() + ")" : ""))));
+                + (g instanceof io.reactivecollectives.transport.MeshProcessGroup t ? " (" + t.topology() + ")" : ""))));
     }
 
     private static String hostName(String fallback) {

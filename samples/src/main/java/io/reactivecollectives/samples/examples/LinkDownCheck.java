@@ -5,7 +5,7 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.TcpProcessGroup;
+import io.reactivecollectives.transport.MeshProcessGroup;
 import io.reactivecollectives.transport.launch.EnvRendezvous;
 import io.reactivecollectives.transport.launch.Rendezvous;
 
@@ -42,7 +42,7 @@ public final class LinkDownCheck {
         try (Rendezvous rdv = EnvRendezvous.connect(System.getenv(), Duration.ofSeconds(20)).block()) {
             GroupOptions options = GroupOptions.defaults().withHost(EnvRendezvous.groupHost(System.getenv()))
                     .withTimeout(Duration.ofSeconds(30)).withConnectTimeout(Duration.ofSeconds(60));
-            TcpProcessGroup group = TcpProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), options).block();
+            MeshProcessGroup group = MeshProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), options).block();
             int rank = group.rank();
             boolean victim = rank == group.size() - 1;
             Tensor t = Tensor.zeros(DType.FLOAT32, 1);
