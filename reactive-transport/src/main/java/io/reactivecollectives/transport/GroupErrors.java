@@ -14,7 +14,10 @@ import java.util.function.Consumer;
 /** {@link ErrorHandling}'s reaction to a collective's error for one rank of a group. */
 final class GroupErrors implements Consumer<Throwable> {
 
-    private static final Logger log = LoggerFactory.getLogger(MeshProcessGroup.class);
+    /** The logger the group's errors, shrinks and teardown go to (the facade's name, as always). */
+    static final String LOGGER = "io.reactivecollectives.transport.MeshProcessGroup";
+
+    private static final Logger log = LoggerFactory.getLogger(LOGGER);
 
     private final ErrorHandling handling;
     private final String groupId;

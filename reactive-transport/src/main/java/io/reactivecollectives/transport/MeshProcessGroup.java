@@ -433,7 +433,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      */
     @Override
     public Mono<ProcessGroup> newGroup(List<Integer> ranks) {
-        return subgroups.newGroup(runtime, store, options, ranks);
+        return subgroups.newGroup(runtime, store, options, ranks, MeshProcessGroup::connect);
     }
 
     /**
@@ -457,7 +457,8 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      */
     @Override
     public Mono<ProcessGroup> shrink() {
-        return GroupShrink.shrink(this, store, options, baseId, generation, runtime.peerFailures().deadView())
+        return GroupShrink.shrink(this, flightRecorder().job(), store, options, baseId, generation,
+                        runtime.peerFailures().deadView(), MeshProcessGroup::connect, (g, gen) -> g.lineage(baseId, gen))
                 .map(g -> (ProcessGroup) g);
     }
 

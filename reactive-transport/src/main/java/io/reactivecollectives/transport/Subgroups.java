@@ -13,14 +13,21 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The subgroups one rank's group made ({@link MeshProcessGroup#newGroup}); closed with it. */
+/** The subgroups one rank's group made (c10d's new_group); closed with it. */
 final class Subgroups {
 
     private final AtomicInteger made = new AtomicInteger();
-    private final List<MeshProcessGroup> children = new CopyOnWriteArrayList<>();
+    private final List<ProcessGroup> children = new CopyOnWriteArrayList<>();
 
-    /** See {@link MeshProcessGroup#newGroup(List)}. */
-    Mono<ProcessGroup> newGroup(GroupRuntime runtime, Store store, GroupOptions options, List<Integer> ranks) {
+    /**
+     * A group of {@code ranks} meeting under {@code <groupId>/<k>} for the k-th call, joined through
+     * {@code join}; empty on a rank outside.
+     *
+     * @param <G> the group type {@code join} emits
+     */
+    <G extends ProcessGroup> Mono<ProcessGroup> newGroup(GroupRuntime runtime, Store store, GroupOptions options,
+                                                         List<Integer> ranks,
+                                                         GroupJoin<G> join) {
         return Mono.defer(() -> {
             int[] members = CollectiveArguments.newGroup(ranks, runtime.size());
             CollectiveException refused = runtime.refusal("newGroup");
@@ -32,7 +39,7 @@ final class Subgroups {
             if (index < 0) {
                 return Mono.empty();
             }
-            return MeshProcessGroup.connect(new PrefixStore(id, store), index, members.length, options.withGroupId(id),
+            return join.join(new PrefixStore(id, store), index, members.length, options.withGroupId(id),
                             runtime.observer().recorder().job())
                     .doOnNext(children::add)
                     .map(g -> (ProcessGroup) g);
@@ -40,6 +47,6 @@ final class Subgroups {
     }
 
     void closeAll() {
-        children.forEach(MeshProcessGroup::close);
+        children.forEach(ProcessGroup::close);
     }
 }

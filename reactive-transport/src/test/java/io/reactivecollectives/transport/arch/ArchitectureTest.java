@@ -90,6 +90,17 @@ class ArchitectureTest {
     }
 
     @Test
+    void theFacadesHelpersDoNotNameTheFacade() {
+        // Subgroups, GroupShrink and GroupErrors once imported the group class that imports them
+        noClasses().that().haveFullyQualifiedName(T + ".Subgroups")
+                .or().haveFullyQualifiedName(T + ".GroupShrink")
+                .or().haveFullyQualifiedName(T + ".GroupErrors")
+                .or().haveFullyQualifiedName(T + ".GroupJoin")
+                .should().dependOnClassesThat().haveFullyQualifiedName(T + ".MeshProcessGroup")
+                .check(main);
+    }
+
+    @Test
     void noPackageCycles() {
         slices().matching(T + ".(*)..").should().beFreeOfCycles().check(main);
     }
