@@ -2,7 +2,8 @@
  * Tensors, dtypes, reduce ops, the {@code ProcessGroup} and {@code Store} contracts
  * ({@code core.rendezvous}), the flight recorder, metrics and tracing ({@code core.observe}) and DDP
  * gradient buckets ({@code core.ddp}). The reduction kernels ({@code core.kernels}) are internal: only
- * the transport, which reduces received pieces with them, may read them.
+ * the transport, which reduces and copies received pieces with them (and loads its own JNI library,
+ * {@code librc_shm.so}, with their {@code NativeLibraryFile}), may read them.
  *
  * <p>Its API names Reactor's {@code Mono}/{@code Flux}, Netty's {@code ByteBuf}, Micrometer's
  * registries and Jackson's {@code ObjectMapper} (JSON codecs), so a module that reads this one reads

@@ -4,6 +4,8 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.reactivecollectives.core.BlockingScheduler;
+import io.reactivecollectives.core.settings.CoreSettings;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -216,9 +218,27 @@ public final class NativeReduceKernels {
 
     private static native boolean useHalfConversions0(String name);
 
+    /** Loads the library as the settings say; returns null when it is loaded, else why not. */
+    private static String loadLibrary() {
+        try {
+            // a setting that does not parse is a reason like the others (the Java kernels then do the work)
+            if (!CoreSettings.KERNELS_NATIVE.get()) {
+                return "turned off with -Drc.kernels.native=false";
+            }
+            Path explicit = CoreSettings.KERNELS_NATIVE_LIBRARY.get();
+            if (explicit != null) {
+                System.load(explicit.toAbsolutePath().toString());
+                return null;
+            }
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            return "the library could not be loaded: " + e;
+        }
+        return NativeLibraryFile.load(NativeReduceKernels.class, LIBRARY_FILE, System::load);
+    }
+
     /** Loads the library and checks its ABI; returns null when it is in use, else why not. */
     private static String loadAndCheck() {
-        String reason = NativeLibraryFile.load();
+        String reason = loadLibrary();
         if (reason == null) {
             try {
                 int abi = abiVersion0();

@@ -24,7 +24,7 @@ public final class SettingsRegistry {
     public static final Map<String, String> NON_SETTINGS = Map.ofEntries(
             Map.entry("rc.build.dir", "the build folder, passed by the bin/ scripts and the build"),
             Map.entry("rc.library.classpath", "the launcher's library class path, set by bin/ scripts"),
-            Map.entry("rc.native.skip", "Maven: build no native kernels"),
+            Map.entry("rc.native.skip", "Maven: build no JNI libraries (reduction kernels, shared-memory waits)"),
             Map.entry("rc.sources.skip", "Maven: build no sources jars"),
             Map.entry("rc.dashboard.screenshot", "a test's copy of its screenshot"),
             Map.entry("rc.segment", "a test benchmark's segment size"),

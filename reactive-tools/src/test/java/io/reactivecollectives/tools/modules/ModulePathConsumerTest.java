@@ -193,7 +193,7 @@ import java.io.UncheckedIOException;
         String path = dir.resolve("classes") + File.pathSeparator
                 + modulePath().stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
         Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "--enable-native-access=io.reactivecollectives.core", "--module-path", path,
+                "--enable-native-access=io.reactivecollectives.core,io.reactivecollectives.transport", "--module-path", path,
                 "-m", "com.example.modular/com.example.modular.Job")
                 .redirectErrorStream(true).start();
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {

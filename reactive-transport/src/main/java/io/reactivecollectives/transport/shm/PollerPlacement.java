@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport.shm;
 
-import io.reactivecollectives.core.kernels.NativeAffinity;
 import io.reactivecollectives.transport.settings.TransportSettings;
 
 /**

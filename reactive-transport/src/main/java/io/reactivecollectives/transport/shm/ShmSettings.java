@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.shm;
 
 import io.netty.util.internal.PlatformDependent;
-import io.reactivecollectives.core.kernels.NativeWaits;
 import io.reactivecollectives.transport.settings.TransportSettings;
 
 import java.nio.file.Files;

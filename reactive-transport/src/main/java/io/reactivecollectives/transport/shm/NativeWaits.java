@@ -1,19 +1,19 @@
-package io.reactivecollectives.core.kernels;
+package io.reactivecollectives.transport.shm;
 
 /**
  * Waiting on, and waking, a 32-bit word in memory shared between processes: Linux futexes
  * ({@code FUTEX_WAIT}/{@code FUTEX_WAKE} without the private flag, so they work across processes that
- * map the same file), from the library of the native reduction kernels ({@link NativeReduceKernels}).
+ * map the same file), from the shared memory's JNI library ({@link ShmNativeLibrary}, {@code librc_shm.so}).
  *
  * <p>Used by the shared-memory transport: a rank that found nothing to read for a while sleeps on
  * its word and a peer that wrote to it wakes it, which costs one system call on each side instead
  * of a socket's write, poll and read. Available only where the native library is
  * ({@link #isAvailable()}); callers fall back to sockets otherwise.
  */
-public final class NativeWaits {
+final class NativeWaits {
 
     /** {@link #await} returned because the word was woken (or the wait was interrupted by a signal). */
-    public static final int WOKEN = 0;
+    static final int WOKEN = 0;
 
     private static volatile Boolean available;
 
@@ -21,15 +21,15 @@ public final class NativeWaits {
     }
 
     /**
-     * Whether futex waits can be used: the native library is loaded (this loads it, blocking, as
-     * {@link ReduceKernels#load()} does) and has these entry points.
+     * Whether futex waits can be used: the native library is loaded (this loads it, blocking, on
+     * the first call) and has these entry points.
      *
      * @return whether {@link #await} and {@link #wake} work
      */
-    public static boolean isAvailable() {
+    static boolean isAvailable() {
         Boolean a = available;
         if (a == null) {
-            available = a = NativeEntryPoints.present(NativeWaits::waitsAbi0);
+            available = a = ShmNativeLibrary.SHARED.has(NativeWaits::waitsAbi0);
         }
         return a;
     }
@@ -39,11 +39,11 @@ public final class NativeWaits {
      *
      * @return the reason
      */
-    public static String unavailableReason() {
+    static String unavailableReason() {
         if (isAvailable()) {
             return "";
         }
-        return NativeReduceKernels.unavailableReason().orElse("the native library lacks the futex entry points");
+        return ShmNativeLibrary.SHARED.reasonWithout("the futex entry points");
     }
 
     /**
@@ -56,7 +56,7 @@ public final class NativeWaits {
      * @return {@link #WOKEN}, or the {@code errno} of the wait ({@code EAGAIN}: the word had changed;
      *         {@code ETIMEDOUT})
      */
-    public static int await(long address, int expected, long timeoutNanos) {
+    static int await(long address, int expected, long timeoutNanos) {
         return futexWait0(address, expected, timeoutNanos);
     }
 
@@ -67,7 +67,7 @@ public final class NativeWaits {
      * @param count   how many waiters to wake
      * @return the number woken, or minus the {@code errno}
      */
-    public static int wake(long address, int count) {
+    static int wake(long address, int count) {
         return futexWake0(address, count);
     }
 

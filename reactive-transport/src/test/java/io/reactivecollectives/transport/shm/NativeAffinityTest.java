@@ -1,4 +1,4 @@
-package io.reactivecollectives.core.kernels;
+package io.reactivecollectives.transport.shm;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +16,7 @@ class NativeAffinityTest {
 
     @Test
     void aThreadBoundToAProcessorIsAllowedOnlyThatOne() throws Exception {
-        assumeTrue(NativeAffinity.isAvailable(), "native library not in use: " + NativeWaits.unavailableReason());
+        assumeTrue(NativeAffinity.isAvailable(), "native library not in use: " + NativeAffinity.unavailableReason());
         int[] allowed = NativeAffinity.allowedCpus();
         assertTrue(allowed.length >= 1, "at least the processor this runs on");
         for (int i = 1; i < allowed.length; i++) {
@@ -38,7 +38,7 @@ class NativeAffinityTest {
 
     @Test
     void aProcessorOutsideTheSetIsRefused() throws Exception {
-        assumeTrue(NativeAffinity.isAvailable(), "native library not in use: " + NativeWaits.unavailableReason());
+        assumeTrue(NativeAffinity.isAvailable(), "native library not in use: " + NativeAffinity.unavailableReason());
         AtomicInteger result = new AtomicInteger();
         Thread t = new Thread(() -> result.set(NativeAffinity.bindCurrentThread(1 << 20)));
         t.start();

@@ -11,13 +11,13 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeWaits_waitsAbi0(JNIEnv *env, jclass cls) {
+JNIEXPORT jint JNICALL Java_io_reactivecollectives_transport_shm_NativeWaits_waitsAbi0(JNIEnv *env, jclass cls) {
     (void) env;
     (void) cls;
     return 1;
 }
 
-JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeWaits_futexWait0(
+JNIEXPORT jint JNICALL Java_io_reactivecollectives_transport_shm_NativeWaits_futexWait0(
         JNIEnv *env, jclass cls, jlong address, jint expected, jlong timeout_nanos) {
     (void) env;
     (void) cls;
@@ -29,7 +29,7 @@ JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeWaits_fute
     return r == 0 ? 0 : errno;
 }
 
-JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeWaits_futexWake0(
+JNIEXPORT jint JNICALL Java_io_reactivecollectives_transport_shm_NativeWaits_futexWake0(
         JNIEnv *env, jclass cls, jlong address, jint count) {
     (void) env;
     (void) cls;

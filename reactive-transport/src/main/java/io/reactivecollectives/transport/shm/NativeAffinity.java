@@ -1,10 +1,10 @@
-package io.reactivecollectives.core.kernels;
+package io.reactivecollectives.transport.shm;
 
 import java.util.Arrays;
 
 /**
  * Thread placement on Linux ({@code sched_getaffinity}/{@code sched_setaffinity} for the calling
- * thread), from the library of the native reduction kernels ({@link NativeReduceKernels}).
+ * thread), from the shared memory's JNI library ({@link ShmNativeLibrary}, {@code librc_shm.so}).
  *
  * <p>Used by the shared-memory transport to keep each local rank's polling thread on its own
  * processor, as Open MPI binds its ranks to cores by default: two polling threads that the kernel's
@@ -12,7 +12,7 @@ import java.util.Arrays;
  * through a cache line. Available only where the native
  * library is ({@link #isAvailable()}); without it threads are left where the scheduler puts them.
  */
-public final class NativeAffinity {
+final class NativeAffinity {
 
     private static volatile Boolean available;
 
@@ -21,14 +21,14 @@ public final class NativeAffinity {
 
     /**
      * Whether thread placement can be used: the native library is loaded (this loads it, blocking,
-     * as {@link ReduceKernels#load()} does) and has these entry points.
+     * on the first call) and has these entry points.
      *
      * @return whether {@link #allowedCpus()} and {@link #bindCurrentThread(int)} work
      */
-    public static boolean isAvailable() {
+    static boolean isAvailable() {
         Boolean a = available;
         if (a == null) {
-            available = a = NativeEntryPoints.present(NativeAffinity::affinityAbi0);
+            available = a = ShmNativeLibrary.SHARED.has(NativeAffinity::affinityAbi0);
         }
         return a;
     }
@@ -39,7 +39,7 @@ public final class NativeAffinity {
      *
      * @return their numbers; empty when unavailable or the call failed
      */
-    public static int[] allowedCpus() {
+    static int[] allowedCpus() {
         if (!isAvailable()) {
             return new int[0];
         }
@@ -59,11 +59,20 @@ public final class NativeAffinity {
      * @return 0 on success, else the system's error number (e.g. 22, EINVAL, for a processor the
      *     thread may not use); -1 when unavailable
      */
-    public static int bindCurrentThread(int cpu) {
+    static int bindCurrentThread(int cpu) {
         if (!isAvailable()) {
             return -1;
         }
         return bindThisThread0(cpu);
+    }
+
+    /**
+     * Why {@link #isAvailable()} is false, or an empty string when it is true.
+     *
+     * @return the reason
+     */
+    static String unavailableReason() {
+        return isAvailable() ? "" : ShmNativeLibrary.SHARED.reasonWithout("the thread placement entry points");
     }
 
     private static native int affinityAbi0();

@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <sched.h>
 
-JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeAffinity_affinityAbi0(JNIEnv *env, jclass cls) {
+JNIEXPORT jint JNICALL Java_io_reactivecollectives_transport_shm_NativeAffinity_affinityAbi0(JNIEnv *env, jclass cls) {
     (void) env;
     (void) cls;
     return 1;
 }
 
-JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeAffinity_allowedCpus0(
+JNIEXPORT jint JNICALL Java_io_reactivecollectives_transport_shm_NativeAffinity_allowedCpus0(
         JNIEnv *env, jclass cls, jintArray out) {
     (void) cls;
     cpu_set_t set;
@@ -35,7 +35,7 @@ JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeAffinity_a
     return n;
 }
 
-JNIEXPORT jint JNICALL Java_io_reactivecollectives_core_kernels_NativeAffinity_bindThisThread0(
+JNIEXPORT jint JNICALL Java_io_reactivecollectives_transport_shm_NativeAffinity_bindThisThread0(
         JNIEnv *env, jclass cls, jint cpu) {
     (void) env;
     (void) cls;
