@@ -1,7 +1,7 @@
-<#-- Helpers of the loop templates: the generated-file header and one loop per (op, type). -->
-<#macro header>
+<#-- Helpers of the templates: the generated-file header, and one loop per (op, type). -->
+<#macro header data>
 // GENERATED at build time by FMPP (FreeMarker) from src/main/codegen/templates/${pp.sourceFile}
-// and src/main/codegen/data/ReduceLoops.tdd (reactive-core's pom.xml). Edit those, not this file.
+// and src/main/codegen/data/${data} (reactive-core's pom.xml). Edit those, not this file.
 </#macro>
 <#-- pattern with $v replaced by v -->
 <#function fill pattern v><#return pattern?replace("$v", v)></#function>
@@ -33,6 +33,7 @@
                 throw new AssertionError(k);
         }
 </#macro>
+<#-- byte MIN/MAX, branch-free in int: d = u - v, and d >> 31 is all ones exactly when u < v -->
 <#macro branchFreeLoop t o load indent>
 ${indent}                for (int i = 0; i < m; i++) {
 ${indent}                    int u = ${fill(load, "a[i]")};

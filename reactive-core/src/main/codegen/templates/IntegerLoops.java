@@ -1,7 +1,7 @@
 <#include "/@includes/loops.ftl" />
 <@pp.dropOutputFile />
 <@pp.changeOutputFile name="/io/reactivecollectives/core/kernels/IntegerLoops.java" />
-<@header/>
+<@header "ReduceLoops.tdd"/>
 package io.reactivecollectives.core.kernels;
 
 import io.reactivecollectives.core.ReduceOp;
