@@ -12,7 +12,8 @@ import java.nio.ByteBuffer;
  * The loops of {@link ReduceKernels} that walk memory in blocks: each block is reduced by the
  * {@link NativeReduceKernels native kernels} where they take it, else moved into this thread's
  * {@link Scratch} arrays ({@link Transfer}), combined there by the per-type loops
- * ({@link IntegerLoops}, {@link FloatLoops}) and moved back. Also the walk over a source made of
+ * ({@link IntegerLoops}, {@link FloatLoops}, generated at build time from the templates in
+ * {@code src/main/codegen}) and moved back. Also the walk over a source made of
  * several memory regions ({@link #reduceScattered}). Arguments are checked by the caller.
  */
 final class BlockDrivers {
@@ -208,29 +209,25 @@ final class BlockDrivers {
                 case BFLOAT16: {
                     short[] a = sc.shortsA();
                     Transfer.in(d, dpos, a, m);
-                    FloatLoops.scaleHalves(a, m, (float) x, divide, dtype == DType.BFLOAT16);
+                    if (dtype == DType.BFLOAT16) {
+                        FloatLoops.scaleBfloat16s(a, m, (float) x, divide);
+                    } else {
+                        FloatLoops.scaleFloat16s(a, m, (float) x, divide);
+                    }
                     Transfer.out(a, d, dpos, m);
                     break;
                 }
                 case FLOAT32: {
                     float[] a = sc.floatsA();
                     Transfer.in(d, dpos, a, m);
-                    if (divide) {
-                        FloatLoops.divideFloats(a, m, (float) x);
-                    } else {
-                        FloatLoops.multiplyFloats(a, m, (float) x);
-                    }
+                    FloatLoops.scaleFloats(a, m, (float) x, divide);
                     Transfer.out(a, d, dpos, m);
                     break;
                 }
                 case FLOAT64: {
                     double[] a = sc.doublesA();
                     Transfer.in(d, dpos, a, m);
-                    if (divide) {
-                        FloatLoops.divideDoubles(a, m, x);
-                    } else {
-                        FloatLoops.multiplyDoubles(a, m, x);
-                    }
+                    FloatLoops.scaleDoubles(a, m, x, divide);
                     Transfer.out(a, d, dpos, m);
                     break;
                 }
