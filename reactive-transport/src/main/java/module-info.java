@@ -15,7 +15,7 @@
  */
 module io.reactivecollectives.transport {
     requires transitive io.reactivecollectives.core;
-    // the TCP store (transport.rendezvous): ProcessGroups and the launchers' Rendezvous name its types
+    // the TCP store (transport.rendezvous): the launchers' Rendezvous names TcpStoreServer in its API
     requires transitive io.reactivecollectives.store;
     // TlsOptions and the store server's builder take Netty's SslContext and Reactor Netty's LoopResources
     requires transitive io.netty.handler;
