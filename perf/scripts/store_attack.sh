@@ -10,7 +10,7 @@ CPFILE=$PWD/perf/$BUILD/store-attack.classpath
 mkdir -p perf/$BUILD/store-attack
 mvn -B -q -Drc.build.dir=$BUILD -pl reactive-tools -am compile dependency:build-classpath \
     -DincludeScope=test -Dmdep.outputFile=$CPFILE >/dev/null  # test scope: with slf4j-simple, so the server logs
-CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
+CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-store/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
 javac -nowarn -d perf/$BUILD/store-attack -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreAttack.java \
     perf/src/main/java/io/reactivecollectives/perf/StoreAttackConnections.java
 echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC') $(uname -n) $(nproc) cores, $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # TCP store benchmark (issue 3): Reactive Collectives' TcpStore vs PyTorch's TCPStore, same run.
 # Usage: perf/scripts/store_bench.sh [--clients 16] [--ops 100000] [--window 1]   (from the repository root)
-# Builds only reactive-core + reactive-transport (so other modules' state does not matter), compiles
+# Builds only reactive-core, reactive-store + reactive-transport (so other modules' state does not matter), compiles
 # StoreBenchmark against them, runs it, then PyTorch's peer bench with the same clients/ops.
 set -euo pipefail
 BUILD=${RC_BUILD_DIR:-target-storebench}
@@ -13,7 +13,7 @@ CPFILE=$PWD/perf/$BUILD/store-bench.classpath
 mkdir -p perf/$BUILD/store-bench
 mvn -B -q -Drc.build.dir=$BUILD -pl reactive-tools -am test-compile dependency:build-classpath \
     -DincludeScope=runtime -Dmdep.outputFile=$CPFILE -Dmaven.test.skip.exec=true >/dev/null
-CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
+CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-store/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
 javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreBenchmark.java \
     perf/src/main/java/io/reactivecollectives/perf/ChildJvm.java
 PEER=$(cd "$(dirname "$0")/../../.." && pwd)/shared/peers/tcpstore_bench.py

@@ -13,7 +13,7 @@ CPFILE=$PWD/perf/$BUILD/store-bench.classpath
 mkdir -p perf/$BUILD/store-bench
 mvn -B -q -Drc.build.dir=$BUILD -pl reactive-tools -am compile dependency:build-classpath \
     -DincludeScope=runtime -Dmdep.outputFile=$CPFILE >/dev/null
-CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
+CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-store/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
 javac -nowarn -d perf/$BUILD/store-bench -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreManyClients.java \
     perf/src/main/java/io/reactivecollectives/perf/ChildJvm.java
 for round in $(seq 1 "${ROUNDS:-3}"); do

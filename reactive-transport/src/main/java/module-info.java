@@ -1,10 +1,13 @@
 /**
  * The TCP transport: {@code MeshProcessGroup}, {@code LocalCluster}, {@code GroupOptions},
- * {@code ProcessGroups} (launch from the environment), the TCP store and its server
- * ({@code transport.rendezvous}) and the launchers' environment ({@code transport.launch}). The
- * packages below the facade ({@code runtime}, {@code ops}, {@code failure}, {@code group},
- * {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the implementation
- * and are not exported.
+ * {@code ProcessGroups} (launch from the environment) and the launchers' environment
+ * ({@code transport.launch}). The TCP store and its server ({@code transport.rendezvous}) are
+ * {@code io.reactivecollectives.store}'s, which this module requires transitively (the launchers'
+ * {@code Rendezvous} hands out a {@code TcpStoreServer}); the wire pieces the mesh shares with the
+ * store come from there too ({@code io.reactivecollectives.store.wire}, exported to this module
+ * only). The packages below the facade ({@code runtime}, {@code ops}, {@code failure},
+ * {@code group}, {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the
+ * implementation and are not exported.
  *
  * <p>Services: a {@code LaunchProvider} names the rank and world of a launcher this module does not
  * know (reactive-spark's barrier tasks); a {@code DashboardProvider} serves a rank's live view
@@ -12,6 +15,8 @@
  */
 module io.reactivecollectives.transport {
     requires transitive io.reactivecollectives.core;
+    // the TCP store (transport.rendezvous): the launchers' Rendezvous names TcpStoreServer in its API
+    requires transitive io.reactivecollectives.store;
     // TlsOptions and the store server's builder take Netty's SslContext and Reactor Netty's LoopResources
     requires transitive io.netty.handler;
     requires transitive reactor.netty.core;
@@ -24,7 +29,6 @@ module io.reactivecollectives.transport {
 
     exports io.reactivecollectives.transport;
     exports io.reactivecollectives.transport.launch;
-    exports io.reactivecollectives.transport.rendezvous;
 
     uses io.reactivecollectives.transport.LaunchProvider;
     uses io.reactivecollectives.transport.DashboardProvider;

@@ -41,7 +41,7 @@ class SettingsPageTest {
 
     @Test
     void everyModuleWithSettingsIsOnTheClassPath() {
-        assertEquals(List.of("reactive-core", "reactive-transport", "reactive-cuda", "reactive-tools", "perf"),
+        assertEquals(List.of("reactive-core", "reactive-store", "reactive-transport", "reactive-cuda", "reactive-tools", "perf"),
                 new ArrayList<>(SettingsRegistry.byModule().keySet()));
     }
 

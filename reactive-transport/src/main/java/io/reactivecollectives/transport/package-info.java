@@ -8,8 +8,10 @@
  * (demultiplexing of inbound frames to collectives), {@code algorithms} (one algorithm per file,
  * written against {@link io.reactivecollectives.transport.algorithms.Peers}, and
  * {@code AlgorithmSelector}), {@code frame} (one codec per frame type), {@code mesh} (connections
- * and handshake), {@code wire} (what the store and the mesh share: the length-prefixed decoder,
- * the handshake MAC, the Unix-socket files).
+ * and handshake), {@code wire} (the lent-frame marker and host:port parsing). The TCP store
+ * ({@code transport.rendezvous}) is reactive-store's, as are the wire pieces the mesh shares with
+ * it ({@code io.reactivecollectives.store.wire}: the length-prefixed decoder, the handshake MAC, the
+ * Unix-socket files).
  *
  * <h2>Launching one rank per process</h2>
  * Every process needs the same store, its rank and the world size:

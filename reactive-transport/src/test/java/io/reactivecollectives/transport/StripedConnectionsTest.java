@@ -14,6 +14,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.HashStore;
 import io.reactivecollectives.transport.mesh.PeerLink;
+import io.reactivecollectives.transport.rendezvous.TestCertificates;
 import io.reactivecollectives.transport.runtime.GroupRuntime;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -18,7 +18,7 @@ public interface SettingsProvider {
 
     /**
      * Where the module's settings come in the registry and on the page: core 0, then the modules in
-     * the order of their dependencies (transport 10, cuda 20, tools 30, perf 40); ties by module name.
+     * the order of their dependencies (store 5, transport 10, cuda 20, tools 30, perf 40); ties by module name.
      *
      * @return the module's place
      */

@@ -25,9 +25,9 @@ import java.util.jar.JarFile;
 final class LibraryModules {
 
     /** Every library artifact with a descriptor (reactive-spark stays an automatic module: Spark's jars have no valid names). */
-    static final Set<String> EXPECTED = Set.of("io.reactivecollectives.core", "io.reactivecollectives.transport",
-            "io.reactivecollectives.cuda", "io.reactivecollectives.dashboard", "io.reactivecollectives.testkit",
-            "io.reactivecollectives.tools");
+    static final Set<String> EXPECTED = Set.of("io.reactivecollectives.core", "io.reactivecollectives.store",
+            "io.reactivecollectives.transport", "io.reactivecollectives.cuda", "io.reactivecollectives.dashboard",
+            "io.reactivecollectives.testkit", "io.reactivecollectives.tools");
 
     private static final String PREFIX = "io.reactivecollectives.";
 

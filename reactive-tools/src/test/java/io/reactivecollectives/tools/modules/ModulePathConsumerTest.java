@@ -118,6 +118,59 @@ import java.io.UncheckedIOException;
             }
             """;
 
+    /** A module that needs the store alone: reactive-store's descriptor, without the transport. */
+    private static final String STORE_ONLY = """
+            module com.example.modular {
+                requires io.reactivecollectives.store;
+            }
+            """;
+
+    /** The store's API, as the import lines of code written against reactive-transport had it. */
+    private static final String STORE_USER = """
+            package com.example.modular;
+
+            import io.reactivecollectives.core.rendezvous.Store;
+            import io.reactivecollectives.transport.rendezvous.StoreAuth;
+            import io.reactivecollectives.transport.rendezvous.TcpStore;
+            import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
+            import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+            import io.reactivecollectives.transport.rendezvous.TorchTcpStore;
+
+            import java.time.Duration;
+            import java.util.Map;
+
+            public final class StoreJob {
+                private StoreJob() {
+                }
+
+                public static void main(String[] args) {
+                    try (TcpStoreServer server = TcpStoreServer.builder().port(0).start().block();
+                         TcpStore store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port())).block()) {
+                        Store plain = store;
+                        plain.set("key", new byte[] {7}).block();
+                        System.out.println("store " + plain.get("key", Duration.ofSeconds(5)).block()[0]
+                                + " " + (StoreAuth.secretFrom(Map.of()) == null) + " " + TorchTcpStore.class.getSimpleName());
+                    }
+                }
+            }
+            """;
+
+    /** The wire pieces the store shares with the transport are exported to the transport only. */
+    private static final String STORE_WIRE_USER = """
+            package com.example.modular;
+
+            import io.reactivecollectives.store.wire.HandshakeMac;
+
+            public final class Wire {
+                private Wire() {
+                }
+
+                static int length() {
+                    return HandshakeMac.nonce(8).length;
+                }
+            }
+            """;
+
     /** Every other library module: their descriptors resolve on the module path and export what their users name. */
     private static final String EVERY_MODULE = """
             module com.example.modular {
@@ -161,6 +214,21 @@ import java.io.UncheckedIOException;
     void everyLibraryModuleResolvesOnTheModulePath() throws IOException {
         List<Diagnostic<? extends JavaFileObject>> errors = compile(EVERY_MODULE, EVERY_MODULE_USER, "Tools");
         assertTrue(errors.isEmpty(), "errors compiling a module that requires every library module:\n" + describe(errors));
+    }
+
+    @Test
+    void theStoreCompilesOnTheModulePathWithoutTheTransport() throws IOException {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile(STORE_ONLY, STORE_USER, "StoreJob");
+        assertTrue(errors.isEmpty(), "errors compiling a module that requires only the store:\n" + describe(errors));
+    }
+
+    @Test
+    void theStoresWirePiecesAreNotVisibleOutsideTheTransport() throws IOException {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile(STORE_ONLY, STORE_WIRE_USER, "Wire");
+        String text = describe(errors);
+        assertTrue(text.contains("package io.reactivecollectives.store.wire is not visible"), text);
+        assertEquals(1, errors.stream().map(Diagnostic::getLineNumber).distinct().count(),
+                "only the import fails:\n" + text);
     }
 
     @Test

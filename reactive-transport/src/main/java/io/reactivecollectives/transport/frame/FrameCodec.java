@@ -3,7 +3,7 @@ package io.reactivecollectives.transport.frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
+import io.reactivecollectives.store.wire.LengthPrefixedDecoder;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,6 +1,6 @@
 package io.reactivecollectives.transport.frame;
 
-import io.reactivecollectives.transport.wire.LengthPrefixedDecoder;
+import io.reactivecollectives.store.wire.LengthPrefixedDecoder;
 
 /**
  * Splits the inbound byte stream of a rank connection into frames (emitted without their length

@@ -3,7 +3,7 @@ package io.reactivecollectives.transport.frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
-import io.reactivecollectives.transport.wire.HandshakeMac;
+import io.reactivecollectives.store.wire.HandshakeMac;
 
 import java.nio.charset.StandardCharsets;
 

@@ -1,7 +1,7 @@
 package io.reactivecollectives.transport.mesh;
 
 import io.reactivecollectives.transport.settings.TransportSettings;
-import io.reactivecollectives.transport.wire.UnixSocketFiles;
+import io.reactivecollectives.store.wire.UnixSocketFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

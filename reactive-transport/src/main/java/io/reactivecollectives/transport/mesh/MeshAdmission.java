@@ -1,7 +1,7 @@
 package io.reactivecollectives.transport.mesh;
 
 import io.netty.channel.Channel;
-import io.reactivecollectives.transport.wire.RejectionLog;
+import io.reactivecollectives.store.wire.RejectionLog;
 import org.slf4j.Logger;
 
 import java.time.Duration;

@@ -9,8 +9,10 @@ import java.util.List;
 /**
  * The settings of {@code reactive-transport}: the event loops, Unix sockets and shared memory,
  * the result threads, the hierarchical all-reduce, the diagnostics' switches and the variables of a
- * launch's store. Read through {@link Setting#get()} (or {@link Setting#get(java.util.Map)} with a
- * launcher's environment); listed by {@link io.reactivecollectives.core.settings.SettingsRegistry}.
+ * launch's embedded store (where it binds, its TLS files; the store's own settings, its Unix socket
+ * and its secret, are reactive-store's {@code StoreSettings}). Read through {@link Setting#get()}
+ * (or {@link Setting#get(java.util.Map)} with a launcher's environment); listed by
+ * {@link io.reactivecollectives.core.settings.SettingsRegistry}.
  */
 public final class TransportSettings implements SettingsProvider {
 
@@ -107,10 +109,6 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Long> RESULT_SPIN_MICROS = Setting.longValue("rc.results.spinMicros", "us", 0, 0,
             "how long an idle result thread polls before it parks");
 
-    /** Whether the TCP store serves a Unix domain socket too. */
-    public static final Setting<Boolean> STORE_UNIX_SOCKETS = Setting.bool("rc.store.unixSockets", true,
-            "the TCP store serves (and same-host clients use) a Unix domain socket beside its port");
-
     /** The address this rank binds and publishes. */
     public static final Setting<String> HOST = Setting.string("RC_HOST", null,
             "the address this rank binds and publishes");
@@ -122,11 +120,6 @@ public final class TransportSettings implements SettingsProvider {
     /** Where rank 0's embedded store binds. */
     public static final Setting<String> STORE_BIND = Setting.string("RC_STORE_BIND", "0.0.0.0",
             "where rank 0's embedded store binds");
-
-    /** The store's and the ranks' shared secret. */
-    public static final Setting<String> STORE_SECRET = Setting.string("RC_STORE_SECRET", null,
-            "shared secret: HMAC authentication of the store's and (through `ProcessGroups`) the ranks' connections "
-                    + "(also read by the store command)");
 
     /** PEM certificate of rank 0's embedded store (TLS). */
     public static final Setting<Path> STORE_TLS_CERT = Setting.path("RC_STORE_TLS_CERT", null,
@@ -159,7 +152,7 @@ public final class TransportSettings implements SettingsProvider {
         return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, IO_THREADS, SPIN_MICROS, SPIN_ADAPTIVE,
                 OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
-                HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, STORE_UNIX_SOCKETS, HOST, SOCKET_IFNAME,
-                STORE_BIND, STORE_SECRET, STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA);
+                HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
+                STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA);
     }
 }

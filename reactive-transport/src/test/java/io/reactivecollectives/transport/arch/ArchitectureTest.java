@@ -12,8 +12,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 
 /**
  * The package rules of the transport: each concern has one owner, and dependencies point one way
- * (facade -> ops -> runtime -> failure/group/mesh -> frame -> wire; the store and the mesh share
- * only wire; algorithms see only their SPI and core).
+ * (facade -> ops -> runtime -> failure/group/mesh -> frame -> wire; algorithms see only their SPI and
+ * core). The store ({@code transport.rendezvous}) is reactive-store's now, on this class path as a
+ * dependency: the mesh and the store share only its {@code io.reactivecollectives.store.wire}, and
+ * the store's own rules (it uses nothing of the transport) are reactive-store's
+ * {@code StoreArchitectureTest}.
  */
 class ArchitectureTest {
 
@@ -23,7 +26,7 @@ class ArchitectureTest {
     @BeforeAll
     static void load() {
         main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages(T, "io.reactivecollectives.core");
+                .importPackages(T, "io.reactivecollectives.core", "io.reactivecollectives.store");
     }
 
     @Test
@@ -62,6 +65,17 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage(T + ".mesh..")
                 .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
                         T + ".group..", T + ".algorithms..", T + ".launch..")
+                .check(main);
+    }
+
+    /**
+     * Of the store, the mesh and frame use only the wire pieces they share with it
+     * ({@code io.reactivecollectives.store.wire}): never its client, server or codecs.
+     */
+    @Test
+    void meshAndFrameUseOnlyTheStoresWirePieces() {
+        noClasses().that().resideInAnyPackage(T + ".mesh..", T + ".frame..", T + ".wire..")
+                .should().dependOnClassesThat().resideInAPackage(T + ".rendezvous..")
                 .check(main);
     }
 

@@ -48,7 +48,6 @@ class TransportSettingsTest {
         assertEquals(4, TransportSettings.HIERARCHICAL_INFLIGHT.defaultValue());
         assertEquals(Math.max(2, PROCESSORS / 2), TransportSettings.RESULT_THREADS.defaultValue());
         assertEquals(0L, TransportSettings.RESULT_SPIN_MICROS.defaultValue());
-        assertTrue(TransportSettings.STORE_UNIX_SOCKETS.defaultValue());
         assertNull(TransportSettings.DISTRIBUTED_DEBUG.defaultValue());
         assertNull(TransportSettings.DASHBOARD.defaultValue());
         assertEquals("0.0.0.0", EnvRendezvous.storeBind(Map.of()));
@@ -64,7 +63,6 @@ class TransportSettingsTest {
         assertEquals(HostAddress.HOST_ENV, TransportSettings.HOST.environment());
         assertEquals(HostAddress.IFNAME_ENV, TransportSettings.SOCKET_IFNAME.environment());
         assertEquals(EnvRendezvous.BIND_ENV, TransportSettings.STORE_BIND.environment());
-        assertEquals(StoreAuth.SECRET_ENV, TransportSettings.STORE_SECRET.environment());
         assertEquals(EnvRendezvous.TLS_CERT_ENV, TransportSettings.STORE_TLS_CERT.environment());
         assertEquals(EnvRendezvous.TLS_KEY_ENV, TransportSettings.STORE_TLS_KEY.environment());
         assertEquals(EnvRendezvous.TLS_CA_ENV, TransportSettings.STORE_TLS_CA.environment());
