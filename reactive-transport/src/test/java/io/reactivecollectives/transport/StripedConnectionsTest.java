@@ -13,7 +13,7 @@ import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.HashStore;
-import io.reactivecollectives.transport.mesh.PeerLink;
+import io.reactivecollectives.transport.mesh.SocketLink;
 import io.reactivecollectives.transport.rendezvous.TestCertificates;
 import io.reactivecollectives.transport.runtime.GroupRuntime;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,11 +72,11 @@ class StripedConnectionsTest {
                 .withSegmentBytes(64 * 1024).withTimeout(Duration.ofSeconds(20));
     }
 
-    static PeerLink link(MeshProcessGroup g, int peer) {
+    static SocketLink link(MeshProcessGroup g, int peer) {
         try {
             Field f = MeshProcessGroup.class.getDeclaredField("runtime");
             f.setAccessible(true);
-            return ((GroupRuntime) f.get(g)).mesh().link(peer);
+            return ((GroupRuntime) f.get(g)).mesh().socketLink(peer);
         } catch (ReflectiveOperationException e) {
             throw new AssertionError(e);
         }
@@ -108,7 +108,7 @@ class StripedConnectionsTest {
     }
 
     /** Counts the bytes each stripe of {@code link} receives from now on. */
-    private static AtomicLong[] countBytes(PeerLink link) {
+    private static AtomicLong[] countBytes(SocketLink link) {
         AtomicLong[] counts = new AtomicLong[link.stripes()];
         for (int s = 0; s < counts.length; s++) {
             AtomicLong c = new AtomicLong();
@@ -290,8 +290,8 @@ class StripedConnectionsTest {
         ClusterTesting.withCluster(2, options("stripe-dies", 2), cluster -> {
             MeshProcessGroup g0 = cluster.group(0);
             MeshProcessGroup g1 = cluster.group(1);
-            PeerLink to1 = link(g0, 1);
-            PeerLink to0 = link(g1, 0);
+            SocketLink to1 = link(g0, 1);
+            SocketLink to0 = link(g1, 0);
             Tensor t0 = ramp(BIG, 0);
             Tensor t1 = ramp(BIG, 1);
             try {
@@ -307,7 +307,7 @@ class StripedConnectionsTest {
                 PeerFailureException pf1 = assertInstanceOf(PeerFailureException.class, e1);
                 assertEquals(0, pf1.peer(), e1.getMessage());
                 assertTrue(e1.getMessage().contains("peer 0"), e1.getMessage());
-                for (PeerLink l : List.of(to1, to0)) {
+                for (SocketLink l : List.of(to1, to0)) {
                     for (int s = 0; s < 2; s++) {
                         Channel c = l.channel(s);
                         assertTrue(c.closeFuture().awaitUninterruptibly(5, TimeUnit.SECONDS),

@@ -5,7 +5,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.FileStore;
 import io.reactivecollectives.core.rendezvous.Store;
-import io.reactivecollectives.transport.mesh.PeerLink;
+import io.reactivecollectives.transport.mesh.SocketLink;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +37,7 @@ public final class StripesMain {
                         .block(Duration.ofSeconds(40));
                 try {
                     check("tcp".equals(g.transportTo(peer)), "transport " + g.transportTo(peer));
-                    PeerLink link = StripedConnectionsTest.link(g, peer);
+                    SocketLink link = StripedConnectionsTest.link(g, peer);
                     check(link.stripes() == stripes, link.stripes() + " connections to rank " + peer);
                     Tensor t = ramp(rank);
                     try {

@@ -192,6 +192,31 @@ public final class FrameCodec {
         return type;
     }
 
+    /**
+     * The header rules every link of the mesh applies to what its peer sends once connected,
+     * whatever carries it (socket or shared memory; stateless): {@link #validate}, a type that is not
+     * a handshake's, this group, the peer's rank as source.
+     *
+     * @param frame  the frame, without its length field
+     * @param group  this group's id hash
+     * @param source the rank at the other end of the link
+     * @return the frame's type
+     * @throws MalformedFrameException when a rule is broken
+     */
+    public static FrameType validateEstablished(ByteBuf frame, int group, int source) {
+        FrameType type = validate(frame);
+        if (type == FrameType.HELLO || type == FrameType.HELLO_ACK) {
+            throw new MalformedFrameException("handshake frame on an established connection");
+        }
+        if (group(frame) != group) {
+            throw new MalformedFrameException("frame of another group (id " + group(frame) + ")");
+        }
+        if (source(frame) != source) {
+            throw new MalformedFrameException("frame names source rank " + source(frame));
+        }
+        return type;
+    }
+
     public static FrameType type(ByteBuf frame) {
         return FrameType.fromCode(frame.getUnsignedByte(frame.readerIndex() + OFF_TYPE));
     }

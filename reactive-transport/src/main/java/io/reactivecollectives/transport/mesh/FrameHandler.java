@@ -11,8 +11,10 @@ import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.MalformedFrameException;
 
 /**
- * The inbound end of an established connection: validates each frame (magic, version, known type,
- * this group, the peer's rank as source, no handshake after the handshake) and hands it to the
+ * The inbound end of an established socket connection ({@link SocketLink}): validates each frame
+ * (magic, version, known type, this group, the peer's rank as source, no handshake after the
+ * handshake: {@link FrameCodec#validateEstablished}, the rules every link shares; its length bounded
+ * by the decoder before it) and hands it to the
  * {@link FrameListener}. A bad or oversized frame closes the connection with an error naming the
  * peer; nothing is allocated for a frame before its length has been checked. The listener hears of
  * the end of the connection exactly once, with a typed cause: the one this side closed it for
@@ -61,7 +63,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         ByteBuf frame = (ByteBuf) msg;
         FrameType type;
         try {
-            type = check(frame, group, peer);
+            type = FrameCodec.validateEstablished(frame, group, peer);
         } catch (MalformedFrameException e) {
             frame.release();
             fail(ctx, e);
@@ -79,27 +81,6 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             }
         }
         listener.onFrame(peer, frame);
-    }
-
-    /**
-     * Checks a frame of an established connection from {@code peer}: magic, version, a known type
-     * that is not a handshake's, this group, the peer as source.
-     *
-     * @return the frame's type
-     * @throws MalformedFrameException when a check fails
-     */
-    static FrameType check(ByteBuf frame, int group, int peer) {
-        FrameType type = FrameCodec.validate(frame);
-        if (type == FrameType.HELLO || type == FrameType.HELLO_ACK) {
-            throw new MalformedFrameException("handshake frame on an established connection");
-        }
-        if (FrameCodec.group(frame) != group) {
-            throw new MalformedFrameException("frame of another group (id " + FrameCodec.group(frame) + ")");
-        }
-        if (FrameCodec.source(frame) != peer) {
-            throw new MalformedFrameException("frame names source rank " + FrameCodec.source(frame));
-        }
-        return type;
     }
 
     /**

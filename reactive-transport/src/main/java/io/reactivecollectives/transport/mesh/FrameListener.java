@@ -2,10 +2,18 @@ package io.reactivecollectives.transport.mesh;
 
 import io.netty.buffer.ByteBuf;
 
-/** Receives what the connections of a mesh deliver; called on the connections' event loops. */
+/**
+ * Receives what the links of a mesh deliver ({@link PeerLink#listener()}): called on a socket link's
+ * event loop, or on the poller thread of the shared-memory links. Every link delivers the same way:
+ * the whole frame, header and payload, lent to the receiver, and the link's end once.
+ */
 public interface FrameListener {
 
-    /** A validated frame (magic, version, type, group and source checked) from {@code peer}; takes ownership. */
+    /**
+     * A validated frame (magic, version, type, group and source checked) from {@code peer}; takes
+     * ownership: the receiver releases it or retains what it keeps (a shared-memory frame may be lent
+     * where it lies in the ring, which waits until it is released).
+     */
     void onFrame(int peer, ByteBuf frame);
 
     /** The connection to {@code peer} closed; {@code cause} is why, or null for an orderly close by the peer. */

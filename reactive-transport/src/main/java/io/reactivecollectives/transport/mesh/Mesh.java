@@ -26,7 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * started as the same rank fails at once, and so does the first), connects to every lower rank and
  * accepts a connection from every higher one, so each pair of ranks shares one connection, or
  * {@link MeshOptions#connectionsPerPeer()} TCP connections (stripes, see {@link PeerStripes} and
- * {@link PeerLink}); the mesh is up once every stripe to every peer passed its handshake.
+ * {@link SocketLink}); the mesh is up once every stripe to every peer passed its handshake. Frames
+ * to a peer go through its {@link PeerLink}: the socket link, or, between ranks of one host that
+ * agreed on a shared-memory segment, a {@link SharedMemoryLink} that replaced it
+ * ({@link MeshSharedMemory}).
  * Each connection opens with the handshake of {@link MeshHandshake}; a rejected one is closed after
  * the reason was sent back. Sockets ({@link MeshSockets}): Unix domain sockets between ranks of one
  * host (see {@link LocalSockets}), else TCP with TCP_NODELAY; NIO event loops
@@ -244,7 +247,7 @@ public final class Mesh implements AutoCloseable {
         if (options.role().heartbeats()) {
             Liveness.start(ch, peer, groupHash, rank, options.heartbeatInterval(), options.missedHeartbeats());
         }
-        if (all != null && links.put(peer, new PeerLink(peer, rank, groupHash, all, link))
+        if (all != null && links.put(peer, new SocketLink(peer, rank, groupHash, all, link))
                 && missing.decrementAndGet() == 0) {
             connected.tryEmitEmpty();
         }
@@ -294,9 +297,15 @@ public final class Mesh implements AutoCloseable {
         return links.sharedMemory();
     }
 
-    /** From now on frames to the local peers go through {@code links} (see {@link MeshSharedMemory}). */
-    void useSharedMemory(ShmLinks shm) {
+    /**
+     * From now on frames to the local peers go through {@code replacing}, over {@code shm} (see
+     * {@link MeshSharedMemory}); each replaces the peer's socket link, which stays open underneath.
+     */
+    void useSharedMemory(ShmLinks shm, java.util.List<SharedMemoryLink> replacing) {
         links.useSharedMemory(shm);
+        for (SharedMemoryLink l : replacing) {
+            links.replace(l);
+        }
         if (closed) {
             shm.close(new IllegalStateException(describe() + ": closed"));
         }
@@ -315,9 +324,25 @@ public final class Mesh implements AutoCloseable {
         return links.transportTo(peer);
     }
 
-    /** The link to {@code peer}. */
+    /**
+     * The link frames to {@code peer} go through.
+     *
+     * @param peer a rank
+     * @return its link, or null (this rank, out of range, not connected)
+     */
     public PeerLink link(int peer) {
         return links.link(peer);
+    }
+
+    /**
+     * The socket connection to {@code peer}: its link, or the one kept open under its shared-memory
+     * link.
+     *
+     * @param peer a rank
+     * @return its socket link, or null (this rank, out of range, not connected)
+     */
+    public SocketLink socketLink(int peer) {
+        return links.socket(peer);
     }
 
     /** Number of ranks. */
@@ -368,7 +393,7 @@ public final class Mesh implements AutoCloseable {
 
     /**
      * Closes in order: on every connection {@code lastWords} writes a last frame (a GOODBYE goes on
-     * every stripe, see {@link PeerLink}); once that write (and so every write queued before it)
+     * every stripe, see {@link SocketLink}); once that write (and so every write queued before it)
      * reached the socket, the connection sends its end of stream and closes when the peer closed it
      * in turn ({@link PeerLink#endGracefully}: no reset cuts what the peer has not read yet), or
      * after {@code grace} in all; Netty's {@code close()} drops writes still queued. The servers stop accepting at
@@ -386,7 +411,7 @@ public final class Mesh implements AutoCloseable {
                 all.add(Mono.defer(() -> l.isActive() ? lastWords.apply(l).then(Mono.defer(l::endGracefully)) : Mono.<Void>empty())
                         .timeout(grace, Mono.empty())
                         .onErrorResume(e -> Mono.empty())
-                        .doFinally(s -> l.closeHere()));
+                        .doFinally(s -> l.closeWith(PeerClosedException.closedHere(l.peer()))));
             }
         }
         Runnable release = ExitHold.hold(grace.plusMillis(500));  // the JVM waits for the last words

@@ -7,17 +7,22 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A mesh's table of links, one per peer: the stripes of each while they come up ({@link PeerStripes}),
- * the link once all are there ({@link PeerLink}), and the shared-memory links of the host's ranks;
- * what is done to every connection at once (pause, resume, close) is done here.
+ * the socket link once all are there ({@link SocketLink}), the link frames go through (that socket
+ * link, or the {@link SharedMemoryLink} that replaced it), and the shared-memory links of the host's
+ * ranks; what is done to every connection at once (pause, resume, close) is done here.
  */
 final class MeshLinks {
 
+    /** The link each peer's frames go through. */
     private final AtomicReferenceArray<PeerLink> links;
+    /** Each peer's socket connection (open under a shared-memory link too). */
+    private final AtomicReferenceArray<SocketLink> sockets;
     private final AtomicReferenceArray<PeerStripes> stripes;
     private volatile ShmLinks shm;
 
     MeshLinks(int world) {
         this.links = new AtomicReferenceArray<>(world);
+        this.sockets = new AtomicReferenceArray<>(world);
         this.stripes = new AtomicReferenceArray<>(world);
     }
 
@@ -30,9 +35,23 @@ final class MeshLinks {
         return peer >= 0 && peer < links.length() ? links.get(peer) : null;
     }
 
-    /** Sets the link to {@code peer}; false when it had one. */
-    boolean put(int peer, PeerLink link) {
-        return links.compareAndSet(peer, null, link);
+    /** The socket link to {@code peer}, or null (itself, out of range, not connected). */
+    SocketLink socket(int peer) {
+        return peer >= 0 && peer < sockets.length() ? sockets.get(peer) : null;
+    }
+
+    /** Sets the socket link to {@code peer}, through which its frames go; false when it had one. */
+    boolean put(int peer, SocketLink link) {
+        if (!sockets.compareAndSet(peer, null, link)) {
+            return false;
+        }
+        links.set(peer, link);
+        return true;
+    }
+
+    /** Frames to {@code link}'s peer go through it from now on, instead of the socket link underneath. */
+    void replace(SharedMemoryLink link) {
+        links.compareAndSet(link.peer(), link.socket(), link);
     }
 
     /** The stripes to {@code peer}, made with {@code make} by the first one's handshake. */
@@ -60,10 +79,7 @@ final class MeshLinks {
     /** {@code "shm"}, {@code "unix"}, {@code "tcp"} or {@code "none"}: how {@code peer} is reached. */
     String transportTo(int peer) {
         PeerLink l = link(peer);
-        if (l == null) {
-            return "none";
-        }
-        return l.viaSharedMemory() ? "shm" : MeshSockets.isLocal(l.channel()) ? "unix" : "tcp";
+        return l == null ? "none" : l.transport();
     }
 
     /** Stops or resumes reading every connection, every stripe, and the shared memory. */
@@ -76,8 +92,8 @@ final class MeshLinks {
                 ring.pause();
             }
         }
-        for (int p = 0; p < links.length(); p++) {
-            PeerLink l = links.get(p);
+        for (int p = 0; p < sockets.length(); p++) {
+            SocketLink l = sockets.get(p);
             for (int s = 0; l != null && s < l.stripes(); s++) {
                 Channel c = l.channel(s);
                 c.config().setAutoRead(on);
@@ -92,7 +108,7 @@ final class MeshLinks {
     void closeStripes(boolean onlyUnlinked) {
         for (int p = 0; p < stripes.length(); p++) {
             PeerStripes s = stripes.get(p);
-            if (s != null && (!onlyUnlinked || links.get(p) == null)) {
+            if (s != null && (!onlyUnlinked || sockets.get(p) == null)) {
                 s.closeWith(PeerClosedException.closedHere(p));
             }
         }

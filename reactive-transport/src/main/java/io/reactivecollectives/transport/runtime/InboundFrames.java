@@ -17,6 +17,7 @@ import io.reactivecollectives.transport.group.ReceiptSender;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.PeerProtocolException;
 import io.reactivecollectives.transport.wire.LentBuffer;
 
 /**
@@ -118,7 +119,7 @@ public final class InboundFrames implements FrameListener {
         runtime.peerFailures().markDead(peer, "peer " + peer + " broke the protocol: " + what, false);
         Mesh m = runtime.mesh();
         if (m != null && m.link(peer) != null) {
-            m.link(peer).channel().close();
+            m.closeLink(peer, new PeerProtocolException("rank " + peer + ": " + what, null));
         }
     }
 

@@ -67,10 +67,35 @@ public final class ShmLinks {
      */
     public static ShmLinks start(ShmSegment segment, int[] locals, int world, int rank, ByteBufAllocator alloc,
                                  int minFrame, int maxFrame, long spinNanos, ShmFrames frames, String threadName) {
-        ShmLinks links = new ShmLinks(segment, locals, world, rank, alloc, minFrame, maxFrame, spinNanos, frames,
-                threadName);
-        links.poller.start();
+        ShmLinks links = open(segment, locals, world, rank, alloc, minFrame, maxFrame, spinNanos, frames, threadName);
+        links.startPolling();
         return links;
+    }
+
+    /**
+     * {@link #start} without starting the poller: the outbounds can be handed out (and written to)
+     * before anything is read, and {@code frames} be made ready for every peer first.
+     *
+     * @param segment    the mapped segment
+     * @param locals     the group ranks on this host, ascending (index = local rank in the segment)
+     * @param world      the group's size
+     * @param rank       this rank (one of {@code locals})
+     * @param alloc      allocator of inbound frame buffers
+     * @param minFrame   the shortest frame length allowed
+     * @param maxFrame   the longest frame length allowed
+     * @param spinNanos  how long the poller polls after the last traffic before it sleeps
+     * @param frames     where inbound frames go
+     * @param threadName the poller thread's name
+     * @return the links, not yet reading ({@link #startPolling})
+     */
+    public static ShmLinks open(ShmSegment segment, int[] locals, int world, int rank, ByteBufAllocator alloc,
+                                int minFrame, int maxFrame, long spinNanos, ShmFrames frames, String threadName) {
+        return new ShmLinks(segment, locals, world, rank, alloc, minFrame, maxFrame, spinNanos, frames, threadName);
+    }
+
+    /** Starts the poller of links made by {@link #open}: inbound frames flow from now on. */
+    public void startPolling() {
+        poller.start();
     }
 
     /**

@@ -11,7 +11,8 @@
  * smaller than themselves as through a pipe; Agrona's {@code OneToOneRingBuffer} and
  * {@code ManyToOneRingBuffer} carry whole messages of at most an eighth of their capacity.
  *
- * <p>Implementation: no compatibility promise. The mesh ({@code transport.mesh.MeshSharedMemory})
- * uses it.
+ * <p>Implementation: no compatibility promise. The mesh uses it: {@code transport.mesh.MeshSharedMemory}
+ * sets it up, {@code SharedMemoryLink} writes through an {@link io.reactivecollectives.transport.shm.ShmOutbound}
+ * and {@code SharedMemoryFrames} checks what the poller reads.
  */
 package io.reactivecollectives.transport.shm;
