@@ -3,8 +3,8 @@
  * {@code ProcessGroups} (launch from the environment), the TCP store and its server
  * ({@code transport.rendezvous}) and the launchers' environment ({@code transport.launch}). The
  * packages below the facade ({@code runtime}, {@code ops}, {@code failure}, {@code group},
- * {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the implementation
- * and are not exported.
+ * {@code algorithms}, {@code decision}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are
+ * the implementation and are not exported.
  *
  * <p>Services: a {@code LaunchProvider} names the rank and world of a launcher this module does not
  * know (reactive-spark's barrier tasks); a {@code DashboardProvider} serves a rank's live view
