@@ -6,7 +6,7 @@
  * {@code Rendezvous} hands out a {@code TcpStoreServer}); the wire pieces the mesh shares with the
  * store come from there too ({@code io.reactivecollectives.store.wire}, exported to this module
  * only). The packages below the facade ({@code runtime}, {@code ops}, {@code failure},
- * {@code group}, {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the
+ * {@code group}, {@code algorithms}, {@code decision}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the
  * implementation and are not exported.
  *
  * <p>Services: a {@code LaunchProvider} names the rank and world of a launcher this module does not

@@ -5,8 +5,16 @@ import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.ReduceOp;
-import io.reactivecollectives.transport.GroupOptions;
-import io.reactivecollectives.transport.algorithms.AlgorithmSelector;
+import io.reactivecollectives.transport.decision.AllGatherDecision;
+import io.reactivecollectives.transport.decision.AllReduceDecision;
+import io.reactivecollectives.transport.decision.AllToAllDecision;
+import io.reactivecollectives.transport.decision.BarrierDecision;
+import io.reactivecollectives.transport.decision.BroadcastDecision;
+import io.reactivecollectives.transport.decision.DecisionTable;
+import io.reactivecollectives.transport.decision.GatherDecision;
+import io.reactivecollectives.transport.decision.ReduceDecision;
+import io.reactivecollectives.transport.decision.ReduceScatterDecision;
+import io.reactivecollectives.transport.decision.ScatterDecision;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -272,9 +280,7 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
             }
         }
         try {
-            AlgorithmSelector selector = new AlgorithmSelector(world, GroupOptions.defaults().smallAllReduceBytes(),
-                    GroupOptions.defaults().smallBroadcastBytes());
-            selector.select(opType(collective), algorithm, lo);
+            decisionTable(collective).check(opType(collective), algorithm);
         } catch (IllegalArgumentException e) {
             throw usage("--algorithm " + algorithm + " does not run " + collective + ": " + e.getMessage());
         }
@@ -301,6 +307,22 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     /** {@code -i} in bytes, 0 when not given. */
     long increment() {
         return stepBytes == null ? 0 : Sizes.parse(stepBytes);
+    }
+
+    /** The table of algorithms that implement {@code collective} (the group's decision for it). */
+    static DecisionTable<?> decisionTable(String collective) {
+        switch (collective) {
+            case "all_reduce": return AllReduceDecision.TABLE;
+            case "broadcast": return BroadcastDecision.TABLE;
+            case "barrier": return BarrierDecision.TABLE;
+            case "reduce": return ReduceDecision.TABLE;
+            case "all_gather": return AllGatherDecision.TABLE;
+            case "reduce_scatter": return ReduceScatterDecision.TABLE;
+            case "all_to_all": return AllToAllDecision.TABLE;
+            case "gather": return GatherDecision.TABLE;
+            case "scatter": return ScatterDecision.TABLE;
+            default: throw new IllegalArgumentException("unknown collective " + collective);
+        }
     }
 
     /** The op type the group records for the call benchmarked as {@code collective}. */

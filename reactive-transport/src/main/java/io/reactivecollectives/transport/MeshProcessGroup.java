@@ -64,7 +64,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * sequence numbers; they match by (source, tag) in order.
  *
  * <h2>Algorithms</h2>
- * Chosen per call by {@code AlgorithmSelector} (size and world size; the switch points at 2 ranks
+ * Chosen once per call, as its arguments are checked, by the collective's table in
+ * {@code transport.decision} (size, world size and hosts; the switch points at 2 ranks
  * are {@link GroupOptions#smallAllReduceBytes()} and {@link GroupOptions#smallBroadcastBytes()}):
  * all-reduce recursive doubling or pipelined ring; broadcast binomial tree or pipelined chain;
  * reduce segmented binomial tree; gather/scatter binomial tree up to
@@ -75,7 +76,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Underneath: {@code runtime} (the collective lifecycle, {@code CollectiveRunner}; the group's
  * shared state, {@code GroupRuntime}; the algorithms' view, {@code CollectiveChannel}; the inbound
  * router, {@code InboundFrames}), {@code ops} (one class per op family), {@code failure} (peer
- * failures, abort notices, shrink planning), {@code algorithms}, {@code frame}, {@code mesh}.
+ * failures, abort notices, shrink planning), {@code algorithms}, {@code decision} (which algorithm
+ * a call runs), {@code frame}, {@code mesh}.
  */
 @SuppressWarnings("deprecation")   // the superclass is the old name, kept for one release
 public final class MeshProcessGroup extends TcpProcessGroup {
@@ -225,7 +227,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      */
     @Override
     public HostLayout topology() {
-        return HostLayout.of(runtime.selector().topology());
+        return HostLayout.of(runtime.shape().topology());
     }
 
     /**

@@ -6,8 +6,9 @@
  * {@code CollectiveChannel}, {@code InboundFrames}, {@code Agreement}), {@code ops} (one class per
  * op family), {@code failure} (peer failures, abort notices, shrink planning), {@code group}
  * (demultiplexing of inbound frames to collectives), {@code algorithms} (one algorithm per file,
- * written against {@link io.reactivecollectives.transport.algorithms.Peers}, and
- * {@code AlgorithmSelector}), {@code frame} (one codec per frame type), {@code mesh} (connections
+ * written against {@link io.reactivecollectives.transport.algorithms.Peers}), {@code decision} (one
+ * table per collective: which algorithms implement it, the choice, made once per call, and the
+ * dispatch to the chosen body), {@code frame} (one codec per frame type), {@code mesh} (connections
  * and handshake), {@code wire} (the lent-frame marker and host:port parsing). The TCP store
  * ({@code transport.rendezvous}) is reactive-store's, as are the wire pieces the mesh shares with
  * it ({@code io.reactivecollectives.store.wire}: the length-prefixed decoder, the handshake MAC, the
@@ -95,8 +96,8 @@
  * This package, {@code transport.rendezvous} (the TCP store) and {@code transport.launch} (launch
  * from the environment) are the public API, and the only packages the module exports
  * ({@code module-info}). The other packages ({@code runtime}, {@code ops},
- * {@code failure}, {@code group}, {@code algorithms}, {@code frame}, {@code mesh}, {@code shm}, {@code wire}) are the
- * implementation: public only so the packages can reach each other, not exported (on the class path
+ * {@code failure}, {@code group}, {@code algorithms}, {@code decision}, {@code frame}, {@code mesh},
+ * {@code shm}, {@code wire}) are the implementation: public only so the packages can reach each other, not exported (on the class path
  * they stay reachable, with no compatibility promise), and named by no public signature of the API.
  */
 package io.reactivecollectives.transport;

@@ -6,17 +6,17 @@ import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.Region;
-import io.reactivecollectives.transport.algorithms.RingAllGather;
-import io.reactivecollectives.transport.algorithms.Peers;
-import io.reactivecollectives.transport.algorithms.HierarchicalAllGather;
-import io.reactivecollectives.core.Algorithm;
+import io.reactivecollectives.transport.decision.AllGatherDecision;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 
 import java.util.List;
 
-/** All-gather into a list, into one tensor, and of several tensors at once (coalesced): a ring. */
+/**
+ * All-gather into a list, into one tensor, and of several tensors at once (coalesced): what
+ * {@link AllGatherDecision} chose, once per call.
+ */
 public final class AllGatherOps {
 
     private final CollectiveRunner runner;
@@ -36,12 +36,11 @@ public final class AllGatherOps {
             CollectiveArguments.requireCpu(name, input, "input");
             Layouts.requireCpu(name, outputs, "outputs");
             Layouts.requireWritable(name, outputs, "outputs");
-            runner.runtime().selector().select(OpType.ALLGATHER, options.algorithm(), input.nbytes());
-        }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER, seq, input, -1, null), ch -> Mono.defer(() -> {
-            Algorithm a = ch.choose(options.algorithm(), input.nbytes());
+            return AllGatherDecision.decide(OpType.ALLGATHER, options.algorithm(), runner.runtime().shape());
+        }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER, seq, input, -1, null), (ch, chosen) -> Mono.defer(() -> {
             Region[] blocks = Layouts.regions(outputs);
             blocks[ch.rank()].copyFrom(Region.of(input));
-            return gather(a, ch, blocks);
+            return chosen.body().run(ch, blocks);
         }).thenReturn(outputs)).using(outputs, input));
     }
 
@@ -52,12 +51,11 @@ public final class AllGatherOps {
             CollectiveArguments.requireCpu(name, input, "input");
             CollectiveArguments.requireCpu(name, output, "output");
             CollectiveArguments.requireWritable(name, output, "output");
-            runner.runtime().selector().select(OpType._ALLGATHER_BASE, options.algorithm(), input.nbytes());
-        }, seq -> CollectiveFingerprint.of(OpType._ALLGATHER_BASE, seq, input, -1, null), ch -> Mono.defer(() -> {
-            Algorithm a = ch.choose(options.algorithm(), input.nbytes());
+            return AllGatherDecision.decide(OpType._ALLGATHER_BASE, options.algorithm(), runner.runtime().shape());
+        }, seq -> CollectiveFingerprint.of(OpType._ALLGATHER_BASE, seq, input, -1, null), (ch, chosen) -> Mono.defer(() -> {
             Region[] blocks = Layouts.split(output, ch.size());
             blocks[ch.rank()].copyFrom(Region.of(input));
-            return gather(a, ch, blocks);
+            return chosen.body().run(ch, blocks);
         }).thenReturn(output)).using(output, input));
     }
 
@@ -72,9 +70,8 @@ public final class AllGatherOps {
                 Layouts.requireCpu(name, outputs.get(i), "outputs[" + i + "]");
                 Layouts.requireWritable(name, outputs.get(i), "outputs[" + i + "]");
             }
-            runner.runtime().selector().select(OpType.ALLGATHER_COALESCED, options.algorithm(), 0);
-        }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER_COALESCED, seq, inputs, -1, null), ch -> {
-            Algorithm a = ch.choose(options.algorithm(), 0);
+            return AllGatherDecision.decide(OpType.ALLGATHER_COALESCED, options.algorithm(), runner.runtime().shape());
+        }, seq -> CollectiveFingerprint.of(OpType.ALLGATHER_COALESCED, seq, inputs, -1, null), (ch, chosen) -> {
             int n = ch.size();
             int total = 0;
             for (Tensor t : inputs) {
@@ -93,7 +90,7 @@ public final class AllGatherOps {
                     blocks[ch.rank()].sub(off, len).copyFrom(Region.of(t));
                     off += len;
                 }
-                return gather(a, ch, blocks).then(Mono.fromRunnable(() -> {
+                return chosen.body().run(ch, blocks).then(Mono.fromRunnable(() -> {
                     for (int q = 0; q < n; q++) {
                         int o = 0;
                         for (int i = 0; i < inputs.size(); i++) {
@@ -105,10 +102,5 @@ public final class AllGatherOps {
                 }));
             }).thenReturn(outputs);
         }).using(outputs, inputs));
-    }
-
-    /** The all-gather the selector chose: two levels across hosts, or the ring. */
-    private static Mono<Void> gather(Algorithm a, Peers p, Region[] blocks) {
-        return a == Algorithm.HIERARCHICAL ? HierarchicalAllGather.run(p, blocks) : RingAllGather.run(p, blocks);
     }
 }

@@ -11,9 +11,8 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
-import io.reactivecollectives.transport.algorithms.HierarchicalAllReduce;
-import io.reactivecollectives.transport.algorithms.RecursiveDoublingAllReduce;
-import io.reactivecollectives.transport.algorithms.RingAllReduce;
+import io.reactivecollectives.transport.decision.AllReduceDecision;
+import io.reactivecollectives.transport.decision.Chosen;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveChannel;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
@@ -23,9 +22,10 @@ import reactor.core.publisher.Mono;
 import java.util.List;
 
 /**
- * All-reduce: of one tensor (recursive doubling for small tensors, pipelined ring above), of a
- * list (small lists flattened into one exchange, else one all-reduce per tensor under one sequence
- * number) and of a stream of chunks.
+ * All-reduce: of one tensor, of a list (small lists flattened into one exchange, else one
+ * all-reduce per tensor under one sequence number) and of a stream of chunks; each runs what
+ * {@link AllReduceDecision} chose for it (once per call; per tensor for a list not flattened, per
+ * chunk for a stream).
  */
 public final class AllReduceOps {
 
@@ -41,19 +41,17 @@ public final class AllReduceOps {
             CollectiveArguments.requireCpu(name, tensor, "tensor");
             CollectiveArguments.requireWritable(name, tensor, "tensor");
             CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
-            runner.runtime().selector().select(OpType.ALLREDUCE, options.algorithm(), tensor.nbytes());
+            return AllReduceDecision.decide(OpType.ALLREDUCE, options.algorithm(), tensor.nbytes(),
+                    runner.runtime().shape());
         }, seq -> CollectiveFingerprint.of(OpType.ALLREDUCE, seq, tensor, -1, op),
-                ch -> body(ch, tensor, op, options.algorithm()).thenReturn(tensor)).using(tensor));
+                (ch, chosen) -> body(ch, tensor, op, chosen).thenReturn(tensor)).using(tensor));
     }
 
-    /** One tensor's all-reduce inside a collective: pre-scale, the algorithm, post-scale. */
-    static Mono<Void> body(CollectiveChannel ch, Tensor tensor, ReduceOp op, Algorithm forced) {
+    /** One tensor's all-reduce inside a collective: pre-scale, the chosen algorithm, post-scale. */
+    static Mono<Void> body(CollectiveChannel ch, Tensor tensor, ReduceOp op, Chosen<AllReduceDecision.Body> chosen) {
         return Mono.defer(() -> {
             ReduceKernels.preprocess(op, tensor);
-            Algorithm a = ch.choose(forced, tensor.nbytes());
-            Mono<Void> run = a == Algorithm.RING ? RingAllReduce.run(ch, tensor, op)
-                    : a == Algorithm.HIERARCHICAL ? HierarchicalAllReduce.run(ch, tensor, op)
-                    : RecursiveDoublingAllReduce.run(ch, tensor, op);
+            Mono<Void> run = chosen.body().run(ch, tensor, op);
             return op.kind() != ReduceOp.Kind.AVG ? run   // only AVG has a last step (its division)
                     : run.then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, tensor, ch.size())));
         });
@@ -70,25 +68,22 @@ public final class AllReduceOps {
                 CollectiveArguments.requireSameDtype(name, tensors.get(i), dtype, "tensors[" + i + "]");
             }
             CollectiveArguments.requireReduceOp(name, op, dtype);
-            runner.runtime().selector().select(OpType.ALLREDUCE_COALESCED, options.algorithm(), tensors.get(0).nbytes());
-        }, seq -> CollectiveFingerprint.of(OpType.ALLREDUCE_COALESCED, seq, tensors, -1, op), ch -> {
-            long total = 0;
-            for (Tensor t : tensors) {
-                total += t.nbytes();
-            }
-            if (tensors.size() > 1 && total <= runner.runtime().settings().smallAllReduceBytes()) {
-                return flat(ch, tensors, op, options.algorithm()).thenReturn(tensors);
+            return AllReduceDecision.decideCoalesced(options.algorithm(), tensors, runner.runtime().shape());
+        }, seq -> CollectiveFingerprint.of(OpType.ALLREDUCE_COALESCED, seq, tensors, -1, op), (ch, plan) -> {
+            if (plan.flat() != null) {
+                return flat(ch, tensors, op, plan.flat()).thenReturn(tensors);
             }
             return Flux.range(0, tensors.size())
-                    .flatMap(i -> body(ch.withTag(i), tensors.get(i), op, options.algorithm()), 4)
+                    .flatMap(i -> body(ch.withTag(i), tensors.get(i), op, plan.each().get(i)), 4)
                     .then(Mono.just(tensors));
         }).using(tensors));
     }
 
     /** Small tensors: one flat buffer, one exchange. */
-    private static Mono<Void> flat(CollectiveChannel ch, List<Tensor> tensors, ReduceOp op, Algorithm forced) {
+    private static Mono<Void> flat(CollectiveChannel ch, List<Tensor> tensors, ReduceOp op,
+                                   Chosen<AllReduceDecision.Body> chosen) {
         return Mono.usingWhen(Mono.fromCallable(() -> Flattening.flatten(tensors)),
-                flat -> body(ch, flat, op, forced).then(Mono.fromRunnable(() -> Flattening.unflatten(flat, tensors))),
+                flat -> body(ch, flat, op, chosen).then(Mono.fromRunnable(() -> Flattening.unflatten(flat, tensors))),
                 flat -> Mono.fromRunnable(flat::release));
     }
 
@@ -108,7 +103,10 @@ public final class AllReduceOps {
             CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
             CollectiveArguments.requireWritable(name, chunk.tensor(), "chunk " + chunk.index());
             CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
-            return runner.withTimeout(ch, body(ch.withTag(chunk.index()), chunk.tensor(), op, Algorithm.AUTO)
+            Chosen<AllReduceDecision.Body> chosen = AllReduceDecision.decide(OpType.ALLREDUCE, Algorithm.AUTO,
+                    chunk.tensor().nbytes(), runner.runtime().shape());
+            ch.recordAlgorithm(chosen.recordedName());
+            return runner.withTimeout(ch, body(ch.withTag(chunk.index()), chunk.tensor(), op, chosen)
                     .thenReturn(chunk));
         }), prefetch, 1));
     }

@@ -5,15 +5,15 @@ import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
-import io.reactivecollectives.transport.algorithms.PairwiseAllToAll;
 import io.reactivecollectives.transport.algorithms.Region;
+import io.reactivecollectives.transport.decision.AllToAllDecision;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 
 import java.util.List;
 
-/** All-to-all of tensor lists and of one tensor with split sizes: pairwise exchange. */
+/** All-to-all of tensor lists and of one tensor with split sizes: what {@link AllToAllDecision} chose, once per call. */
 public final class AllToAllOps {
 
     private final CollectiveRunner runner;
@@ -31,12 +31,10 @@ public final class AllToAllOps {
             Layouts.requireCpu(name, outputs, "outputs");
             Layouts.requireWritable(name, outputs, "outputs");
             Layouts.requireCpu(name, inputs, "inputs");
-            runner.runtime().selector().select(OpType.ALLTOALL, options.algorithm(), 0);
-        }, seq -> new CollectiveFingerprint(OpType.ALLTOALL, seq, inputs.get(0).dtype(), List.of(), -1, null), ch -> {
-            ch.choose(options.algorithm(), 0);
-            return Mono.defer(() -> PairwiseAllToAll.run(ch, Layouts.regions(inputs), Layouts.regions(outputs)))
-                    .thenReturn(outputs);
-        }).using(outputs, inputs));
+            return AllToAllDecision.decide(OpType.ALLTOALL, options.algorithm());
+        }, seq -> new CollectiveFingerprint(OpType.ALLTOALL, seq, inputs.get(0).dtype(), List.of(), -1, null),
+                (ch, chosen) -> Mono.defer(() -> chosen.body().run(ch, Layouts.regions(inputs), Layouts.regions(outputs)))
+                        .thenReturn(outputs)).using(outputs, inputs));
     }
 
     public Mono<Tensor> allToAllSingle(Tensor output, Tensor input, long[] outputSplits, long[] inputSplits,
@@ -49,9 +47,8 @@ public final class AllToAllOps {
             CollectiveArguments.requireCpu(name, output, "output");
             CollectiveArguments.requireWritable(name, output, "output");
             CollectiveArguments.requireCpu(name, input, "input");
-            runner.runtime().selector().select(OpType.ALLTOALL_BASE, options.algorithm(), 0);
-        }, seq -> new CollectiveFingerprint(OpType.ALLTOALL_BASE, seq, input.dtype(), List.of(), -1, null), ch -> {
-            ch.choose(options.algorithm(), 0);
+            return AllToAllDecision.decide(OpType.ALLTOALL_BASE, options.algorithm());
+        }, seq -> new CollectiveFingerprint(OpType.ALLTOALL_BASE, seq, input.dtype(), List.of(), -1, null), (ch, chosen) -> {
             CollectiveArguments.AllToAllSplits s =
                     CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank, size);
             return Mono.defer(() -> {
@@ -66,7 +63,7 @@ public final class AllToAllOps {
                     recv[q] = out.sub(Math.toIntExact(s.outputOffset(q) * es),
                             Math.toIntExact(s.outputRows()[q] * s.rowElements() * es));
                 }
-                return PairwiseAllToAll.run(ch, send, recv);
+                return chosen.body().run(ch, send, recv);
             }).thenReturn(output);
         }).using(output, input));
     }

@@ -3,15 +3,17 @@ package io.reactivecollectives.transport.ops;
 import io.reactivecollectives.core.CollectiveArguments;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.OpType;
-import io.reactivecollectives.transport.algorithms.DisseminationBarrier;
-import io.reactivecollectives.transport.algorithms.MonitoredBarrier;
+import io.reactivecollectives.transport.decision.BarrierDecision;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 
-/** The barrier (dissemination) and the monitored barrier (rank 0 names the ranks that never came). */
+/**
+ * The barrier (dissemination) and the monitored barrier (rank 0 names the ranks that never came),
+ * as {@link BarrierDecision} has them.
+ */
 public final class BarrierOps {
 
     private final CollectiveRunner runner;
@@ -21,12 +23,9 @@ public final class BarrierOps {
     }
 
     public Mono<Void> barrier(CollectiveOptions options) {
-        return runner.run(CollectiveCall.<Void>of(OpType.BARRIER, options,
-                () -> runner.runtime().selector().select(OpType.BARRIER, options.algorithm(), 0),
-                ch -> {
-                    ch.choose(options.algorithm(), 0);
-                    return DisseminationBarrier.run(ch);
-                }));
+        return runner.run(CollectiveCall.of(OpType.BARRIER, options,
+                () -> BarrierDecision.decide(options.algorithm()),
+                (ch, chosen) -> chosen.body().apply(ch)));
     }
 
     /**
@@ -42,12 +41,12 @@ public final class BarrierOps {
                 limit = runner.runtime().rank() == 0 ? timeout.plusSeconds(5)
                         : (twice.compareTo(group) > 0 ? twice : group);
             }
-            return runner.run(CollectiveCall.<Void>of(OpType.MONITORED_BARRIER, CollectiveOptions.timeout(limit),
-                    () -> CollectiveArguments.monitoredBarrier(timeout),
-                    ch -> {
-                        ch.choose(io.reactivecollectives.core.Algorithm.AUTO, 0);
-                        return MonitoredBarrier.run(ch, timeout, waitAllRanks);
-                    }));
+            return runner.run(CollectiveCall.of(OpType.MONITORED_BARRIER, CollectiveOptions.timeout(limit),
+                    () -> {
+                        CollectiveArguments.monitoredBarrier(timeout);
+                        return BarrierDecision.decideMonitored();
+                    },
+                    (ch, chosen) -> chosen.body().run(ch, timeout, waitAllRanks)));
         });
     }
 }

@@ -7,12 +7,12 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
-import io.reactivecollectives.transport.algorithms.BinomialTreeReduce;
+import io.reactivecollectives.transport.decision.ReduceDecision;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 
-/** Reduce to a root: a segmented binomial tree. */
+/** Reduce to a root: what {@link ReduceDecision} chose (the segmented binomial tree), once per call. */
 public final class ReduceOps {
 
     private final CollectiveRunner runner;
@@ -29,14 +29,13 @@ public final class ReduceOps {
             CollectiveArguments.requireCpu(name, tensor, "tensor");
             CollectiveArguments.requireWritable(name, tensor, "tensor");
             CollectiveArguments.requireReduceOp(name, op, tensor.dtype());
-            runner.runtime().selector().select(OpType.REDUCE, options.algorithm(), tensor.nbytes());
-        }, seq -> CollectiveFingerprint.of(OpType.REDUCE, seq, tensor, root, op), ch -> Mono.defer(() -> {
-            ch.choose(options.algorithm(), tensor.nbytes());
+            return ReduceDecision.decide(options.algorithm());
+        }, seq -> CollectiveFingerprint.of(OpType.REDUCE, seq, tensor, root, op), (ch, chosen) -> Mono.defer(() -> {
             if (ch.rank() != root) {
                 ch.requestReceipts();
             }
             ReduceKernels.preprocess(op, tensor);
-            return BinomialTreeReduce.run(ch, tensor, root, op)
+            return chosen.body().run(ch, tensor, root, op)
                     .then(Mono.fromRunnable(() -> {
                         if (ch.rank() == root) {
                             ReduceKernels.postprocess(op, tensor, size);

@@ -10,9 +10,8 @@ import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.PhasePeers;
 import io.reactivecollectives.transport.algorithms.Region;
-import io.reactivecollectives.transport.algorithms.RingReduceScatter;
-import io.reactivecollectives.transport.algorithms.HierarchicalReduceScatter;
-import io.reactivecollectives.core.Algorithm;
+import io.reactivecollectives.transport.decision.Chosen;
+import io.reactivecollectives.transport.decision.ReduceScatterDecision;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Flux;
@@ -21,7 +20,10 @@ import reactor.core.publisher.Mono;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reduce-scatter of a list, of one tensor, and of several pairs at once: a ring. */
+/**
+ * Reduce-scatter of a list, of one tensor, and of several pairs at once: what
+ * {@link ReduceScatterDecision} chose, once per call (for all the pairs of a coalesced call).
+ */
 public final class ReduceScatterOps {
 
     private final CollectiveRunner runner;
@@ -41,11 +43,9 @@ public final class ReduceScatterOps {
             CollectiveArguments.requireCpu(name, output, "output");
             CollectiveArguments.requireWritable(name, output, "output");
             Layouts.requireCpu(name, inputs, "inputs");
-            runner.runtime().selector().select(OpType.REDUCE_SCATTER, options.algorithm(), 0);
-        }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER, seq, output, -1, op), ch -> {
-            Algorithm a = ch.choose(options.algorithm(), output.nbytes());
-            return ofList(a, ch, output, inputs, op).thenReturn(output);
-        }).using(output, inputs));
+            return ReduceScatterDecision.decide(OpType.REDUCE_SCATTER, options.algorithm(), runner.runtime().shape());
+        }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER, seq, output, -1, op),
+                (ch, chosen) -> ofList(chosen, ch, output, inputs, op).thenReturn(output)).using(output, inputs));
     }
 
     public Mono<Tensor> reduceScatterTensor(Tensor output, Tensor input, ReduceOp op, CollectiveOptions options) {
@@ -55,11 +55,10 @@ public final class ReduceScatterOps {
             CollectiveArguments.requireCpu(name, output, "output");
             CollectiveArguments.requireWritable(name, output, "output");
             CollectiveArguments.requireCpu(name, input, "input");
-            runner.runtime().selector().select(OpType._REDUCE_SCATTER_BASE, options.algorithm(), 0);
-        }, seq -> CollectiveFingerprint.of(OpType._REDUCE_SCATTER_BASE, seq, input, -1, op), ch -> {
-            Algorithm a = ch.choose(options.algorithm(), output.nbytes());
-            return ofTensor(a, ch, output, input, op).thenReturn(output);
-        }).using(output, input));
+            return ReduceScatterDecision.decide(OpType._REDUCE_SCATTER_BASE, options.algorithm(),
+                    runner.runtime().shape());
+        }, seq -> CollectiveFingerprint.of(OpType._REDUCE_SCATTER_BASE, seq, input, -1, op),
+                (ch, chosen) -> ofTensor(chosen, ch, output, input, op).thenReturn(output)).using(output, input));
     }
 
     /** One ring reduce-scatter per pair, one after the other, each in its own phase of the collective. */
@@ -71,16 +70,14 @@ public final class ReduceScatterOps {
             Layouts.requireCpu(name, outputs, "outputs");
             Layouts.requireWritable(name, outputs, "outputs");
             Layouts.requireCpu(name, inputs, "inputs");
-            runner.runtime().selector().select(OpType.REDUCE_SCATTER_TENSOR_COALESCED, options.algorithm(), 0);
-        }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER_TENSOR_COALESCED, seq, inputs, -1, op), ch -> {
-            ch.choose(options.algorithm(), 0);
-            return Flux.range(0, inputs.size())
-                    .concatMap(i -> ofTensor(Algorithm.RING, PhasePeers.of(ch, i), outputs.get(i), inputs.get(i), op))
-                    .then(Mono.just(outputs));
-        }).using(outputs, inputs));
+            return ReduceScatterDecision.decideCoalesced(options.algorithm());
+        }, seq -> CollectiveFingerprint.of(OpType.REDUCE_SCATTER_TENSOR_COALESCED, seq, inputs, -1, op),
+                (ch, chosen) -> Flux.range(0, inputs.size())
+                        .concatMap(i -> ofTensor(chosen, PhasePeers.of(ch, i), outputs.get(i), inputs.get(i), op))
+                        .then(Mono.just(outputs))).using(outputs, inputs));
     }
 
-    private static Mono<Void> ofList(Algorithm a, Peers p, Tensor output, List<Tensor> inputs, ReduceOp op) {
+    private static Mono<Void> ofList(Chosen<ReduceScatterDecision.Body> a, Peers p, Tensor output, List<Tensor> inputs, ReduceOp op) {
         if (op.kind() != ReduceOp.Kind.PREMUL_SUM) {
             return Mono.defer(() -> blocks(a, p, output, Layouts.regions(inputs), op));
         }
@@ -98,7 +95,7 @@ public final class ReduceScatterOps {
                 copies -> Mono.fromRunnable(() -> copies.forEach(Tensor::release)));
     }
 
-    private static Mono<Void> ofTensor(Algorithm a, Peers p, Tensor output, Tensor input, ReduceOp op) {
+    private static Mono<Void> ofTensor(Chosen<ReduceScatterDecision.Body> a, Peers p, Tensor output, Tensor input, ReduceOp op) {
         if (op.kind() != ReduceOp.Kind.PREMUL_SUM) {
             return Mono.defer(() -> blocks(a, p, output, Layouts.split(input, p.size()), op));
         }
@@ -111,11 +108,10 @@ public final class ReduceScatterOps {
                 c -> Mono.fromRunnable(c::release));
     }
 
-    /** The reduce-scatter the selector chose (two levels across hosts, or the ring), then the op's post-scaling. */
-    private static Mono<Void> blocks(Algorithm a, Peers p, Tensor output, Region[] blocks, ReduceOp op) {
-        return (a == Algorithm.HIERARCHICAL
-                ? HierarchicalReduceScatter.run(p, op, output.dtype(), blocks, Region.of(output))
-                : RingReduceScatter.run(p, op, output.dtype(), blocks, Region.of(output)))
+    /** The reduce-scatter the decision chose, then the op's post-scaling. */
+    private static Mono<Void> blocks(Chosen<ReduceScatterDecision.Body> a, Peers p, Tensor output, Region[] blocks,
+                                     ReduceOp op) {
+        return a.body().run(p, op, output.dtype(), blocks, Region.of(output))
                 .then(Mono.fromRunnable(() -> ReduceKernels.postprocess(op, output, p.size())));
     }
 }

@@ -5,12 +5,12 @@ import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.SparseTensor;
-import io.reactivecollectives.transport.algorithms.AllGatherSparseAllReduce;
+import io.reactivecollectives.transport.decision.SparseAllReduceDecision;
 import io.reactivecollectives.transport.runtime.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 
-/** The sparse all-reduce: every rank's indices and values gathered, summed locally. */
+/** The sparse all-reduce: every rank's indices and values gathered, summed locally ({@link SparseAllReduceDecision}). */
 public final class SparseOps {
 
     private final CollectiveRunner runner;
@@ -22,10 +22,7 @@ public final class SparseOps {
     public Mono<SparseTensor> allReduceSparse(SparseTensor tensor, ReduceOp op, CollectiveOptions options) {
         return runner.run(CollectiveCall.of(OpType._ALLREDUCE_SPARSE, options, () -> {
             CollectiveArguments.allReduceSparse(tensor, op);
-            runner.runtime().selector().select(OpType._ALLREDUCE_SPARSE, options.algorithm(), 0);
-        }, ch -> {
-            ch.choose(options.algorithm(), 0);
-            return AllGatherSparseAllReduce.run(ch, tensor);
-        }));
+            return SparseAllReduceDecision.decide(options.algorithm());
+        }, (ch, chosen) -> chosen.body().apply(ch, tensor)));
     }
 }

@@ -3,13 +3,11 @@ package io.reactivecollectives.transport.runtime;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
-import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.observe.FlightRecorder;
-import io.reactivecollectives.transport.algorithms.AlgorithmSelector;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.group.CollectiveBox;
@@ -99,19 +97,17 @@ public final class CollectiveChannel implements Peers {
         return opType;
     }
 
-    /** Chooses the algorithm for {@code nbytes} (see {@link AlgorithmSelector}) and records the choice. */
+    /** Where the group's ranks run, as the group learnt it while connecting. */
     @Override
     public io.reactivecollectives.transport.algorithms.Topology topology() {
-        return runtime.selector().topology();
+        return runtime.shape().topology();
     }
 
-    public Algorithm choose(Algorithm forced, long nbytes) {
-        Algorithm a = runtime.selector().select(opType, forced, nbytes);
-        record(AlgorithmSelector.recordedName(opType, a));
-        return a;
-    }
-
-    private void record(String algorithm) {
+    /**
+     * Names in the flight recorder the algorithm a piece of a stream runs (each chunk decides its
+     * own; a collective's one decision is recorded as the collective starts).
+     */
+    public void recordAlgorithm(String algorithm) {
         FlightRecorder.Entry e = entry;
         if (e != null && algorithm != null) {
             e.algorithm(algorithm);

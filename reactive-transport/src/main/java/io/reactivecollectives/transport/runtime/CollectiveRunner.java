@@ -8,6 +8,7 @@ import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.FingerprintCheck;
+import io.reactivecollectives.transport.decision.Plan;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.CollectiveBox;
@@ -20,8 +21,9 @@ import java.time.Duration;
 import java.util.function.Function;
 
 /**
- * The one lifecycle every collective goes through: validate -> sequence number -> fingerprint ->
- * observe (flight recorder, meters) -> watchdog -> run -> map errors -> tell the peers -> close.
+ * The one lifecycle every collective goes through: validate and decide the algorithm (once) ->
+ * sequence number -> fingerprint -> observe (flight recorder, meters, the algorithm recorded) ->
+ * watchdog -> run what was decided -> map errors -> tell the peers -> close.
  *
  * <p>A call whose arguments are refused still takes its sequence number and tells every peer that
  * this collective failed here (an ABORT of kind MISMATCH), so the peers' copies fail with the
@@ -45,14 +47,22 @@ public final class CollectiveRunner {
     }
 
     /** Runs {@code call} on subscription (cold). */
-    public <T> Mono<T> run(CollectiveCall<T> call) {
+    public <P extends Plan, T> Mono<T> run(CollectiveCall<P, T> call) {
         String name = call.name();
         return runtime.settings().deliver(Mono.defer(() -> {
             CollectiveOptions opts = call.options();
             if (opts == null) {
                 throw new IllegalArgumentException(name + ": options is null");
             }
-            IllegalArgumentException invalid = check(call.validate());
+            P plan;
+            IllegalArgumentException invalid = null;
+            try {
+                plan = call.decide().get();
+            } catch (IllegalArgumentException e) {
+                plan = null;
+                invalid = e;
+            }
+            P decided = plan;
             CollectiveException refused = runtime.refusal(name);
             if (refused != null) {
                 return invalid != null ? Mono.error(invalid) : Mono.error(refused);
@@ -82,11 +92,12 @@ public final class CollectiveRunner {
             }
             CollectiveChannel channel = new CollectiveChannel(runtime, box, call.op(), name, 0);
             long[][] shapes = fp.shapes().toArray(NO_SHAPES);   // NO_SHAPES itself when there are none
-            return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes, null, start, entry -> {
+            return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes,
+                    decided.recordedName(), start, entry -> {
                 channel.entry(entry);
                 Mono<T> work = Mono.defer(() -> {
                     agreeWithEarlyFrames(box);
-                    return call.body().apply(channel);
+                    return call.body().apply(channel, decided);
                 });
                 if (runtime.settings().checkCollectives()) {
                     work = FingerprintCheck.verify(channel, fp).then(work);

@@ -4,7 +4,7 @@ import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.observe.CollectiveObserver;
-import io.reactivecollectives.transport.algorithms.AlgorithmSelector;
+import io.reactivecollectives.transport.decision.GroupShape;
 import io.reactivecollectives.transport.failure.PeerFailures;
 import io.reactivecollectives.transport.frame.P2PFrameCodec;
 import io.reactivecollectives.transport.group.CollectiveWatchdog;
@@ -18,7 +18,8 @@ import io.reactivecollectives.transport.mesh.MeshOptions;
  * The state one rank of a group shares among its collectives (the role of gloo's {@code Context}):
  * rank, size, settings, the mesh of connections, the mailboxes inbound frames go to, what is known
  * of the peers' health, the observer (flight recorder and meters), the watchdog of deadlines and
- * the algorithm selector; and whether the group still takes work.
+ * the group's shape its collectives' decisions read (world size, topology, switch points); and
+ * whether the group still takes work.
  */
 public final class GroupRuntime {
 
@@ -30,7 +31,7 @@ public final class GroupRuntime {
     private final PeerFailures peerFailures;
     private final CollectiveObserver observer;
     private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
-    private final AlgorithmSelector selector;
+    private volatile GroupShape shape;
     private final TensorClaims claims = new TensorClaims();
     private volatile Mesh mesh;
     private volatile Mesh liveness;
@@ -44,7 +45,7 @@ public final class GroupRuntime {
         this.settings = settings;
         this.observer = observer;
         this.peerFailures = new PeerFailures(rank, size);
-        this.selector = new AlgorithmSelector(size, settings.smallAllReduceBytes(), settings.smallBroadcastBytes());
+        this.shape = GroupShape.singleHost(size, settings.smallAllReduceBytes(), settings.smallBroadcastBytes());
         this.mailbox = new Mailbox(settings.maxUnclaimedBytes(), this::pauseReading, this::resumeReading);
         this.p2p = new P2PMailbox(rank, new P2PMailbox.FragmentReader() {
             @Override
@@ -101,8 +102,9 @@ public final class GroupRuntime {
         return claims;
     }
 
-    public AlgorithmSelector selector() {
-        return selector;
+    /** What the decisions of this group's collectives read (all ranks on one host until connected). */
+    public GroupShape shape() {
+        return shape;
     }
 
     /** The connections (null until connected, and for a world of one). */
@@ -145,7 +147,7 @@ public final class GroupRuntime {
                         .doOnError(e -> m.close())
                         .doOnCancel(m::close)
                         .doOnNext(live -> {
-                            selector.topology(io.reactivecollectives.transport.algorithms.Topology.of(m.hostIds()));
+                            shape = shape.withTopology(io.reactivecollectives.transport.algorithms.Topology.of(m.hostIds()));
                             this.mesh = m;
                             this.liveness = live;
                             this.waitReports = CollectiveWaits.start(this, reportEvery);

@@ -13,7 +13,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * The package rules of the transport: each concern has one owner, and dependencies point one way
  * (facade -> ops -> runtime -> failure/group/mesh -> frame -> wire; algorithms see only their SPI and
- * core). The store ({@code transport.rendezvous}) is reactive-store's now, on this class path as a
+ * core; the decisions see only the algorithms and core). The store ({@code transport.rendezvous}) is reactive-store's now, on this class path as a
  * dependency: the mesh and the store share only its {@code io.reactivecollectives.store.wire}, and
  * the store's own rules (it uses nothing of the transport) are reactive-store's
  * {@code StoreArchitectureTest}.
@@ -34,6 +34,16 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage(T + ".algorithms..")
                 .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
                         T + ".group..", T + ".mesh..", T + ".frame..", T + ".rendezvous..", T + ".launch..")
+                .check(main);
+    }
+
+    /** A collective's decision table names its algorithms' bodies and nothing of the runtime that calls it. */
+    @Test
+    void decisionsDependOnlyOnTheAlgorithmsAndCore() {
+        noClasses().that().resideInAPackage(T + ".decision..")
+                .should().dependOnClassesThat().resideInAnyPackage(T, T + ".runtime..", T + ".ops..", T + ".failure..",
+                        T + ".group..", T + ".mesh..", T + ".frame..", T + ".rendezvous..", T + ".launch..", T + ".shm..",
+                        T + ".wire..")
                 .check(main);
     }
 
@@ -91,7 +101,7 @@ class ArchitectureTest {
     @Test
     void nothingBelowTheFacadeDependsOnIt() {
         noClasses().that().resideInAnyPackage(T + ".runtime..", T + ".ops..", T + ".failure..", T + ".group..",
-                        T + ".algorithms..", T + ".frame..")
+                        T + ".algorithms..", T + ".decision..", T + ".frame..")
                 .should().dependOnClassesThat().resideInAPackage(T)
                 .check(main);
     }
