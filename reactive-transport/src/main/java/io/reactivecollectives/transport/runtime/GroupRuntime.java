@@ -32,7 +32,6 @@ public final class GroupRuntime {
     private final CollectiveObserver observer;
     private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
     private volatile GroupShape shape;
-    private final TensorClaims claims = new TensorClaims();
     private volatile Mesh mesh;
     private volatile Mesh liveness;
     private volatile boolean closed;
@@ -95,11 +94,6 @@ public final class GroupRuntime {
 
     public CollectiveWatchdog watchdog() {
         return watchdog;
-    }
-
-    /** The memory in-flight collectives use. */
-    TensorClaims claims() {
-        return claims;
     }
 
     /** What the decisions of this group's collectives read (all ranks on one host until connected). */
