@@ -16,7 +16,7 @@ import java.util.function.Function;
  * One collective's state in the {@link Mailbox}: its slots (frames that arrived, receives that
  * wait), its failure, what it is (the agreement every DATA frame is checked against), and the
  * receipts it waits for. Guarded by the mailbox's lock; the accessors are for messages. Its slots
- * ({@link Slots}, {@link SlotKey}) are nested here: a frame's and a receive's walk through the box
+ * ({@code Slots}, {@code SlotKey}) are nested here: a frame's and a receive's walk through the box
  * stays in this file.
  */
 public final class CollectiveBox {

@@ -269,7 +269,7 @@ public final class CollectiveChannel implements Peers {
      * <p>The payload is either a byte range of a buffer, sliced (retained) on each subscription
      * ({@code sliced}), or a payload given up front whose one reference the first subscription takes (or
      * that is released when that subscription is cancelled before the write). Nested here, beside the
-     * {@link #writeData} it calls, so that a send's walk stays in this file.
+     * {@code writeData} it calls, so that a send's walk stays in this file.
      */
     private static final class DataSend extends Mono<Void> {
 

@@ -1,11 +1,13 @@
 package io.reactivecollectives.transport.runtime;
 
+import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.Chunk;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.FingerprintCheck;
 import io.reactivecollectives.transport.decision.Plan;
@@ -16,9 +18,6 @@ import io.reactivecollectives.transport.group.Disagreement;
 import io.reactivecollectives.transport.group.Mailbox;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-
-import io.netty.buffer.ByteBuf;
-import io.reactivecollectives.core.Tensor;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +37,11 @@ import java.util.function.Supplier;
  * this collective failed here (an ABORT of kind MISMATCH), so the peers' copies fail with the
  * reason instead of waiting, and the group's next collective pairs up again on every rank. A call
  * the group refuses (closed, aborted, a peer dead) takes no number: the group is unusable anyway.
+ *
+ * <p>What only the runner reads is nested here, so that a call's walk stays in this file: the call
+ * an op hands it ({@link CollectiveCall}), the memory its in-flight collectives claim
+ * ({@code TensorClaims}; one runner per group) and the packing of the agreement a box opens with
+ * ({@code agreementWord}, {@code agreementCount}).
  */
 public final class CollectiveRunner {
 
