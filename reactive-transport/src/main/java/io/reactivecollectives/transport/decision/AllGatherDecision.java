@@ -46,6 +46,6 @@ public final class AllGatherDecision {
      * @throws IllegalArgumentException when {@code forced} does not implement all-gather
      */
     public static Chosen<Body> decide(OpType op, Algorithm forced, GroupShape g) {
-        return TABLE.decide(op, forced, g.topology().multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING);
+        return TABLE.decide(op, forced, g.multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING);
     }
 }

@@ -57,7 +57,7 @@ public final class AllReduceDecision {
     public static Chosen<Body> decide(OpType op, Algorithm forced, long nbytes, GroupShape g) {
         return TABLE.decide(op, forced, nbytes <= AlgorithmChoice.recursiveDoublingLimit(g.smallAllReduceBytes(), g.size())
                 ? Algorithm.RECURSIVE_DOUBLING
-                : g.topology().multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING);
+                : g.multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING);
     }
 
     /**

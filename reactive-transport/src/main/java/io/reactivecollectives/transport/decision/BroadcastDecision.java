@@ -52,6 +52,6 @@ public final class BroadcastDecision {
         return TABLE.decide(OpType.BROADCAST, forced,
                 nbytes <= AlgorithmChoice.binomialTreeLimit(g.smallBroadcastBytes(), g.size())
                         ? Algorithm.BINOMIAL_TREE
-                        : g.topology().hosts() > 1 ? Algorithm.HIERARCHICAL : Algorithm.PIPELINED_CHAIN);
+                        : g.multiHost() ? Algorithm.HIERARCHICAL : Algorithm.PIPELINED_CHAIN);
     }
 }

@@ -55,7 +55,7 @@ public final class ReduceScatterDecision {
      * @throws IllegalArgumentException when {@code forced} does not implement reduce-scatter
      */
     public static Chosen<Body> decide(OpType op, Algorithm forced, GroupShape g) {
-        return TABLE.decide(op, forced, g.topology().multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING);
+        return TABLE.decide(op, forced, g.multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING);
     }
 
     /**

@@ -335,6 +335,19 @@ public final class Mesh implements AutoCloseable {
     }
 
     /**
+     * The live table of the links frames go through, indexed by peer ({@link #link} of each): null
+     * for this rank and a peer not connected; an entry changes when a peer's socket link is replaced
+     * by a {@link SharedMemoryLink} ({@link MeshSharedMemory}), so read it per frame, never cache an
+     * entry. For a sender's per-frame path, which then does not call through the mesh. Read only:
+     * the mesh alone writes it.
+     *
+     * @return the table, one entry per rank
+     */
+    public java.util.concurrent.atomic.AtomicReferenceArray<PeerLink> linkTable() {
+        return links.table();
+    }
+
+    /**
      * The socket connection to {@code peer}: its link, or the one kept open under its shared-memory
      * link.
      *

@@ -35,6 +35,14 @@ final class MeshLinks {
         return peer >= 0 && peer < links.length() ? links.get(peer) : null;
     }
 
+    /**
+     * The live table of the links frames go through, indexed by peer (null: itself, not connected):
+     * the socket links, and the shared-memory links that replace them. Read only.
+     */
+    AtomicReferenceArray<PeerLink> table() {
+        return links;
+    }
+
     /** The socket link to {@code peer}, or null (itself, out of range, not connected). */
     SocketLink socket(int peer) {
         return peer >= 0 && peer < sockets.length() ? sockets.get(peer) : null;

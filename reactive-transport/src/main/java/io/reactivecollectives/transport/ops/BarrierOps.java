@@ -4,7 +4,7 @@ import io.reactivecollectives.core.CollectiveArguments;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.transport.decision.BarrierDecision;
-import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 

@@ -8,7 +8,7 @@ import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.Region;
 import io.reactivecollectives.transport.decision.GatherDecision;
 import io.reactivecollectives.transport.decision.ScatterDecision;
-import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 

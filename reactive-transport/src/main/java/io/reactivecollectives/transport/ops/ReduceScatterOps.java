@@ -12,7 +12,7 @@ import io.reactivecollectives.transport.algorithms.PhasePeers;
 import io.reactivecollectives.transport.algorithms.Region;
 import io.reactivecollectives.transport.decision.Chosen;
 import io.reactivecollectives.transport.decision.ReduceScatterDecision;
-import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

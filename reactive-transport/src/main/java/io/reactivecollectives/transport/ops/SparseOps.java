@@ -6,7 +6,7 @@ import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.SparseTensor;
 import io.reactivecollectives.transport.decision.SparseAllReduceDecision;
-import io.reactivecollectives.transport.runtime.CollectiveCall;
+import io.reactivecollectives.transport.runtime.CollectiveRunner.CollectiveCall;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import reactor.core.publisher.Mono;
 

@@ -6,11 +6,13 @@ import io.reactivecollectives.core.ReduceOp;
 
 /**
  * What every rank must agree on for a collective, packed into two longs that travel in the header
- * of every DATA frame (so checking it costs no message of its own): {@link #word} holds the op, the
- * dtype, the reduce op and the root; {@link #count} the element count (per rank, as each op
+ * of every DATA frame (so checking it costs no message of its own): the word holds the op, the
+ * dtype, the reduce op and the root; the count the element count (per rank, as each op
  * defines it; -1 where ranks may legitimately differ, as all-to-all's splits). A frame whose words
  * differ from the local collective's is never combined: the collective fails on every rank with a
- * message naming both sides ({@link #describe}).
+ * message naming both sides ({@link #describe}). The two are packed where a collective's box opens
+ * ({@code CollectiveRunner}'s {@code agreementWord} and {@code agreementCount}: a collective that
+ * agrees never enters this class); this class reads them back for the messages.
  */
 public final class Agreement {
 
@@ -22,33 +24,6 @@ public final class Agreement {
     private static final ReduceOp.Kind[] KINDS = ReduceOp.Kind.values();
 
     private Agreement() {
-    }
-
-    /**
-     * The word for a collective: op, dtype (null: none), reduce op (null: none), root (-1: none).
-     * Never {@link #NONE}.
-     */
-    public static long word(OpType op, DType dtype, ReduceOp reduceOp, int root) {
-        long w = (long) (op.ordinal() + 1) << 56;
-        w |= (long) (dtype == null ? 0 : dtype.ordinal() + 1) << 48;
-        w |= (long) (reduceOp == null ? 0 : reduceOp.kind().ordinal() + 1) << 40;
-        w |= (root + 1L) & 0xFFFF_FFFFL;
-        return w;
-    }
-
-    /** The element count a fingerprint stands for (its shapes' elements in all). */
-    public static long count(io.reactivecollectives.core.observe.CollectiveFingerprint fp) {
-        long n = 0;
-        java.util.List<long[]> shapes = fp.shapes();
-        for (int i = 0; i < shapes.size(); i++) {   // indexed: no iterator per collective
-            long[] shape = shapes.get(i);
-            long e = 1;
-            for (long d : shape) {
-                e *= d;
-            }
-            n += e;
-        }
-        return n;
     }
 
     /**

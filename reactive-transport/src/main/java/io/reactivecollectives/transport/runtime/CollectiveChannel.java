@@ -3,6 +3,7 @@ package io.reactivecollectives.transport.runtime;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.OpType;
@@ -12,9 +13,11 @@ import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.group.CollectiveBox;
 import io.reactivecollectives.transport.group.ReceiveHooks;
-import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.PeerLink;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
+
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One collective's view of the group, handed to its algorithm (the {@link Peers} of gloo's
@@ -146,19 +149,18 @@ public final class CollectiveChannel implements Peers {
 
     @Override
     public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
-        return DataSend.payload(this, peer, step, chunk, payload);
+        return new DataSend(this, peer, step, chunk, payload, 0, 0, false);
     }
 
     @Override
     public Mono<Void> sendRange(int peer, int step, int chunk, ByteBuf buf, int index, int length) {
-        return DataSend.range(this, peer, step, chunk, buf, index, length);
+        return new DataSend(this, peer, step, chunk, buf, index, length, true);
     }
 
     /** Writes {@code payload} (ownership taken) to {@code peer} as a DATA frame; throws, payload released, when it cannot. */
     Future<Void> writeData(int peer, int step, int chunk, ByteBuf payload) {
         int rank = runtime.rank();
-        Mesh m = runtime.mesh();
-        PeerLink link = peer == rank || peer < 0 || peer >= runtime.size() || m == null ? null : m.link(peer);
+        PeerLink link = peer == rank ? null : runtime.link(peer);   // the live table: no call through the mesh
         if (link == null) {
             ReferenceCountUtil.safeRelease(payload);
             throw new CollectiveException(op, rank, box.sequence(), peer, "no connection to rank " + peer, null);
@@ -186,8 +188,7 @@ public final class CollectiveChannel implements Peers {
 
     /** A failed write's cause as the connection to {@code peer} explains it. */
     Throwable writeFailure(int peer, Throwable cause) {
-        Mesh m = runtime.mesh();
-        PeerLink link = m == null ? null : m.link(peer);
+        PeerLink link = runtime.link(peer);
         return link == null ? cause : link.writeFailure(cause);
     }
 
@@ -197,8 +198,7 @@ public final class CollectiveChannel implements Peers {
             return e;
         }
         int rank = runtime.rank();
-        Mesh m = runtime.mesh();
-        PeerLink link = m == null ? null : m.link(peer);
+        PeerLink link = runtime.link(peer);
         String dead = runtime.peerFailures().deathOf(peer);
         if (dead == null && (e instanceof java.io.IOException || link == null || !link.isActive())) {
             dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
@@ -257,6 +257,113 @@ public final class CollectiveChannel implements Peers {
             return flat;
         } finally {
             b.release();
+        }
+    }
+
+    /**
+     * One DATA frame of a {@link CollectiveChannel}: written on subscription, completes when the frame
+     * was handed to the socket. A hand-written operator (one object per subscription, the
+     * {@link Writer}, which also listens to the write's future) instead of {@code Mono.defer},
+     * {@code Mono.create} and {@code onErrorMap}: a send runs for every pipelined segment.
+     *
+     * <p>The payload is either a byte range of a buffer, sliced (retained) on each subscription
+     * ({@code sliced}), or a payload given up front whose one reference the first subscription takes (or
+     * that is released when that subscription is cancelled before the write). Nested here, beside the
+     * {@code writeData} it calls, so that a send's walk stays in this file.
+     */
+    private static final class DataSend extends Mono<Void> {
+
+        private final CollectiveChannel channel;
+        private final int peer;
+        private final int step;
+        private final int chunk;
+        private final ByteBuf buf;
+        private final int index;
+        private final int length;
+        private final boolean sliced;
+
+        DataSend(CollectiveChannel channel, int peer, int step, int chunk, ByteBuf buf, int index, int length,
+                 boolean sliced) {
+            this.channel = channel;
+            this.peer = peer;
+            this.step = step;
+            this.chunk = chunk;
+            this.buf = buf;
+            this.index = index;
+            this.length = length;
+            this.sliced = sliced;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super Void> actual) {
+            Writer w = new Writer(actual, this);
+            actual.onSubscribe(w);
+            if (w.done != 0) {
+                if (!sliced) {
+                    ReferenceCountUtil.safeRelease(buf);
+                }
+                return;
+            }
+            ByteBuf payload;
+            try {
+                payload = sliced ? buf.retainedSlice(index, length) : buf;
+            } catch (RuntimeException e) {
+                w.fail(e);
+                return;
+            }
+            Future<Void> f;
+            try {
+                f = channel.writeData(peer, step, chunk, payload);
+            } catch (RuntimeException e) {
+                w.fail(channel.sendFailure(peer, e));
+                return;
+            }
+            if (f.isDone()) {
+                w.operationComplete(f);   // written already (shared memory): no listener to register and notify
+            } else {
+                f.addListener(w);
+            }
+        }
+
+        /** The subscription and the write's listener. */
+        private static final class Writer implements org.reactivestreams.Subscription, GenericFutureListener<Future<? super Void>> {
+            private static final AtomicIntegerFieldUpdater<Writer> DONE = AtomicIntegerFieldUpdater.newUpdater(Writer.class, "done");
+
+            private final CoreSubscriber<? super Void> actual;
+            private final DataSend send;
+            volatile int done;
+
+            Writer(CoreSubscriber<? super Void> actual, DataSend send) {
+                this.actual = actual;
+                this.send = send;
+            }
+
+            @Override
+            public void operationComplete(Future<? super Void> f) {
+                if (f.isSuccess()) {
+                    if (DONE.compareAndSet(this, 0, 1)) {
+                        actual.onComplete();
+                    }
+                } else {
+                    fail(send.channel.sendFailure(send.peer, send.channel.writeFailure(send.peer, f.cause())));
+                }
+            }
+
+            void fail(Throwable e) {
+                if (DONE.compareAndSet(this, 0, 1)) {
+                    actual.onError(e);
+                }
+            }
+
+            @Override
+            public void request(long n) {
+                // completes without a value: nothing to wait for
+            }
+
+            @Override
+            public void cancel() {
+                DONE.set(this, 1);
+            }
         }
     }
 }

@@ -1,11 +1,13 @@
 package io.reactivecollectives.transport.runtime;
 
+import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.core.Chunk;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.FingerprintCheck;
 import io.reactivecollectives.transport.decision.Plan;
@@ -18,7 +20,13 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * The one lifecycle every collective goes through: validate and decide the algorithm (once) ->
@@ -29,6 +37,11 @@ import java.util.function.Function;
  * this collective failed here (an ABORT of kind MISMATCH), so the peers' copies fail with the
  * reason instead of waiting, and the group's next collective pairs up again on every rank. A call
  * the group refuses (closed, aborted, a peer dead) takes no number: the group is unusable anyway.
+ *
+ * <p>What only the runner reads is nested here, so that a call's walk stays in this file: the call
+ * an op hands it ({@link CollectiveCall}), the memory its in-flight collectives claim
+ * ({@code TensorClaims}; one runner per group) and the packing of the agreement a box opens with
+ * ({@code agreementWord}, {@code agreementCount}).
  */
 public final class CollectiveRunner {
 
@@ -36,6 +49,8 @@ public final class CollectiveRunner {
 
     private final GroupRuntime runtime;
     private final AbortProtocol aborts;
+    /** The memory the group's in-flight collectives use (one runner per group). */
+    private final TensorClaims claims = new TensorClaims();
 
     public CollectiveRunner(GroupRuntime runtime, AbortProtocol aborts) {
         this.runtime = runtime;
@@ -77,16 +92,16 @@ public final class CollectiveRunner {
             long start = System.nanoTime();   // the one clock reading at the start: box, recorder, meters, deadline
             Duration timeout = opts.timeout() != null ? opts.timeout() : runtime.settings().timeout();
             CollectiveBox box = mailbox.open(name, detail ? Agreement.NONE
-                    : Agreement.word(fp.op(), fp.dtype(), fp.reduceOp(), fp.root()), detail ? 0 : Agreement.count(fp), start,
+                    : agreementWord(fp), detail ? 0 : agreementCount(fp), start,
                     timeout.toNanos());
             Object owner = box;
-            String inUse = runtime.claims().claim(call.tensors(), owner, () -> name + "[seq=" + box.sequence() + "]");
+            String inUse = claims.claim(call.tensors(), owner, () -> name + "[seq=" + box.sequence() + "]");
             if (inUse != null) {
                 return Mono.error(refuseHere(box, new IllegalArgumentException(name + ": " + inUse)));
             }
             CollectiveException pending = mailbox.pendingAbort(box);
             if (pending != null) {
-                runtime.claims().release(owner);
+                claims.release(owner);
                 mailbox.close(box);
                 return Mono.error(pending);
             }
@@ -121,7 +136,7 @@ public final class CollectiveRunner {
                     // tensor must find them free)
                     @Override
                     public void released() {
-                        runtime.claims().release(owner);
+                        claims.release(owner);
                         mailbox.ended(box);
                     }
 
@@ -234,5 +249,171 @@ public final class CollectiveRunner {
                 + (what != null ? " (" + what + ")" : "") : "") + "; " + runtime.peerFailures().progress() + dumpNote());
         runtime.mailbox().fail(box, e);
         return e;
+    }
+
+    /**
+     * The agreement word of a collective's fingerprint, as {@link Agreement} reads it back: op,
+     * dtype (none: 0), reduce op (none: 0) and root (none: -1), each plus one, in bits 56, 48, 40
+     * and 0-31. Never {@link Agreement#NONE}. Packed here, where every collective's box opens, so
+     * that a call that agrees never enters {@link Agreement}.
+     */
+    static long agreementWord(CollectiveFingerprint fp) {
+        long w = (long) (fp.op().ordinal() + 1) << 56;
+        w |= (long) (fp.dtype() == null ? 0 : fp.dtype().ordinal() + 1) << 48;
+        w |= (long) (fp.reduceOp() == null ? 0 : fp.reduceOp().kind().ordinal() + 1) << 40;
+        w |= (fp.root() + 1L) & 0xFFFF_FFFFL;
+        return w;
+    }
+
+    /** The agreement count of a fingerprint: its shapes' elements in all. */
+    static long agreementCount(CollectiveFingerprint fp) {
+        long n = 0;
+        List<long[]> shapes = fp.shapes();
+        for (int i = 0; i < shapes.size(); i++) {   // indexed: no iterator per collective
+            long[] shape = shapes.get(i);
+            long e = 1;
+            for (long d : shape) {
+                e *= d;
+            }
+            n += e;
+        }
+        return n;
+    }
+
+    /**
+     * One collective as the runner sees it: its type, per-call options, the argument check and the
+     * algorithm's choice (run once on subscription, before anything is sent), its fingerprint for a
+     * sequence number, and its body over a {@link CollectiveChannel}, which runs what was chosen.
+     *
+     * @param op       the collective's type (its display name names it in messages)
+     * @param options  per-call options (timeout, forced algorithm)
+     * @param decide   checks the arguments and chooses the algorithm (its collective's decision in
+     *                 {@code transport.decision}); throws {@link IllegalArgumentException} for bad
+     *                 arguments or a forced algorithm that does not implement the collective
+     * @param describe the fingerprint (op, dtype, shapes, root, reduce op) for a sequence number
+     * @param body     the collective's work, given what {@code decide} chose
+     * @param tensors  the tensors it reads and writes (no other in-flight collective of the group may
+     *                 use their memory)
+     */
+    public record CollectiveCall<P extends Plan, T>(OpType op, CollectiveOptions options, Supplier<P> decide,
+                                                    LongFunction<CollectiveFingerprint> describe,
+                                                    BiFunction<CollectiveChannel, P, Mono<T>> body,
+                                                    List<Tensor> tensors) {
+
+        public CollectiveCall(OpType op, CollectiveOptions options, Supplier<P> decide,
+                              LongFunction<CollectiveFingerprint> describe, BiFunction<CollectiveChannel, P, Mono<T>> body) {
+            this(op, options, decide, describe, body, List.of());
+        }
+
+        /** This call, using the memory of {@code ts} (tensors or lists of tensors; nulls skipped). */
+        public CollectiveCall<P, T> using(Object... ts) {
+            List<Tensor> all = new ArrayList<>();
+            for (Object o : ts) {
+                if (o instanceof Tensor t) {
+                    all.add(t);
+                } else if (o instanceof List<?> l) {
+                    for (Object x : l) {
+                        if (x instanceof Tensor t) {
+                            all.add(t);
+                        } else if (x instanceof List<?> inner) {
+                            for (Object y : inner) {
+                                if (y instanceof Tensor t) {
+                                    all.add(t);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return new CollectiveCall<>(op, options, decide, describe, body, all);
+        }
+
+        /** A call whose fingerprint is its op alone. */
+        public static <P extends Plan, T> CollectiveCall<P, T> of(OpType op, CollectiveOptions options, Supplier<P> decide,
+                                                                  BiFunction<CollectiveChannel, P, Mono<T>> body) {
+            return new CollectiveCall<>(op, options, decide,
+                    seq -> new CollectiveFingerprint(op, seq, null, List.of(), -1, null), body);
+        }
+
+        /** The name used in messages ({@code allReduce}). */
+        public String name() {
+            return op.displayName();
+        }
+    }
+
+    /**
+     * The memory of the tensors that in-flight collectives of one rank's group read and write: a
+     * collective whose tensors overlap one of another in-flight collective (the same tensor subscribed
+     * twice at once, a view of it, an output shared by two calls) is refused before it starts, instead
+     * of two collectives writing one buffer. Tensors of one collective may overlap each other (an
+     * in-place all-gather's input is a view of its output). Thread-safe.
+     */
+    static final class TensorClaims {
+
+        /** Bytes [from, to) of one memory (an off-heap address range, or a heap array's range). */
+        private record Claim(Object memory, long from, long to, Object owner, Supplier<String> ownerName, Tensor tensor) {
+        }
+
+        private final List<Claim> claims = new ArrayList<>();
+
+        /**
+         * Claims {@code tensors} for {@code owner} (named by {@code ownerName} in messages, called only
+         * for a message), or returns why not (nothing claimed then).
+         */
+        synchronized String claim(Collection<Tensor> tensors, Object owner, Supplier<String> ownerName) {
+            if (tensors.isEmpty()) {
+                return null;
+            }
+            List<Claim> mine = new ArrayList<>(tensors.size());
+            for (Tensor t : tensors) {
+                Claim c = t == null ? null : claimOf(t, owner, ownerName);
+                if (c == null) {
+                    continue;
+                }
+                for (Claim other : claims) {
+                    if (other.memory == c.memory && other.from < c.to && c.from < other.to) {
+                        return "tensor " + t + " is in use by " + other.ownerName.get() + ", still in flight on this rank "
+                                + "(wait for it, or use another tensor, before starting another collective on it)";
+                    }
+                }
+                mine.add(c);
+            }
+            claims.addAll(mine);
+            return null;
+        }
+
+        /** Releases what {@code owner} claimed. */
+        synchronized void release(Object owner) {
+            if (!claims.isEmpty()) {
+                claims.removeIf(c -> c.owner == owner);
+            }
+        }
+
+        private static Claim claimOf(Tensor t, Object owner, Supplier<String> ownerName) {
+            if (!t.isCpu() || t.nbytes() == 0) {
+                return null;
+            }
+            ByteBuf b;
+            try {
+                b = t.buffer();
+            } catch (RuntimeException released) {
+                return null;
+            }
+            if (b.refCnt() == 0) {
+                return null;
+            }
+            if (b.hasMemoryAddress()) {
+                long a = b.memoryAddress() + b.readerIndex();
+                return new Claim(ADDRESSES, a, a + t.nbytes(), owner, ownerName, t);
+            }
+            if (b.hasArray()) {
+                long a = b.arrayOffset() + b.readerIndex();
+                return new Claim(b.array(), a, a + t.nbytes(), owner, ownerName, t);
+            }
+            return new Claim(b.unwrap() != null ? b.unwrap() : b, 0, Long.MAX_VALUE, owner, ownerName, t);
+        }
+
+        /** The memory all off-heap address ranges belong to. */
+        private static final Object ADDRESSES = new Object();
     }
 }

@@ -13,6 +13,9 @@ import io.reactivecollectives.transport.group.P2PMailbox;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.MeshOptions;
+import io.reactivecollectives.transport.mesh.PeerLink;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The state one rank of a group shares among its collectives (the role of gloo's {@code Context}):
@@ -32,8 +35,9 @@ public final class GroupRuntime {
     private final CollectiveObserver observer;
     private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
     private volatile GroupShape shape;
-    private final TensorClaims claims = new TensorClaims();
     private volatile Mesh mesh;
+    /** The mesh's live link table ({@link Mesh#linkTable}), null while there is no mesh. */
+    private volatile AtomicReferenceArray<PeerLink> links;
     private volatile Mesh liveness;
     private volatile boolean closed;
     private volatile reactor.core.Disposable waitReports = reactor.core.Disposables.disposed();
@@ -97,11 +101,6 @@ public final class GroupRuntime {
         return watchdog;
     }
 
-    /** The memory in-flight collectives use. */
-    TensorClaims claims() {
-        return claims;
-    }
-
     /** What the decisions of this group's collectives read (all ranks on one host until connected). */
     public GroupShape shape() {
         return shape;
@@ -113,7 +112,21 @@ public final class GroupRuntime {
     }
 
     public void mesh(Mesh m) {
+        this.links = m == null ? null : m.linkTable();
         this.mesh = m;
+    }
+
+    /**
+     * The link frames to {@code peer} go through now (a socket link, or the shared-memory link that
+     * replaced it), read from the mesh's live table without calling through the mesh: a sender's
+     * per-frame lookup.
+     *
+     * @param peer a rank
+     * @return its link, or null (this rank, out of range, not connected, no mesh)
+     */
+    public PeerLink link(int peer) {
+        AtomicReferenceArray<PeerLink> t = links;
+        return t == null || peer < 0 || peer >= t.length() ? null : t.get(peer);
     }
 
     /** The heartbeat connections ({@link io.reactivecollectives.transport.mesh.MeshRole#LIVENESS}; null until connected). */
@@ -148,6 +161,7 @@ public final class GroupRuntime {
                         .doOnCancel(m::close)
                         .doOnNext(live -> {
                             shape = shape.withTopology(io.reactivecollectives.transport.algorithms.Topology.of(m.hostIds()));
+                            this.links = m.linkTable();
                             this.mesh = m;
                             this.liveness = live;
                             this.waitReports = CollectiveWaits.start(this, reportEvery);

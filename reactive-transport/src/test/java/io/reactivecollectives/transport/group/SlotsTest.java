@@ -18,7 +18,7 @@ class SlotsTest {
 
     @Test
     void addressesDifferingInAnyPartAreDifferentSlots() {
-        Slots s = new Slots();
+        CollectiveBox.Slots s = new CollectiveBox.Slots();
         Object a = "a";
         Object b = "b";
         Object c = "c";
@@ -50,7 +50,7 @@ class SlotsTest {
 
     @Test
     void removeIfHoldsLeavesAnotherValueInPlace() {
-        Slots s = new Slots();
+        CollectiveBox.Slots s = new CollectiveBox.Slots();
         Object waiter = new Object();
         Object payload = new Object();
         s.put(0, 0, 0, 1, payload);
@@ -69,7 +69,7 @@ class SlotsTest {
     @Test
     void agreesWithAMapUnderRandomUse() {
         Random random = new Random(42);
-        Slots s = new Slots();
+        CollectiveBox.Slots s = new CollectiveBox.Slots();
         java.util.Map<List<Integer>, Object> reference = new java.util.HashMap<>();
         for (int i = 0; i < 20_000; i++) {
             int tag = random.nextInt(2);
