@@ -31,7 +31,6 @@ final class FakeJob {
     private final AtomicInteger polls = new AtomicInteger();
     private final AtomicBoolean stallAllowed = new AtomicBoolean();
     private final AtomicLong stalledAtUs = new AtomicLong();
-    private final long startUs = System.currentTimeMillis() * 1000;
 
     /** Lets rank 3 fall behind once {@link #QUIET_POLLS} polls were answered. */
     void stall() {
@@ -91,7 +90,10 @@ final class FakeJob {
                     .putArray("waitingFor").add(3);
         }
         ArrayNode finished = node.putArray("finished");
-        long firstUs = startUs - FINISHED * SPACING_US;
+        // a running job keeps finishing collectives until it stalls: the last ones end just before now
+        // (or before the stall), so they stay in the page's 10 s timeline however slowly the test runs
+        long lastUs = stalled ? stalledAtUs.get() : nowUs;
+        long firstUs = lastUs - FINISHED * SPACING_US;
         for (long seq = 1; seq <= FINISHED; seq++) {
             long beginUs = firstUs + (seq - 1) * SPACING_US;
             boolean failed = rank == 1 && seq == 7;
