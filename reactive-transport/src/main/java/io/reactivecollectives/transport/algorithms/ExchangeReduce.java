@@ -77,7 +77,7 @@ final class ExchangeReduce extends Mono<Void> {
 
     /** Checks the piece's length and reduces it into place; does not release it. */
     private void work(ByteBuf in) {
-        ReceiveInto.checkLength(p, peer, step, chunk, in, length());
+        Transfers.checkLength(p, peer, step, chunk, in, length());
         if (count > 0) {
             ReduceKernels.reduceIntoScattered(op, dtype, buf, index, in, in.readerIndex(), count);
         }
