@@ -65,7 +65,8 @@ final class ExchangeReduce extends Mono<Void> {
         if (b.state >= Both.DONE) {
             return;
         }
-        Transfers.send(p, to, step, chunk, buf, index, length()).subscribe(b.sent);
+        // the SPI's send directly, as the receive below: Transfers.send only forwards to it
+        p.sendRange(to, step, chunk, buf, index, length()).subscribe(b.sent);
         if (b.state < Both.DONE) {
             p.receiveScattered(peer, step, chunk).subscribe(b.received);
         }
