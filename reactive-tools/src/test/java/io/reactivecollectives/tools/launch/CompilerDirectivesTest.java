@@ -42,7 +42,7 @@ class CompilerDirectivesTest {
             String file = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                     .filter(a -> a.startsWith("-XX:CompilerDirectivesFile=")).findFirst().orElse("none");
             System.out.println("file " + file);
-            System.out.println("drain-not-inlined " + printed.toString().contains("-io/reactivecollectives/transport/algorithms/PairedSteps$Run.drain"));
+            System.out.println("drain-not-inlined " + printed.toString().contains("-io/reactivecollectives/transport/algorithms/Lanes$PairedSteps$Run.drain"));
             System.out.println("asm-excluded " + printed.toString().contains("jdk/internal/org/objectweb/asm/*.*"));
         }
     }

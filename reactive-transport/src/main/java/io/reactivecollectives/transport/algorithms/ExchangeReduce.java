@@ -65,7 +65,8 @@ final class ExchangeReduce extends Mono<Void> {
         if (b.state >= Both.DONE) {
             return;
         }
-        Transfers.send(p, to, step, chunk, buf, index, length()).subscribe(b.sent);
+        // the SPI's send directly, as the receive below: Transfers.send only forwards to it
+        p.sendRange(to, step, chunk, buf, index, length()).subscribe(b.sent);
         if (b.state < Both.DONE) {
             p.receiveScattered(peer, step, chunk).subscribe(b.received);
         }
@@ -77,7 +78,7 @@ final class ExchangeReduce extends Mono<Void> {
 
     /** Checks the piece's length and reduces it into place; does not release it. */
     private void work(ByteBuf in) {
-        ReceiveInto.checkLength(p, peer, step, chunk, in, length());
+        Transfers.checkLength(p, peer, step, chunk, in, length());
         if (count > 0) {
             ReduceKernels.reduceIntoScattered(op, dtype, buf, index, in, in.readerIndex(), count);
         }

@@ -81,7 +81,7 @@ public final class RingAllReduce {
     }
 
     /** One lane: segment {@code lane} of every block through the ring's steps. */
-    private static final class Lane extends PairedSteps {
+    private static final class Lane extends Lanes.PairedSteps {
         private final Ring g;
         private final int lane;
 

@@ -16,14 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The ring lanes' step operator: a step starts only once both transfers of the one before
+ * The ring lanes' step operator ({@link Lanes.PairedSteps}): a step starts only once both transfers of the one before
  * completed, the first error ends the lane and cancels the other transfer, cancelling the lane
  * cancels the running step, and a long lane of steps that complete at once does not recurse.
  */
 class PairedStepsTest {
 
     /** Steps whose transfers are sinks the test completes by hand. */
-    private static final class Manual extends PairedSteps {
+    private static final class Manual extends Lanes.PairedSteps {
         final List<Sinks.Empty<Void>> sends = new ArrayList<>();
         final List<Sinks.Empty<Void>> receives = new ArrayList<>();
         final AtomicInteger cancelled = new AtomicInteger();
@@ -98,7 +98,7 @@ class PairedStepsTest {
     void manyStepsThatCompleteAtOnceRunInALoop() {
         AtomicInteger ran = new AtomicInteger();
         AtomicBoolean outOfOrder = new AtomicBoolean();
-        PairedSteps lane = new PairedSteps(200_000) {
+        Lanes.PairedSteps lane = new Lanes.PairedSteps(200_000) {
             @Override
             Mono<Void> send(int i) {
                 if (ran.getAndIncrement() != 2 * i) {
