@@ -56,15 +56,16 @@ final class SharedMemoryFrames implements ShmFrames {
             frame.release();   // not a peer this rank reads (the reader only has rings of linked peers)
             return;
         }
+        FrameType type;
         try {
-            check(frame, group, peer);
+            type = check(frame, group, peer);
         } catch (MalformedFrameException e) {
             frame.release();
             onCorrupt(peer, e.getMessage());
             return;
         }
         try {
-            link.listener().onFrame(peer, frame);
+            link.listener().onFrame(peer, type, frame);
         } catch (RuntimeException | Error e) {
             // what Netty's pipeline does with an exception a handler throws: the connection closes with it
             log.warn("{}: closing the link to rank {} after an unexpected error", describe, peer, e);

@@ -38,7 +38,12 @@ public final class InboundFrames implements FrameListener {
 
     @Override
     public void onFrame(int peer, ByteBuf frame) {
-        FrameType type = FrameCodec.type(frame);
+        onFrame(peer, FrameCodec.type(frame), frame);
+    }
+
+    /** Routes {@code frame} by {@code type}, which the link's checks already decoded (none is decoded again). */
+    @Override
+    public void onFrame(int peer, FrameType type, ByteBuf frame) {
         switch (type) {
             case DATA:
                 onData(peer, frame);
