@@ -41,7 +41,8 @@ final class MeshSharedMemory {
             return Mono.empty();
         }
         ShmSettings settings = ShmSettings.fromSystemProperties();
-        SharedMemoryFrames frames = new SharedMemoryFrames(mesh.world(), mesh.groupHash(), mesh.describe());
+        SharedMemoryFrames frames = new SharedMemoryFrames(mesh.world(), mesh.groupHash(), mesh.describe(),
+                mesh.listener());
         // the keys name the leader's process (its published address), so a group formed again under the
         // same id never reads the keys of an earlier one
         String leader = String.valueOf(mesh.addressOf(locals[0]));
