@@ -225,18 +225,22 @@ public final class FrameCodec {
         return frame.getInt(frame.readerIndex() + OFF_GROUP);
     }
 
+    /** The collective's sequence number. */
     public static long sequence(ByteBuf frame) {
         return frame.getLong(frame.readerIndex() + OFF_SEQ);
     }
 
+    /** The sub-operation inside the collective (a coalesced op's tensor, a stream's chunk; p2p: the user's tag). */
     public static int tag(ByteBuf frame) {
         return frame.getInt(frame.readerIndex() + OFF_TAG);
     }
 
+    /** The algorithm's step (p2p: the fragment count). */
     public static int step(ByteBuf frame) {
         return frame.getInt(frame.readerIndex() + OFF_STEP);
     }
 
+    /** The piece of the step, for pipelined segments (p2p: the fragment index). */
     public static int chunk(ByteBuf frame) {
         return frame.getInt(frame.readerIndex() + OFF_CHUNK);
     }
@@ -258,6 +262,15 @@ public final class FrameCodec {
     /** Payload bytes of a frame (length already stripped). */
     public static int payloadLength(ByteBuf frame) {
         return frame.readableBytes() - HEADER;
+    }
+
+    /**
+     * The payload of a DATA frame: the frame itself with its reader index moved past the header (no
+     * slice is made: one runs for every pipelined segment), so read the header's fields first.
+     * Release it once, as the frame.
+     */
+    public static ByteBuf payload(ByteBuf frame) {
+        return frame.skipBytes(HEADER);
     }
 
     /** A retained slice of the payload; the caller releases it (and the frame separately). */

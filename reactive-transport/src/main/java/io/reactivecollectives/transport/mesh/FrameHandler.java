@@ -14,8 +14,9 @@ import io.reactivecollectives.transport.frame.MalformedFrameException;
  * The inbound end of an established socket connection ({@link SocketLink}): validates each frame
  * (magic, version, known type, this group, the peer's rank as source, no handshake after the
  * handshake: {@link FrameCodec#validateEstablished}, the rules every link shares; its length bounded
- * by the decoder before it) and hands it to the
- * {@link FrameListener}. A bad or oversized frame closes the connection with an error naming the
+ * by the decoder before it) and hands it, with the type the check decoded, straight to the
+ * mesh's {@link FrameListener} ({@link PeerStripes#listener()}; only the end of the connection goes
+ * through {@link MeshSharedMemory#closesAfterFrames}). A bad or oversized frame closes the connection with an error naming the
  * peer; nothing is allocated for a frame before its length has been checked. The listener hears of
  * the end of the connection exactly once, with a typed cause: the one this side closed it for
  * ({@link PeerSilentException}, {@link PeerProtocolException}, ...), reported before the close, or
@@ -80,7 +81,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
-        listener.onFrame(peer, frame);
+        listener.onFrame(peer, type, frame);
     }
 
     /**

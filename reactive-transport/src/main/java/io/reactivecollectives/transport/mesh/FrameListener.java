@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport.mesh;
 
 import io.netty.buffer.ByteBuf;
+import io.reactivecollectives.transport.frame.FrameType;
 
 /**
  * Receives what the links of a mesh deliver ({@link PeerLink#listener()}): called on a socket link's
@@ -15,6 +16,19 @@ public interface FrameListener {
      * where it lies in the ring, which waits until it is released).
      */
     void onFrame(int peer, ByteBuf frame);
+
+    /**
+     * {@link #onFrame(int, ByteBuf)} with the frame's type as the link's checks decoded it: what the
+     * links call, so that a receiver which routes by type (the group's router) need not decode it
+     * again; by default the type is dropped.
+     *
+     * @param peer  the sending rank
+     * @param type  the frame's type ({@code FrameCodec.type(frame)})
+     * @param frame the frame, ownership passed as for {@link #onFrame(int, ByteBuf)}
+     */
+    default void onFrame(int peer, FrameType type, ByteBuf frame) {
+        onFrame(peer, frame);
+    }
 
     /** The connection to {@code peer} closed; {@code cause} is why, or null for an orderly close by the peer. */
     void onClosed(int peer, Throwable cause);

@@ -62,8 +62,11 @@ public final class Mesh implements AutoCloseable {
     private final MeshAdmission admission;
     private volatile boolean started;
     private volatile boolean closed;
-    /** What the connections report to: the listener, with closes of shared-memory peers after their frames. */
-    private final FrameListener inbound;
+    /**
+     * What the connections report their end to: the listener, with closes of shared-memory peers
+     * after their frames (frames go to the listener straight).
+     */
+    private final FrameListener closes;
 
     private Mesh(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
         this.store = store;
@@ -74,7 +77,7 @@ public final class Mesh implements AutoCloseable {
         this.listener = listener;
         this.links = new MeshLinks(world);
         this.directory = new MeshDirectory(world, rank);
-        this.inbound = MeshSharedMemory.closesAfterFrames(this, listener);
+        this.closes = MeshSharedMemory.closesAfterFrames(this, listener);
         this.missing = new AtomicInteger(world - 1);
         this.sockets = new MeshSockets(options, rank);
         this.admission = new MeshAdmission(options, world, this::describe, log);
@@ -224,7 +227,7 @@ public final class Mesh implements AutoCloseable {
 
     /** The connections to {@code peer}, made for {@code count} stripes by the first one's handshake. */
     PeerStripes stripesOf(int peer, int count) {
-        return links.stripesOf(peer, () -> new PeerStripes(peer, count, inbound));
+        return links.stripesOf(peer, () -> new PeerStripes(peer, count, listener, closes));
     }
 
     /** Whether connection {@code stripe} of {@code count} to {@code peer} is connected already (or the count differs). */
@@ -288,8 +291,9 @@ public final class Mesh implements AutoCloseable {
         return groupHash;
     }
 
+    /** Where the links deliver frames (their ends are reported through {@link MeshSharedMemory#closesAfterFrames}). */
     FrameListener listener() {
-        return inbound;
+        return listener;
     }
 
     /** The shared-memory links to the ranks of this host, or null. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.frame.FrameCodec;
+import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.shm.ShmLinks;
 import io.reactivecollectives.transport.shm.ShmRendezvous;
 import io.reactivecollectives.transport.shm.ShmSettings;
@@ -15,10 +16,11 @@ import reactor.core.publisher.Mono;
  * sockets): once the mesh is connected, the local ranks agree on a segment ({@link ShmRendezvous})
  * and the link to each local peer is replaced by a {@link SharedMemoryLink} over its ring
  * ({@link ShmLinks}), which keeps the socket link open underneath (its close is how a peer's death
- * is seen). Frames from the rings are checked and delivered by {@link SharedMemoryFrames}; the close
- * of a peer's socket is reported only after the frames the peer had written into the ring were
- * delivered, and writes still queued for the peer fail after the report, with the connection's cause
- * (so the group records the precise cause first, as with sockets).
+ * is seen). Frames from the rings are checked and delivered by {@link SharedMemoryFrames}, straight
+ * to the mesh's listener as the sockets' are; the close of a peer's socket is reported only after
+ * the frames the peer had written into the ring were delivered ({@link #closesAfterFrames}), and
+ * writes still queued for the peer fail after the report, with the connection's cause (so the group
+ * records the precise cause first, as with sockets).
  */
 final class MeshSharedMemory {
 
@@ -39,7 +41,8 @@ final class MeshSharedMemory {
             return Mono.empty();
         }
         ShmSettings settings = ShmSettings.fromSystemProperties();
-        SharedMemoryFrames frames = new SharedMemoryFrames(mesh.world(), mesh.groupHash(), mesh.describe());
+        SharedMemoryFrames frames = new SharedMemoryFrames(mesh.world(), mesh.groupHash(), mesh.describe(),
+                mesh.listener());
         // the keys name the leader's process (its published address), so a group formed again under the
         // same id never reads the keys of an earlier one
         String leader = String.valueOf(mesh.addressOf(locals[0]));
@@ -71,15 +74,22 @@ final class MeshSharedMemory {
     }
 
     /**
-     * What {@code mesh}'s connections report to: {@code listener}, except that the close of a peer
-     * reached through shared memory is reported on the reading thread after the frames the peer wrote
-     * before it, and then fails the writes still queued for it with the connection's cause.
+     * What {@code mesh}'s connections report their end to ({@link PeerStripes}): {@code listener},
+     * except that the close of a peer reached through shared memory is reported on the reading thread
+     * after the frames the peer wrote before it, and then fails the writes still queued for it with the
+     * connection's cause. Frames do not pass through it: the links deliver them to {@code listener}
+     * straight (its {@code onFrame} only forwards, for a caller that hands it one).
      */
     static FrameListener closesAfterFrames(Mesh mesh, FrameListener listener) {
         return new FrameListener() {
             @Override
             public void onFrame(int peer, ByteBuf frame) {
                 listener.onFrame(peer, frame);
+            }
+
+            @Override
+            public void onFrame(int peer, FrameType type, ByteBuf frame) {
+                listener.onFrame(peer, type, frame);
             }
 
             @Override

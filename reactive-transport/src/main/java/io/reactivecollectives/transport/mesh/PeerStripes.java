@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicReference;
 final class PeerStripes {
 
     private final int peer;
+    /** Where the stripes' handlers deliver frames, straight: the mesh's listener. */
     private final FrameListener listener;
+    /** Where the end of the link is reported (the mesh's listener behind {@link MeshSharedMemory#closesAfterFrames}). */
+    private final FrameListener closes;
     private final Channel[] channels;
     private int registered;
     private final AtomicReference<Throwable> cause = new AtomicReference<>();
@@ -28,9 +31,24 @@ final class PeerStripes {
     /** This side ends the stripes in order ({@link #endGracefully}): each ends on its own. */
     private volatile boolean ending;
 
+    /** {@link #PeerStripes(int, int, FrameListener, FrameListener)} reporting the end to {@code listener} too. */
     PeerStripes(int peer, int count, FrameListener listener) {
+        this(peer, count, listener, listener);
+    }
+
+    /**
+     * The stripes to {@code peer}.
+     *
+     * @param peer     the peer's rank
+     * @param count    how many stripes
+     * @param listener where frames go, from every stripe's {@link FrameHandler} (and from the
+     *                 shared-memory link that may replace the socket link)
+     * @param closes   where the end of the link is reported, once
+     */
+    PeerStripes(int peer, int count, FrameListener listener, FrameListener closes) {
         this.peer = peer;
         this.listener = listener;
+        this.closes = closes;
         this.channels = new Channel[count];
     }
 
@@ -39,6 +57,7 @@ final class PeerStripes {
         return channels.length;
     }
 
+    /** Where frames from the peer go (its end goes to the {@code closes} listener given at construction). */
     FrameListener listener() {
         return listener;
     }
@@ -115,7 +134,7 @@ final class PeerStripes {
 
     private void report() {
         if (reported.compareAndSet(false, true)) {
-            listener.onClosed(peer, cause.get());
+            closes.onClosed(peer, cause.get());
         }
     }
 

@@ -9,9 +9,9 @@ import io.reactivecollectives.transport.shm.ShmFrames;
 /**
  * The inbound end of a rank's shared-memory links ({@link SharedMemoryLink}), called on the poller
  * thread with each whole frame the ring's reader split off by its length (bounded there): checks it
- * ({@link #check}) and hands it to its link's listener. A frame that fails a check, a corrupt
- * stream, or a listener that throws closes that peer's link with a {@link PeerProtocolException}
- * naming the peer, as a bad frame on a socket does.
+ * ({@link #check}) and hands it, with its type, straight to the mesh's listener (its links'). A frame
+ * that fails a check, a corrupt stream, or a listener that throws closes that peer's link with a
+ * {@link PeerProtocolException} naming the peer, as a bad frame on a socket does.
  */
 final class SharedMemoryFrames implements ShmFrames {
 
@@ -19,16 +19,27 @@ final class SharedMemoryFrames implements ShmFrames {
 
     private final int group;
     private final String describe;
+    /** Where every link's frames go (the mesh's listener, as {@link SharedMemoryLink#listener()}). */
+    private final FrameListener listener;
     /** The link of each local peer, by rank; all set before the poller starts. */
     private final SharedMemoryLink[] links;
 
-    SharedMemoryFrames(int world, int group, String describe) {
+    /**
+     * The inbound end of a rank's shared-memory links.
+     *
+     * @param world    the group's size
+     * @param group    the group's id hash
+     * @param describe the rank, for the log
+     * @param listener where the frames go: the mesh's listener, every link's
+     */
+    SharedMemoryFrames(int world, int group, String describe, FrameListener listener) {
         this.group = group;
         this.describe = describe;
+        this.listener = listener;
         this.links = new SharedMemoryLink[world];
     }
 
-    /** Frames from {@code link}'s peer go to its listener (before the poller starts). */
+    /** Frames from {@code link}'s peer are read from now on (before the poller starts). */
     void add(SharedMemoryLink link) {
         links[link.peer()] = link;
     }
@@ -56,15 +67,16 @@ final class SharedMemoryFrames implements ShmFrames {
             frame.release();   // not a peer this rank reads (the reader only has rings of linked peers)
             return;
         }
+        FrameType type;
         try {
-            check(frame, group, peer);
+            type = check(frame, group, peer);
         } catch (MalformedFrameException e) {
             frame.release();
             onCorrupt(peer, e.getMessage());
             return;
         }
         try {
-            link.listener().onFrame(peer, frame);
+            listener.onFrame(peer, type, frame);
         } catch (RuntimeException | Error e) {
             // what Netty's pipeline does with an exception a handler throws: the connection closes with it
             log.warn("{}: closing the link to rank {} after an unexpected error", describe, peer, e);

@@ -6,7 +6,6 @@ import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.failure.PeerFailures;
-import io.reactivecollectives.transport.frame.DataFrameCodec;
 import io.reactivecollectives.transport.frame.FrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.GoodbyeFrameCodec;
@@ -39,14 +38,19 @@ public final class InboundFrames implements FrameListener {
 
     @Override
     public void onFrame(int peer, ByteBuf frame) {
-        FrameType type = FrameCodec.type(frame);
+        onFrame(peer, FrameCodec.type(frame), frame);
+    }
+
+    /** Routes {@code frame} by {@code type}, which the link's checks already decoded (none is decoded again). */
+    @Override
+    public void onFrame(int peer, FrameType type, ByteBuf frame) {
         switch (type) {
             case DATA:
                 onData(peer, frame);
                 break;
             case ABORT:
                 try {
-                    runtime.mailbox().abortFromPeer(DataFrameCodec.sequence(frame), aborts.errorOf(peer, frame));
+                    runtime.mailbox().abortFromPeer(FrameCodec.sequence(frame), aborts.errorOf(peer, frame));
                 } finally {
                     frame.release();
                 }
@@ -78,12 +82,12 @@ public final class InboundFrames implements FrameListener {
     }
 
     private void onData(int peer, ByteBuf frame) {
-        long seq = DataFrameCodec.sequence(frame);
+        long seq = FrameCodec.sequence(frame);
         runtime.peerFailures().dataFrom(peer, seq);
-        long word = DataFrameCodec.agreementWord(frame);
-        long count = DataFrameCodec.agreementCount(frame);
-        Delivery d = runtime.mailbox().deliver(seq, DataFrameCodec.tag(frame), DataFrameCodec.step(frame),
-                DataFrameCodec.chunk(frame), peer, word, count, DataFrameCodec.payload(frame), receipts);
+        long word = FrameCodec.agreementWord(frame);
+        long count = FrameCodec.agreementCount(frame);
+        Delivery d = runtime.mailbox().deliver(seq, FrameCodec.tag(frame), FrameCodec.step(frame),
+                FrameCodec.chunk(frame), peer, word, count, FrameCodec.payload(frame), receipts);
         if (d.violation() != null) {
             protocolViolation(peer, d.violation());
         } else if (d.disagrees()) {

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The receiving end of one {@link ShmRing}, read by this rank's {@link ShmPoller} alone: splits the
  * byte stream into frames by their length prefix (as the socket decoder does) and hands every whole
- * frame, without its length field, to the {@link Frames} of the peer. A length out of bounds stops
- * this ring for good and reports it.
+ * frame, without its length field, straight to the {@link ShmFrames}, with the peer's rank. A length
+ * out of bounds stops this ring for good and reports it.
  *
  * <p>A frame of at least {@link #LEND_BYTES} (by default) that fits in the ring is {@linkplain LentBuffer lent}
  * where it lies once all of it has arrived (in two pieces when it wraps around the ring's end): the
@@ -23,37 +23,44 @@ import org.slf4j.LoggerFactory;
  */
 final class ShmInbound {
 
-    /** Where whole frames go; called on the poller thread. */
-    interface Frames {
-        /** A whole frame (ownership passed; it may be {@linkplain LentBuffer lent}), without its length field. */
-        void onFrame(ByteBuf frame);
-
-        /** The stream is corrupt ({@code why}); nothing more will be read from it. */
-        void onCorrupt(String why);
-    }
-
     private final ShmRing ring;
     private final ShmSegment segment;
     private final int producer;
     private final ByteBufAllocator alloc;
     private final int minLength;
     private final int maxLength;
-    private final Frames frames;
+    /** The group rank of the producer, which {@link #frames} hears the frames from. */
+    private final int peer;
+    /** Where whole frames go, straight (each frame ownership passed; it may be {@linkplain LentBuffer lent}). */
+    private final ShmFrames frames;
     private final int lendBytes;
     private ByteBuf partial;
     private int remaining;
     private boolean broken;
     private ByteBuf held;       // a lent frame its receiver did not release in the call (its capacity is its length)
 
+    /**
+     * The reader of the ring from local rank {@code producer} to {@code consumer}.
+     *
+     * @param segment   the segment holding the ring
+     * @param producer  the writer's local rank in the segment
+     * @param consumer  this rank's local rank in the segment
+     * @param alloc     allocator of the frames copied out
+     * @param minLength the shortest frame length allowed
+     * @param maxLength the longest frame length allowed
+     * @param peer      the writer's rank in the group, as {@code frames} hears it
+     * @param frames    where whole frames go, on the poller thread
+     */
     ShmInbound(ShmSegment segment, int producer, int consumer, ByteBufAllocator alloc, int minLength, int maxLength,
-               Frames frames) {
-        this(segment, producer, consumer, alloc, minLength, maxLength, LEND_BYTES, frames);
+               int peer, ShmFrames frames) {
+        this(segment, producer, consumer, alloc, minLength, maxLength, LEND_BYTES, peer, frames);
     }
 
     /** With frames of at least {@code lendBytes} lent ({@code <= 0}: none). */
     ShmInbound(ShmSegment segment, int producer, int consumer, ByteBufAllocator alloc, int minLength, int maxLength,
-               int lendBytes, Frames frames) {
+               int lendBytes, int peer, ShmFrames frames) {
         this.segment = segment;
+        this.peer = peer;
         this.ring = segment.ring(producer, consumer);
         this.producer = producer;
         this.alloc = alloc;
@@ -93,7 +100,7 @@ final class ShmInbound {
                 int length = ring.peekInt();
                 if (length < minLength || length > maxLength) {
                     broken = true;
-                    frames.onCorrupt("a frame of " + length + " bytes (allowed " + minLength + ".." + maxLength + ")");
+                    frames.onCorrupt(peer, "a frame of " + length + " bytes (allowed " + minLength + ".." + maxLength + ")");
                     break;
                 }
                 if (lendable(length)) {
@@ -125,7 +132,7 @@ final class ShmInbound {
             if (remaining == 0) {
                 ByteBuf f = partial;
                 partial = null;
-                frames.onFrame(f);
+                frames.onFrame(peer, f);
             }
         }
         if (done > 0) {
@@ -153,7 +160,7 @@ final class ShmInbound {
         ByteBuf frame = ring.contiguous(4, length) ? new LentBuffer(alloc, ring.view(4, length))
                 : LentBuffer.of(alloc, ring.wrappedView(4, length, 0), ring.wrappedView(4, length, 1));
         try {
-            frames.onFrame(frame);
+            frames.onFrame(peer, frame);
         } finally {
             if (frame.refCnt() > 0) {
                 held = frame;

@@ -7,7 +7,8 @@ import java.util.Arrays;
 /**
  * The shared-memory links of one rank to the other ranks of its group on its host, over one
  * {@link ShmSegment}: an {@link ShmOutbound} per local peer for sending, and one {@link ShmPoller}
- * thread that reads every inbound ring and hands the frames to {@link ShmFrames}.
+ * thread that reads every inbound ring and hands the frames to {@link ShmFrames} (each
+ * {@link ShmInbound} straight, with its peer's rank).
  */
 public final class ShmLinks {
 
@@ -33,18 +34,7 @@ public final class ShmLinks {
             }
             int peer = locals[i];
             outs[i] = outbounds[peer] = new ShmOutbound(segment, self, i);
-            ins[i] = inbounds[peer] = new ShmInbound(segment, i, self, alloc, minFrame, maxFrame,
-                    new ShmInbound.Frames() {
-                        @Override
-                        public void onFrame(io.netty.buffer.ByteBuf frame) {
-                            frames.onFrame(peer, frame);
-                        }
-
-                        @Override
-                        public void onCorrupt(String why) {
-                            frames.onCorrupt(peer, why);
-                        }
-                    });
+            ins[i] = inbounds[peer] = new ShmInbound(segment, i, self, alloc, minFrame, maxFrame, peer, frames);
         }
         segment.retain();  // the poller's hold, let go when its thread ends
         this.poller = new ShmPoller(segment, self, ins, outs, spinNanos, threadName);

@@ -57,8 +57,8 @@ class SharedMemoryLinkTest {
         ShmSegment b = ShmSegment.attach(file, 2, RING);
         a.unlink();
         pair = new LinkPair(false);
-        SharedMemoryFrames frames0 = new SharedMemoryFrames(2, LinkPair.GROUP, "test rank 0");
-        SharedMemoryFrames frames1 = new SharedMemoryFrames(2, LinkPair.GROUP, "test rank 1");
+        SharedMemoryFrames frames0 = new SharedMemoryFrames(2, LinkPair.GROUP, "test rank 0", pair.link0.listener());
+        SharedMemoryFrames frames1 = new SharedMemoryFrames(2, LinkPair.GROUP, "test rank 1", pair.link1.listener());
         links0 = open(a, 0, frames0);
         links1 = open(b, 1, frames1);
         shm0 = new SharedMemoryLink(pair.link0, links0, 0, LinkPair.GROUP);

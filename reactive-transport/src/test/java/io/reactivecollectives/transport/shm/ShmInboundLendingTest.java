@@ -31,6 +31,8 @@ class ShmInboundLendingTest {
 
     private static final int RING = 64 << 10;
     private static final int LEND = 8 << 10;
+    /** The producer's rank in the group, which the frames are heard from. */
+    private static final int PEER = 5;
 
     private Path dir;
     private ShmSegment segment;
@@ -48,10 +50,11 @@ class ShmInboundLendingTest {
         segment = ShmSegment.create(dir.resolve("seg"), 2, RING);
         segment.unlink();
         producer = segment.ring(0, 1);
-        inbound = new ShmInbound(segment, 0, 1, PooledByteBufAllocator.DEFAULT, 1, 1 << 20, LEND,
-                new ShmInbound.Frames() {
+        inbound = new ShmInbound(segment, 0, 1, PooledByteBufAllocator.DEFAULT, 1, 1 << 20, LEND, PEER,
+                new ShmFrames() {
                     @Override
-                    public void onFrame(ByteBuf frame) {
+                    public void onFrame(int peer, ByteBuf frame) {
+                        assertEquals(PEER, peer, "the producer's group rank");
                         lent.add(LentBuffer.isLent(frame));
                         byte[] bytes = new byte[frame.readableBytes()];
                         frame.getBytes(frame.readerIndex(), bytes);
@@ -69,7 +72,7 @@ class ShmInboundLendingTest {
                     }
 
                     @Override
-                    public void onCorrupt(String why) {
+                    public void onCorrupt(int peer, String why) {
                         throw new AssertionError(why);
                     }
                 });
