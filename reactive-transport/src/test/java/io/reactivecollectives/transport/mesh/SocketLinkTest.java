@@ -46,6 +46,12 @@ class SocketLinkTest {
                     .block(Duration.ofSeconds(10));
             ByteBuf big = Unpooled.directBuffer(large.length).writeBytes(large);
             pair.link0.writeFrame(FrameType.DATA, 8, 4, 5, 6, 1L, 2L, big).get(10, TimeUnit.SECONDS);
+            // released by the write; Netty may complete the write's future just before it lets go of
+            // the buffer (with many event loops, on another thread), so give it a moment
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (big.refCnt() != 0 && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
             assertEquals(0, big.refCnt(), "the payload was released once written");
 
             LinkPair.Recorder.Frame f = pair.heard1.next();
