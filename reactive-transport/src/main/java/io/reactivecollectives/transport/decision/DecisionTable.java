@@ -23,9 +23,19 @@ public final class DecisionTable<B> {
     static volatile Consumer<Chosen<?>> observer = c -> { };
 
     private final List<Row<B>> rows;
+    /** The rows, for the loop of {@link #decide} (no iterator per call). */
+    private final Object[] table;
+    /**
+     * Each (collective, row)'s choice, made the first time it is chosen: a choice is immutable, so
+     * every later call hands out the same one and a call allocates nothing to choose (a race makes
+     * two equal ones, and either is right).
+     */
+    private final Chosen<?>[] made;
 
     private DecisionTable(List<Row<B>> rows) {
         this.rows = rows;
+        this.table = rows.toArray();
+        this.made = new Chosen<?>[OpType.values().length * Math.max(1, rows.size())];
     }
 
     private record Row<B>(Algorithm algorithm, String name, B body) {
@@ -87,9 +97,16 @@ public final class DecisionTable<B> {
      */
     public Chosen<B> decide(OpType op, Algorithm forced, Algorithm auto) {
         Algorithm a = forced == Algorithm.AUTO ? auto : forced;
-        for (Row<B> r : rows) {
+        for (int i = 0; i < table.length; i++) {
+            @SuppressWarnings("unchecked")
+            Row<B> r = (Row<B>) table[i];
             if (r.algorithm() == a && (forced == Algorithm.AUTO || a != Algorithm.AUTO)) {
-                Chosen<B> c = new Chosen<>(op, a, r.name(), r.body());
+                int k = op.ordinal() * table.length + i;
+                @SuppressWarnings("unchecked")
+                Chosen<B> c = (Chosen<B>) made[k];
+                if (c == null) {
+                    made[k] = c = new Chosen<>(op, a, r.name(), r.body());
+                }
                 observer.accept(c);
                 return c;
             }
