@@ -12,7 +12,7 @@ TRANSPORT="${1:-tcp}"
 BYTES="${2:-67108864}"
 [[ -x "$JAVA25/bin/java" ]] || { echo "all_reduce_walk: no JDK 25 at $JAVA25 (set JAVA25)" >&2; exit 2; }
 CP_FILE="$ROOT/perf/target/collectives-perf.classpath"
-"$ROOT/bin/collectives-perf" --help >/dev/null   # builds perf when its sources changed
+"$ROOT/bin/collectives-perf" --help >/dev/null 2>&1   # builds perf when its sources changed
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for m in reactive-core reactive-store reactive-transport; do
