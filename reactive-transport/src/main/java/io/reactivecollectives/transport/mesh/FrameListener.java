@@ -6,9 +6,9 @@ import io.reactivecollectives.transport.frame.FrameType;
 /**
  * Receives what the links of a mesh deliver ({@link PeerLink#listener()}): called on a socket link's
  * event loop, or on the poller thread of the shared-memory links. Every link delivers the same way:
- * the whole frame, header and payload, lent to the receiver, and the link's end once.
+ * the whole frame, header and payload, lent to the receiver, and the link's end once ({@link LinkEnd}).
  */
-public interface FrameListener {
+public interface FrameListener extends LinkEnd {
 
     /**
      * A validated frame (magic, version, type, group and source checked) from {@code peer}; takes
@@ -29,7 +29,4 @@ public interface FrameListener {
     default void onFrame(int peer, FrameType type, ByteBuf frame) {
         onFrame(peer, frame);
     }
-
-    /** The connection to {@code peer} closed; {@code cause} is why, or null for an orderly close by the peer. */
-    void onClosed(int peer, Throwable cause);
 }

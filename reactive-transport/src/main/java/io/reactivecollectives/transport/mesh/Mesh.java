@@ -66,7 +66,7 @@ public final class Mesh implements AutoCloseable {
      * What the connections report their end to: the listener, with closes of shared-memory peers
      * after their frames (frames go to the listener straight).
      */
-    private final FrameListener closes;
+    private final LinkEnd closes;
 
     private Mesh(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
         this.store = store;

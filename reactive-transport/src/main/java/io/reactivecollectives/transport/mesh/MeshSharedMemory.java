@@ -1,10 +1,8 @@
 package io.reactivecollectives.transport.mesh;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.transport.frame.FrameCodec;
-import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.shm.ShmLinks;
 import io.reactivecollectives.transport.shm.ShmRendezvous;
 import io.reactivecollectives.transport.shm.ShmSettings;
@@ -78,27 +76,14 @@ final class MeshSharedMemory {
      * except that the close of a peer reached through shared memory is reported on the reading thread
      * after the frames the peer wrote before it, and then fails the writes still queued for it with the
      * connection's cause. Frames do not pass through it: the links deliver them to {@code listener}
-     * straight (its {@code onFrame} only forwards, for a caller that hands it one).
+     * straight.
      */
-    static FrameListener closesAfterFrames(Mesh mesh, FrameListener listener) {
-        return new FrameListener() {
-            @Override
-            public void onFrame(int peer, ByteBuf frame) {
-                listener.onFrame(peer, frame);
-            }
-
-            @Override
-            public void onFrame(int peer, FrameType type, ByteBuf frame) {
-                listener.onFrame(peer, type, frame);
-            }
-
-            @Override
-            public void onClosed(int peer, Throwable cause) {
-                if (mesh.link(peer) instanceof SharedMemoryLink shm) {
-                    shm.afterFrames(() -> listener.onClosed(peer, cause));
-                } else {
-                    listener.onClosed(peer, cause);
-                }
+    static LinkEnd closesAfterFrames(Mesh mesh, FrameListener listener) {
+        return (peer, cause) -> {
+            if (mesh.link(peer) instanceof SharedMemoryLink shm) {
+                shm.afterFrames(() -> listener.onClosed(peer, cause));
+            } else {
+                listener.onClosed(peer, cause);
             }
         };
     }

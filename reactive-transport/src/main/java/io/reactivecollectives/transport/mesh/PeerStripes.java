@@ -23,7 +23,7 @@ final class PeerStripes {
     /** Where the stripes' handlers deliver frames, straight: the mesh's listener. */
     private final FrameListener listener;
     /** Where the end of the link is reported (the mesh's listener behind {@link MeshSharedMemory#closesAfterFrames}). */
-    private final FrameListener closes;
+    private final LinkEnd closes;
     private final Channel[] channels;
     private int registered;
     private final AtomicReference<Throwable> cause = new AtomicReference<>();
@@ -31,7 +31,7 @@ final class PeerStripes {
     /** This side ends the stripes in order ({@link #endGracefully}): each ends on its own. */
     private volatile boolean ending;
 
-    /** {@link #PeerStripes(int, int, FrameListener, FrameListener)} reporting the end to {@code listener} too. */
+    /** {@link #PeerStripes(int, int, FrameListener, LinkEnd)} reporting the end to {@code listener} too. */
     PeerStripes(int peer, int count, FrameListener listener) {
         this(peer, count, listener, listener);
     }
@@ -45,7 +45,7 @@ final class PeerStripes {
      *                 shared-memory link that may replace the socket link)
      * @param closes   where the end of the link is reported, once
      */
-    PeerStripes(int peer, int count, FrameListener listener, FrameListener closes) {
+    PeerStripes(int peer, int count, FrameListener listener, LinkEnd closes) {
         this.peer = peer;
         this.listener = listener;
         this.closes = closes;
