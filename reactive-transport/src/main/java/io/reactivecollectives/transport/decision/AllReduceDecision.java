@@ -55,7 +55,7 @@ public final class AllReduceDecision {
      * @throws IllegalArgumentException when {@code forced} does not implement all-reduce
      */
     public static Chosen<Body> decide(OpType op, Algorithm forced, long nbytes, GroupShape g) {
-        return TABLE.decide(op, forced, nbytes <= AlgorithmChoice.recursiveDoublingLimit(g.smallAllReduceBytes(), g.size())
+        return TABLE.decide(op, forced, nbytes <= g.recursiveDoublingLimit()
                 ? Algorithm.RECURSIVE_DOUBLING
                 : g.multiHostMultiRank() ? Algorithm.HIERARCHICAL : Algorithm.RING);
     }

@@ -50,7 +50,7 @@ public final class BroadcastDecision {
      */
     public static Chosen<Body> decide(Algorithm forced, long nbytes, GroupShape g) {
         return TABLE.decide(OpType.BROADCAST, forced,
-                nbytes <= AlgorithmChoice.binomialTreeLimit(g.smallBroadcastBytes(), g.size())
+                nbytes <= g.binomialTreeLimit()
                         ? Algorithm.BINOMIAL_TREE
                         : g.multiHost() ? Algorithm.HIERARCHICAL : Algorithm.PIPELINED_CHAIN);
     }

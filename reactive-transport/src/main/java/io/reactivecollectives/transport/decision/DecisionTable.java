@@ -23,8 +23,6 @@ public final class DecisionTable<B> {
     static volatile Consumer<Chosen<?>> observer = c -> { };
 
     private final List<Row<B>> rows;
-    /** The rows, for the loop of {@link #decide} (no iterator per call). */
-    private final Object[] table;
     /**
      * Each (collective, row)'s choice, made the first time it is chosen: a choice is immutable, so
      * every later call hands out the same one and a call allocates nothing to choose (a race makes
@@ -34,7 +32,6 @@ public final class DecisionTable<B> {
 
     private DecisionTable(List<Row<B>> rows) {
         this.rows = rows;
-        this.table = rows.toArray();
         this.made = new Chosen<?>[OpType.values().length * Math.max(1, rows.size())];
     }
 
@@ -97,11 +94,10 @@ public final class DecisionTable<B> {
      */
     public Chosen<B> decide(OpType op, Algorithm forced, Algorithm auto) {
         Algorithm a = forced == Algorithm.AUTO ? auto : forced;
-        for (int i = 0; i < table.length; i++) {
-            @SuppressWarnings("unchecked")
-            Row<B> r = (Row<B>) table[i];
+        for (int i = 0; i < rows.size(); i++) {   // indexed: no iterator per call
+            Row<B> r = rows.get(i);
             if (r.algorithm() == a && (forced == Algorithm.AUTO || a != Algorithm.AUTO)) {
-                int k = op.ordinal() * table.length + i;
+                int k = op.ordinal() * rows.size() + i;
                 @SuppressWarnings("unchecked")
                 Chosen<B> c = (Chosen<B>) made[k];
                 if (c == null) {

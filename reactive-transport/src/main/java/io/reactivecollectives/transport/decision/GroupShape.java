@@ -1,50 +1,45 @@
 package io.reactivecollectives.transport.decision;
 
+import io.reactivecollectives.transport.algorithms.AlgorithmChoice;
 import io.reactivecollectives.transport.algorithms.Topology;
 
 /**
  * What every decision of one group reads besides the call's own bytes: the world size, where the
- * ranks run, and the switch points measured at 2 ranks (scaled by world size through
- * {@link io.reactivecollectives.transport.algorithms.AlgorithmChoice}). Immutable; a group replaces
- * its shape once it learns the topology while connecting. What the decisions ask of the topology
- * ({@link #multiHost}, {@link #multiHostMultiRank}) is computed once here, when the topology is set,
- * so that a call's decision does not consult the {@link Topology} again.
- *
- * @param size                world size
- * @param topology            which host each rank runs on
- * @param smallAllReduceBytes all-reduce: recursive doubling up to this many bytes at 2 ranks; the
- *                            coalesced all-reduce flattens lists up to this many bytes in all
- * @param smallBroadcastBytes broadcast: binomial tree up to this many bytes at 2 ranks; gather and
- *                            scatter: binomial tree up to this many bytes in all
- * @param multiHost           the ranks run on more than one host ({@link Topology#hosts()} over 1)
- * @param multiHostMultiRank  a two-level schedule applies ({@link Topology#multiHostMultiRank()})
+ * ranks run, and the switch points measured at 2 ranks. Immutable; a group replaces its shape once it
+ * learns the topology while connecting. What the decisions derive from these (the topology's flags,
+ * the switch points scaled to the world size by {@link AlgorithmChoice}) is worked out once, here, so
+ * that a call's decision reads fields.
  */
-public record GroupShape(int size, Topology topology, long smallAllReduceBytes, long smallBroadcastBytes,
-                         boolean multiHost, boolean multiHostMultiRank) {
+public final class GroupShape {
+
+    private final int size;
+    private final Topology topology;
+    private final long smallAllReduceBytes;
+    private final long smallBroadcastBytes;
+    private final boolean multiHost;
+    private final boolean multiHostMultiRank;
+    private final long recursiveDoublingLimit;
+    private final long binomialTreeLimit;
 
     /**
-     * The shape, its flags as {@code topology} says.
-     *
-     * @throws IllegalArgumentException when the flags differ from the topology's
-     */
-    public GroupShape {
-        if (multiHost != topology.hosts() > 1 || multiHostMultiRank != topology.multiHostMultiRank()) {
-            throw new IllegalArgumentException("flags (multiHost " + multiHost + ", multiHostMultiRank "
-                    + multiHostMultiRank + ") differ from the topology " + topology);
-        }
-    }
-
-    /**
-     * The shape of {@code size} ranks placed as {@code topology} says, its flags computed from it.
+     * The shape of {@code size} ranks placed as {@code topology} says.
      *
      * @param size                world size
      * @param topology            which host each rank runs on
-     * @param smallAllReduceBytes see {@link #smallAllReduceBytes()}
-     * @param smallBroadcastBytes see {@link #smallBroadcastBytes()}
+     * @param smallAllReduceBytes all-reduce: recursive doubling up to this many bytes at 2 ranks; the
+     *                            coalesced all-reduce flattens lists up to this many bytes in all
+     * @param smallBroadcastBytes broadcast: binomial tree up to this many bytes at 2 ranks; gather and
+     *                            scatter: binomial tree up to this many bytes in all
      */
     public GroupShape(int size, Topology topology, long smallAllReduceBytes, long smallBroadcastBytes) {
-        this(size, topology, smallAllReduceBytes, smallBroadcastBytes, topology.hosts() > 1,
-                topology.multiHostMultiRank());
+        this.size = size;
+        this.topology = topology;
+        this.smallAllReduceBytes = smallAllReduceBytes;
+        this.smallBroadcastBytes = smallBroadcastBytes;
+        this.multiHost = topology.hosts() > 1;
+        this.multiHostMultiRank = topology.multiHostMultiRank();
+        this.recursiveDoublingLimit = AlgorithmChoice.recursiveDoublingLimit(smallAllReduceBytes, size);
+        this.binomialTreeLimit = AlgorithmChoice.binomialTreeLimit(smallBroadcastBytes, size);
     }
 
     /**
@@ -67,5 +62,51 @@ public record GroupShape(int size, Topology topology, long smallAllReduceBytes, 
      */
     public GroupShape withTopology(Topology t) {
         return new GroupShape(size, t, smallAllReduceBytes, smallBroadcastBytes);
+    }
+
+    /** {@return the world size} */
+    public int size() {
+        return size;
+    }
+
+    /** {@return which host each rank runs on} */
+    public Topology topology() {
+        return topology;
+    }
+
+    /** {@return the all-reduce's switch point at 2 ranks, and the coalesced all-reduce's flattening limit} */
+    public long smallAllReduceBytes() {
+        return smallAllReduceBytes;
+    }
+
+    /** {@return the broadcast's switch point at 2 ranks, and gather's and scatter's in all} */
+    public long smallBroadcastBytes() {
+        return smallBroadcastBytes;
+    }
+
+    /** {@return whether the ranks run on more than one host} */
+    public boolean multiHost() {
+        return multiHost;
+    }
+
+    /** {@return whether a two-level schedule applies ({@link Topology#multiHostMultiRank()})} */
+    public boolean multiHostMultiRank() {
+        return multiHostMultiRank;
+    }
+
+    /** {@return the largest all-reduce recursive doubling runs at this world size} */
+    public long recursiveDoublingLimit() {
+        return recursiveDoublingLimit;
+    }
+
+    /** {@return the largest broadcast the binomial tree runs at this world size} */
+    public long binomialTreeLimit() {
+        return binomialTreeLimit;
+    }
+
+    @Override
+    public String toString() {
+        return "GroupShape[size=" + size + ", topology=" + topology + ", smallAllReduceBytes=" + smallAllReduceBytes
+                + ", smallBroadcastBytes=" + smallBroadcastBytes + "]";
     }
 }
