@@ -160,4 +160,13 @@ final class LinkPair implements AutoCloseable {
         channel1.close();
         loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
+
+    /** {@code n} bytes of a pattern that differs with {@code seed}, for payloads to compare. */
+    static byte[] bytes(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (i * 31 + seed);
+        }
+        return b;
+    }
 }

@@ -93,25 +93,17 @@ class SharedMemoryLinkTest {
         }
     }
 
-    private static byte[] bytes(int n, int seed) {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = (byte) (i * 17 + seed);
-        }
-        return b;
-    }
-
     @Test
     void framesGoThroughTheRingToTheSameListener() throws Exception {
         assertEquals("shm", shm0.transport());
         assertSame(pair.link0.listener(), shm0.listener(), "the socket's listener");
         assertTrue(shm0.isActive());
-        byte[] small = bytes(100, 1);
+        byte[] small = LinkPair.bytes(100, 1);
         ByteBuf payload = Unpooled.directBuffer(100).writeBytes(small);
         Future<Void> written = shm0.writeFrame(FrameType.DATA, 7, 3, 2, 1, 0xABCL, 55L, payload);
         assertTrue(written.isDone() && written.isSuccess(), "a small frame is in the ring on return");
         assertEquals(0, payload.refCnt(), "and its payload released");
-        byte[] large = bytes(3 * RING, 2);   // larger than the ring: streams through it
+        byte[] large = LinkPair.bytes(3 * RING, 2);   // larger than the ring: streams through it
         shm0.send(FrameType.DATA, 8, 4, 5, 6, 1L, 2L, Unpooled.wrappedBuffer(large)).block(Duration.ofSeconds(10));
 
         LinkPair.Recorder.Frame f = pair.heard1.next();
@@ -129,14 +121,14 @@ class SharedMemoryLinkTest {
         assertEquals(8, g.seq());
         assertArrayEquals(large, g.payload());
 
-        shm0.sendFragments(9, new ByteBuf[] {Unpooled.wrappedBuffer(bytes(10, 3)), Unpooled.wrappedBuffer(bytes(20, 4))})
+        shm0.sendFragments(9, new ByteBuf[] {Unpooled.wrappedBuffer(LinkPair.bytes(10, 3)), Unpooled.wrappedBuffer(LinkPair.bytes(20, 4))})
                 .block(Duration.ofSeconds(10));
         LinkPair.Recorder.Frame first = pair.heard1.next();
         LinkPair.Recorder.Frame second = pair.heard1.next();
         assertEquals(FrameType.P2P, first.type());
         assertEquals(0, first.chunk());
         assertEquals(1, second.chunk());
-        assertArrayEquals(bytes(20, 4), second.payload());
+        assertArrayEquals(LinkPair.bytes(20, 4), second.payload());
 
         shm1.sendAndForget(FrameType.ACK, 12, 0, 0, 0, Unpooled.EMPTY_BUFFER);
         assertEquals(FrameType.ACK, pair.heard0.next().type());
@@ -148,7 +140,7 @@ class SharedMemoryLinkTest {
 
     @Test
     void aFrameNamingAnotherSourceClosesTheLinkNamingThePeer() throws Exception {
-        writeRaw(LinkPair.frame(FrameType.DATA, LinkPair.GROUP, 2, 1, bytes(8, 0)));
+        writeRaw(LinkPair.frame(FrameType.DATA, LinkPair.GROUP, 2, 1, LinkPair.bytes(8, 0)));
         Throwable why = pair.heard0.closedWith();
         assertInstanceOf(PeerProtocolException.class, why);
         assertEquals("rank 1 (shared memory): frame names source rank 2", why.getMessage());
@@ -177,7 +169,7 @@ class SharedMemoryLinkTest {
     void aCloseWithACauseFailsTheWritesQueuedBehindAFullRing() throws Exception {
         links1.pause();   // rank 1 reads nothing: the ring fills
         Future<Void> queued = shm0.writeFrame(FrameType.DATA, 1, 0, 0, 0, 0L, 0L,
-                Unpooled.wrappedBuffer(bytes(2 * RING, 6)));
+                Unpooled.wrappedBuffer(LinkPair.bytes(2 * RING, 6)));
         Thread.sleep(50);
         assertFalse(queued.isDone(), "waits for ring space");
         PeerSilentException why = new PeerSilentException(1, 5000, 3);

@@ -25,14 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SocketLinkTest {
 
-    private static byte[] bytes(int n, int seed) {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = (byte) (i * 31 + seed);
-        }
-        return b;
-    }
-
     @Test
     void framesArriveWithEveryFieldAndPayload() throws Exception {
         try (LinkPair pair = new LinkPair(false)) {
@@ -40,8 +32,8 @@ class SocketLinkTest {
             assertEquals(1, pair.link0.peer());
             assertSame(pair.heard0, pair.link0.listener());
             assertTrue(pair.link0.isActive());
-            byte[] small = bytes(100, 1);
-            byte[] large = bytes(SocketLink.INLINE_BYTES + 5000, 2);
+            byte[] small = LinkPair.bytes(100, 1);
+            byte[] large = LinkPair.bytes(SocketLink.INLINE_BYTES + 5000, 2);
             pair.link0.send(FrameType.DATA, 7, 3, 2, 1, 0xABCL, 55L, Unpooled.wrappedBuffer(small))
                     .block(Duration.ofSeconds(10));
             ByteBuf big = Unpooled.directBuffer(large.length).writeBytes(large);
@@ -69,15 +61,15 @@ class SocketLinkTest {
             assertEquals(6, g.chunk());
             assertArrayEquals(large, g.payload());
 
-            pair.link0.sendFragments(9, new ByteBuf[] {Unpooled.wrappedBuffer(bytes(10, 3)),
-                    Unpooled.wrappedBuffer(bytes(20, 4))}).block(Duration.ofSeconds(10));
+            pair.link0.sendFragments(9, new ByteBuf[] {Unpooled.wrappedBuffer(LinkPair.bytes(10, 3)),
+                    Unpooled.wrappedBuffer(LinkPair.bytes(20, 4))}).block(Duration.ofSeconds(10));
             LinkPair.Recorder.Frame first = pair.heard1.next();
             LinkPair.Recorder.Frame second = pair.heard1.next();
             assertEquals(FrameType.P2P, first.type());
             assertEquals(9, first.tag());
             assertEquals(0, first.chunk());
             assertEquals(1, second.chunk());
-            assertArrayEquals(bytes(20, 4), second.payload());
+            assertArrayEquals(LinkPair.bytes(20, 4), second.payload());
 
             pair.link1.sendAndForget(FrameType.ACK, 12, 0, 0, 0, Unpooled.EMPTY_BUFFER);
             LinkPair.Recorder.Frame ack = pair.heard0.next();
@@ -90,7 +82,7 @@ class SocketLinkTest {
     @Test
     void aFrameNamingAnotherSourceClosesTheLinkNamingThePeer() throws Exception {
         try (LinkPair pair = new LinkPair(false)) {
-            pair.channel1.writeAndFlush(LinkPair.frame(FrameType.DATA, LinkPair.GROUP, 2, 1, bytes(8, 0))).sync();
+            pair.channel1.writeAndFlush(LinkPair.frame(FrameType.DATA, LinkPair.GROUP, 2, 1, LinkPair.bytes(8, 0))).sync();
             Throwable why = pair.heard0.closedWith();
             assertInstanceOf(PeerProtocolException.class, why);
             assertTrue(why.getMessage().contains("rank 1") && why.getMessage().contains("source rank 2"),
@@ -104,7 +96,7 @@ class SocketLinkTest {
     @Test
     void aFrameOfAnotherGroupClosesTheLink() throws Exception {
         try (LinkPair pair = new LinkPair(false)) {
-            pair.channel1.writeAndFlush(LinkPair.frame(FrameType.DATA, LinkPair.GROUP + 1, 1, 1, bytes(8, 0))).sync();
+            pair.channel1.writeAndFlush(LinkPair.frame(FrameType.DATA, LinkPair.GROUP + 1, 1, 1, LinkPair.bytes(8, 0))).sync();
             Throwable why = pair.heard0.closedWith();
             assertInstanceOf(PeerProtocolException.class, why);
             assertTrue(why.getMessage().startsWith("rank 1: frame of another group"), why.getMessage());
@@ -115,7 +107,7 @@ class SocketLinkTest {
     void aCloseWithACauseFailsThePendingSendsWithIt() throws Exception {
         try (LinkPair pair = new LinkPair(true)) {
             CompletableFuture<Throwable> failed = new CompletableFuture<>();
-            ByteBuf payload = Unpooled.directBuffer(64).writeBytes(bytes(64, 5));
+            ByteBuf payload = Unpooled.directBuffer(64).writeBytes(LinkPair.bytes(64, 5));
             pair.link0.send(FrameType.DATA, 1, 0, 0, 0, payload)
                     .subscribe(v -> { }, failed::complete, () -> failed.completeExceptionally(new AssertionError("sent")));
             Thread.sleep(50);
