@@ -1,0 +1,429 @@
+package io.reactivecollectives.djl;
+
+import ai.djl.Model;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+import ai.djl.training.Trainer;
+import ai.djl.training.TrainingConfig;
+import ai.djl.training.optimizer.Optimizer;
+import io.reactivecollectives.core.BlockingScheduler;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.ddp.AllReduceHook;
+import io.reactivecollectives.core.ddp.CommHook;
+import io.reactivecollectives.core.ddp.GradBucket;
+import io.reactivecollectives.core.ddp.GradientReducer;
+import io.reactivecollectives.core.ddp.Parameter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * PyTorch DDP for a DJL {@link Model}: every rank trains a replica on its own batch, and the replicas
+ * stay identical because every rank starts from rank 0's parameters and applies the same averaged
+ * gradient.
+ *
+ * <ul>
+ *   <li>{@link #initialize} initializes the model, broadcasts rank 0's parameters into every rank's
+ *       (straight into libtorch's memory) and checks that all ranks now hold identical parameters
+ *       (a digest of every parameter's bytes, all-gathered);</li>
+ *   <li>{@link #step} runs the forward and backward pass, then hands the gradients to a
+ *       {@link GradientReducer} (DDP's buckets: reverse registration order, a small first bucket,
+ *       25 MiB after, each averaged by the {@link CommHook}, {@link AllReduceHook} by default), and
+ *       as each bucket comes back runs the optimizer on its parameters while later buckets are
+ *       still on the wire;</li>
+ *   <li>{@link #accumulate} is DDP's {@code no_sync}: forward and backward only, the gradients add
+ *       up locally until the next {@link #step} averages the sum.</li>
+ * </ul>
+ *
+ * <p>Copies: the reducer's buckets are the only buffers. A gradient is copied from libtorch's memory
+ * into its bucket (as soon as the backward pass ends, bucket by bucket, while earlier buckets are
+ * reduced) and the average copied back into libtorch's memory; nothing of the model's size is
+ * allocated per step, on the heap or off it.
+ *
+ * <p>What DJL does not let us overlap: its backward pass is one call into libtorch with no hook per
+ * parameter, so, unlike DDP, no bucket can start before the whole backward pass ends. What overlaps
+ * instead is the copying into later buckets and the optimizer's update of earlier buckets with the
+ * communication of the buckets between them.
+ *
+ * <p>Threads: forward, backward and the optimizer run on one worker of the library's bounded
+ * {@link BlockingScheduler} (never on a network thread); communication runs on the transport's.
+ * DJL's PyTorch engine allows one {@code GradientCollector} per JVM at a time, so trainers of
+ * several ranks in one JVM ({@code LocalCluster}) take turns for their forward and backward passes.
+ * One step at a time per trainer: a step started before the previous one ended fails.
+ */
+public final class DistributedTrainer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DistributedTrainer.class);
+
+    /** DJL's PyTorch engine allows one collecting {@code GradientCollector} per JVM. */
+    private static final ReentrantLock COLLECTOR = new ReentrantLock();
+
+    private final ProcessGroup group;
+    private final Trainer trainer;
+    private final Optimizer optimizer;
+    private final CommHook hook;
+    private final long bucketCapBytes;
+    private final long firstBucketBytes;
+    private final Scheduler compute;
+    private final StepGuard guard = new StepGuard();
+
+    private ParameterViews views;
+    private GradientReducer reducer;
+    private Map<Parameter, Integer> indexOf;
+    private List<Parameter> readyOrder;
+    private long steps;
+
+    private DistributedTrainer(Builder b) {
+        this.group = b.group;
+        this.optimizer = Objects.requireNonNull(b.config.getOptimizer(), "DistributedTrainer: the training config has no optimizer");
+        this.hook = b.hook != null ? b.hook.apply(group) : new AllReduceHook(group);
+        this.bucketCapBytes = b.bucketCapBytes;
+        this.firstBucketBytes = b.firstBucketBytes;
+        this.trainer = b.model.newTrainer(b.config);
+        this.compute = Schedulers.single(BlockingScheduler.get());
+    }
+
+    /**
+     * A builder for a trainer of {@code model} with {@code config} (its loss, optimizer and
+     * initializers) over {@code group}.
+     *
+     * @param model  the model, with its block set
+     * @param config its training configuration (the optimizer is applied by this trainer)
+     * @param group  the ranks that train together
+     * @return a new builder
+     */
+    public static Builder builder(Model model, TrainingConfig config, ProcessGroup group) {
+        return new Builder(model, config, group);
+    }
+
+    /**
+     * The DJL trainer underneath (for its loss, metrics and manager). Do not call its {@code step()}:
+     * this trainer applies the optimizer itself.
+     *
+     * @return the DJL trainer
+     */
+    public Trainer trainer() {
+        return trainer;
+    }
+
+    /**
+     * The group the gradients are averaged over.
+     *
+     * @return the group
+     */
+    public ProcessGroup group() {
+        return group;
+    }
+
+    /**
+     * Initializes the model for inputs of {@code inputShapes}, copies rank 0's parameters into every
+     * rank's and checks that all ranks hold identical parameters. Cold; must complete before the
+     * first {@link #step}. Fails on every rank (naming the ranks that differ) if the check fails, for
+     * instance when the ranks built different models.
+     *
+     * @param inputShapes the shapes of one batch's inputs
+     * @return a cold {@code Mono} completing when this rank holds rank 0's parameters
+     */
+    public Mono<Void> initialize(Shape... inputShapes) {
+        return guard.run("initialize", Mono.fromRunnable(() -> {
+                    if (views != null) {
+                        throw new IllegalStateException("DistributedTrainer of rank " + group.rank() + ": already initialized");
+                    }
+                    trainer.initialize(inputShapes);
+                    materializeGradients();
+                    buildReducer();
+                }).subscribeOn(compute)
+                .then(Mono.defer(() -> reducer.broadcastParameters()))
+                .then(checkIdentical("initialize")));
+    }
+
+    /**
+     * Whether every rank's parameters are identical to this rank's, bit for bit (a digest of every
+     * parameter, all-gathered). A collective: every rank must call it.
+     *
+     * @return a cold {@code Mono} emitting true when all ranks hold identical parameters
+     */
+    public Mono<Boolean> parametersIdentical() {
+        return Mono.defer(() -> {
+            requireInitialized("parametersIdentical");
+            return Mono.fromCallable(() -> views.digest()).subscribeOn(compute)
+                    .flatMap(d -> ParameterDigests.allGather(group, d))
+                    .map(ParameterDigests::differing)
+                    .map(List::isEmpty);
+        });
+    }
+
+    /**
+     * One training step on this rank's batch: forward, loss, backward, the gradients averaged over
+     * all ranks (added to whatever {@link #accumulate} left), and the optimizer's update. Every rank
+     * must take the same number of steps ({@link DistributedSampler} gives every rank as many
+     * samples). The NDArrays created during the step are closed before the step ends; {@code data}
+     * and {@code labels} stay the caller's.
+     *
+     * @param data   the batch's inputs
+     * @param labels the batch's labels
+     * @return a cold {@code Mono} emitting what the step did once this rank's parameters are updated
+     */
+    public Mono<StepResult> step(NDList data, NDList labels) {
+        return guard.run("step", Mono.defer(() -> {
+            requireInitialized("step");
+            long start = System.nanoTime();
+            float loss = forwardBackward(data, labels);
+            long backwardEnd = System.nanoTime();
+            long n = ++steps;
+            if (views.moved()) {
+                LOG.debug("rank {}: libtorch moved a gradient at step {}; viewing the gradients again", group.rank(), n);
+                rebuildReducer();
+            }
+            return reducer.reduce(Flux.fromIterable(readyOrder))
+                    .publishOn(compute)
+                    .doOnNext(this::update)
+                    .then(Mono.fromCallable(() -> {
+                        long end = System.nanoTime();
+                        return new StepResult(n, loss, true, backwardEnd - start, end - backwardEnd, end - start);
+                    }));
+        }).subscribeOn(compute));
+    }
+
+    /**
+     * DDP's {@code no_sync}: forward, loss and backward on this rank's batch, the gradients added to
+     * the ones already there and not communicated; the next {@link #step} averages the sum.
+     *
+     * @param data   the batch's inputs
+     * @param labels the batch's labels
+     * @return a cold {@code Mono} emitting what the step did
+     */
+    public Mono<StepResult> accumulate(NDList data, NDList labels) {
+        return guard.run("accumulate", Mono.fromCallable(() -> {
+            requireInitialized("accumulate");
+            long start = System.nanoTime();
+            float loss = forwardBackward(data, labels);
+            long end = System.nanoTime();
+            return new StepResult(++steps, loss, false, end - start, 0, end - start);
+        }).subscribeOn(compute));
+    }
+
+    /**
+     * Wall time during which at least one bucket's hook was running, summed over all steps.
+     *
+     * @return nanoseconds spent communicating (overlapped or not)
+     */
+    public long communicationNanos() {
+        return reducer == null ? 0 : reducer.communicationNanos();
+    }
+
+    /**
+     * The number of trainable parameters' elements.
+     *
+     * @return the parameter count (0 before {@link #initialize})
+     */
+    public long parameterCount() {
+        return views == null ? 0 : views.numel();
+    }
+
+    /**
+     * How many buckets the gradients travel in.
+     *
+     * @return the bucket count (0 before {@link #initialize})
+     */
+    public int bucketCount() {
+        return reducer == null ? 0 : reducer.bucketCount();
+    }
+
+    /** Releases the buckets and views and closes the DJL trainer. Call when no step is running. */
+    @Override
+    public void close() {
+        if (reducer != null) {
+            reducer.close();
+        }
+        if (views != null) {
+            views.close();
+        }
+        trainer.close();
+        compute.dispose();
+    }
+
+    // ------------------------------------------------------------------ on the compute thread
+
+    private float forwardBackward(NDList data, NDList labels) {
+        COLLECTOR.lock();
+        try (NDManager scope = trainer.getManager().newSubManager()) {
+            data.tempAttach(scope);
+            labels.tempAttach(scope);
+            try (GradientCollector collector = trainer.newGradientCollector()) {
+                NDList predictions = trainer.forward(data, labels);
+                NDArray loss = trainer.getLoss().evaluate(labels, predictions);
+                collector.backward(loss);
+                return loss.getFloat();
+            }
+        } finally {
+            COLLECTOR.unlock();
+        }
+    }
+
+    /** One backward pass of zero, so that every trainable parameter has a {@code .grad} to view. */
+    private void materializeGradients() {
+        COLLECTOR.lock();
+        try (NDManager scope = trainer.getManager().newSubManager();
+             GradientCollector collector = trainer.newGradientCollector()) {
+            NDArray total = null;
+            for (var p : trainer.getModel().getBlock().getParameters()) {
+                if (p.getValue().requiresGradient()) {
+                    NDArray zeroed = p.getValue().getArray().mul(0);
+                    zeroed.attach(scope); // what is computed from it lives in the scope too
+                    NDArray sum = zeroed.sum();
+                    total = total == null ? sum : total.add(sum);
+                }
+            }
+            if (total != null) {
+                collector.backward(total);
+            }
+        } finally {
+            COLLECTOR.unlock();
+        }
+    }
+
+    private void buildReducer() {
+        views = ParameterViews.of(trainer.getModel().getBlock());
+        GradientReducer.Builder b = GradientReducer.builder(group).parameters(views.parameters()).hook(hook);
+        if (bucketCapBytes > 0) {
+            b.bucketCapBytes(bucketCapBytes);
+        }
+        if (firstBucketBytes > 0) {
+            b.firstBucketBytes(firstBucketBytes);
+        }
+        reducer = b.build();
+        Map<Parameter, Integer> index = new IdentityHashMap<>();
+        List<Parameter> ps = views.parameters();
+        for (int i = 0; i < ps.size(); i++) {
+            index.put(ps.get(i), i);
+        }
+        indexOf = index;
+        List<Parameter> reversed = new ArrayList<>(ps);
+        Collections.reverse(reversed); // the backward pass ends with the first layers: last layers' buckets first
+        readyOrder = List.copyOf(reversed);
+    }
+
+    private void rebuildReducer() {
+        reducer.close();
+        views.close();
+        buildReducer();
+    }
+
+    /** The optimizer's update of one averaged bucket's parameters, then their gradients zeroed. */
+    private void update(GradBucket bucket) {
+        for (Parameter p : bucket.parameters()) {
+            int i = indexOf.get(p);
+            NDArray weight = views.array(i);
+            try (NDArray grad = weight.getGradient()) {
+                optimizer.update(views.id(i), weight, grad);
+            }
+            views.zeroGradient(i);
+        }
+    }
+
+    private Mono<Void> checkIdentical(String operation) {
+        return Mono.fromCallable(() -> views.digest()).subscribeOn(compute)
+                .flatMap(d -> ParameterDigests.allGather(group, d))
+                .flatMap(digests -> {
+                    List<Integer> differ = ParameterDigests.differing(digests);
+                    if (differ.isEmpty()) {
+                        return Mono.<Void>empty();
+                    }
+                    return Mono.error(new IllegalStateException("DistributedTrainer." + operation + " on rank " + group.rank()
+                            + " of " + group.size() + ": after the broadcast from rank 0 the parameters of rank(s) " + differ
+                            + " differ from rank 0's (digests " + digests + "); do all ranks build the same model?"));
+                });
+    }
+
+    private void requireInitialized(String operation) {
+        if (views == null) {
+            throw new IllegalStateException("DistributedTrainer." + operation + " on rank " + group.rank()
+                    + ": call initialize(inputShapes) first");
+        }
+    }
+
+    /** Settings of a {@link DistributedTrainer}. */
+    public static final class Builder {
+        private final Model model;
+        private final TrainingConfig config;
+        private final ProcessGroup group;
+        private Function<ProcessGroup, CommHook> hook;
+        private long bucketCapBytes;
+        private long firstBucketBytes;
+
+        private Builder(Model model, TrainingConfig config, ProcessGroup group) {
+            this.model = Objects.requireNonNull(model, "model");
+            this.config = Objects.requireNonNull(config, "config");
+            this.group = Objects.requireNonNull(group, "group");
+            if (model.getBlock() == null) {
+                throw new IllegalArgumentException("DistributedTrainer: the model has no block (Model.setBlock)");
+            }
+        }
+
+        /**
+         * The hook that averages each bucket, made for the group (default {@link AllReduceHook};
+         * {@code Fp16CompressHook}, {@code Bf16CompressHook} and {@code PowerSgdHook} compress).
+         *
+         * @param hook a function from the group to the hook
+         * @return this builder
+         */
+        public Builder hook(Function<ProcessGroup, CommHook> hook) {
+            this.hook = Objects.requireNonNull(hook, "hook");
+            return this;
+        }
+
+        /**
+         * The most bytes of gradients per bucket (DDP's {@code bucket_cap_mb}; default 25 MiB).
+         *
+         * @param bytes the bucket cap, positive
+         * @return this builder
+         */
+        public Builder bucketCapBytes(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("DistributedTrainer: bucket cap must be positive, got " + bytes);
+            }
+            this.bucketCapBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The first bucket's cap (DDP's 1 MiB by default), so that communication starts early.
+         *
+         * @param bytes the first bucket's cap, positive
+         * @return this builder
+         */
+        public Builder firstBucketBytes(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("DistributedTrainer: first bucket cap must be positive, got " + bytes);
+            }
+            this.firstBucketBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The trainer (creates the DJL trainer; nothing is sent until {@link #initialize}).
+         *
+         * @return a new trainer
+         */
+        public DistributedTrainer build() {
+            return new DistributedTrainer(this);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.reactivecollectives.djl;
+
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Mono;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Every rank's parameter digest, all-gathered, and the ranks whose digest is not rank 0's. */
+final class ParameterDigests {
+
+    private ParameterDigests() {
+    }
+
+    /** Every rank's {@code digest}, in rank order. */
+    static Mono<List<Long>> allGather(ProcessGroup group, long digest) {
+        return Mono.using(() -> new Buffers(group.size(), digest),
+                b -> group.allGather(b.outputs, b.input).map(outs -> {
+                    List<Long> all = new ArrayList<>(outs.size());
+                    outs.forEach(t -> all.add(t.toLongArray()[0]));
+                    return all;
+                }),
+                Buffers::release);
+    }
+
+    /** The ranks whose digest differs from rank 0's (empty when all agree). */
+    static List<Integer> differing(List<Long> digests) {
+        List<Integer> out = new ArrayList<>();
+        for (int r = 1; r < digests.size(); r++) {
+            if (!digests.get(r).equals(digests.get(0))) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static final class Buffers {
+        final Tensor input;
+        final List<Tensor> outputs = new ArrayList<>();
+
+        Buffers(int world, long digest) {
+            input = Tensor.fromLongs(new long[] {digest});
+            for (int r = 0; r < world; r++) {
+                outputs.add(Tensor.zeros(DType.INT64, 1));
+            }
+        }
+
+        void release() {
+            input.release();
+            outputs.forEach(Tensor::release);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package io.reactivecollectives.djl;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.nn.Block;
+import ai.djl.util.Pair;
+import io.netty.util.internal.PlatformDependent;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.Tensors;
+import io.reactivecollectives.core.ddp.Parameter;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * A model's trainable parameters seen as the library's {@link Parameter}s without copying: each
+ * value and each gradient is a {@link Tensor} over the libtorch tensor's own memory
+ * ({@code NDArray.toByteBuffer(true)}, a direct view of a contiguous CPU tensor). Reductions write
+ * the averaged gradient straight into libtorch's {@code .grad}, and a broadcast writes rank 0's
+ * values straight into the weights.
+ *
+ * <p>libtorch accumulates a backward pass into the existing {@code .grad} in place, so the views stay
+ * valid from step to step; {@link #moved()} checks that (one call per parameter), and a view that
+ * moved is made again by the owner. Gradient handles that DJL hands out are closed at once: a Java
+ * handle held across a backward pass would make libtorch allocate a new gradient instead of
+ * accumulating into the old one.
+ */
+final class ParameterViews implements AutoCloseable {
+
+    private final List<String> ids = new ArrayList<>();
+    private final List<NDArray> arrays = new ArrayList<>();
+    private final List<Parameter> parameters = new ArrayList<>();
+
+    private ParameterViews() {
+    }
+
+    /**
+     * Views of {@code block}'s parameters that require a gradient, in registration order. Every such
+     * parameter must already have a gradient (run one backward pass, or
+     * {@link DistributedTrainer}'s initialization does: a backward pass of zero).
+     */
+    static ParameterViews of(Block block) {
+        ParameterViews views = new ParameterViews();
+        try {
+            for (Pair<String, ai.djl.nn.Parameter> p : block.getParameters()) {
+                ai.djl.nn.Parameter param = p.getValue();
+                if (!param.requiresGradient()) {
+                    continue;
+                }
+                NDArray array = param.getArray();
+                String name = p.getKey();
+                Tensor value = view(array, name, "value");
+                Tensor grad;
+                try (NDArray g = array.getGradient()) {
+                    grad = view(g, name, "gradient");
+                } catch (RuntimeException e) {
+                    value.release();
+                    throw e;
+                }
+                views.ids.add(param.getId());
+                views.arrays.add(array);
+                views.parameters.add(new Parameter(name, value, grad));
+            }
+        } catch (RuntimeException e) {
+            views.close();
+            throw e;
+        }
+        if (views.parameters.isEmpty()) {
+            throw new IllegalArgumentException("DistributedTrainer: the model has no trainable parameters");
+        }
+        return views;
+    }
+
+    /** A tensor over {@code array}'s memory (no copy). */
+    static Tensor view(NDArray array, String name, String what) {
+        if (!ai.djl.Device.Type.CPU.equals(array.getDevice().getDeviceType())) {
+            throw new IllegalArgumentException("DistributedTrainer: the " + what + " of parameter " + name + " is on "
+                    + array.getDevice() + "; only CPU parameters are supported (a CUDA model's gradients go through reactive-cuda)");
+        }
+        ByteBuffer memory = array.toByteBuffer(true);
+        if (!memory.isDirect()) {
+            throw new IllegalArgumentException("DistributedTrainer: the " + what + " of parameter " + name
+                    + " cannot be viewed in place (the engine " + array.getManager().getEngine().getEngineName()
+                    + " returned a copy, not its memory); use DJL's PyTorch engine");
+        }
+        return Tensors.wrap(memory.order(ByteOrder.LITTLE_ENDIAN), dtype(array.getDataType(), name), array.getShape().getShape());
+    }
+
+    private static DType dtype(DataType type, String name) {
+        return switch (type) {
+            case FLOAT32 -> DType.FLOAT32;
+            case FLOAT64 -> DType.FLOAT64;
+            case FLOAT16 -> DType.FLOAT16;
+            case BFLOAT16 -> DType.BFLOAT16;
+            default -> throw new IllegalArgumentException("DistributedTrainer: parameter " + name + " is " + type
+                    + "; trainable parameters must be float32, float64, float16 or bfloat16");
+        };
+    }
+
+    /** The parameters as the reducer sees them, in registration order. */
+    List<Parameter> parameters() {
+        return Collections.unmodifiableList(parameters);
+    }
+
+    /** How many parameters. */
+    int size() {
+        return parameters.size();
+    }
+
+    /** DJL's id of parameter {@code i} (what its {@code Optimizer} keys its state by). */
+    String id(int i) {
+        return ids.get(i);
+    }
+
+    /** The weight of parameter {@code i}. */
+    NDArray array(int i) {
+        return arrays.get(i);
+    }
+
+    /** Elements of all parameters together. */
+    long numel() {
+        long n = 0;
+        for (Parameter p : parameters) {
+            n += p.numel();
+        }
+        return n;
+    }
+
+    /** Whether any gradient no longer lives where its view points (then the views must be made again). */
+    boolean moved() {
+        for (int i = 0; i < arrays.size(); i++) {
+            try (NDArray g = arrays.get(i).getGradient()) {
+                ByteBuffer memory = g.toByteBuffer(true);
+                Tensor view = parameters.get(i).grad();
+                if (!memory.isDirect() || PlatformDependent.directBufferAddress(memory) != view.address()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Zeroes parameter {@code i}'s gradient through its view. */
+    void zeroGradient(int i) {
+        Tensor g = parameters.get(i).grad();
+        g.buffer().setZero(0, (int) g.nbytes());
+    }
+
+    /** CRC-32C of every value's bytes, in registration order, with each shape mixed in. */
+    long digest() {
+        CRC32C crc = new CRC32C();
+        long mixed = parameters.size();
+        for (Parameter p : parameters) {
+            crc.reset();
+            crc.update(p.value().buffer().nioBuffer());
+            mixed = mixed * 1_000_003L + crc.getValue() + p.numel() * 31;
+        }
+        return mixed;
+    }
+
+    /** Releases the views (libtorch's memory stays libtorch's). */
+    @Override
+    public void close() {
+        for (Parameter p : parameters) {
+            p.value().release();
+            p.grad().release();
+        }
+        parameters.clear();
+    }
+}

@@ -1,0 +1,198 @@
+package io.reactivecollectives.djl;
+
+import ai.djl.Model;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+import ai.djl.training.Trainer;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ddp.Bf16CompressHook;
+import io.reactivecollectives.core.ddp.CommHook;
+import io.reactivecollectives.core.ddp.Fp16CompressHook;
+import io.reactivecollectives.transport.LocalCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The DJL trainer on real ranks ({@link LocalCluster}, loopback): N ranks on batches of B give the
+ * parameters one process gets on the global batches of N x B, step for step.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class DistributedTrainerTest {
+
+    private static final int BATCH = 8;
+
+    /** One process, plain DJL (its own Trainer.step()), on the global batches. */
+    private static List<float[]> singleProcess(int steps, int globalBatch, boolean adam, int accumulateEvery) {
+        try (Model model = TinyTask.model();
+             Trainer trainer = model.newTrainer(TinyTask.config(0, adam));
+             NDManager data = NDManager.newBaseManager()) {
+            trainer.initialize(new Shape(globalBatch, TinyTask.FEATURES));
+            for (int s = 0; s < steps; s++) {
+                try (NDManager m = data.newSubManager()) {
+                    NDList[] b = TinyTask.batch(m, (long) s * globalBatch, globalBatch);
+                    try (GradientCollector c = trainer.newGradientCollector()) {
+                        c.backward(trainer.getLoss().evaluate(b[1], trainer.forward(b[0], b[1])));
+                    }
+                    if (accumulateEvery <= 1 || (s + 1) % accumulateEvery == 0) {
+                        trainer.step();
+                    }
+                }
+            }
+            return TinyTask.parameters(model);
+        }
+    }
+
+    /** Each rank trains on its slice of every global batch; returns its parameters and whether all ranks agreed. */
+    private static List<Result> distributed(int world, int steps, boolean adam, int accumulateEvery,
+                                            Function<ProcessGroup, CommHook> hook) {
+        try (LocalCluster cluster = LocalCluster.start(world).block(Duration.ofSeconds(60))) {
+            return cluster.run(g -> Mono.using(() -> new Rank(g, adam, hook), r -> r.train(steps, accumulateEvery), Rank::close))
+                    .block(Duration.ofSeconds(200));
+        }
+    }
+
+    record Result(List<float[]> parameters, boolean identical, float lastLoss, int buckets) {
+    }
+
+    private static final class Rank {
+        final ProcessGroup group;
+        final Model model = TinyTask.model();
+        final DistributedTrainer trainer;
+        final NDManager data = NDManager.newBaseManager();
+
+        Rank(ProcessGroup group, boolean adam, Function<ProcessGroup, CommHook> hook) {
+            this.group = group;
+            DistributedTrainer.Builder b = DistributedTrainer.builder(model, TinyTask.config(group.rank() == 0 ? 0 : 100 + group.rank(), adam), group)
+                    .bucketCapBytes(2048).firstBucketBytes(256); // several buckets even for this small model
+            if (hook != null) {
+                b.hook(hook);
+            }
+            this.trainer = b.build();
+        }
+
+        Mono<Result> train(int steps, int accumulateEvery) {
+            int world = group.size();
+            float[] lastLoss = new float[1];
+            return trainer.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                    .thenMany(Flux.range(0, steps).concatMap(s -> Mono.using(data::newSubManager, m -> {
+                        NDList[] b = TinyTask.batch(m, (long) s * world * BATCH + (long) group.rank() * BATCH, BATCH);
+                        boolean sync = accumulateEvery <= 1 || (s + 1) % accumulateEvery == 0;
+                        return sync ? trainer.step(b[0], b[1]) : trainer.accumulate(b[0], b[1]);
+                    }, NDManager::close)))
+                    .doOnNext(r -> lastLoss[0] = r.loss())
+                    .then(trainer.parametersIdentical())
+                    .map(same -> new Result(TinyTask.parameters(model), same, lastLoss[0], trainer.bucketCount()));
+        }
+
+        void close() {
+            trainer.close();
+            model.close();
+            data.close();
+        }
+    }
+
+    private static void assertSameParameters(List<float[]> expected, List<float[]> actual, float tolerance, String what) {
+        assertEquals(expected.size(), actual.size(), what);
+        for (int i = 0; i < expected.size(); i++) {
+            assertArrayEquals(expected.get(i), actual.get(i), tolerance, what + ": parameter " + i);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} ranks, {1}")
+    @CsvSource({"2, sgd", "4, sgd", "2, adam"})
+    void ranksTrainAsOneProcessOnTheGlobalBatch(int world, String optimizer) {
+        boolean adam = optimizer.equals("adam");
+        int steps = 100;
+        List<float[]> reference = singleProcess(steps, world * BATCH, adam, 1);
+        List<Result> results = distributed(world, steps, adam, 1, null);
+        for (int r = 0; r < world; r++) {
+            Result res = results.get(r);
+            assertTrue(res.identical(), "rank " + r + " saw different parameters on another rank");
+            assertTrue(res.buckets() > 1, "the gradients travel in several buckets, got " + res.buckets());
+            assertSameParameters(reference, res.parameters(), 2e-5f, "rank " + r + " after " + steps + " steps");
+            assertArrayEquals(flatten(results.get(0).parameters()), flatten(res.parameters()), 0f, "rank " + r + " bit for bit as rank 0");
+        }
+    }
+
+    @Test
+    void accumulatedStepsAverageTheSumAsOneProcessDoes() {
+        int world = 2;
+        int steps = 40;
+        List<float[]> reference = singleProcess(steps, world * BATCH, false, 4);
+        List<Result> results = distributed(world, steps, false, 4, null);
+        for (int r = 0; r < world; r++) {
+            assertSameParameters(reference, results.get(r).parameters(), 2e-5f, "rank " + r + " with no_sync every 4");
+        }
+        List<float[]> everyStep = singleProcess(steps, world * BATCH, false, 1);
+        assertNotEquals(flatten(everyStep)[0], flatten(results.get(0).parameters())[0], "accumulation changed the result");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"fp16", "bf16"})
+    void compressingHooksKeepRanksIdenticalAndLearn(String kind) {
+        Function<ProcessGroup, CommHook> hook = kind.equals("fp16") ? Fp16CompressHook::new : Bf16CompressHook::new;
+        List<Result> results = distributed(2, 100, false, 1, hook);
+        List<float[]> reference = singleProcess(100, 2 * BATCH, false, 1);
+        for (Result r : results) {
+            assertTrue(r.identical(), kind + ": ranks diverged");
+            assertSameParameters(reference, r.parameters(), 0.05f, kind + " close to exact");
+        }
+        assertArrayEquals(flatten(results.get(0).parameters()), flatten(results.get(1).parameters()), 0f);
+        assertTrue(results.get(0).lastLoss() < 1.2f, kind + ": the loss fell, last " + results.get(0).lastLoss());
+    }
+
+    @Test
+    void ranksWithDifferentModelsFailAtInitializeOnEveryRank() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<String> errors = cluster.run(g -> {
+                Model model = g.rank() == 0 ? TinyTask.model() : wider();
+                DistributedTrainer t = DistributedTrainer.builder(model, TinyTask.config(1, false), g).build();
+                return t.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                        .then(Mono.just("no error"))
+                        .onErrorResume(e -> Mono.just(e.toString()))
+                        .doFinally(s -> {
+                            t.close();
+                            model.close();
+                        });
+            }).block(Duration.ofSeconds(120));
+            for (String e : errors) {
+                assertFalse(e.equals("no error"), "a rank with a different model must fail");
+            }
+        }
+    }
+
+    private static Model wider() {
+        Model m = Model.newInstance("wider");
+        m.setBlock(new ai.djl.nn.SequentialBlock().add(ai.djl.nn.core.Linear.builder().setUnits(64).build())
+                .add(ai.djl.nn.core.Linear.builder().setUnits(TinyTask.CLASSES).build()));
+        return m;
+    }
+
+    private static float[] flatten(List<float[]> ps) {
+        int n = ps.stream().mapToInt(a -> a.length).sum();
+        float[] out = new float[n];
+        int o = 0;
+        for (float[] a : ps) {
+            System.arraycopy(a, 0, out, o, a.length);
+            o += a.length;
+        }
+        return out;
+    }
+}
