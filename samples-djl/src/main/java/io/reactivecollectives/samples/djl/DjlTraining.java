@@ -1,0 +1,158 @@
+package io.reactivecollectives.samples.djl;
+
+import ai.djl.engine.Engine;
+import io.reactivecollectives.samples.examples.Ranks;
+import io.reactivecollectives.tools.cli.Cli;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * The DJL main job: a transformer encoder (13.7M parameters in the {@code base} preset) trained
+ * data-parallel with DJL's PyTorch engine on every rank that {@code bin/collectives-run} (or
+ * torchrun) starts, through {@code io.reactivecollectives.djl.DistributedTrainer}. Rank 0 prints the
+ * loss as it falls, ms/step, samples/s, the share of the step spent communicating, and whether every
+ * rank ended with identical parameters.
+ *
+ * <pre>bin/collectives-train --engine djl --steps 100</pre>
+ *
+ * <p>libtorch comes from the {@code pytorch-native-cpu} jar on the class path and is never fetched
+ * ({@code ai.djl.offline=true}); each rank runs libtorch on one intra-op and one inter-op thread
+ * unless {@code ai.djl.pytorch.num_threads} says otherwise.
+ */
+@Command(name = "collectives-train --engine djl", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
+        description = "Data-parallel training of a transformer encoder with DJL's PyTorch engine on synthetic token data.")
+public final class DjlTraining implements Callable<Integer>, Cli.Validated {
+
+    static final List<String> HOOKS = List.of("allreduce", "fp16", "bf16", "powersgd");
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--preset", defaultValue = "base", description = "model size: base (13.7M parameters) or tiny (default ${DEFAULT-VALUE})")
+    String preset;
+
+    @Option(names = "--steps", defaultValue = "60", description = "optimizer steps (default ${DEFAULT-VALUE})")
+    int steps;
+
+    @Option(names = "--batch", defaultValue = "16", description = "samples per rank per step (default ${DEFAULT-VALUE})")
+    int batch;
+
+    @Option(names = "--samples", defaultValue = "65536", description = "samples in the synthetic data set (default ${DEFAULT-VALUE})")
+    long samples;
+
+    @Option(names = "--lr", defaultValue = "0.05", description = "SGD learning rate (default ${DEFAULT-VALUE})")
+    float lr;
+
+    @Option(names = "--seed", defaultValue = "7", description = "data and sampler seed (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--hook", defaultValue = "allreduce", description = "allreduce, fp16, bf16 or powersgd (default ${DEFAULT-VALUE})")
+    String hook;
+
+    @Option(names = "--bucket-cap-kb", defaultValue = "25600", description = "bucket size limit in KiB (default ${DEFAULT-VALUE}, DDP's 25 MiB)")
+    long bucketCapKb;
+
+    @Option(names = "--first-bucket-kb", defaultValue = "1024", description = "first bucket limit in KiB (default ${DEFAULT-VALUE}, DDP's 1 MiB)")
+    long firstBucketKb;
+
+    @Option(names = "--warmup-steps", defaultValue = "5", description = "steps before the timing starts (default ${DEFAULT-VALUE})")
+    int warmupSteps;
+
+    @Option(names = "--log-every", defaultValue = "0", description = "print a line every N steps (default: every 10%% of the run)")
+    int logEvery;
+
+    @Option(names = "--json", description = "print rank 0's result as one JSON line at the end")
+    boolean json;
+
+    /**
+     * Runs one rank.
+     *
+     * @param args the options ({@code --help})
+     */
+    public static void main(String[] args) {
+        // libtorch from the jar on the class path, never downloaded; one thread per rank unless told otherwise
+        System.setProperty("ai.djl.offline", System.getProperty("ai.djl.offline", "true"));
+        System.setProperty("ai.djl.pytorch.num_threads", System.getProperty("ai.djl.pytorch.num_threads", "1"));
+        System.setProperty("ai.djl.pytorch.num_interop_threads", System.getProperty("ai.djl.pytorch.num_interop_threads", "1"));
+        System.setProperty("ai.djl.pytorch.graph_optimizer", System.getProperty("ai.djl.pytorch.graph_optimizer", "false"));
+        System.exit(Cli.execute(new DjlTraining(), args));
+    }
+
+    @Override
+    public void validate() {
+        StringBuilder problems = new StringBuilder();
+        if (!HOOKS.contains(hook.toLowerCase(Locale.ROOT))) {
+            problems.append("; --hook ").append(hook).append(" is not one of ").append(String.join(", ", HOOKS));
+        }
+        if (!preset.equalsIgnoreCase("base") && !preset.equalsIgnoreCase("tiny")) {
+            problems.append("; --preset ").append(preset).append(" is not one of base, tiny");
+        }
+        atLeast(problems, "--steps", steps, 1);
+        atLeast(problems, "--batch", batch, 1);
+        atLeast(problems, "--samples", samples, 1);
+        atLeast(problems, "--warmup-steps", warmupSteps, 0);
+        atLeast(problems, "--log-every", logEvery, 0);
+        atLeast(problems, "--bucket-cap-kb", bucketCapKb, 1);
+        atLeast(problems, "--first-bucket-kb", firstBucketKb, 1);
+        if (bucketCapKb > (1L << 30) || firstBucketKb > (1L << 30)) {
+            problems.append("; bucket sizes must be at most 1 TiB (").append(1L << 30).append(" KiB)");
+        }
+        if (!(lr > 0) || !Float.isFinite(lr)) {
+            problems.append("; --lr must be a finite number > 0, got ").append(lr);
+        }
+        if (warmupSteps >= steps && steps >= 1) {
+            problems.append("; --warmup-steps ").append(warmupSteps).append(" leaves no timed step of --steps ").append(steps);
+        }
+        if (problems.length() > 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), problems.substring(2));
+        }
+    }
+
+    private static void atLeast(StringBuilder problems, String option, long value, long min) {
+        if (value < min) {
+            problems.append("; ").append(option).append(" must be >= ").append(min).append(", got ").append(value);
+        }
+    }
+
+    DjlTrainingRun.Settings settings() {
+        return new DjlTrainingRun.Settings(EncoderConfig.preset(preset), steps, batch, samples, lr, seed, hook,
+                bucketCapKb << 10, firstBucketKb << 10, warmupSteps, logEvery > 0 ? logEvery : Math.max(1, steps / 10));
+    }
+
+    @Override
+    public Integer call() {
+        DjlTrainingRun.Settings s = settings();
+        return Ranks.run(group -> {
+            if (group.rank() == 0) {
+                Engine engine = Engine.getEngine("PyTorch");
+                System.out.printf(Locale.ROOT, "data-parallel training on %d ranks with DJL %s (PyTorch engine, libtorch %s, %s intra-op thread(s) per rank):"
+                                + " transformer encoder %s, batch %d per rank (%d global), %d steps, hook %s%n",
+                        group.size(), Engine.getDjlVersion(), engine.getVersion(), System.getProperty("ai.djl.pytorch.num_threads"),
+                        s.model(), s.batch(), s.batch() * group.size(), s.steps(), s.hook());
+            }
+            return new DjlTrainingRun(s, System.out).train(group).map(o -> {
+                if (group.rank() == 0) {
+                    report(group.size(), o);
+                }
+                return o.identical();
+            });
+        }) == Boolean.TRUE ? 0 : 1;
+    }
+
+    private void report(int world, DjlTrainingRun.Outcome o) {
+        System.out.printf(Locale.ROOT, "loss (mean of the last steps) %.4f | %.1f ms/step | %.1f samples/s | communication %.1f%% of step time (%.1f%% not overlapped with compute)%n",
+                o.meanLoss(), o.msPerStep(), o.samplesPerSecond(), 100 * o.commShare(), 100 * o.exposedShare());
+        System.out.println("parameters identical on all " + world + " ranks: " + (o.identical() ? "yes" : "NO"));
+        if (json) {
+            System.out.printf(Locale.ROOT, "{\"framework\": \"reactive-collectives+djl\", \"world\": %d, \"batch_per_rank\": %d, \"params\": %d,"
+                            + " \"buckets\": %d, \"hook\": \"%s\", \"ms_per_step\": %.3f, \"comm_share\": %.3f, \"exposed_comm_share\": %.3f,"
+                            + " \"final_loss\": %.4f}%n",
+                    world, batch, o.parameters(), o.buckets(), hook, o.msPerStep(), o.commShare(), o.exposedShare(), o.meanLoss());
+        }
+    }
+}

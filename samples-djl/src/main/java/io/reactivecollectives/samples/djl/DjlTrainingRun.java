@@ -1,0 +1,154 @@
+package io.reactivecollectives.samples.djl;
+
+import ai.djl.Model;
+import ai.djl.ndarray.NDManager;
+import ai.djl.training.DefaultTrainingConfig;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ddp.AllReduceHook;
+import io.reactivecollectives.core.ddp.Bf16CompressHook;
+import io.reactivecollectives.core.ddp.CommHook;
+import io.reactivecollectives.core.ddp.Fp16CompressHook;
+import io.reactivecollectives.core.ddp.PowerSgdHook;
+import io.reactivecollectives.core.ddp.PowerSgdState;
+import io.reactivecollectives.djl.DistributedSampler;
+import io.reactivecollectives.djl.DistributedTrainer;
+import io.reactivecollectives.djl.StepResult;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * One rank's run of the DJL main job: a {@link TransformerEncoder} trained by a
+ * {@link DistributedTrainer} on this rank's {@link DistributedSampler} shard of a
+ * {@link SyntheticTokens} data set, epoch after epoch, printing progress on rank 0.
+ */
+final class DjlTrainingRun {
+
+    /** What a run measured on this rank. */
+    record Outcome(long parameters, int buckets, double meanLoss, double msPerStep, double samplesPerSecond,
+                   double commShare, double exposedShare, boolean identical) {
+    }
+
+    private final Settings s;
+    private final PrintStream out;
+
+    /** The run's settings (from the command line). */
+    record Settings(EncoderConfig model, int steps, int batch, long samples, float lr, long seed, String hook,
+                    long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery) {
+    }
+
+    DjlTrainingRun(Settings settings, PrintStream out) {
+        this.s = settings;
+        this.out = out;
+    }
+
+    static Function<ProcessGroup, CommHook> hook(String name) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "fp16" -> Fp16CompressHook::new;
+            case "bf16" -> Bf16CompressHook::new;
+            case "powersgd" -> g -> new PowerSgdHook(PowerSgdState.of(g, 2, 100));
+            default -> AllReduceHook::new;
+        };
+    }
+
+    Mono<Outcome> train(ProcessGroup group) {
+        return Mono.using(() -> new Resources(group), r -> r.run(group), Resources::close);
+    }
+
+    private final class Resources {
+        final Model model = Model.newInstance("encoder");
+        final DistributedTrainer trainer;
+        final NDManager data = NDManager.newBaseManager();
+        final SyntheticTokens tokens = SyntheticTokens.forConfig(s.seed(), s.model());
+        final DistributedSampler sampler;
+        final int stepsPerEpoch;
+        long[] epochIndices;
+        double lossSum;
+        int lossCount;
+        long timedNanos;
+        long exposedNanos;
+        long commAtWarmup;
+        long timedStart;
+
+        Resources(ProcessGroup group) {
+            model.setBlock(new TransformerEncoder(s.model()));
+            DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
+                    .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(s.lr())).build());
+            trainer = DistributedTrainer.builder(model, config, group).hook(hook(s.hook()))
+                    .bucketCapBytes(s.bucketCapBytes()).firstBucketBytes(s.firstBucketBytes()).build();
+            sampler = DistributedSampler.builder(s.samples(), group.size(), group.rank()).seed(s.seed()).build();
+            stepsPerEpoch = Math.max(1, sampler.numSamples() / s.batch());
+        }
+
+        Mono<Outcome> run(ProcessGroup group) {
+            boolean chatty = group.rank() == 0;
+            return trainer.initialize(((TransformerEncoder) model.getBlock()).inputShape(s.batch()))
+                    .doOnSuccess(v -> {
+                        if (chatty) {
+                            out.printf(Locale.ROOT, "model: %,d parameters in %d buckets; %d steps per epoch of %,d samples%n",
+                                    trainer.parameterCount(), trainer.bucketCount(), stepsPerEpoch, s.samples());
+                        }
+                    })
+                    .thenMany(Flux.range(0, s.steps()).concatMap(this::step))
+                    .doOnNext(r -> record(r, chatty))
+                    .then(trainer.parametersIdentical())
+                    .map(this::outcome);
+        }
+
+        private Mono<StepResult> step(int step) {
+            int epoch = step / stepsPerEpoch;
+            int inEpoch = step % stepsPerEpoch;
+            if (inEpoch == 0) {
+                sampler.setEpoch(epoch);
+                epochIndices = sampler.indices();
+            }
+            return Mono.using(data::newSubManager, m -> {
+                long[] mine = new long[s.batch()];
+                System.arraycopy(epochIndices, inEpoch * s.batch(), mine, 0, s.batch());
+                SyntheticTokens.Samples b = tokens.batch(mine, m);
+                return trainer.step(b.data(), b.labels());
+            }, NDManager::close);
+        }
+
+        private void record(StepResult r, boolean chatty) {
+            if (r.step() == s.warmupSteps()) {
+                commAtWarmup = trainer.communicationNanos();
+                timedStart = System.nanoTime();
+            }
+            if (r.step() > s.warmupSteps()) {
+                timedNanos += r.stepNanos();
+                exposedNanos += r.exposedNanos();
+            }
+            if (r.step() > s.steps() - Math.min(100, s.steps() / 2 + 1)) {
+                lossSum += r.loss();
+                lossCount++;
+            }
+            if (chatty && (r.step() % s.logEvery() == 0 || r.step() == s.steps())) {
+                long timed = r.step() - s.warmupSteps();
+                out.printf(Locale.ROOT, "step %5d/%d  loss %.4f  %s%n", r.step(), s.steps(), r.loss(),
+                        timed > 0 ? String.format(Locale.ROOT, "%.1f ms/step", timedNanos / 1e6 / timed) : "(warm-up)");
+            }
+        }
+
+        private Outcome outcome(boolean identical) {
+            long timedSteps = Math.max(1, s.steps() - s.warmupSteps());
+            double wall = Math.max(1, System.nanoTime() - timedStart);
+            double msPerStep = timedNanos / 1e6 / timedSteps;
+            double comm = (trainer.communicationNanos() - commAtWarmup) / wall;
+            return new Outcome(trainer.parameterCount(), trainer.bucketCount(), lossSum / Math.max(1, lossCount), msPerStep,
+                    1000.0 * s.batch() * trainer.group().size() / msPerStep, comm, exposedNanos / (double) Math.max(1, timedNanos), identical);
+        }
+
+        void close() {
+            trainer.close();
+            model.close();
+            data.close();
+        }
+    }
+}
