@@ -22,6 +22,10 @@ module io.reactivecollectives.transport {
     requires transitive reactor.netty.core;
     requires io.netty.transport;
     requires io.netty.codec;
+    // the mesh's native transport (mesh.MeshChannels): epoll's classes and the Unix socket types
+    // they share with NIO's fall-back; the JNI library comes in io.netty.transport.epoll.linux.x86_64
+    requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.unix.common;
     // Reactor Netty's default resolver of the host names the mesh and the store dial (it is an
     // automatic module and cannot say so itself)
     requires io.netty.resolver.dns;

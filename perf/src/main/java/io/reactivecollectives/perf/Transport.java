@@ -1,7 +1,5 @@
 package io.reactivecollectives.perf;
 
-import reactor.netty.resources.LoopResources;
-
 /** What the benchmark's header line says of the run: the socket transport and the algorithm. */
 final class Transport {
 
@@ -9,14 +7,17 @@ final class Transport {
     }
 
     static String describe() {
-        return LoopResources.hasNativeSupport() ? "tcp/epoll" : "tcp/nio";
+        return "tcp/" + io.reactivecollectives.transport.MeshProcessGroup.socketTransport();
     }
 
-    /** The transport rank {@code self} uses to its first peer, as the group reports it ({@code unix/nio}, {@code tcp/nio}). */
+    /**
+     * The transport rank {@code self} uses to its first peer and the mesh's socket transport
+     * ({@code unix/epoll}, {@code tcp/nio}; {@code shm/epoll} is shared memory beside epoll sockets).
+     */
     static String describe(io.reactivecollectives.core.ProcessGroup g) {
         if (g instanceof io.reactivecollectives.transport.MeshProcessGroup && g.size() > 1) {
             String t = ((io.reactivecollectives.transport.MeshProcessGroup) g).transportTo(g.rank() == 0 ? 1 : 0);
-            return t + "/nio";
+            return t + "/" + io.reactivecollectives.transport.MeshProcessGroup.socketTransport();
         }
         return describe();
     }

@@ -21,6 +21,7 @@ import io.reactivecollectives.core.settings.UnknownSettings;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.MeshChannels;
 import io.reactivecollectives.transport.ops.OpFamilies;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
 import io.reactivecollectives.transport.runtime.GroupLifecycle;
@@ -243,6 +244,31 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     public String transportTo(int peer) {
         Mesh m = runtime.mesh();
         return m == null ? "none" : m.transportTo(peer);
+    }
+
+    /**
+     * {@link #transportTo(int)} with the Netty transport of the socket: {@code "tcp/epoll"},
+     * {@code "tcp/nio"}, {@code "unix/epoll"} or {@code "unix/nio"} ({@link #socketTransport()}),
+     * else {@code "shm"} or {@code "none"}.
+     *
+     * @param peer the other rank
+     * @return how this rank reaches {@code peer}, and on which Netty transport
+     */
+    @Override
+    public String describeTransportTo(int peer) {
+        String t = transportTo(peer);
+        return "tcp".equals(t) || "unix".equals(t) ? t + "/" + socketTransport() : t;
+    }
+
+    /**
+     * The Netty transport of the collectives' sockets in this JVM (every group's): {@code "epoll"}
+     * where native epoll loads (Linux x86-64) and {@code rc.transport.native} is {@code auto} (the
+     * default), else {@code "nio"}.
+     *
+     * @return {@code "epoll"} or {@code "nio"}
+     */
+    public static String socketTransport() {
+        return MeshChannels.name();
     }
 
     /** {@return the sequence number the next collective will take} */
@@ -546,6 +572,6 @@ public final class MeshProcessGroup extends TcpProcessGroup {
 
     @Override
     public String toString() {
-        return "MeshProcessGroup[" + options.groupId() + " rank " + rank() + "/" + size() + ", port " + port() + "]";
+        return "MeshProcessGroup[" + options.groupId() + " rank " + rank() + "/" + size() + ", port " + port() + ", " + socketTransport() + "]";
     }
 }

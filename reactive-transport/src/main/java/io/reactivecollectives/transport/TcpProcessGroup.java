@@ -74,6 +74,12 @@ public abstract sealed class TcpProcessGroup implements ProcessGroup permits Mes
      */
     public abstract String transportTo(int peer);
 
+    /**
+     * @param peer a peer's rank
+     * @return see {@link MeshProcessGroup#describeTransportTo(int)}
+     */
+    public abstract String describeTransportTo(int peer);
+
     /** @return see {@link MeshProcessGroup#nextSequence()} */
     public abstract long nextSequence();
 

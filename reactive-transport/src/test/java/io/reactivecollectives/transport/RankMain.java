@@ -13,7 +13,7 @@ import java.time.Duration;
  * One rank in its own JVM, for {@link ProcessesTest}: {@code RankMain <storeFile> <rank> <world>}.
  * Joins the group through a {@link FileStore} shared by the processes, runs an all-reduce (SUM and MAX, 1001 float32 elements,
  * plus 3 MB for the ring) and a broadcast from rank 1, checks the results against values it
- * computes itself, prints {@code RANK <r> OK via <unix|tcp>} and exits 0 (1 with the reason otherwise).
+ * computes itself, prints {@code RANK <r> OK via <shm|unix/epoll|tcp/nio|...>} and exits 0 (1 with the reason otherwise).
  */
 public final class RankMain {
 
@@ -65,7 +65,7 @@ public final class RankMain {
             } finally {
                 g.close();
             }
-            System.out.println("RANK " + rank + " OK via " + g.transportTo(rank == 0 ? 1 : 0));
+            System.out.println("RANK " + rank + " OK via " + g.describeTransportTo(rank == 0 ? 1 : 0));
             System.exit(0);
         } catch (Throwable e) {
             System.out.println("RANK " + rank + " FAILED: " + e);

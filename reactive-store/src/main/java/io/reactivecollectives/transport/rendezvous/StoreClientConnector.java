@@ -10,6 +10,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
+import reactor.netty.tcp.TcpResources;
 import reactor.util.retry.Retry;
 
 import java.net.UnixDomainSocketAddress;
@@ -53,8 +54,11 @@ final class StoreClientConnector {
             Mono<Connection> connection = Mono.defer(() -> viaTcp.connect().map(Connection.class::cast));
             if (options.ssl() == null && StoreLocalSocket.enabled() && StoreLocalSocket.isLoopback(options.host())) {
                 // a server on this host also listens on a Unix domain socket: try it first, TCP if it is not there
+                // on NIO loops (preferNative false), as the server's local socket: the JDK's Unix
+                // socket address is NIO's (the native channels, epoll's, take Netty's own)
                 TcpClient viaLocal = client.remoteAddress(() -> UnixDomainSocketAddress.of(
-                        StoreLocalSocket.path(options.port())));
+                        StoreLocalSocket.path(options.port())))
+                        .runOn(options.loops() != null ? options.loops() : TcpResources.get(), false);
                 Mono<Connection> tcpOnly = connection;
                 connection = Mono.defer(() -> viaLocal.connect().map(Connection.class::cast)).onErrorResume(e -> tcpOnly);
             }

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.resources.LoopResources;
+import reactor.netty.tcp.TcpResources;
 import reactor.netty.tcp.TcpServer;
 
 import java.net.InetSocketAddress;
@@ -98,7 +99,7 @@ final class StoreServerBinder {
             // cancelled or failed between the TCP bind and the server's hand-over (the local socket is
             // bound on another thread in between): the port is let go (dispose is asynchronous)
             return HandOver.openThen(server.bind(),
-                    ds -> (local ? bindLocal(serving, ds) : Mono.just(new Bound(ds, null, null))).map(bound -> {
+                    ds -> (local ? bindLocal(serving, c.loops(), ds) : Mono.just(new Bound(ds, null, null))).map(bound -> {
                         TcpStoreServer s = new TcpStoreServer(bound, kv, metrics, rejections);
                         name.set(c.host() + ":" + s.port());
                         metrics.register(c.registry(), s.port(), kv);
@@ -117,7 +118,7 @@ final class StoreServerBinder {
      * this server has no local socket. Neither that nor a failure to bind stops the server: local
      * clients then use TCP.
      */
-    private static Mono<Bound> bindLocal(UnaryOperator<TcpServer> serving, DisposableServer tcp) {
+    private static Mono<Bound> bindLocal(UnaryOperator<TcpServer> serving, LoopResources loops, DisposableServer tcp) {
         int port = ((InetSocketAddress) tcp.address()).getPort();
         Path path = StoreLocalSocket.path(port);
         return Mono.fromCallable(() -> UnixSocketFiles.clearStale(path))
@@ -129,7 +130,11 @@ final class StoreServerBinder {
                                 + "hosts whose network namespaces share a temporary directory)", port, path);
                         return Mono.just(new Bound(tcp, null, null));
                     }
-                    return serving.apply(TcpServer.create().bindAddress(() -> UnixDomainSocketAddress.of(path))).bind()
+                    // on NIO loops (preferNative false) even where the TCP server is on epoll: the JDK's
+                    // Unix socket address is NIO's (the native channels take Netty's own)
+                    return serving.apply(TcpServer.create().bindAddress(() -> UnixDomainSocketAddress.of(path)))
+                            .runOn(loops != null ? loops : TcpResources.get(), false)
+                            .bind()
                             .publishOn(BlockingScheduler.get())
                             .map(uds -> new Bound(tcp, uds, OwnedSocketFile.own(path)));
                 })

@@ -4,19 +4,17 @@ import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SelectStrategyFactory;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.scheduler.NonBlocking;
 
-import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The event loops that carry the collectives' connections (the store keeps Reactor Netty's
- * default ones): NIO loops that poll for {@link #SPIN_MICROS} microseconds after their last I/O
- * before they block ({@link SpinThenSelectStrategy}), which takes a thread wake-up off the latency
+ * default ones): native epoll loops where epoll loads, else NIO ({@link MeshChannels}), that poll
+ * for {@link #SPIN_MICROS} microseconds after their last I/O before they block ({@link SpinThenSelectStrategy}), which takes a thread wake-up off the latency
  * of every small collective in a chain.
  *
  * <p>Shared by every group of the JVM, created on first use, daemon threads named
@@ -56,13 +54,13 @@ public final class MeshEventLoops {
             SelectStrategyFactory strategies = spinNanos == 0 ? DefaultSelectStrategyFactory.INSTANCE
                     : () -> new SpinThenSelectStrategy(spinNanos, SPIN_ADAPTIVE);
             return new MultiThreadIoEventLoopGroup(THREADS, new LoopThreads("rc-io"),
-                    NioIoHandler.newFactory(SelectorProvider.provider(), strategies));
+                    MeshChannels.ioHandlers(strategies));
         }
     }
 
     private static final class LivenessHolder {
         static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1, new LoopThreads("rc-liveness"),
-                NioIoHandler.newFactory(SelectorProvider.provider(), DefaultSelectStrategyFactory.INSTANCE));
+                MeshChannels.ioHandlers(DefaultSelectStrategyFactory.INSTANCE));
     }
 
     /** The shared group (created on first use; its threads are daemons and live as long as the JVM). */

@@ -17,7 +17,6 @@ import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpClient;
 import reactor.netty.tcp.TcpServer;
 
-import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,7 +98,7 @@ final class MeshSockets {
     private Mono<Void> bindLocal(Path path, Consumer<Connection> onAccepted) {
         TcpServer s = TcpServer.create()
                 .runOn(MeshEventLoops.forRole(options.role()))
-                .bindAddress(() -> UnixDomainSocketAddress.of(path))
+                .bindAddress(() -> MeshChannels.domainAddress(path))
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, recvAllocator())
@@ -153,7 +152,7 @@ final class MeshSockets {
         }
         Path local = LocalSockets.sameNodePath(parts);
         TcpClient c = TcpClient.newConnection().runOn(MeshEventLoops.forRole(options.role()));
-        c = local != null ? c.remoteAddress(() -> UnixDomainSocketAddress.of(local))
+        c = local != null ? c.remoteAddress(() -> MeshChannels.domainAddress(local))
                 : c.host(host).port(port).option(ChannelOption.TCP_NODELAY, true);
         c = c.option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, recvAllocator())
@@ -194,7 +193,7 @@ final class MeshSockets {
 
     /** Whether {@code ch} is a Unix domain socket (a peer on this host). */
     static boolean isLocal(io.netty.channel.Channel ch) {
-        return ch instanceof io.netty.channel.socket.nio.NioDomainSocketChannel;
+        return MeshChannels.isDomainSocket(ch);
     }
 
     /** Disposes every dialled connection and the servers, without blocking; the socket file goes later. */

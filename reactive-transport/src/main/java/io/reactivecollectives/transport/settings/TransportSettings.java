@@ -39,6 +39,11 @@ public final class TransportSettings implements SettingsProvider {
                     Integer.MAX_VALUE, "network event loops (`rc-io-N`) shared by the JVM's groups")
             .defaultsTo(() -> Math.max(4, PROCESSORS), "max(4, processors)");
 
+    /** Which Netty transport carries the mesh's connections. */
+    public static final Setting<String> NATIVE = Setting.choice("rc.transport.native", "auto",
+            "the Netty transport under the collectives' connections: `auto` uses native epoll where it loads "
+                    + "(Linux x86-64), else NIO; `nio`: NIO everywhere", "auto", "nio");
+
     /** How long an event loop polls before blocking. */
     public static final Setting<Long> SPIN_MICROS = Setting.longValue("rc.transport.spinMicros", "us", 50, 0,
             "how long an event loop polls before blocking in `select`; 0 blocks at once");
@@ -149,7 +154,7 @@ public final class TransportSettings implements SettingsProvider {
 
     @Override
     public List<Setting<?>> settings() {
-        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, IO_THREADS, SPIN_MICROS, SPIN_ADAPTIVE,
+        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
                 OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
