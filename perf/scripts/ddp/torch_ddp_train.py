@@ -139,6 +139,17 @@ def formula(vocab, seq, d, heads, ffn, layers, classes):
     return vocab * d + seq * d + layers * per_layer + 2 * d + d * classes + classes
 
 
+def blas_in_use():
+    """The BLAS library this process mapped (torch from Debian links libblas.so.3, which is
+    whatever the alternatives or LD_LIBRARY_PATH select: the reference BLAS is ~10x slower)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            libs = {line.split()[-1] for line in maps if "blas" in line.lower() and "/" in line}
+        return ",".join(sorted(libs)) or "none mapped"
+    except OSError:
+        return "unknown"
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -165,6 +176,7 @@ def run(rank, a, port):
     if rank == 0:
         print(f"# torch {torch.__version__} world={W} backend={'gloo DDP' if W > 1 else 'none (single process)'}"
               f" threads intra={torch.get_num_threads()} interop={torch.get_num_interop_threads()}", flush=True)
+        print(f"# blas {blas_in_use()}", flush=True)
         print(f"params={params} (formula {formula(*dims)})", flush=True)
     net = DDP(model) if W > 1 else model
     opt = torch.optim.SGD(net.parameters(), lr=a.lr)
