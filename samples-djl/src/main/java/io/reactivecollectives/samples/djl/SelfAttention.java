@@ -51,7 +51,13 @@ public final class SelfAttention extends AbstractBlock {
         NDArray q = split(query.forward(store, inputs, training, params).singletonOrThrow(), batch, seq);
         NDArray k = split(key.forward(store, inputs, training, params).singletonOrThrow(), batch, seq);
         NDArray v = split(value.forward(store, inputs, training, params).singletonOrThrow(), batch, seq);
-        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).div(Math.sqrt(headDim));
+        // not div(Number): DJL's PyTorch engine wraps a Number in a tensor over a direct buffer
+        // (from_blob) and closes it right after the op, while autograd keeps that tensor for the
+        // backward pass; once the buffer is collected and its memory reused, the gradients of the
+        // scores (so of q, k and everything below them) are garbage, NaN at times. This scalar
+        // lives in the input's manager, so until the batch's arrays are closed, after backward.
+        NDArray sqrtHeadDim = x.getManager().create((float) Math.sqrt(headDim));
+        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).div(sqrtHeadDim);
         NDArray context = scores.softmax(-1).matMul(v) // [batch, heads, seq, headDim]
                 .transpose(0, 2, 1, 3).reshape(batch, seq, (long) heads * headDim);
         return out.forward(store, new NDList(context), training, params);

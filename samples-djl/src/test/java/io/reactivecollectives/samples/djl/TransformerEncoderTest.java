@@ -17,6 +17,10 @@ import ai.djl.training.tracker.Tracker;
 import ai.djl.util.Pair;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -99,6 +103,53 @@ class TransformerEncoderTest {
         double first = mean(losses, 0, 5);
         double last = mean(losses, steps - 5, steps);
         assertTrue(last < 0.7 * first, "loss from " + first + " to " + last);
+    }
+
+    @Test
+    void gradientsSurviveGarbageCollectionBetweenForwardAndBackward() {
+        // a scalar that autograd saved but Java closed (div(Number)) reads freed memory in backward
+        EncoderConfig config = EncoderConfig.TINY;
+        TransformerEncoder net = new TransformerEncoder(config);
+        SyntheticTokens data = SyntheticTokens.forConfig(5, config);
+        try (Model model = Model.newInstance("tiny", "PyTorch");
+             Trainer trainer = trainer(model, net, 0.1f, 8);
+             NDManager batchManager = trainer.getManager().newSubManager();
+             SyntheticTokens.Samples samples = data.batch(SyntheticTokens.range(0, 8), batchManager)) {
+            List<float[]> quiet = gradients(trainer, net, samples, false);
+            List<float[]> churned = gradients(trainer, net, samples, true);
+            for (int i = 0; i < quiet.size(); i++) {
+                assertArrayEquals(quiet.get(i), churned.get(i), "gradient of parameter " + i);
+            }
+        }
+    }
+
+    private static List<float[]> gradients(Trainer trainer, TransformerEncoder net, SyntheticTokens.Samples samples,
+                                           boolean churn) {
+        try (GradientCollector collector = trainer.newGradientCollector()) {
+            NDArray logits = trainer.forward(samples.data()).singletonOrThrow();
+            NDArray loss = trainer.getLoss().evaluate(samples.labels(), new NDList(logits));
+            if (churn) {
+                System.gc();
+                try (NDManager junk = NDManager.newBaseManager("PyTorch")) {
+                    for (int j = 0; j < 50; j++) {
+                        junk.create(1e30f * (j + 1));
+                    }
+                }
+            }
+            collector.backward(loss);
+        }
+        List<float[]> grads = new ArrayList<>();
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            try (NDArray gradient = p.getValue().getArray().getGradient()) {
+                float[] g = gradient.toFloatArray();
+                for (float v : g) {
+                    assertTrue(Float.isFinite(v), p.getKey() + " has a non-finite gradient");
+                }
+                grads.add(g);
+                gradient.subi(gradient); // gradients accumulate across collectors: start the next at zero
+            }
+        }
+        return grads;
     }
 
     private static Trainer trainer(Model model, TransformerEncoder net, float lr, int batch) {
