@@ -88,6 +88,8 @@ public final class DistributedTrainer implements AutoCloseable {
     private Map<Parameter, Integer> indexOf;
     private List<Parameter> readyOrder;
     private long steps;
+    /** The current step's optimizer time (written and read on the compute thread only). */
+    private long optimizerNanos;
 
     private DistributedTrainer(Builder b) {
         this.group = b.group;
@@ -187,6 +189,7 @@ public final class DistributedTrainer implements AutoCloseable {
             float loss = forwardBackward(data, labels);
             long backwardEnd = System.nanoTime();
             long n = ++steps;
+            optimizerNanos = 0;
             if (views.moved()) {
                 LOG.debug("rank {}: libtorch moved a gradient at step {}; viewing the gradients again", group.rank(), n);
                 rebuildReducer();
@@ -196,7 +199,8 @@ public final class DistributedTrainer implements AutoCloseable {
                     .doOnNext(this::update)
                     .then(Mono.fromCallable(() -> {
                         long end = System.nanoTime();
-                        return new StepResult(n, loss, true, backwardEnd - start, end - backwardEnd, end - start);
+                        return new StepResult(n, loss, true, backwardEnd - start, Math.max(0, end - backwardEnd - optimizerNanos),
+                                optimizerNanos, end - start);
                     }));
         }).subscribeOn(compute));
     }
@@ -215,7 +219,7 @@ public final class DistributedTrainer implements AutoCloseable {
             long start = System.nanoTime();
             float loss = forwardBackward(data, labels);
             long end = System.nanoTime();
-            return new StepResult(++steps, loss, false, end - start, 0, end - start);
+            return new StepResult(++steps, loss, false, end - start, 0, 0, end - start);
         }).subscribeOn(compute));
     }
 
@@ -328,6 +332,7 @@ public final class DistributedTrainer implements AutoCloseable {
 
     /** The optimizer's update of one averaged bucket's parameters, then their gradients zeroed. */
     private void update(GradBucket bucket) {
+        long start = System.nanoTime();
         for (Parameter p : bucket.parameters()) {
             int i = indexOf.get(p);
             NDArray weight = views.array(i);
@@ -336,6 +341,7 @@ public final class DistributedTrainer implements AutoCloseable {
             }
             views.zeroGradient(i);
         }
+        optimizerNanos += System.nanoTime() - start;
     }
 
     private Mono<Void> checkIdentical(String operation) {

@@ -8,10 +8,12 @@ package io.reactivecollectives.djl;
  * @param synced        whether gradients were averaged and the optimizer stepped (false: an
  *                      accumulation step, {@link DistributedTrainer#accumulate})
  * @param computeNanos  forward and backward pass
- * @param exposedNanos  from the end of the backward pass until the last bucket was averaged and its
- *                      parameters updated: communication (and copies) not hidden behind compute,
- *                      plus the optimizer updates that overlapped it
+ * @param exposedNanos  communication not hidden behind computation: the time from the end of the
+ *                      backward pass to the end of the step, less the optimizer's updates (the
+ *                      copies into and out of the buckets count as communication)
+ * @param optimizerNanos the optimizer's updates (run per bucket, while later buckets communicate)
  * @param stepNanos     the whole step, from its start on the compute thread to its end
  */
-public record StepResult(long step, float loss, boolean synced, long computeNanos, long exposedNanos, long stepNanos) {
+public record StepResult(long step, float loss, boolean synced, long computeNanos, long exposedNanos, long optimizerNanos,
+                         long stepNanos) {
 }

@@ -80,6 +80,9 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
         System.setProperty("ai.djl.pytorch.num_threads", System.getProperty("ai.djl.pytorch.num_threads", "1"));
         System.setProperty("ai.djl.pytorch.num_interop_threads", System.getProperty("ai.djl.pytorch.num_interop_threads", "1"));
         System.setProperty("ai.djl.pytorch.graph_optimizer", System.getProperty("ai.djl.pytorch.graph_optimizer", "false"));
+        // DJL's INFO lines (engine threads, platform) and its CUDA probe's warning on a machine without a GPU
+        System.setProperty("org.slf4j.simpleLogger.log.ai.djl", System.getProperty("org.slf4j.simpleLogger.log.ai.djl", "warn"));
+        System.setProperty("org.slf4j.simpleLogger.log.ai.djl.util.cuda", System.getProperty("org.slf4j.simpleLogger.log.ai.djl.util.cuda", "error"));
         System.exit(Cli.execute(new DjlTraining(), args));
     }
 
@@ -127,9 +130,9 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     @Override
     public Integer call() {
         DjlTrainingRun.Settings s = settings();
+        Engine engine = Engine.getEngine("PyTorch"); // loads libtorch here, on the main thread, not on a network thread
         return Ranks.run(group -> {
             if (group.rank() == 0) {
-                Engine engine = Engine.getEngine("PyTorch");
                 System.out.printf(Locale.ROOT, "data-parallel training on %d ranks with DJL %s (PyTorch engine, libtorch %s, %s intra-op thread(s) per rank):"
                                 + " transformer encoder %s, batch %d per rank (%d global), %d steps, hook %s%n",
                         group.size(), Engine.getDjlVersion(), engine.getVersion(), System.getProperty("ai.djl.pytorch.num_threads"),
@@ -145,14 +148,15 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     }
 
     private void report(int world, DjlTrainingRun.Outcome o) {
-        System.out.printf(Locale.ROOT, "loss (mean of the last steps) %.4f | %.1f ms/step | %.1f samples/s | communication %.1f%% of step time (%.1f%% not overlapped with compute)%n",
-                o.meanLoss(), o.msPerStep(), o.samplesPerSecond(), 100 * o.commShare(), 100 * o.exposedShare());
+        System.out.printf(Locale.ROOT, "loss (mean of the last steps) %.4f | %.1f ms/step (forward+backward %.1f, optimizer %.1f) | %.1f samples/s"
+                        + " | communication %.1f%% of step time (%.1f%% not overlapped with compute)%n",
+                o.meanLoss(), o.msPerStep(), o.computeMs(), o.optimizerMs(), o.samplesPerSecond(), 100 * o.commShare(), 100 * o.exposedShare());
         System.out.println("parameters identical on all " + world + " ranks: " + (o.identical() ? "yes" : "NO"));
         if (json) {
             System.out.printf(Locale.ROOT, "{\"framework\": \"reactive-collectives+djl\", \"world\": %d, \"batch_per_rank\": %d, \"params\": %d,"
-                            + " \"buckets\": %d, \"hook\": \"%s\", \"ms_per_step\": %.3f, \"comm_share\": %.3f, \"exposed_comm_share\": %.3f,"
+                            + " \"buckets\": %d, \"hook\": \"%s\", \"ms_per_step\": %.3f, \"compute_ms\": %.3f, \"optimizer_ms\": %.3f, \"comm_share\": %.3f, \"exposed_comm_share\": %.3f,"
                             + " \"final_loss\": %.4f}%n",
-                    world, batch, o.parameters(), o.buckets(), hook, o.msPerStep(), o.commShare(), o.exposedShare(), o.meanLoss());
+                    world, batch, o.parameters(), o.buckets(), hook, o.msPerStep(), o.computeMs(), o.optimizerMs(), o.commShare(), o.exposedShare(), o.meanLoss());
         }
     }
 }

@@ -32,7 +32,7 @@ final class DjlTrainingRun {
 
     /** What a run measured on this rank. */
     record Outcome(long parameters, int buckets, double meanLoss, double msPerStep, double samplesPerSecond,
-                   double commShare, double exposedShare, boolean identical) {
+                   double commShare, double exposedShare, double computeMs, double optimizerMs, boolean identical) {
     }
 
     private final Settings s;
@@ -73,6 +73,8 @@ final class DjlTrainingRun {
         int lossCount;
         long timedNanos;
         long exposedNanos;
+        long optimizerNanos;
+        long computeNanos;
         long commAtWarmup;
         long timedStart;
 
@@ -124,6 +126,8 @@ final class DjlTrainingRun {
             if (r.step() > s.warmupSteps()) {
                 timedNanos += r.stepNanos();
                 exposedNanos += r.exposedNanos();
+                optimizerNanos += r.optimizerNanos();
+                computeNanos += r.computeNanos();
             }
             if (r.step() > s.steps() - Math.min(100, s.steps() / 2 + 1)) {
                 lossSum += r.loss();
@@ -142,7 +146,8 @@ final class DjlTrainingRun {
             double msPerStep = timedNanos / 1e6 / timedSteps;
             double comm = (trainer.communicationNanos() - commAtWarmup) / wall;
             return new Outcome(trainer.parameterCount(), trainer.bucketCount(), lossSum / Math.max(1, lossCount), msPerStep,
-                    1000.0 * s.batch() * trainer.group().size() / msPerStep, comm, exposedNanos / (double) Math.max(1, timedNanos), identical);
+                    1000.0 * s.batch() * trainer.group().size() / msPerStep, comm, exposedNanos / (double) Math.max(1, timedNanos),
+                    computeNanos / 1e6 / timedSteps, optimizerNanos / 1e6 / timedSteps, identical);
         }
 
         void close() {
