@@ -45,8 +45,8 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     @Option(names = "--samples", defaultValue = "65536", description = "samples in the synthetic data set (default ${DEFAULT-VALUE})")
     long samples;
 
-    @Option(names = "--lr", defaultValue = "0.05", description = "SGD learning rate (default ${DEFAULT-VALUE})")
-    float lr;
+    @Option(names = "--lr", description = "SGD learning rate (default 0.003 for base, 0.05 for tiny)")
+    Float lr;
 
     @Option(names = "--seed", defaultValue = "7", description = "data and sampler seed (default ${DEFAULT-VALUE})")
     long seed;
@@ -105,7 +105,7 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
         if (bucketCapKb > (1L << 30) || firstBucketKb > (1L << 30)) {
             problems.append("; bucket sizes must be at most 1 TiB (").append(1L << 30).append(" KiB)");
         }
-        if (!(lr > 0) || !Float.isFinite(lr)) {
+        if (lr != null && (!(lr > 0) || !Float.isFinite(lr))) {
             problems.append("; --lr must be a finite number > 0, got ").append(lr);
         }
         if (warmupSteps >= steps && steps >= 1) {
@@ -123,7 +123,8 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     }
 
     DjlTrainingRun.Settings settings() {
-        return new DjlTrainingRun.Settings(EncoderConfig.preset(preset), steps, batch, samples, lr, seed, hook,
+        float rate = lr != null ? lr : preset.equalsIgnoreCase("tiny") ? 0.05f : 0.003f;
+        return new DjlTrainingRun.Settings(EncoderConfig.preset(preset), steps, batch, samples, rate, seed, hook,
                 bucketCapKb << 10, firstBucketKb << 10, warmupSteps, logEvery > 0 ? logEvery : Math.max(1, steps / 10));
     }
 
