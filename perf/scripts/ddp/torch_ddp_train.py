@@ -228,7 +228,7 @@ def main():
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--nosync-steps", type=int, default=10)
-    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--lr", type=float, default=0.01)
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--print-sample", type=int, nargs="*", metavar="INDEX",
                    help="print these samples of the preset's data (seed --seed) and exit")

@@ -29,6 +29,13 @@ public record EncoderConfig(int vocab, int seq, int dModel, int heads, int ffn, 
     /**
      * Checks the dimensions.
      *
+     * @param vocab number of distinct tokens
+     * @param seq sequence length
+     * @param dModel model width
+     * @param heads attention heads
+     * @param ffn feed-forward hidden width
+     * @param layers encoder layers
+     * @param classes output classes
      * @throws IllegalArgumentException if a dimension is not positive, {@code heads} does not
      *     divide {@code dModel}, or there are fewer tokens than classes
      */

@@ -20,7 +20,7 @@ import java.util.Locale;
  *
  * <pre>
  * java -Dai.djl.offline=true -cp ... io.reactivecollectives.samples.djl.SingleProcessBench \
- *     [preset=base] [batch=16] [steps=30] [warmup=5] [lr=0.05] [seed=42]
+ *     [preset=base] [batch=16] [steps=30] [warmup=5] [lr=0.01] [seed=42]
  * </pre>
  *
  * <p>Arguments are {@code key=value}. libtorch is pinned to one intra-op and one inter-op
@@ -51,7 +51,7 @@ public final class SingleProcessBench {
         int batch = 16;
         int steps = 30;
         int warmup = 5;
-        float lr = 0.05f;
+        float lr = 0.01f;
         long seed = 42;
         for (String arg : args) {
             String[] kv = arg.split("=", 2);
