@@ -167,8 +167,9 @@ def run(rank, a, port):
     vocab, seq, _, _, _, _, classes = dims
     W, B = a.world, a.batch
     if W > 1:
-        os.environ["MASTER_ADDR"] = "127.0.0.1"
-        os.environ["MASTER_PORT"] = str(port)
+        if port is not None:  # spawned here; with --env the launcher (or the namespaces' harness) set them
+            os.environ["MASTER_ADDR"] = "127.0.0.1"
+            os.environ["MASTER_PORT"] = str(port)
         dist.init_process_group("gloo", rank=rank, world_size=W)
     torch.manual_seed(a.seed)  # the same initial weights on every rank (DDP also broadcasts rank 0's)
     model = TransformerEncoder(*dims)
@@ -184,10 +185,15 @@ def run(rank, a, port):
     data = [batch(a.seed, range(s * W * B + rank * B, s * W * B + rank * B + B), vocab, seq, classes)
             for s in range(total)]
     step_ms, bwd_ms, nosync_bwd_ms = [], [], []
+    timed_start, timed_wall = None, None
+    if W > 1:
+        dist.barrier()  # once, before the first step: no barrier inside the timed loop (DDP needs none)
     for s in range(total):
         x, y = data[s]
-        if W > 1:
-            dist.barrier()
+        if s == a.warmup:
+            timed_start = time.perf_counter()
+        if s == a.steps and W > 1:
+            timed_wall = time.perf_counter() - timed_start
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=False)
         loss = F.cross_entropy(net(x), y)
@@ -205,12 +211,17 @@ def run(rank, a, port):
             with net.no_sync():
                 loss.backward()
             nosync_bwd_ms.append((time.perf_counter() - t1) * 1e3)
+    if timed_wall is None:
+        timed_wall = time.perf_counter() - timed_start
     if W > 1:
         dist.destroy_process_group()
     if rank == 0:
         med, lo, hi = spread(step_ms[a.warmup:])
         print(f"preset={a.preset} world={W} batch/rank={B} seq={seq} steps={a.steps} warmup={a.warmup} "
               f"ms/step median={med:.1f} min={lo:.1f} max={hi:.1f} samples/s={W * B * 1000 / med:.1f}", flush=True)
+        mean = timed_wall * 1e3 / (a.steps - a.warmup)
+        print(f'{{"framework": "pytorch-ddp", "torch": "{torch.__version__}", "world": {W}, "batch_per_rank": {B}, '
+              f'"params": {params}, "ms_per_step": {mean:.3f}, "ms_per_step_median": {med:.3f}}}', flush=True)
         bmed, _, _ = spread(bwd_ms[a.warmup:])
         if W > 1:
             nmed, _, _ = spread(nosync_bwd_ms[1:] if len(nosync_bwd_ms) > 1 else nosync_bwd_ms)
@@ -223,6 +234,8 @@ def run(rank, a, port):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--world", type=int, default=1)
+    p.add_argument("--env", action="store_true",
+                   help="one rank of a launched job: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment")
     p.add_argument("--preset", default="base", choices=sorted(PRESETS))
     p.add_argument("--batch", type=int, default=16, help="samples per rank per step")
     p.add_argument("--steps", type=int, default=30)
@@ -241,7 +254,10 @@ def main():
         return
     if a.warmup >= a.steps:
         p.error("--warmup must be below --steps")
-    if a.world == 1:
+    if a.env:
+        a.world = int(os.environ["WORLD_SIZE"])
+        run(int(os.environ["RANK"]), a, None)
+    elif a.world == 1:
         run(0, a, None)
     else:
         mp.spawn(run, args=(a, free_port()), nprocs=a.world, join=True)

@@ -69,6 +69,9 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     @Option(names = "--json", description = "print rank 0's result as one JSON line at the end")
     boolean json;
 
+    @Option(names = "--memory", description = "with every progress line, rank 0's resident set and heap after a GC (for leak checks)")
+    boolean memory;
+
     /**
      * Runs one rank.
      *
@@ -125,7 +128,7 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     DjlTrainingRun.Settings settings() {
         float rate = lr != null ? lr : preset.equalsIgnoreCase("tiny") ? 0.05f : 0.003f;
         return new DjlTrainingRun.Settings(EncoderConfig.preset(preset), steps, batch, samples, rate, seed, hook,
-                bucketCapKb << 10, firstBucketKb << 10, warmupSteps, logEvery > 0 ? logEvery : Math.max(1, steps / 10));
+                bucketCapKb << 10, firstBucketKb << 10, warmupSteps, logEvery > 0 ? logEvery : Math.max(1, steps / 10), memory);
     }
 
     @Override

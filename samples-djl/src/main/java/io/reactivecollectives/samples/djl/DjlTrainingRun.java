@@ -40,7 +40,7 @@ final class DjlTrainingRun {
 
     /** The run's settings (from the command line). */
     record Settings(EncoderConfig model, int steps, int batch, long samples, float lr, long seed, String hook,
-                    long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery) {
+                    long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery, boolean memory) {
     }
 
     DjlTrainingRun(Settings settings, PrintStream out) {
@@ -135,8 +135,9 @@ final class DjlTrainingRun {
             }
             if (chatty && (r.step() % s.logEvery() == 0 || r.step() == s.steps())) {
                 long timed = r.step() - s.warmupSteps();
-                out.printf(Locale.ROOT, "step %5d/%d  loss %.4f  %s%n", r.step(), s.steps(), r.loss(),
-                        timed > 0 ? String.format(Locale.ROOT, "%.1f ms/step", timedNanos / 1e6 / timed) : "(warm-up)");
+                out.printf(Locale.ROOT, "step %5d/%d  loss %.4f  %s%s%n", r.step(), s.steps(), r.loss(),
+                        timed > 0 ? String.format(Locale.ROOT, "%.1f ms/step", timedNanos / 1e6 / timed) : "(warm-up)",
+                        s.memory() ? "  " + MemoryProbe.line() : "");
             }
         }
 

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# djl_ddp_compare.sh: the DJL trainer (reactive-djl) against PyTorch DDP (gloo) on the same
+# transformer encoder (samples-djl's TransformerEncoder, perf/scripts/ddp/torch_ddp_train.py's mirror),
+# same batch per rank, plain SGD, one intra-op and one inter-op thread per rank on both sides; rounds
+# alternate. Each round: torch single process, DJL single process (no collectives), torch DDP on NPROC
+# ranks, ours on NPROC ranks (bin/collectives-train --engine djl). Prints one JSON line per run
+# (ms_per_step: wall mean over the timed steps) to OUT.
+#
+#   ROUNDS=3 NPROC=2 PRESET=base BATCH=16 STEPS=40 WARMUP=8 perf/scripts/djl_ddp_compare.sh
+#   HOSTS=2 PER_HOST=2 RATE=1gbit perf/scripts/djl_ddp_compare.sh    # across network namespaces (root)
+#
+# PyTorch from Debian links the reference BLAS (about 20 times slower than OpenBLAS on this model):
+# OPENBLAS (default /tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-serial, made by
+# `apt-get download libopenblas0-serial && dpkg -x`, see perf/scripts/ddp/README.md) is put on
+# torch's LD_LIBRARY_PATH when it exists. libtorch on our side is DJL's 2.7.1, with its own BLAS.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ROUNDS="${ROUNDS:-3}"; NPROC="${NPROC:-2}"; PRESET="${PRESET:-base}"; BATCH="${BATCH:-16}"
+STEPS="${STEPS:-40}"; WARMUP="${WARMUP:-8}"; LR="${LR:-0.003}"; HOSTS="${HOSTS:-0}"; PER_HOST="${PER_HOST:-2}"; RATE="${RATE:-1gbit}"
+OPENBLAS="${OPENBLAS:-/tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-serial}"
+OUT="${OUT:-$ROOT/perf/out/djl_ddp.txt}"
+PY=/usr/bin/python3
+mkdir -p "$(dirname "$OUT")"; : > "$OUT"
+cd "$ROOT"
+TORCH_ENV=(env); [[ -d "$OPENBLAS" ]] && TORCH_ENV=(env LD_LIBRARY_PATH="$OPENBLAS")
+bin/collectives-train --engine djl --help >/dev/null    # builds samples-djl if needed
+CP="$(ls samples-djl/target/samples-djl-*.jar | grep -v -e sources -e javadoc | head -1):$(cat samples-djl/target/collectives-run.classpath)"
+JOPTS=(-Dai.djl.offline=true -Dai.djl.pytorch.num_threads=1 -Dai.djl.pytorch.num_interop_threads=1 -Dorg.slf4j.simpleLogger.log.ai.djl=warn -Dorg.slf4j.simpleLogger.log.ai.djl.util.cuda=error)
+echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); preset $PRESET batch $BATCH/rank steps $STEPS warm-up $WARMUP lr $LR; hosts $HOSTS" | tee -a "$OUT"
+TORCH_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup "$WARMUP" --lr "$LR")
+OURS_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup-steps "$WARMUP" --lr "$LR" --json)
+tag() { sed "s/^{/{\"round\": $round, \"run\": \"$1\", /"; }
+for ((round = 1; round <= ROUNDS; round++)); do
+  if [[ "$HOSTS" -eq 0 ]]; then
+    "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world 1 "${TORCH_ARGS[@]}" 2>&1 | grep '^{' | tag torch-single >> "$OUT"
+    java "${JOPTS[@]}" -cp "$CP" io.reactivecollectives.samples.djl.SingleProcessBench preset="$PRESET" batch="$BATCH" steps="$STEPS" warmup="$WARMUP" lr="$LR" 2>&1 \
+      | sed -n 's/.*ms\/step median=\([0-9.]*\).*/{"framework": "djl", "world": 1, "ms_per_step_median": \1}/p' | tag djl-single >> "$OUT"
+    "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world "$NPROC" "${TORCH_ARGS[@]}" 2>&1 | grep '^{' | tag torch-ddp >> "$OUT"
+    NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours >> "$OUT"
+  else
+    WORLD=$((HOSTS * PER_HOST))
+    NETNS=(bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" --)
+    "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
+        RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' MASTER_ADDR=h0 MASTER_PORT=29711 GLOO_SOCKET_IFNAME=eth0 \
+        '"${TORCH_ENV[*]}"' '"$PY"' perf/scripts/ddp/torch_ddp_train.py --env '"${TORCH_ARGS[*]}"' & done; wait' 2>/dev/null \
+      | grep -o '{"framework".*' | tag torch-ddp >> "$OUT"
+    "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
+        RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29712 \
+        java '"${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' & done; wait' 2>/dev/null \
+      | grep -o '{"framework".*' | tag ours >> "$OUT"
+  fi
+  tail -n 4 "$OUT"
+done
