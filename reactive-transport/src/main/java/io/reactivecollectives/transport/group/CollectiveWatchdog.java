@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
- * The deadlines of a group's in-flight collectives, checked by one periodic task (as NCCL's
+ * The deadlines of a group's in-flight collectives, checked by one task (as NCCL's
  * watchdog thread polls its work list) instead of one timer per collective.
  *
  * <p>A timer per collective ({@code Mono.timeout(Duration)}) puts a task in a scheduled executor's
@@ -26,6 +26,14 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * alarms still armed (the collectives in flight, not every collective since the last check), so
  * its cost does not grow with the rate of collectives; a collective's alarm fires within one
  * {@link #tick()} of its deadline.
+ *
+ * <p>The check is not periodic: it is scheduled for the earliest deadline it knows of (but at least
+ * one tick ahead) and sleeps while no alarm is armed. Arming an alarm schedules an earlier check only
+ * when its deadline comes more than a tick before the check already scheduled, so a chain of
+ * collectives with the default timeout of minutes costs one wake-up per timeout period instead of
+ * one per tick (a 10 ms tick woke the thread 100 times a second, about 1% of a core on these virtual
+ * machines, per rank, also in an idle group); a check that finds alarms not yet due schedules the
+ * next for the earliest of them.
  *
  * <p>The deadlines are timed by Reactor's parallel scheduler ({@link Schedulers#parallel()} at the
  * time an alarm is armed). While that scheduler keeps the system's time, the periodic check here
@@ -39,7 +47,12 @@ public final class CollectiveWatchdog implements AutoCloseable {
     private Alarm head;   // the armed alarms, oldest first; guarded by lock
     private Alarm tail;
     private final Duration tick;
-    private final Disposable task;
+    private final long tickNanos;
+    private final Scheduler scheduler;
+    private static final long NONE = Long.MAX_VALUE;
+    private long checkAt = NONE;      // when the pending check runs (System.nanoTime()), NONE without one; guarded by lock
+    private Disposable pending;       // that check's task; guarded by lock
+    private boolean closed;           // guarded by lock
 
     private static final class Shared {
         static final CollectiveWatchdog INSTANCE = new CollectiveWatchdog(Duration.ofMillis(10),
@@ -47,7 +60,7 @@ public final class CollectiveWatchdog implements AutoCloseable {
     }
 
     /**
-     * The JVM's watchdog, checked every 10 ms on its own daemon thread {@code rc-watchdog}: shared by
+     * The JVM's watchdog, 10 ms tick, checking on its own daemon thread {@code rc-watchdog}: shared by
      * every group, so ranks of one JVM whose deadlines fall in the same check fail together with
      * their own timeout errors.
      */
@@ -56,16 +69,16 @@ public final class CollectiveWatchdog implements AutoCloseable {
     }
 
     /**
-     * @param tick      how often deadlines are checked (the alarms' lateness at most)
+     * @param tick      the alarms' lateness at most, and the least time between two checks
      * @param scheduler where the check runs (a non-blocking scheduler: the check never waits)
      */
     public CollectiveWatchdog(Duration tick, Scheduler scheduler) {
         this.tick = tick;
-        long nanos = tick.toNanos();
-        this.task = scheduler.schedulePeriodically(this::check, nanos, nanos, TimeUnit.NANOSECONDS);
+        this.tickNanos = Math.max(1, tick.toNanos());
+        this.scheduler = scheduler;
     }
 
-    /** How often the deadlines are checked. */
+    /** The alarms' lateness at most (checks run only when an alarm is due, at least a tick apart). */
     public Duration tick() {
         return tick;
     }
@@ -110,6 +123,7 @@ public final class CollectiveWatchdog implements AutoCloseable {
             return a;
         }
         Alarm a = new Alarm(this, nowNanos + timeout.toNanos(), onFire);
+        long wakeAt = NONE;
         synchronized (lock) {
             a.prev = tail;
             if (tail == null) {
@@ -118,8 +132,51 @@ public final class CollectiveWatchdog implements AutoCloseable {
                 tail.next = a;
             }
             tail = a;
+            // a check is due by this deadline (within a tick) unless one is already scheduled by then
+            if (checkAt == NONE || a.deadline - (checkAt - tickNanos) < 0) {
+                wakeAt = wantCheckAt(a.deadline, System.nanoTime());
+            }
+        }
+        if (wakeAt != NONE) {
+            scheduleCheck(wakeAt);
         }
         return a;
+    }
+
+    /**
+     * Under the lock: when to check for an alarm due at {@code deadline} (at least a tick from
+     * {@code now}); records it as the pending check and returns it when it comes more than a tick
+     * before the check already scheduled (or none is), else returns {@link #NONE}.
+     */
+    private long wantCheckAt(long deadline, long now) {
+        long at = deadline - (now + tickNanos) > 0 ? deadline : now + tickNanos;
+        if (closed || (checkAt != NONE && at - (checkAt - tickNanos) >= 0)) {
+            return NONE;
+        }
+        checkAt = at;
+        return at;
+    }
+
+    /** Schedules the check for {@code at} (outside the lock), replacing the pending one if it is still the latest. */
+    private void scheduleCheck(long at) {
+        Disposable d;
+        try {
+            d = scheduler.schedule(() -> check(at), Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {   // the scheduler is shut down
+            return;
+        }
+        Disposable stale;
+        synchronized (lock) {
+            if (checkAt == at && !closed) {
+                stale = pending;   // a later check that this one replaces
+                pending = d;
+            } else {
+                stale = d;         // superseded by an earlier check meanwhile, or already run, or closed
+            }
+        }
+        if (stale != null) {
+            stale.dispose();
+        }
     }
 
     /** Takes {@code a} off the list if it is on it (it is when it has a predecessor or is the head); the caller holds the lock. */
@@ -164,27 +221,46 @@ public final class CollectiveWatchdog implements AutoCloseable {
         return c.system;
     }
 
-    private void check() {
-        List<Alarm> due = dueAlarms(System.nanoTime());
+    /** The check scheduled for {@code at}: fires the due alarms and schedules the next check, if any alarm is left. */
+    private void check(long at) {
+        long now = System.nanoTime();
+        long[] next = {NONE};
+        List<Alarm> due = dueAlarms(now, at, next);
+        if (next[0] != NONE) {
+            scheduleCheck(next[0]);
+        }
         for (Alarm a : due) {
             a.fire();
         }
     }
 
-    /** The alarms due at {@code now}, earliest deadline first, taken off the list. */
-    private List<Alarm> dueAlarms(long now) {
+    /**
+     * The alarms due at {@code now}, earliest deadline first, taken off the list; {@code next[0]}
+     * gets the time of the next check to schedule for the alarms left (or stays {@link #NONE}).
+     */
+    private List<Alarm> dueAlarms(long now, long at, long[] next) {
         List<Alarm> due = List.of();
         synchronized (lock) {
+            if (checkAt == at) {   // this is the pending check: none is pending now
+                checkAt = NONE;
+                pending = null;
+            }
+            long earliest = NONE;
             for (Alarm a = head; a != null; ) {
-                Alarm next = a.next;
+                Alarm n = a.next;
                 if (now - a.deadline >= 0 && Alarm.STATE.compareAndSet(a, Alarm.ARMED, Alarm.FIRED)) {
                     unlink(a);
                     if (due.isEmpty()) {
                         due = new ArrayList<>();
                     }
                     due.add(a);
+                } else if (earliest == NONE || a.deadline - earliest < 0) {
+                    earliest = a.deadline;
                 }
-                a = next;
+                a = n;
+            }
+            if (earliest != NONE) {
+                next[0] = wantCheckAt(earliest, now);
             }
         }
         if (due.size() > 1) {
@@ -195,11 +271,25 @@ public final class CollectiveWatchdog implements AutoCloseable {
 
     @Override
     public void close() {
-        task.dispose();
+        Disposable p;
         synchronized (lock) {
+            closed = true;
+            checkAt = NONE;
+            p = pending;
+            pending = null;
             while (head != null) {
                 unlink(head);
             }
+        }
+        if (p != null) {
+            p.dispose();
+        }
+    }
+
+    /** Whether a check is scheduled (diagnostics, tests): none while no alarm is armed, after the last check. */
+    public boolean checkPending() {
+        synchronized (lock) {
+            return checkAt != NONE;
         }
     }
 

@@ -151,4 +151,99 @@ class CollectiveWatchdogTest {
         assertTrue(CollectiveWatchdog.shared() == CollectiveWatchdog.shared());
         assertEquals(Duration.ofMillis(10), CollectiveWatchdog.shared().tick());
     }
+
+    /** A scheduler that counts the tasks given to it and runs them on {@code target}. */
+    private static final class CountingScheduler implements Scheduler {
+        final Scheduler target;
+        final AtomicInteger scheduled = new AtomicInteger();
+
+        CountingScheduler(Scheduler target) {
+            this.target = target;
+        }
+
+        @Override
+        public reactor.core.Disposable schedule(Runnable task) {
+            scheduled.incrementAndGet();
+            return target.schedule(task);
+        }
+
+        @Override
+        public reactor.core.Disposable schedule(Runnable task, long delay, java.util.concurrent.TimeUnit unit) {
+            scheduled.incrementAndGet();
+            return target.schedule(task, delay, unit);
+        }
+
+        @Override
+        public reactor.core.Disposable schedulePeriodically(Runnable task, long initialDelay, long period,
+                                                            java.util.concurrent.TimeUnit unit) {
+            scheduled.incrementAndGet();
+            return target.schedulePeriodically(task, initialDelay, period, unit);
+        }
+
+        @Override
+        public Worker createWorker() {
+            return target.createWorker();
+        }
+    }
+
+    @Test
+    void anIdleWatchdogSchedulesNothingAndAChainOfCollectivesOneCheckPerTimeout() {
+        Scheduler real = Schedulers.newSingle("watchdog-test", true);
+        CountingScheduler s = new CountingScheduler(real);
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(10), s)) {
+            assertEquals(0, s.scheduled.get(), "nothing armed: no check scheduled");
+            assertTrue(!w.checkPending());
+            // a chain of collectives with a long timeout: each armed and disarmed in turn
+            for (int i = 0; i < 10_000; i++) {
+                w.arm(Duration.ofMinutes(5), () -> { }).disarm();
+            }
+            assertEquals(1, s.scheduled.get(), "one check, for the first deadline, not one per collective or per tick");
+            assertTrue(w.checkPending());
+            // an alarm due sooner than the scheduled check gets an earlier one, and fires in time
+            AtomicInteger fired = new AtomicInteger();
+            long t0 = System.nanoTime();
+            w.arm(Duration.ofMillis(50), fired::incrementAndGet);
+            assertEquals(2, s.scheduled.get());
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (fired.get() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(1, fired.get());
+            assertTrue(ms >= 50, "fired after " + ms + " ms, before its deadline");
+            // the check found nothing else armed: no further check
+            long until = System.nanoTime() + Duration.ofMillis(100).toNanos();
+            while (w.checkPending() && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            assertTrue(!w.checkPending(), "no alarm left: no check pending");
+            assertEquals(2, s.scheduled.get());
+        } finally {
+            real.dispose();
+        }
+    }
+
+    @Test
+    void aCheckThatFindsAlarmsNotYetDueSchedulesTheNextForTheEarliest() {
+        Scheduler real = Schedulers.newSingle("watchdog-test", true);
+        CountingScheduler s = new CountingScheduler(real);
+        try (CollectiveWatchdog w = new CollectiveWatchdog(Duration.ofMillis(5), s)) {
+            AtomicInteger fired = new AtomicInteger();
+            long t0 = System.nanoTime();
+            w.arm(Duration.ofMillis(30), () -> fired.addAndGet(1));
+            w.arm(Duration.ofMillis(120), () -> fired.addAndGet(10));   // later: no new check
+            assertEquals(1, s.scheduled.get());
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (fired.get() < 11 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(11, fired.get(), "both fired");
+            assertTrue(ms >= 120, "the later one fired after " + ms + " ms, before its deadline");
+            assertEquals(2, s.scheduled.get(), "one check per deadline");
+            assertEquals(0, w.armedCount());
+        } finally {
+            real.dispose();
+        }
+    }
 }
