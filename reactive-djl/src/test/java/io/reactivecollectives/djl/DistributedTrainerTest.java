@@ -146,6 +146,61 @@ class DistributedTrainerTest {
         assertNotEquals(flatten(everyStep)[0], flatten(results.get(0).parameters())[0], "accumulation changed the result");
     }
 
+    /**
+     * One epoch of 37 samples over 2 ranks with batches of 8, as DDP with PyTorch's sampler: the
+     * sampler pads to 38 (19 per rank), so each rank takes batches of 8, 8 and 3, and the short last
+     * batches average like one process's global batch of 6.
+     */
+    @Test
+    void aShortLastBatchAveragesAsOneProcessOnTheGlobalBatch() {
+        int world = 2;
+        long size = 37;
+        long[][] shards = new long[world][];
+        for (int r = 0; r < world; r++) {
+            shards[r] = DistributedSampler.builder(size, world, r).seed(3).build().indices();
+        }
+        int[] sizes = {8, 8, 3};
+        // the reference: one process on the concatenation of the ranks' batches, step by step
+        List<float[]> reference;
+        try (Model model = TinyTask.model();
+             Trainer trainer = model.newTrainer(TinyTask.config(0, false));
+             NDManager data = NDManager.newBaseManager()) {
+            trainer.initialize(new Shape(16, TinyTask.FEATURES));
+            int from = 0;
+            for (int n : sizes) {
+                try (NDManager m = data.newSubManager()) {
+                    long[] global = new long[world * n];
+                    for (int r = 0; r < world; r++) {
+                        System.arraycopy(shards[r], from, global, r * n, n);
+                    }
+                    NDList[] b = TinyTask.batchOf(m, global);
+                    try (GradientCollector c = trainer.newGradientCollector()) {
+                        c.backward(trainer.getLoss().evaluate(b[1], trainer.forward(b[0], b[1])));
+                    }
+                    trainer.step();
+                }
+                from += n;
+            }
+            reference = TinyTask.parameters(model);
+        }
+        try (LocalCluster cluster = LocalCluster.start(world).block(Duration.ofSeconds(60))) {
+            List<List<float[]>> ranks = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> {
+                int[] from = {0};
+                return r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                        .thenMany(Flux.fromArray(new Integer[] {8, 8, 3}).concatMap(n -> Mono.using(r.data::newSubManager, m -> {
+                            long[] mine = java.util.Arrays.copyOfRange(shards[g.rank()], from[0], from[0] + n);
+                            from[0] += n;
+                            NDList[] b = TinyTask.batchOf(m, mine);
+                            return r.trainer.step(b[0], b[1]);
+                        }, NDManager::close)))
+                        .then(Mono.fromCallable(() -> TinyTask.parameters(r.model)));
+            }, Rank::close)).block(Duration.ofSeconds(120));
+            for (List<float[]> params : ranks) {
+                assertSameParameters(reference, params, 2e-5f, "after an epoch ending in a batch of 3 per rank");
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"fp16", "bf16", "powersgd"})
     void compressingHooksKeepRanksIdenticalAndLearn(String kind) {

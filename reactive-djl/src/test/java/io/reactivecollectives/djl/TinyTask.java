@@ -60,10 +60,20 @@ final class TinyTask {
 
     /** Samples {@code from .. from+count-1} of the global stream: features and labels. */
     static NDList[] batch(NDManager m, long from, int count) {
+        long[] idx = new long[count];
+        for (int i = 0; i < count; i++) {
+            idx[i] = from + i;
+        }
+        return batchOf(m, idx);
+    }
+
+    /** The samples of these global indices: features and labels. */
+    static NDList[] batchOf(NDManager m, long[] indices) {
+        int count = indices.length;
         float[] x = new float[count * FEATURES];
         float[] y = new float[count];
         for (int i = 0; i < count; i++) {
-            SplittableRandom r = new SplittableRandom(SEED * 1_000_003L + from + i);
+            SplittableRandom r = new SplittableRandom(SEED * 1_000_003L + indices[i]);
             int best = 0;
             float bestScore = -Float.MAX_VALUE;
             for (int f = 0; f < FEATURES; f++) {

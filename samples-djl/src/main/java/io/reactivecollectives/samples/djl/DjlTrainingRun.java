@@ -85,7 +85,9 @@ final class DjlTrainingRun {
             trainer = DistributedTrainer.builder(model, config, group).hook(hook(s.hook()))
                     .bucketCapBytes(s.bucketCapBytes()).firstBucketBytes(s.firstBucketBytes()).build();
             sampler = DistributedSampler.builder(s.samples(), group.size(), group.rank()).seed(s.seed()).build();
-            stepsPerEpoch = Math.max(1, sampler.numSamples() / s.batch());
+            // the epoch's last batch is short when the shard does not divide (as PyTorch's DataLoader without drop_last);
+            // every rank's shard has the same length, so every rank's last batch has the same size
+            stepsPerEpoch = (sampler.numSamples() + s.batch() - 1) / s.batch();
         }
 
         Mono<Outcome> run(ProcessGroup group) {
@@ -111,8 +113,8 @@ final class DjlTrainingRun {
                 epochIndices = sampler.indices();
             }
             return Mono.using(data::newSubManager, m -> {
-                long[] mine = new long[s.batch()];
-                System.arraycopy(epochIndices, inEpoch * s.batch(), mine, 0, s.batch());
+                int from = inEpoch * s.batch();
+                long[] mine = java.util.Arrays.copyOfRange(epochIndices, from, Math.min(epochIndices.length, from + s.batch()));
                 SyntheticTokens.Samples b = tokens.batch(mine, m);
                 return trainer.step(b.data(), b.labels());
             }, NDManager::close);
