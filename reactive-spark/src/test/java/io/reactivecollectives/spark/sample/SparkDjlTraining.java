@@ -89,6 +89,7 @@ public final class SparkDjlTraining {
      * @param args the options
      */
     public static void main(String[] args) {
+        SparkContexts.djlDefaults(); // in this JVM (local[N]: its ranks); SparkContexts gives local-cluster executors the same
         Map<String, String> o = SparkDataParallelTraining.options(args, Map.of("--preset", "tiny", "--steps", "60",
                 "--batch", "32", "--shard-rows", "1024", "--lr", "0.1", "--seed", "7"));
         int steps = Integer.parseInt(o.get("--steps"));
