@@ -157,7 +157,8 @@ public final class SparkDjlTraining {
         });
         // libtorch loads here, on Spark's task thread, before the group's network threads exist
         SparkContexts.djlDefaults();
-        Engine.getEngine("PyTorch");
+        // rank 0's initial parameters (every rank gets them) follow from the seed: a run repeats itself
+        Engine.getEngine("PyTorch").setRandomSeed((int) settings.seed());
         MeshProcessGroup group = ProcessGroups.fromEnvironment(System.getenv(), settings.run().options())
                 .block(Duration.ofMinutes(2));
         SparkDataParallelTraining.Settings run = settings.run();
