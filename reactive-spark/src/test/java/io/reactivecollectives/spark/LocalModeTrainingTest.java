@@ -3,6 +3,7 @@ package io.reactivecollectives.spark;
 import io.reactivecollectives.spark.sample.SparkContexts;
 import io.reactivecollectives.spark.sample.SparkDataParallelTraining;
 import io.reactivecollectives.spark.sample.SparkDataParallelTraining.RankResult;
+import io.reactivecollectives.spark.sample.SparkDjlTraining;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,6 +44,26 @@ class LocalModeTrainingTest {
         assertTrue(ok, text);
         assertEquals(ProcessHandle.current().pid(), results.get(0).pid(), text);
         assertEquals(1024, results.get(1).shardRows(), text);
+    }
+
+    /**
+     * The DJL sample with both ranks in this JVM, under BlockHound: DJL's engine and every step run
+     * off the network threads, and the two trainers take turns for DJL's one gradient collector.
+     */
+    @Test
+    void djlSampleTrainsInLocalMode() {
+        SparkDjlTraining.Settings settings = new SparkDjlTraining.Settings(
+                "tiny", 0.1f, 7, new SparkDataParallelTraining.Settings(40, 32, 256, 8));
+        List<RankResult> results = SparkDjlTraining.train(spark, 2, settings);
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean ok = SparkDjlTraining.report(new PrintStream(buf, true, StandardCharsets.UTF_8),
+                "local[2]", results, settings);
+        String text = buf.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        assertTrue(ok, text);
+        assertTrue(text.contains("parameters identical on all 2 ranks: yes"), text);
+        assertEquals(ProcessHandle.current().pid(), results.get(1).pid(), text);
+        assertEquals(256, results.get(0).shardRows(), text);
     }
 
     @Test

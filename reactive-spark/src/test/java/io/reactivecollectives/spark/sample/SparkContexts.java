@@ -4,8 +4,10 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
 
 import java.io.File;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Spark sessions for the sample and the tests: {@code local[N]} (one JVM), or
@@ -18,6 +20,14 @@ import java.util.regex.Pattern;
  */
 public final class SparkContexts {
 
+    /**
+     * DJL's settings for every JVM that runs a rank ({@code SparkDjlTraining}): libtorch from the
+     * {@code pytorch-native-cpu} jar, never downloaded, one intra-op and one inter-op thread per rank.
+     */
+    public static final Map<String, String> DJL_PROPERTIES = Map.of("ai.djl.offline", "true",
+            "ai.djl.pytorch.num_threads", "1", "ai.djl.pytorch.num_interop_threads", "1",
+            "ai.djl.pytorch.graph_optimizer", "false");
+
     private static final Pattern LOCAL_CLUSTER = Pattern.compile("local-cluster\\[\\s*(\\d+)\\s*,.*");
 
     private SparkContexts() {
@@ -25,7 +35,7 @@ public final class SparkContexts {
 
     /**
      * A session on {@code master}; for {@code local-cluster} masters the executors get this JVM's
-     * class path and Netty's PARANOID leak detector.
+     * class path, Netty's PARANOID leak detector and {@link #DJL_PROPERTIES}.
      *
      * @param master  {@code local[N]} or {@code local-cluster[W,C,M]}
      * @param appName the application's name
@@ -48,7 +58,8 @@ public final class SparkContexts {
             System.setProperty("spark.test.home", home);
             conf.set("spark.executor.extraClassPath", classPath)
                     // (SparkContext adds Spark's own --add-opens for Java 17 to these)
-                    .set("spark.executor.extraJavaOptions", "-Dio.netty.leakDetection.level=paranoid")
+                    .set("spark.executor.extraJavaOptions", "-Dio.netty.leakDetection.level=paranoid " + DJL_PROPERTIES.entrySet()
+                            .stream().map(e -> "-D" + e.getKey() + "=" + e.getValue()).sorted().collect(Collectors.joining(" ")))
                     .set("spark.test.home", home);
         }
         SparkSession session = SparkSession.builder().config(conf).getOrCreate();
@@ -57,6 +68,14 @@ public final class SparkContexts {
             awaitExecutors(session, Integer.parseInt(workers.group(1)));
         }
         return session;
+    }
+
+    /**
+     * Sets {@link #DJL_PROPERTIES} in this JVM where they are not set yet (before DJL's engine loads:
+     * it reads them once).
+     */
+    public static void djlDefaults() {
+        DJL_PROPERTIES.forEach((key, value) -> System.setProperty(key, System.getProperty(key, value)));
     }
 
     /** Waits (at most a minute) until {@code executors} executors registered, so a barrier stage finds its slots. */

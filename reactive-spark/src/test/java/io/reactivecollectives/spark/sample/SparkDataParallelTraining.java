@@ -31,6 +31,9 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
 
 /**
  * The main job's data-parallel training ({@link DataParallelTrainer}, its {@code Mlp} and
@@ -90,32 +93,57 @@ public final class SparkDataParallelTraining {
      * @param args the options
      */
     public static void main(String[] args) {
-        String master = "local[2]";
-        int ranks = 2;
-        int steps = 300;
-        int batch = 32;
-        int shardRows = 4096;
-        String dashboard = null;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--master" -> master = args[i + 1];
-                case "--ranks" -> ranks = Integer.parseInt(args[i + 1]);
-                case "--steps" -> steps = Integer.parseInt(args[i + 1]);
-                case "--batch" -> batch = Integer.parseInt(args[i + 1]);
-                case "--shard-rows" -> shardRows = Integer.parseInt(args[i + 1]);
-                case "--dashboard" -> dashboard = DashboardOptions.parse(args[i + 1]).spec();
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (options: --master, --ranks, --steps, --batch, --shard-rows, --dashboard)");
+        Map<String, String> o = options(args, Map.of("--steps", "300", "--batch", "32", "--shard-rows", "4096"));
+        int steps = Integer.parseInt(o.get("--steps"));
+        int batch = Integer.parseInt(o.get("--batch"));
+        Settings settings = new Settings(steps, batch, Integer.parseInt(o.get("--shard-rows")), Math.min(50, steps / 5),
+                o.get("--dashboard"));
+        run(o, "collectives-spark-train", (spark, master) ->
+                report(System.out, master, train(spark, Integer.parseInt(o.get("--ranks")), settings), steps, batch));
+    }
+
+    /**
+     * The command line of a Spark sample: {@code --name value} pairs over {@code defaults}, plus
+     * {@code --master} (default {@code local[2]}), {@code --ranks} (default 2) and
+     * {@code --dashboard [HOST:]PORT} (default none) that every sample takes.
+     *
+     * @param args     the arguments
+     * @param defaults the sample's own options and their defaults
+     * @return every option's value ({@code --dashboard}: null when not given)
+     * @throws IllegalArgumentException for an option that is neither
+     */
+    public static Map<String, String> options(String[] args, Map<String, String> defaults) {
+        Map<String, String> o = new TreeMap<>(defaults);
+        o.put("--master", "local[2]");
+        o.put("--ranks", "2");
+        o.put("--dashboard", null);
+        for (int i = 0; i < args.length; i += 2) {
+            if (!o.containsKey(args[i]) || i + 1 >= args.length) {
+                throw new IllegalArgumentException((o.containsKey(args[i]) ? "no value for " : "unknown option ") + args[i]
+                        + " (options: " + String.join(", ", o.keySet()) + ")");
             }
+            o.put(args[i], args[i].equals("--dashboard") ? DashboardOptions.parse(args[i + 1]).spec() : args[i + 1]);
         }
-        if (dashboard != null) {
-            System.out.println("the job's dashboard: rank 0 serves it on " + dashboard);
+        return o;
+    }
+
+    /**
+     * Runs a sample's job in a session on {@code options}' master, stops the session and exits: 0
+     * when the job says it went well, 1 otherwise.
+     *
+     * @param options the parsed options ({@link #options})
+     * @param appName the Spark application's name
+     * @param job     the job: given the session and the master, whether it went well
+     */
+    public static void run(Map<String, String> options, String appName, BiFunction<SparkSession, String, Boolean> job) {
+        String master = options.get("--master");
+        if (options.get("--dashboard") != null) {
+            System.out.println("the job's dashboard: rank 0 serves it on " + options.get("--dashboard"));
         }
-        SparkSession spark = SparkContexts.session(master, "collectives-spark-train");
+        SparkSession spark = SparkContexts.session(master, appName);
         boolean ok;
         try {
-            List<RankResult> results = train(spark, ranks, new Settings(steps, batch, shardRows, Math.min(50, steps / 5), dashboard));
-            ok = report(System.out, master, results, steps, batch);
+            ok = job.apply(spark, master);
         } finally {
             spark.stop();
         }
@@ -131,10 +159,37 @@ public final class SparkDataParallelTraining {
      * @return every rank's result, by rank
      */
     public static List<RankResult> train(SparkSession spark, int ranks, Settings settings) {
+        return trainInBarrierStage(spark, ranks, samples(spark, settings.config(), ranks, settings.shardRows()),
+                rows -> trainShard(rows, settings));
+    }
+
+    /** One barrier task's work: its partition's rows in, its rank's result out. */
+    @FunctionalInterface
+    public interface ShardTrainer extends Serializable {
+        /**
+         * Trains one rank on its partition.
+         *
+         * @param rows the partition's rows (the rank's shard)
+         * @return what the rank sends back to the driver
+         * @throws Exception when the rank fails (the stage fails, every other rank's group is aborted)
+         */
+        RankResult train(Iterator<Row> rows) throws Exception;
+    }
+
+    /**
+     * Runs {@code trainer} on every partition of {@code shards} in one barrier stage of
+     * {@code ranks} tasks (one partition per rank).
+     *
+     * @param spark   the session
+     * @param ranks   tasks, ranks and partitions of {@code shards}
+     * @param shards  the data, one partition per rank
+     * @param trainer what each task does with its partition
+     * @return every rank's result, by rank
+     */
+    public static List<RankResult> trainInBarrierStage(SparkSession spark, int ranks, Dataset<Row> shards, ShardTrainer trainer) {
         BarrierStages.requireRunnable(spark.sparkContext().getConf(), ranks);
-        Dataset<Row> samples = samples(spark, settings.config(), ranks, settings.shardRows());
-        List<RankResult> results = new ArrayList<>(BarrierRdds.mapPartitions(samples.javaRDD(), rows -> List.of(trainShard(rows, settings)).iterator())
-                .collect());
+        List<RankResult> results = new ArrayList<>(BarrierRdds.mapPartitions(shards.javaRDD(),
+                rows -> List.of(trainer.train(rows)).iterator()).collect());
         results.sort(Comparator.comparingInt(RankResult::rank));
         return results;
     }
@@ -194,11 +249,27 @@ public final class SparkDataParallelTraining {
 
     /** Prints the run; {@return whether the loss fell and the parameters are the same on every rank} */
     public static boolean report(PrintStream out, String master, List<RankResult> results, int steps, int batch) {
+        return report(out, master, "MLP " + Arrays.toString(TrainConfig.defaults().dims()), results, steps, batch);
+    }
+
+    /**
+     * Prints a run of any model: where the ranks ran, the loss (mean over the ranks) as it falls,
+     * ms/step and whether every rank ended with identical parameters.
+     *
+     * @param out     where to print
+     * @param master  the Spark master the job ran on
+     * @param model   the model, in words
+     * @param results every rank's result, by rank
+     * @param steps   steps every rank took
+     * @param batch   samples per rank per step
+     * @return whether the loss fell and the parameters are the same on every rank
+     */
+    public static boolean report(PrintStream out, String master, String model, List<RankResult> results, int steps, int batch) {
         int world = results.size();
         out.printf(Locale.ROOT, "data-parallel training in a Spark barrier stage on %s: %d ranks (tasks) in JVM(s) %s, "
-                        + "MLP %s, DataFrame partitions of %d rows, batch %d per rank, %d steps%n", master, world,
+                        + "%s, DataFrame partitions of %d rows, batch %d per rank, %d steps%n", master, world,
                 results.stream().map(r -> Long.toString(r.pid())).distinct().toList(),
-                Arrays.toString(TrainConfig.defaults().dims()), results.get(0).shardRows(), batch, steps);
+                model, results.get(0).shardRows(), batch, steps);
         double[] mean = new double[steps];
         for (RankResult r : results) {
             for (int s = 0; s < steps; s++) {
