@@ -138,6 +138,8 @@ class SplitBrainProcessesTest {
             g1 = pair.getT2();
             g1.close();
             signal(storeProc, "STOP");
+            // kill returns once the signal is sent; a store thread may still answer for a moment under load
+            io.reactivecollectives.transport.rendezvous.StoppedProcesses.awaitStopped(storeProc.pid());
             long t0 = System.nanoTime();
             MeshProcessGroup g = g0;
             Throwable e = assertThrows(CollectiveTimeoutException.class, () -> g.shrink().block(Duration.ofSeconds(30)));

@@ -33,29 +33,8 @@ class TcpStoreFrozenServerTest {
         assertEquals(0, kill.exitValue(), "kill -" + sig + " " + pid);
     }
 
-    /**
-     * Waits until the kernel shows every thread of {@code pid} stopped: kill returns once SIGSTOP is
-     * sent, and on a loaded machine a thread on another CPU may still run (and answer) for a moment.
-     */
     private static void awaitStopped(long pid) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            boolean all = true;
-            try (java.util.stream.Stream<Path> tasks = java.nio.file.Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-                for (Path t : (Iterable<Path>) tasks::iterator) {
-                    String stat = java.nio.file.Files.readString(t.resolve("stat"));
-                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
-                    all &= state == 'T' || state == 't';
-                }
-            } catch (java.nio.file.NoSuchFileException gone) {
-                all = false;   // a thread ended while listed: look again
-            }
-            if (all) {
-                return;
-            }
-            assertTrue(System.nanoTime() < deadline, "process " + pid + " did not stop within 10 s of SIGSTOP");
-            Thread.sleep(5);
-        }
+        StoppedProcesses.awaitStopped(pid);
     }
 
     private static long elapsedMs(long start) {

@@ -175,7 +175,11 @@ class SharedMemoryLinkTest {
         PeerSilentException why = new PeerSilentException(1, 5000, 3);
         shm0.closeWith(why);
         assertSame(why, pair.heard0.closedWith(), "the listener hears the cause");
-        assertTrue(queued.await(10, TimeUnit.SECONDS), "the queued write ended");
+        // not await(): the write's promise runs on ImmediateEventExecutor, whose await() refuses to wait
+        // (BlockingOperationException) when the failure has not arrived yet
+        java.util.concurrent.CompletableFuture<Void> ended = new java.util.concurrent.CompletableFuture<>();
+        queued.addListener(f -> ended.complete(null));
+        ended.get(10, TimeUnit.SECONDS);
         assertSame(why, shm0.writeFailure(queued.cause()), "the queued write fails with the cause");
         Throwable later = shm0.send(FrameType.DATA, 2, 0, 0, 0, Unpooled.wrappedBuffer(new byte[1]))
                 .materialize().block(Duration.ofSeconds(10)).getThrowable();
