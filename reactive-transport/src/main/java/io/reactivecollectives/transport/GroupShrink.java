@@ -33,7 +33,7 @@ final class GroupShrink {
                                                    String baseId, int generation, boolean[] seenDead,
                                                    GroupJoin<G> join, BiConsumer<G, Integer> lineage) {
         return Mono.defer(() -> ShrinkPlanner.plan(store, baseId, generation, old.rank(), old.size(), seenDead,
-                        options.connectTimeout(), options.diagnostics().waitReportInterval())
+                        options.connectTimeout(), options.diagnostics().waitReportInterval(), options.minQuorum())
                 .flatMap(plan -> {
                     old.close();
                     String newId = plan.groupId();
