@@ -774,6 +774,20 @@ public interface ProcessGroup extends AutoCloseable {
         return Mono.error(new UnsupportedOperationException("shrink"));
     }
 
+    /**
+     * The group's membership generations: the one it started as ({@link GenerationEvent.Reason#START},
+     * generation 0), then one event per {@link #shrink()} ({@link GenerationEvent.Reason#SHRINK}, with
+     * the ranks lost), ranks in the original numbering. Hot and replaying: a subscriber sees every
+     * generation so far, then the later ones. Implementations with {@link #shrink()} share the stream
+     * across generations (the group a shrink made and the one it closed report the same events).
+     * This default reports the single START generation of {@link #size()} ranks and completes.
+     *
+     * @return the generations, oldest first
+     */
+    default Flux<GenerationEvent> generations() {
+        return Flux.just(GenerationEvent.start(groupId(), size()));
+    }
+
     /** Closes connections and releases resources; in-flight collectives fail. */
     @Override
     void close();

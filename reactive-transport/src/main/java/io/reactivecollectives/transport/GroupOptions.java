@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.transport.failure.Quorum;
 import io.reactivecollectives.transport.settings.TransportSettings;
 
 import java.time.Duration;
@@ -47,13 +48,18 @@ import java.util.Objects;
  *                            (and, with TLS, several encrypting threads) carry one large transfer. TCP only:
  *                            ranks of one host that talk through a Unix domain socket keep one connection.
  *                            Default 1, or the system property {@code rc.transport.connectionsPerPeer}
+ * @param minQuorum           the members of the previous generation a {@code shrink()} must keep
+ *                            ({@link Quorum}): a rank that can count fewer forms no group and fails with a
+ *                            {@link io.reactivecollectives.transport.failure.QuorumLostException}. Default a
+ *                            strict majority ({@link Quorum#MAJORITY}), or the system property
+ *                            {@code rc.group.minQuorum}; null means that default
  */
 public record GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
                            long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
                            int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes,
                            Diagnostics diagnostics, Duration heartbeatInterval, int missedHeartbeats,
                            ErrorHandling errorHandling, ResultDelivery resultDelivery,
-                           TlsOptions tls, int connectionsPerPeer) {
+                           TlsOptions tls, int connectionsPerPeer, Quorum minQuorum) {
 
     /** Default collective timeout (as c10d's default for gloo is 30 min; ours is shorter). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
@@ -87,6 +93,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      * @param resultDelivery      where operations deliver their results, or null
      * @param tls                 TLS between the ranks, or null for none
      * @param connectionsPerPeer  TCP connections between each pair of ranks, 1 to 64
+     * @param minQuorum           the members a shrink must keep, or null for {@code rc.group.minQuorum}
      * @throws IllegalArgumentException when a value is out of its range
      * @throws NullPointerException when {@code groupId}, a timeout, {@code host} or {@code heartbeatInterval} is null
      */
@@ -126,11 +133,48 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         if (resultDelivery == null) {
             resultDelivery = ResultDelivery.EVENT_LOOP;
         }
+        if (minQuorum == null) {
+            minQuorum = Quorum.parse(TransportSettings.MIN_QUORUM.get());
+        }
+    }
+
+    /**
+     * The options of the release before {@link #minQuorum()}: the default quorum.
+     *
+     * @param groupId             the group's name
+     * @param timeout             default timeout of a collective
+     * @param connectTimeout      how long start-up waits for every rank
+     * @param host                address the rank's server binds to and publishes
+     * @param secret              shared secret for the handshake HMAC, or null
+     * @param smallAllReduceBytes all-reduces up to this size use recursive doubling
+     * @param smallBroadcastBytes broadcasts up to this size use the binomial tree
+     * @param segmentBytes        size of one pipelined piece
+     * @param pipelineDepth       pieces in flight per collective
+     * @param maxFramePayload     largest frame payload
+     * @param maxUnclaimedBytes   inbound bytes buffered before their collective asks for them
+     * @param socketBufferBytes   SO_SNDBUF / SO_RCVBUF, or 0
+     * @param diagnostics         flight recorder, meters and collective check, or null
+     * @param heartbeatInterval   heartbeat interval
+     * @param missedHeartbeats    silent intervals after which a peer is dead
+     * @param errorHandling       what a failed collective does beyond failing, or null
+     * @param resultDelivery      where operations deliver their results, or null
+     * @param tls                 TLS between the ranks, or null for none
+     * @param connectionsPerPeer  TCP connections between each pair of ranks
+     */
+    public GroupOptions(String groupId, Duration timeout, Duration connectTimeout, String host, String secret,
+                        long smallAllReduceBytes, long smallBroadcastBytes, int segmentBytes, int pipelineDepth,
+                        int maxFramePayload, long maxUnclaimedBytes, int socketBufferBytes, Diagnostics diagnostics,
+                        Duration heartbeatInterval, int missedHeartbeats, ErrorHandling errorHandling,
+                        ResultDelivery resultDelivery, TlsOptions tls, int connectionsPerPeer) {
+        this(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes, smallBroadcastBytes, segmentBytes,
+                pipelineDepth, maxFramePayload, maxUnclaimedBytes, socketBufferBytes, diagnostics, heartbeatInterval,
+                missedHeartbeats, errorHandling, resultDelivery, tls, connectionsPerPeer, null);
     }
 
     /**
      * Group "default", 5 min timeout, 60 s to connect, loopback, no secret, tuned thresholds, one
-     * connection per peer (or as many as the system property {@code rc.transport.connectionsPerPeer} says).
+     * connection per peer (or as many as the system property {@code rc.transport.connectionsPerPeer} says),
+     * a strict majority as the shrink quorum (or what {@code rc.group.minQuorum} says).
      *
      * @return the default options
      */
@@ -139,7 +183,7 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
                 64 * 1024, 64 * 1024, 256 * 1024, 4, 16 * 1024 * 1024, 512L * 1024 * 1024, 0,
                 Diagnostics.defaults(), DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_MISSED_HEARTBEATS,
                 ErrorHandling.failOperations(), ResultDelivery.EVENT_LOOP, null,
-                TransportSettings.CONNECTIONS_PER_PEER.get());
+                TransportSettings.CONNECTIONS_PER_PEER.get(), null);
     }
 
     /**
@@ -433,6 +477,18 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
      */
     public GroupOptions withConnectionsPerPeer(int v) {
         return toBuilder().connectionsPerPeer(v).build();
+    }
+
+    /**
+     * The members of the previous generation a {@code shrink()} must keep (see {@link Quorum}); the
+     * same on every rank.
+     *
+     * @param v {@link Quorum#MAJORITY}, {@link Quorum#atLeast(int)} or {@link Quorum#fraction(double)};
+     *          null for the default ({@code rc.group.minQuorum})
+     * @return the new options
+     */
+    public GroupOptions withMinQuorum(Quorum v) {
+        return toBuilder().minQuorum(v).build();
     }
 
     /**

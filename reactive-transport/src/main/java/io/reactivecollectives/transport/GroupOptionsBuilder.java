@@ -29,6 +29,7 @@ public final class GroupOptionsBuilder {
     private ResultDelivery resultDelivery;
     private TlsOptions tls;
     private int connectionsPerPeer;
+    private io.reactivecollectives.transport.failure.Quorum minQuorum;
 
     GroupOptionsBuilder(GroupOptions o) {
         groupId = o.groupId();
@@ -50,6 +51,7 @@ public final class GroupOptionsBuilder {
         resultDelivery = o.resultDelivery();
         tls = o.tls();
         connectionsPerPeer = o.connectionsPerPeer();
+        minQuorum = o.minQuorum();
     }
 
     /**
@@ -63,7 +65,7 @@ public final class GroupOptionsBuilder {
         return new GroupOptions(groupId, timeout, connectTimeout, host, secret, smallAllReduceBytes,
                 smallBroadcastBytes, segmentBytes, pipelineDepth, maxFramePayload, maxUnclaimedBytes,
                 socketBufferBytes, diagnostics, heartbeatInterval, missedHeartbeats, errorHandling, resultDelivery,
-                tls, connectionsPerPeer);
+                tls, connectionsPerPeer, minQuorum);
     }
 
     /**
@@ -272,6 +274,17 @@ public final class GroupOptionsBuilder {
      */
     public GroupOptionsBuilder connectionsPerPeer(int v) {
         connectionsPerPeer = v;
+        return this;
+    }
+
+    /**
+     * The members a shrink must keep (see {@link GroupOptions#withMinQuorum}).
+     *
+     * @param v the quorum; null for the default ({@code rc.group.minQuorum})
+     * @return this builder
+     */
+    public GroupOptionsBuilder minQuorum(io.reactivecollectives.transport.failure.Quorum v) {
+        minQuorum = v;
         return this;
     }
 }

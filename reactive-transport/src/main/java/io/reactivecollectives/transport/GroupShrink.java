@@ -12,7 +12,8 @@ import java.util.function.BiConsumer;
 
 /**
  * A group's shrink: the membership of the next generation is decided once through
- * the store ({@link ShrinkPlanner}), then the members connect as the new group.
+ * the store ({@link ShrinkPlanner}, under the group's {@link GroupOptions#minQuorum() quorum}), then
+ * the members connect as the new group, which takes over the group's {@link GroupLineage}.
  */
 final class GroupShrink {
 
@@ -26,24 +27,28 @@ final class GroupShrink {
      * @param job      the job {@code old} belongs to
      * @param seenDead per rank, whether {@code old} saw it die
      * @param join     how the next generation is joined
-     * @param lineage  told, on the new group, the group's base name and its generation
+     * @param lineage  the generations so far; told of the new one once it has joined
+     * @param adopt    told, on the new group, the lineage it continues (with the new generation)
      * @param <G>      the group type
      */
     static <G extends ProcessGroup> Mono<G> shrink(ProcessGroup old, String job, Store store, GroupOptions options,
                                                    String baseId, int generation, boolean[] seenDead,
-                                                   GroupJoin<G> join, BiConsumer<G, Integer> lineage) {
+                                                   GroupJoin<G> join, GroupLineage lineage,
+                                                   BiConsumer<G, GroupLineage> adopt) {
         return Mono.defer(() -> ShrinkPlanner.plan(store, baseId, generation, old.rank(), old.size(), seenDead,
-                        options.connectTimeout(), options.diagnostics().waitReportInterval())
+                        options.connectTimeout(), options.diagnostics().waitReportInterval(), options.minQuorum())
                 .flatMap(plan -> {
+                    lineage.leaving();
                     old.close();
                     String newId = plan.groupId();
                     return join.join(new PrefixStore("rc/" + newId + "/", store), plan.newRank(),
                                     plan.size(), options.withGroupId(newId), job)
                             .doOnNext(g -> {
-                                lineage.accept(g, plan.generation());
+                                adopt.accept(g, lineage.shrunk(plan));
                                 log.info("group '{}' rank {}: shrank to '{}' rank {} of {}", options.groupId(),
                                         old.rank(), newId, plan.newRank(), plan.size());
-                            });
+                            })
+                            .doOnError(lineage::failed);
                 }));
     }
 }

@@ -6,6 +6,7 @@ import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.CollectiveTimeoutException;
+import io.reactivecollectives.core.GenerationEvent;
 import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.core.P2POp;
 import io.reactivecollectives.core.PeerFailureException;
@@ -95,6 +96,8 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     /** The group's name without its generation, and the generation ({@link #shrink()} adds one). */
     private volatile String baseId;
     private volatile int generation;
+    /** The generations, shared with the groups a shrink makes of this one. */
+    private volatile GroupLineage lineage;
 
     private MeshProcessGroup(Store store, int rank, int size, GroupOptions options) {
         super();
@@ -107,6 +110,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
         this.ops = new OpFamilies(new CollectiveRunner(runtime, aborts));
         this.lifecycle = new GroupLifecycle(runtime, aborts);
         this.baseId = options.groupId();
+        this.lineage = new GroupLineage(options.groupId(), size);
     }
 
     /**
@@ -486,14 +490,25 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     @Override
     public Mono<ProcessGroup> shrink() {
         return GroupShrink.shrink(this, flightRecorder().job(), store, options, baseId, generation,
-                        runtime.peerFailures().deadView(), MeshProcessGroup::connect, (g, gen) -> g.lineage(baseId, gen))
+                        runtime.peerFailures().deadView(), MeshProcessGroup::connect, lineage, (g, l) -> g.lineage(baseId, l))
                 .map(g -> (ProcessGroup) g);
     }
 
-    /** Records that this group is generation {@code gen} of the group named {@code base}. */
-    void lineage(String base, int gen) {
+    /** Records that this group is the newest generation of {@code lineage}, of the group named {@code base}. */
+    void lineage(String base, GroupLineage lineage) {
         this.baseId = base;
-        this.generation = gen;
+        this.lineage = lineage;
+        this.generation = lineage.newest();
+    }
+
+    /**
+     * The generations of this group on this rank: START, then one SHRINK per {@link #shrink()}, the
+     * same stream on every generation's group (see {@link ProcessGroup#generations()}). Completes when
+     * the newest generation is closed other than by a shrink.
+     */
+    @Override
+    public Flux<GenerationEvent> generations() {
+        return lineage.events();
     }
 
     /**
@@ -510,6 +525,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     @Override
     public void close() {
         if (lifecycle.close()) {
+            lineage.closed(generation);
             try {
                 subgroups.closeAll();
             } finally {

@@ -39,6 +39,14 @@ import java.util.Objects;
  *   counted view reports dead) with {@link Store#compareSet} on the members key, expecting it absent.
  *   Exactly one proposal is ever written; every rank adopts the value the store holds afterwards,
  *   whoever wrote it.</li>
+ *   <li><b>Quorum.</b> A rank that can count fewer members than the {@link Quorum} needs (by
+ *   default a strict majority of generation {@code g}) proposes nothing: it adopts a decision already
+ *   in the store, else fails with a {@link QuorumLostException}
+ *   ({@code shrink rank 0: generation 1 needs 3 of generation 0's 4 ranks (quorum: majority); rank 0
+ *   could count 1 alive (rank 0) and no decision was in store ...: it forms no group}). A rank that
+ *   believes so many peers dead that it could never reach the quorum does not even publish its view.
+ *   So a rank that was stopped, or cut off with a minority, never goes on alone, even where the
+ *   store (in its own process, say) still answers it.</li>
  *   <li>A rank in the decided list gets its {@link ShrinkPlan} (new rank: its place in the list); a
  *   rank not in it fails with a {@link PeerFailureException}:
  *   {@code shrink rank 3: rank 3 was excluded from generation 1 by ranks 0-2 (...)}.</li>
@@ -64,7 +72,8 @@ public final class ShrinkPlanner {
 
     /**
      * Decides (or adopts the existing decision on) the membership of generation
-     * {@code currentGeneration + 1}. Cold: nothing happens until subscription.
+     * {@code currentGeneration + 1}, with the {@link Quorum#MAJORITY majority} quorum. Cold: nothing
+     * happens until subscription.
      *
      * @param store             the store every rank of the group shares (not a per-generation prefix)
      * @param baseGroupId       the group's id without its generation suffix
@@ -87,7 +96,7 @@ public final class ShrinkPlanner {
      * {@link #plan(Store, String, int, int, int, boolean[], Duration)} that, every {@code reportEvery}
      * while it waits for the peers' views, says which ranks it still waits for
      * ({@code group 'g' rank 1: shrink to generation 1: waiting for ranks 2, 3 to publish their views
-     * (10 s of 60 s)}); zero for no reports.
+     * (10 s of 60 s)}); zero for no reports. Majority quorum.
      *
      * @param store             the store every rank of the group shares
      * @param baseGroupId       the group's id without its generation suffix
@@ -101,7 +110,32 @@ public final class ShrinkPlanner {
      */
     public static Mono<ShrinkPlan> plan(Store store, String baseGroupId, int currentGeneration, int rank, int size,
                                         boolean[] seenDead, Duration timeout, Duration reportEvery) {
+        return plan(store, baseGroupId, currentGeneration, rank, size, seenDead, timeout, reportEvery, Quorum.MAJORITY);
+    }
+
+    /**
+     * {@link #plan(Store, String, int, int, int, boolean[], Duration, Duration)} keeping at least
+     * {@code quorum} of the {@code size} members: a rank that can count fewer survivors (itself
+     * included) writes no decision; it adopts one already written (it may be a member), else fails
+     * with a {@link QuorumLostException} naming the generation, what it counted and what was needed.
+     * A rank that believes too many peers dead to ever reach the quorum publishes no view either.
+     *
+     * @param store             the store every rank of the group shares
+     * @param baseGroupId       the group's id without its generation suffix
+     * @param currentGeneration the generation being left
+     * @param rank              this rank in the current generation
+     * @param size              the current generation's world size
+     * @param seenDead          per rank of the current generation, whether this rank saw it die
+     * @param timeout           how long to wait for the peers' views, and the bound of each store call
+     * @param reportEvery       how often to report the wait; zero for never
+     * @param quorum            the members the next generation must keep (the same on every rank)
+     * @return the plan, the errors of {@link #plan(Store, String, int, int, int, boolean[], Duration)},
+     *         or a {@link QuorumLostException}
+     */
+    public static Mono<ShrinkPlan> plan(Store store, String baseGroupId, int currentGeneration, int rank, int size,
+                                        boolean[] seenDead, Duration timeout, Duration reportEvery, Quorum quorum) {
         return Mono.defer(() -> {
+            Objects.requireNonNull(quorum, "quorum");
             Objects.requireNonNull(store, "store");
             Objects.requireNonNull(baseGroupId, "baseGroupId");
             Objects.requireNonNull(timeout, "timeout");
@@ -115,7 +149,8 @@ public final class ShrinkPlanner {
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("shrink: timeout must be positive, was " + timeout);
             }
-            Run run = new Run(store, baseGroupId, currentGeneration + 1, rank, size, seenDead, timeout, reportEvery);
+            Run run = new Run(store, baseGroupId, currentGeneration + 1, rank, size, seenDead, timeout, reportEvery,
+                    quorum);
             return run.existing()
                     .switchIfEmpty(Mono.defer(run::decide))
                     .map(run::adopt);
@@ -171,6 +206,8 @@ public final class ShrinkPlanner {
         private final int size;
         private final Duration timeout;
         private final Duration reportEvery;
+        private final Quorum quorum;
+        private final int needed;
         private final String membersKey;
         /** The peers whose view is still awaited (read by the wait reports' thread). */
         private final java.util.Set<Integer> awaited = new java.util.concurrent.ConcurrentSkipListSet<>();
@@ -181,8 +218,10 @@ public final class ShrinkPlanner {
         private final Sinks.Many<Integer> foundDead = Sinks.many().replay().all();
 
         Run(Store store, String base, int generation, int rank, int size, boolean[] seenDead, Duration timeout,
-            Duration reportEvery) {
+            Duration reportEvery, Quorum quorum) {
             this.reportEvery = reportEvery;
+            this.quorum = quorum;
+            this.needed = quorum.required(size);
             this.store = store;
             this.base = base;
             this.generation = generation;
@@ -210,6 +249,10 @@ public final class ShrinkPlanner {
 
         /** Publishes this rank's view, reads the others', proposes a decision; emits the one the store holds. */
         Mono<byte[]> decide() {
+            int[] reachable = java.util.stream.IntStream.range(0, size).filter(p -> !dead[p]).toArray();
+            if (reachable.length < needed) {
+                return Mono.error(quorumLost(reachable, "alive"));   // no view: it could only mislead the others
+            }
             String mine = viewKey(base, generation, rank);
             return bounded("set", mine, store.set(mine, encode(ownSeen)), timeout)
                     .thenMany(views())
@@ -283,11 +326,9 @@ public final class ShrinkPlanner {
 
         private Mono<byte[]> propose() {
             int[] members = java.util.stream.IntStream.range(0, size).filter(p -> viewed[p] && !dead[p]).toArray();
-            if (members.length == 0) {
-                // every rank this one heard of was seen to die: nothing to propose, only a decision to adopt
-                return existing().switchIfEmpty(Mono.error(() -> new PeerFailureException(OP, rank, -1,
-                        CollectiveException.NO_PEER, "no rank survives into generation " + generation
-                        + ": every rank was seen to die", null)));
+            if (members.length < needed) {
+                // the minority side (or every rank seen to die): nothing to propose, only a decision to adopt
+                return existing().switchIfEmpty(Mono.error(() -> quorumLost(members, "surviving")));
             }
             byte[] proposal = ("members=" + join(members) + ";decider=" + rank).getBytes(StandardCharsets.UTF_8);
             return bounded("compareSet", membersKey, store.compareSet(membersKey, new byte[0], proposal), timeout)
@@ -297,6 +338,16 @@ public final class ShrinkPlanner {
                                     describeRanks(members));
                         }
                     });
+        }
+
+        /** {@code generation 1 needs 3 of generation 0's 4 ranks (quorum: majority); rank 0 could count 1 ...}. */
+        private QuorumLostException quorumLost(int[] counted, String as) {
+            String why = "generation " + generation + " needs " + needed + " of generation " + (generation - 1) + "'s "
+                    + size + " ranks (quorum: " + quorum + "); rank " + rank + " could count " + counted.length + " "
+                    + as + (counted.length == 0 ? "" : " (" + describeRanks(counted) + ")")
+                    + " and no decision was in store " + store + ": it forms no group";
+            Notices.warn(log, "shrink rank " + rank + ": " + why);
+            return new QuorumLostException(rank, generation, counted.length, needed, why);
         }
 
         ShrinkPlan adopt(byte[] decision) {

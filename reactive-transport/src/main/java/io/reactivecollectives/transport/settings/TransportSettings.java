@@ -34,6 +34,13 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Integer> CONNECTIONS_PER_PEER = Setting.integer("rc.transport.connectionsPerPeer", 1,
             1, 64, "the default of `GroupOptions.connectionsPerPeer` (TCP connections per pair of ranks)");
 
+    /** The default of {@code GroupOptions.minQuorum}: {@code majority}, a number of ranks or a share. */
+    public static final Setting<String> MIN_QUORUM = Setting.of("rc.group.minQuorum",
+                    "`majority`, ranks (`2`) or share (`0.6`, `60%`)", TransportSettings::quorum, "majority",
+                    "the default of `GroupOptions.minQuorum`: the members of the previous generation a `shrink()` "
+                            + "must keep, else the rank fails with `QuorumLostException` (a strict majority: 3 of 4)")
+            .env("RC_GROUP_MIN_QUORUM");
+
     /** Network event loops shared by the JVM's groups. */
     public static final Setting<Integer> IO_THREADS = Setting.integer("rc.transport.ioThreads", 4, 1,
                     Integer.MAX_VALUE, "network event loops (`rc-io-N`) shared by the JVM's groups")
@@ -138,6 +145,19 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Path> STORE_TLS_CA = Setting.path("RC_STORE_TLS_CA", null,
             "PEM certificates the store's clients trust").defaultText("`RC_STORE_TLS_CERT`");
 
+    /** Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent); {@code Quorum.parse} reads it. */
+    private static String quorum(String v) {
+        String t = v.trim().toLowerCase(java.util.Locale.ROOT);
+        if (!t.equals("majority")) {
+            double x = Double.parseDouble(t.endsWith("%") ? t.substring(0, t.length() - 1) : t);
+            boolean ok = t.endsWith("%") ? x > 0 && x <= 100 : t.contains(".") ? x > 0 && x <= 1 : x >= 1 && x == Math.rint(x);
+            if (!ok) {
+                throw new IllegalArgumentException("a quorum is `majority`, a number of ranks >= 1 or a share in (0, 1]");
+            }
+        }
+        return t;
+    }
+
     /** For {@link java.util.ServiceLoader}; the settings are the constants. */
     public TransportSettings() {
     }
@@ -154,7 +174,7 @@ public final class TransportSettings implements SettingsProvider {
 
     @Override
     public List<Setting<?>> settings() {
-        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
+        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
                 OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,

@@ -196,7 +196,11 @@ class ShrinkPlannerTest {
         for (String frozenOp : List.of("check", "set", "compareSet")) {
             FrozenStore frozen = new FrozenStore(store, Set.of(frozenOp));
             long t0 = System.nanoTime();
-            Outcome o = outcome(frozen, "frozen-" + frozenOp, 0, 0, dead(2, 1), Duration.ofMillis(300)).block(WAIT);
+            // a quorum of one: the lone survivor gets as far as the frozen call (the majority would stop it first)
+            Outcome o = ShrinkPlanner.plan(frozen, "frozen-" + frozenOp, 0, 0, 2, dead(2, 1), Duration.ofMillis(300),
+                            Duration.ZERO, Quorum.atLeast(1))
+                    .map(p -> new Outcome(0, p, null)).onErrorResume(e -> Mono.just(new Outcome(0, null, e)))
+                    .block(WAIT);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertNotNull(o);
             assertTrue(o.error() instanceof CollectiveTimeoutException, frozenOp + ": " + o.error());
@@ -205,6 +209,63 @@ class ShrinkPlannerTest {
                     + " rc/frozen-" + frozenOp + "/shrink/gen1/"), msg);
             assertTrue(msg.contains("within 300 ms"), msg);
             assertTrue(ms < 3000, frozenOp + " failed after " + ms + " ms");
+        }
+    }
+
+    @Test
+    void aRankThatCanCountNoMajorityFailsWithTheQuorumErrorAndWritesNothing() {
+        // rank 0 resumes after a stop and sees ranks 1-3 dead: 1 of 4 is no majority, nor the store's to decide
+        Outcome o = run("lone", 0, Map.of(0, dead(4, 1, 2, 3)), Duration.ofSeconds(5)).get(0);
+        assertTrue(o.error() instanceof QuorumLostException, String.valueOf(o.error()));
+        QuorumLostException q = (QuorumLostException) o.error();
+        assertEquals("shrink rank 0: generation 1 needs 3 of generation 0's 4 ranks (quorum: majority); rank 0 could "
+                + "count 1 alive (rank 0) and no decision was in store " + store + ": it forms no group", q.getMessage());
+        assertEquals(0, q.rank());
+        assertEquals(1, q.generation());
+        assertEquals(1, q.counted());
+        assertEquals(3, q.needed());
+        assertFalse(store.check(List.of(ShrinkPlanner.viewKey("lone", 1, 0), ShrinkPlanner.membersKey("lone", 1)))
+                .block(WAIT), "the lone rank published no view and decided nothing");
+        // while three of four are a majority: 3 > 2
+        for (Outcome m : run("three", 0, Map.of(1, dead(4, 0), 2, dead(4, 0), 3, dead(4, 0)), Duration.ofSeconds(20))) {
+            assertNull(m.error(), () -> String.valueOf(m.error()));
+            assertArrayEquals(new int[] {1, 2, 3}, m.plan().members());
+        }
+    }
+
+    @Test
+    void halfTheGroupIsNoMajorityButMeetsAQuorumOfTwo() {
+        Map<Integer, boolean[]> views = Map.of(0, dead(4, 2, 3), 1, dead(4, 2, 3));
+        for (Outcome o : run("half", 0, views, Duration.ofSeconds(5))) {
+            assertTrue(o.error() instanceof QuorumLostException, String.valueOf(o.error()));
+            assertTrue(o.error().getMessage().startsWith("shrink rank " + o.rank() + ": generation 1 needs 3 of "
+                    + "generation 0's 4 ranks (quorum: majority); rank " + o.rank() + " could count 2 alive (ranks 0-1)"),
+                    o.error().getMessage());
+        }
+        List<Outcome> two = Flux.fromIterable(views.entrySet())
+                .flatMap(e -> ShrinkPlanner.plan(store, "half2", 0, e.getKey(), 4, e.getValue(), Duration.ofSeconds(20),
+                                Duration.ZERO, Quorum.parse("2")).subscribeOn(Schedulers.parallel())
+                        .map(p -> new Outcome(e.getKey(), p, null)))
+                .collectList().block(WAIT);
+        assertNotNull(two);
+        assertEquals(2, two.size());
+        two.forEach(o -> assertArrayEquals(new int[] {0, 1}, o.plan().members()));
+    }
+
+    @Test
+    void quorumsAreReadAndCounted() {
+        assertEquals(3, Quorum.MAJORITY.required(4));
+        assertEquals(2, Quorum.MAJORITY.required(3));
+        assertEquals(2, Quorum.MAJORITY.required(2));
+        assertEquals(1, Quorum.MAJORITY.required(1));
+        assertEquals(Quorum.MAJORITY, Quorum.parse(" Majority "));
+        assertEquals(2, Quorum.parse("2").required(8));
+        assertEquals(2, Quorum.parse("0.5").required(4));
+        assertEquals(3, Quorum.parse("60%").required(4));
+        assertEquals(1, Quorum.fraction(0.1).required(3));
+        assertEquals("at least 2 ranks", Quorum.atLeast(2).toString());
+        for (String bad : List.of("0", "-1", "1.5", "0%", "most", "")) {
+            assertThrows(IllegalArgumentException.class, () -> Quorum.parse(bad), bad);
         }
     }
 
