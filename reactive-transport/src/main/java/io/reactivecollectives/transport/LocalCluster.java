@@ -66,13 +66,28 @@ public final class LocalCluster implements AutoCloseable {
      * @return a cold {@code Mono} emitting the connected cluster; on failure the ranks already connected are closed
      */
     public static Mono<LocalCluster> start(int worldSize, GroupOptions given) {
+        return start(worldSize, given, options -> new HashStore(options.connectTimeout()));
+    }
+
+    /**
+     * {@link #start(int, GroupOptions)} meeting through the store {@code storeFor} makes from the
+     * settings the ranks use (for instance a {@link io.reactivecollectives.core.rendezvous.MeteredStore}
+     * over a {@link HashStore}, to count the store operations of the start-up); the cluster closes
+     * that store with itself, or when the start fails.
+     *
+     * @param worldSize the number of ranks, at least 1
+     * @param given     the settings every rank uses
+     * @param storeFor  makes the store the ranks meet through, once per subscription
+     * @return a cold {@code Mono} emitting the connected cluster; on failure the ranks already connected are closed
+     */
+    public static Mono<LocalCluster> start(int worldSize, GroupOptions given, Function<GroupOptions, Store> storeFor) {
         return Mono.defer(() -> {
             if (worldSize < 1) {
                 throw new IllegalArgumentException("LocalCluster: world size must be >= 1, got " + worldSize);
             }
             GroupOptions options = DEFAULT_GROUP_ID.equals(given.groupId())
                     ? given.withGroupId("local-" + CLUSTERS.incrementAndGet()) : given;
-            HashStore store = new HashStore(options.connectTimeout());
+            Store store = storeFor.apply(options);
             List<MeshProcessGroup> started = Collections.synchronizedList(new ArrayList<>());
             return Flux.range(0, worldSize)
                     .flatMap(r -> MeshProcessGroup.connect(store, r, worldSize, options).doOnNext(started::add), worldSize)

@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The full mesh of connections between the ranks of a group (gloo's connectFullMesh): every rank
  * binds a Reactor Netty TCP server on an ephemeral port, claims the store key
  * {@code rc/<group>/mesh/addr/<rank>} for its {@code host:port} ({@link RankClaim}: a second process
- * started as the same rank fails at once, and so does the first), connects to every lower rank and
+ * started as the same rank fails at once, and so does the first), learns the others' addresses from
+ * the one key rank 0 gathers them into ({@link MeshAddressBook}), connects to every lower rank and
  * accepts a connection from every higher one, so each pair of ranks shares one connection, or
  * {@link MeshOptions#connectionsPerPeer()} TCP connections (stripes, see {@link PeerStripes} and
  * {@link SocketLink}); the mesh is up once every stripe to every peer passed its handshake. Frames
@@ -118,8 +119,7 @@ public final class Mesh implements AutoCloseable {
             }
             Mono<Void> join = mesh.sockets.bind(mesh::onAccepted)
                     .then(Mono.defer(() -> RankClaim.claim(store, mesh)))
-                    .then(Mono.when(Flux.range(0, rank).map(mesh::connectTo).collectList().flatMap(Mono::when),
-                            mesh.connected.asMono()))
+                    .then(Mono.when(mesh.connectToLowerRanks(), mesh.connected.asMono()))
                     .then(Mono.defer(() -> MeshSharedMemory.attach(mesh, store)));
             reactor.core.Disposable report = MeshWaits.start(mesh, store, reportEvery);
             return join.or(mesh.startFailed.asMono())
@@ -179,11 +179,33 @@ public final class Mesh implements AutoCloseable {
         ch.read();
     }
 
-    private Mono<Void> connectTo(int peer) {
+    /**
+     * Rank 0 gathers the address book ({@link MeshAddressBook}); any other rank connects to rank 0,
+     * then to the other lower ranks at the addresses of the book.
+     */
+    private Mono<Void> connectToLowerRanks() {
+        if (rank == 0) {
+            return MeshAddressBook.gather(store, this);
+        }
+        return connectTo(0, null).then(Mono.defer(() -> rank == 1 ? Mono.<Void>empty()
+                : MeshAddressBook.read(store, options.groupId(), directory.address(0), options.connectTimeout())
+                        .flatMap(book -> Flux.range(1, rank - 1)
+                                .map(p -> connectTo(p, p < book.length && !book[p].isEmpty() ? book[p] : null))
+                                .collectList().flatMap(Mono::when))));
+    }
+
+    /** The address {@code peer} published in its key, waiting for it. */
+    private Mono<String> readAddress(int peer) {
         return store.get(addressKey(options.groupId(), peer), options.connectTimeout())
+                .map(bytes -> new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    /** Connects to {@code peer} at {@code known} (from the book; null: read its key), reading its key again on a retry. */
+    private Mono<Void> connectTo(int peer, String known) {
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(known != null);
+        return Mono.defer(() -> first.getAndSet(false) ? Mono.just(known) : readAddress(peer))
                 .publishOn(BlockingScheduler.get())  // the local socket's file is looked at
-                .flatMap(bytes -> {
-                    String published = new String(bytes, StandardCharsets.UTF_8);
+                .flatMap(published -> {
                     if (published.startsWith(RankClaim.REFUSED)) {
                         return Mono.error(new MeshStartException(describe() + ": rank " + peer + " cannot be reached: "
                                 + published.substring(RankClaim.REFUSED.length()), null));
@@ -200,8 +222,8 @@ public final class Mesh implements AutoCloseable {
                                 .then(hs.done.asMono());
                     }, k).then();
                 })
-                // refused: the peer's server is a moment late, or the key still holds the address of an
-                // earlier process of that rank that its new process is about to take over; read it again
+                // refused: the key (or the book) still holds the address of an earlier process of that
+                // rank that its new process is about to take over; read its key again
                 .doOnError(e -> directory.noteError(peer, e.getMessage()))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20)).maxBackoff(Duration.ofMillis(250))
                         .filter(e -> e instanceof java.net.ConnectException));

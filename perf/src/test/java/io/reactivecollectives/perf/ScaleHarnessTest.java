@@ -1,0 +1,44 @@
+package io.reactivecollectives.perf;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The scale harness prints its header and one checked row per world size, and gives its descriptors back. */
+class ScaleHarnessTest {
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void twoSmallWorldsGiveTwoRightRowsWithTheirDescriptorsBack() {
+        PrintStream out = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            code = new CommandLine(new ScaleHarness()).execute("--worlds", "2,3", "--iters", "2", "--warmup", "1",
+                    "--connect-timeout", "20");
+        } finally {
+            System.setOut(out);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, text);
+        assertTrue(text.contains("in ONE JVM") && text.contains("real sockets"), text);
+        List<String> rows = text.lines().filter(l -> l.startsWith("  ")).toList();
+        assertEquals(2, rows.size(), text);
+        for (String row : rows) {
+            String[] f = row.trim().split("\\s+");
+            assertEquals("yes", f[7], "SUM right: " + row);
+            assertEquals("yes", f[10], "fds back: " + row);
+            assertTrue(Long.parseLong(f[6]) > 0, "store operations counted: " + row);
+        }
+    }
+}
