@@ -1,6 +1,6 @@
 package io.reactivecollectives.transport;
 
-import io.reactivecollectives.transport.failure.Quorum;
+import io.reactivecollectives.core.Quorum;
 import io.reactivecollectives.transport.settings.TransportSettings;
 
 import java.time.Duration;

@@ -29,7 +29,7 @@ public final class GroupOptionsBuilder {
     private ResultDelivery resultDelivery;
     private TlsOptions tls;
     private int connectionsPerPeer;
-    private io.reactivecollectives.transport.failure.Quorum minQuorum;
+    private io.reactivecollectives.core.Quorum minQuorum;
 
     GroupOptionsBuilder(GroupOptions o) {
         groupId = o.groupId();
@@ -283,7 +283,7 @@ public final class GroupOptionsBuilder {
      * @param v the quorum; null for the default ({@code rc.group.minQuorum})
      * @return this builder
      */
-    public GroupOptionsBuilder minQuorum(io.reactivecollectives.transport.failure.Quorum v) {
+    public GroupOptionsBuilder minQuorum(io.reactivecollectives.core.Quorum v) {
         minQuorum = v;
         return this;
     }

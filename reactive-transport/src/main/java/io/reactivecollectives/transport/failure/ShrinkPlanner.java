@@ -1,5 +1,7 @@
 package io.reactivecollectives.transport.failure;
 
+import io.reactivecollectives.core.Quorum;
+import io.reactivecollectives.core.QuorumLostException;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.PeerFailureException;

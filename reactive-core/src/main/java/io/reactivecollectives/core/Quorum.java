@@ -1,4 +1,4 @@
-package io.reactivecollectives.transport.failure;
+package io.reactivecollectives.core;
 
 import java.util.Locale;
 

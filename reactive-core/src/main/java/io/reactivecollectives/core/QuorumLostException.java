@@ -1,7 +1,5 @@
-package io.reactivecollectives.transport.failure;
+package io.reactivecollectives.core;
 
-import io.reactivecollectives.core.CollectiveException;
-import io.reactivecollectives.core.PeerFailureException;
 
 /**
  * A shrink on the minority side: this rank could count fewer survivors of the generation being left
