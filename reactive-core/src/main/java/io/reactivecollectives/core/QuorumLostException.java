@@ -11,8 +11,11 @@ public class QuorumLostException extends PeerFailureException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The generation this rank could not join. */
     private final int generation;
+    /** The members it could count, itself included. */
     private final int counted;
+    /** The members the quorum needs. */
     private final int needed;
 
     /**
