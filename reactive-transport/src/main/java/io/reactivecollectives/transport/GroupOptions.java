@@ -50,7 +50,7 @@ import java.util.Objects;
  *                            Default 1, or the system property {@code rc.transport.connectionsPerPeer}
  * @param minQuorum           the members of the previous generation a {@code shrink()} must keep
  *                            ({@link Quorum}): a rank that can count fewer forms no group and fails with a
- *                            {@link io.reactivecollectives.transport.failure.QuorumLostException}. Default a
+ *                            {@link io.reactivecollectives.core.QuorumLostException}. Default a
  *                            strict majority ({@link Quorum#MAJORITY}), or the system property
  *                            {@code rc.group.minQuorum}; null means that default
  */
