@@ -93,6 +93,7 @@ public final class LocalCluster implements AutoCloseable {
                     .flatMap(r -> MeshProcessGroup.connect(store, r, worldSize, options).doOnNext(started::add), worldSize)
                     .collectSortedList(Comparator.comparingInt(MeshProcessGroup::rank))
                     .map(list -> new LocalCluster(store, List.copyOf(list)))
+                    .onErrorMap(LocalCluster::firstOfSeveral)
                     .doOnError(e -> {
                         synchronized (started) {
                             started.forEach(MeshProcessGroup::close);
@@ -100,6 +101,24 @@ public final class LocalCluster implements AutoCloseable {
                         store.close();
                     });
         });
+    }
+
+    /**
+     * When several ranks failed at once (Reactor's "Multiple exceptions" composite, whose message
+     * says nothing), the first rank's error with the others suppressed under it.
+     */
+    private static Throwable firstOfSeveral(Throwable e) {
+        List<Throwable> all = reactor.core.Exceptions.unwrapMultiple(e);
+        if (all.size() < 2) {
+            return e;
+        }
+        Throwable first = all.get(0);
+        for (int i = 1; i < all.size(); i++) {
+            if (all.get(i) != first) {
+                first.addSuppressed(all.get(i));
+            }
+        }
+        return first;
     }
 
     /** {@return the number of ranks} */
