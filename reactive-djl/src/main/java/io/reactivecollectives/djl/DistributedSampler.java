@@ -5,7 +5,6 @@ import ai.djl.training.dataset.Sampler;
 
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.SplittableRandom;
 
 /**
@@ -149,23 +148,7 @@ public final class DistributedSampler implements Sampler.SubSampler {
             throw new IllegalArgumentException("DistributedSampler of rank " + rank + ": built for " + size
                     + " samples, but the data set has " + dataset.size());
         }
-        long[] idx = indices();
-        return new Iterator<>() {
-            int next;
-
-            @Override
-            public boolean hasNext() {
-                return next < idx.length;
-            }
-
-            @Override
-            public Long next() {
-                if (next >= idx.length) {
-                    throw new NoSuchElementException();
-                }
-                return idx[next++];
-            }
-        };
+        return Arrays.stream(indices()).iterator();
     }
 
     @Override
