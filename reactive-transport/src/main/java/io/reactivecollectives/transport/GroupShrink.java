@@ -8,7 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
-import java.util.function.BiConsumer;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A group's shrink: the membership of the next generation is decided once through
@@ -23,32 +24,53 @@ final class GroupShrink {
     }
 
     /**
-     * @param old      the group that lost peers (closed once this rank is known to be a member)
+     * @param old      the group that lost peers
      * @param job      the job {@code old} belongs to
+     * @param store    the job's root store (plans and the new group's keys live there)
      * @param seenDead per rank, whether {@code old} saw it die
+     * @param leave    closes {@code old} once this rank is known to be a member, handing over what
+     *                 it would have closed after itself (closed here if the join fails)
      * @param join     how the next generation is joined
      * @param lineage  the generations so far; told of the new one once it has joined
-     * @param adopt    told, on the new group, the lineage it continues (with the new generation)
+     * @param adopt    told, on the new group, the lineage it continues and the resources it now owns
      * @param <G>      the group type
      */
     static <G extends ProcessGroup> Mono<G> shrink(ProcessGroup old, String job, Store store, GroupOptions options,
                                                    String baseId, int generation, boolean[] seenDead,
-                                                   GroupJoin<G> join, GroupLineage lineage,
-                                                   BiConsumer<G, GroupLineage> adopt) {
+                                                   Supplier<List<AutoCloseable>> leave, GroupJoin<G> join,
+                                                   GroupLineage lineage, Adopt<G> adopt) {
         return Mono.defer(() -> ShrinkPlanner.plan(store, baseId, generation, old.rank(), old.size(), seenDead,
                         options.connectTimeout(), options.diagnostics().waitReportInterval(), options.minQuorum())
                 .flatMap(plan -> {
                     lineage.leaving();
-                    old.close();
+                    List<AutoCloseable> carried = leave.get();
                     String newId = plan.groupId();
                     return join.join(new PrefixStore("rc/" + newId + "/", store), plan.newRank(),
                                     plan.size(), options.withGroupId(newId), job)
                             .doOnNext(g -> {
-                                adopt.accept(g, lineage.shrunk(plan));
+                                adopt.adopt(g, lineage.shrunk(plan), carried);
                                 log.info("group '{}' rank {}: shrank to '{}' rank {} of {}", options.groupId(),
                                         old.rank(), newId, plan.newRank(), plan.size());
                             })
-                            .doOnError(lineage::failed);
+                            .doOnError(e -> {
+                                lineage.failed(e);
+                                GroupResources.closeAll(carried);
+                            });
                 }));
+    }
+
+    /**
+     * Makes a newly connected group the newest generation of a lineage.
+     *
+     * @param <G> the group type
+     */
+    @FunctionalInterface
+    interface Adopt<G> {
+        /**
+         * @param group     the new generation's group on this rank
+         * @param lineage   the lineage it continues
+         * @param resources what it now closes after itself
+         */
+        void adopt(G group, GroupLineage lineage, List<AutoCloseable> resources);
     }
 }

@@ -32,9 +32,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link ProcessGroup} over a full mesh of links, one per pair of ranks: TCP connections (Reactor
@@ -91,8 +89,8 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     private final OpFamilies ops;
     private final GroupLifecycle lifecycle;
     private final Subgroups subgroups = new Subgroups();
-    /** What {@link #close()} closes after the group (the store a {@link ProcessGroups} join made), in order. */
-    private final List<AutoCloseable> closeAfter = new CopyOnWriteArrayList<>();
+    /** What {@link #close()} closes after the group (the store a {@link ProcessGroups} join made). */
+    private final GroupResources resources = new GroupResources();
     /** The group's name without its generation, and the generation ({@link #shrink()} adds one). */
     private volatile String baseId;
     private volatile int generation;
@@ -110,7 +108,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
         this.ops = new OpFamilies(new CollectiveRunner(runtime, aborts));
         this.lifecycle = new GroupLifecycle(runtime, aborts);
         this.baseId = options.groupId();
-        this.lineage = new GroupLineage(options.groupId(), size);
+        this.lineage = new GroupLineage(options.groupId(), size, store);
     }
 
     /**
@@ -489,16 +487,28 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      */
     @Override
     public Mono<ProcessGroup> shrink() {
-        return GroupShrink.shrink(this, flightRecorder().job(), store, options, baseId, generation,
-                        runtime.peerFailures().deadView(), MeshProcessGroup::connect, lineage, (g, l) -> g.lineage(baseId, l))
+        return GroupShrink.shrink(this, flightRecorder().job(), lineage.root(), options, baseId, lineage.reserved(),
+                        runtime.peerFailures().deadView(), this::leave, MeshProcessGroup::connect, lineage,
+                        (g, l, carried) -> g.continues(baseId, l, carried))
                 .map(g -> (ProcessGroup) g);
     }
 
-    /** Records that this group is the newest generation of {@code lineage}, of the group named {@code base}. */
-    void lineage(String base, GroupLineage lineage) {
+    /**
+     * Makes this group the newest generation of {@code lineage}, of the group named {@code base},
+     * owning {@code resources} (what the generation before would have closed after itself).
+     */
+    void continues(String base, GroupLineage lineage, List<AutoCloseable> resources) {
         this.baseId = base;
         this.lineage = lineage;
         this.generation = lineage.newest();
+        resources.forEach(this::closeAfterGroup);
+    }
+
+    /** Closes this group for the generation that replaces it; returns what it would have closed after itself. */
+    List<AutoCloseable> leave() {
+        List<AutoCloseable> taken = resources.takeAll();
+        close();
+        return taken;
     }
 
     /**
@@ -529,13 +539,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
             try {
                 subgroups.closeAll();
             } finally {
-                List<AutoCloseable> taken = new ArrayList<>();
-                for (AutoCloseable r : closeAfter) {
-                    if (closeAfter.remove(r)) {   // whoever removes it closes it, once
-                        taken.add(r);
-                    }
-                }
-                closeAll(taken);
+                GroupResources.closeAll(resources.takeAll());
             }
         }
     }
@@ -545,28 +549,12 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      * (closed at once when the group already is).
      */
     void closeAfterGroup(AutoCloseable resource) {
-        closeAfter.add(resource);
-        if (isClosed() && closeAfter.remove(resource)) {
-            closeAll(List.of(resource));
-        }
+        resources.add(resource, this::isClosed);
     }
 
-    private static void closeAll(List<AutoCloseable> resources) {
-        RuntimeException first = null;
-        for (AutoCloseable r : resources) {
-            try {
-                r.close();
-            } catch (Exception e) {
-                if (first == null) {
-                    first = new IllegalStateException("close: closing " + r + " after the group failed: " + e, e);
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+    /** {@return the generations this group belongs to} */
+    GroupLineage lineage() {
+        return lineage;
     }
 
     /**

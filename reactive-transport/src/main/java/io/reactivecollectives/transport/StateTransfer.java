@@ -1,0 +1,95 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.Codec;
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ElasticState;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Hands an {@link ElasticState} from one rank to every other of a new generation: each tensor is
+ * broadcast in place from the source, one after the other (so memory stays bounded by what the
+ * application already holds, and the collective's own flow control paces the sender), then the
+ * metadata; then every rank's CRC32C digest of what it holds is all-gathered and compared with the
+ * source's, so a rank that holds anything else fails, naming itself and the ranks that differ,
+ * before any step is taken. The joiners then restore the metadata.
+ */
+final class StateTransfer {
+
+    private static final String OP = "stateTransfer";
+
+    private StateTransfer() {
+    }
+
+    /**
+     * @param group     the new generation
+     * @param source    the rank that sends (a member of the generation before)
+     * @param state     this rank's state (overwritten unless this rank is the source)
+     * @param restore   whether this rank restores the metadata (a joiner)
+     * @return a cold {@code Mono} of the number of bytes of tensors moved
+     */
+    static Mono<Long> run(ProcessGroup group, int source, ElasticState state, boolean restore) {
+        return Mono.defer(() -> {
+            List<Tensor> tensors = state.tensors();
+            byte[] mine = group.rank() == source ? state.metadata() : null;
+            long bytes = tensors.stream().mapToLong(Tensor::nbytes).sum();
+            return Flux.fromIterable(tensors)
+                    .concatMap(t -> group.broadcast(t, source))
+                    .then(group.broadcastObject(mine, source, Codec.bytes()))
+                    .flatMap(meta -> check(group, source, tensors, meta).thenReturn(meta))
+                    .doOnNext(meta -> {
+                        if (restore) {
+                            state.restore(meta);
+                        }
+                    })
+                    .thenReturn(bytes);
+        });
+    }
+
+    private static Mono<Void> check(ProcessGroup group, int source, List<Tensor> tensors, byte[] meta) {
+        long digest = digest(tensors, meta);
+        Tensor out = Tensor.zeros(DType.INT64, group.size());
+        Tensor in = Tensor.fromLongs(new long[] {digest}, 1);
+        return group.allGatherInto(out, in)
+                .map(all -> {
+                    long[] digests = all.toLongArray();
+                    List<Integer> differ = new ArrayList<>();
+                    for (int r = 0; r < digests.length; r++) {
+                        if (digests[r] != digests[source]) {
+                            differ.add(r);
+                        }
+                    }
+                    if (!differ.isEmpty()) {
+                        throw new CollectiveException(OP, group.rank(), -1, "after the state transfer from rank "
+                                + source + " of group '" + group.groupId() + "', ranks " + differ
+                                + " hold another state (CRC32C digests " + java.util.Arrays.toString(digests)
+                                + "); no step may be taken on it");
+                    }
+                    return all;
+                })
+                .doFinally(s -> {
+                    out.release();
+                    in.release();
+                })
+                .then();
+    }
+
+    /** CRC32C of every tensor's bytes, in order, then of the metadata. */
+    static long digest(List<Tensor> tensors, byte[] meta) {
+        CRC32C crc = new CRC32C();
+        for (Tensor t : tensors) {
+            ByteBuffer b = t.buffer().nioBuffer(t.buffer().readerIndex(), (int) t.nbytes());
+            crc.update(b);
+        }
+        crc.update(meta);
+        return crc.getValue();
+    }
+}
