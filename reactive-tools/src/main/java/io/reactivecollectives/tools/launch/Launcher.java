@@ -12,10 +12,8 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The analogue of {@code torchrun}: starts {@code --nproc-per-node} JVMs running a main class, each
@@ -216,8 +214,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 + " or after `--`: collectives-run [options] -- <main class> [args]";
     }
 
-    /** A child's exit: its local rank, its code, and which restart of that rank it was (0: the first process). */
-    private record Exit(int localRank, int code, int restart) {
+    /** Starts a process of a local rank: its first ({@code restart} 0) or its {@code restart}-th restart. */
+    private interface RankStart {
+        void start(int local, int restart) throws java.io.IOException;
     }
 
     /** {@return whether the launcher serves the store: --agent-store, or --max-restarts above 0} */
@@ -295,7 +294,15 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         // the same JVM options for every rank (and for the AOT cache's creation after local rank 0)
         List<String> jvmOptions = childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature());
         Restarts restarts = new Restarts(maxRestarts);
-        Children children = new Children(cp, jvmOptions, archive, directives != null, restarts);
+        Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
+        RankProcesses children = new RankProcesses(outLine, errLine, graceMillis);
+        RankStart start = (local, restart) -> {
+            int rank = nodeRank * nprocPerNode + local;
+            Predicate<String> notice = local == 0 && restart == 0 && archive.isPresent() && !archive.get().exists()
+                    ? archive.get()::isRecordingNotice : null;
+            children.start(rankProcess(local, restart, restarts, cp, jvmOptions, archive, columns), local, restart,
+                    prefix(rank), directives != null, notice);
+        };
         Thread cleanup = new Thread(() -> {
             // Ctrl-C: end a progress line (\r-terminated) a child left open, so the shell prompt starts on its own line
             outLine.endOpenLine();
@@ -318,12 +325,12 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 out.println("collectives-run: the job's dashboard: " + dashboardFlag.url() + " (served by rank 0)");
             }
             for (int local = 0; local < nprocPerNode; local++) {
-                children.start(local, 0);
+                start.start(local, 0);
             }
             int result = 0;
             boolean stopping = false;
             for (int running = nprocPerNode; running > 0; ) {
-                Exit e = children.exits.take();
+                RankProcesses.Exit e = children.take();
                 int rank = nodeRank * nprocPerNode + e.localRank();
                 if (e.localRank() == 0 && e.restart() == 0) {
                     localZeroExit[0] = e.code();
@@ -332,7 +339,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     restarts.restart(rank);
                     err.println(restarts.restartLine(rank, e.code()));
                     err.flush();
-                    children.start(e.localRank(), restarts.count(rank));
+                    start.start(e.localRank(), restarts.count(rank));
                     continue;
                 }
                 running--;
@@ -369,123 +376,48 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     }
 
     /**
-     * This node's rank processes: every one started, restarted ones too, their output pumps, and a
-     * queue of their exits. Started by the launcher's main thread; stopped by it or by the shutdown hook
-     * (after which nothing starts).
+     * The process of local rank {@code local}: its first ({@code restart} 0) or its {@code restart}-th
+     * restart, with the launch's variables, the restart variables and those of the options.
      */
-    private final class Children {
-        final BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
-        private final List<Process> all = new ArrayList<>();
-        private final List<Thread> pumps = new ArrayList<>();
-        private final String cp;
-        private final List<String> jvmOptions;
-        private final java.util.Optional<ClassDataArchive> archive;
-        private final boolean directed;
-        private final Restarts restarts;
-        private final Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
-        private final Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
-        private boolean closed;
-
-        Children(String cp, List<String> jvmOptions, java.util.Optional<ClassDataArchive> archive, boolean directed,
-                 Restarts restarts) {
-            this.cp = cp;
-            this.jvmOptions = jvmOptions;
-            this.archive = archive;
-            this.directed = directed;
-            this.restarts = restarts;
+    private ProcessBuilder rankProcess(int local, int restart, Restarts restarts, String cp, List<String> jvmOptions,
+                                       java.util.Optional<ClassDataArchive> archive, Integer columns) {
+        int rank = nodeRank * nprocPerNode + local;
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
+        // a restart uses the archive where it exists; only local rank 0's first process records it
+        archive.ifPresent(a -> cmd.addAll(a.options(restart == 0 ? local : -1)));
+        cmd.add("-cp");
+        cmd.add(cp);
+        cmd.add(child.mainClass());
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Map<String, String> env = pb.environment();
+        env.put("RANK", Integer.toString(rank));
+        env.put("LOCAL_RANK", Integer.toString(local));
+        env.put("WORLD_SIZE", Integer.toString(nnodes * nprocPerNode));
+        env.put("LOCAL_WORLD_SIZE", Integer.toString(nprocPerNode));
+        env.put("GROUP_RANK", Integer.toString(nodeRank));
+        env.put("MASTER_ADDR", masterAddr);
+        env.put("MASTER_PORT", Integer.toString(port));
+        env.putAll(restarts.environment(rank));
+        if (agentStoreOn()) {
+            env.put(AgentStore.childVariable().getKey(), AgentStore.childVariable().getValue());
         }
-
-        /** Starts local rank {@code local}'s process: its first ({@code restart} 0) or its {@code restart}-th restart. */
-        synchronized void start(int local, int restart) throws java.io.IOException {
-            if (closed) {
-                return;
-            }
-            int rank = nodeRank * nprocPerNode + local;
-            List<String> cmd = new ArrayList<>();
-            cmd.add(java.toString());
-            cmd.addAll(jvmOptions);
-            // a restart uses the archive where it exists; only local rank 0's first process records it
-            archive.ifPresent(a -> cmd.addAll(a.options(restart == 0 ? local : -1)));
-            cmd.add("-cp");
-            cmd.add(cp);
-            cmd.add(child.mainClass());
-            cmd.addAll(args);
-            ProcessBuilder pb = new ProcessBuilder(cmd);
-            Map<String, String> env = pb.environment();
-            env.put("RANK", Integer.toString(rank));
-            env.put("LOCAL_RANK", Integer.toString(local));
-            env.put("WORLD_SIZE", Integer.toString(nnodes * nprocPerNode));
-            env.put("LOCAL_WORLD_SIZE", Integer.toString(nprocPerNode));
-            env.put("GROUP_RANK", Integer.toString(nodeRank));
-            env.put("MASTER_ADDR", masterAddr);
-            env.put("MASTER_PORT", Integer.toString(port));
-            env.putAll(restarts.environment(rank));
-            if (agentStoreOn()) {
-                env.put(AgentStore.childVariable().getKey(), AgentStore.childVariable().getValue());
-            }
-            if (dashboardFlag != null) {
-                env.put(io.reactivecollectives.transport.DashboardOptions.ENV, dashboardFlag.spec());
-            }
-            // children write to pipes; tell them whether their output ends up on a terminal
-            env.put("RC_TTY", System.console() != null ? "1" : "0");
-            String prefix = "[rank " + rank + "] ";
-            if (columns != null) {
-                // what is left of the terminal's width after the prefix
-                env.put("COLUMNS", Integer.toString(TerminalWidth.forChild(columns, prefix)));
-            }
-            Process p = pb.start();
-            all.add(p);
-            java.util.function.Predicate<String> notice = local == 0 && restart == 0 && archive.isPresent()
-                    && !archive.get().exists() ? archive.get()::isRecordingNotice : null;
-            String suffix = rank + (restart == 0 ? "" : "-restart-" + restart);
-            pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + suffix, directed, notice));
-            pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + suffix, false, null));
-            Thread waiter = new Thread(() -> {
-                try {
-                    exits.add(new Exit(local, p.waitFor(), restart));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "collectives-run-wait-" + suffix);
-            waiter.setDaemon(true);
-            waiter.start();
+        if (dashboardFlag != null) {
+            env.put(io.reactivecollectives.transport.DashboardOptions.ENV, dashboardFlag.spec());
         }
-
-        /** Asks every child to stop (SIGTERM), and kills those left after the grace period. */
-        synchronized void terminate() {
-            for (Process p : all) {
-                if (p.isAlive()) {
-                    p.destroy();
-                }
-            }
-            Thread killer = new Thread(() -> {
-                try {
-                    Thread.sleep(graceMillis);
-                } catch (InterruptedException ie) {
-                    return;
-                }
-                close();
-            }, "collectives-run-kill");
-            killer.setDaemon(true);
-            killer.start();
+        // children write to pipes; tell them whether their output ends up on a terminal
+        env.put("RC_TTY", System.console() != null ? "1" : "0");
+        if (columns != null) {
+            // what is left of the terminal's width after the prefix
+            env.put("COLUMNS", Integer.toString(TerminalWidth.forChild(columns, prefix(rank))));
         }
+        return pb;
+    }
 
-        /** Kills every child still running, and their descendants; nothing starts after. */
-        synchronized void close() {
-            closed = true;
-            all.forEach(Launcher::stop);
-        }
-
-        /** Waits (a while) for the children's output to be copied. */
-        void joinPumps() throws InterruptedException {
-            List<Thread> copy;
-            synchronized (this) {
-                copy = new ArrayList<>(pumps);
-            }
-            for (Thread t : copy) {
-                t.join(TimeUnit.SECONDS.toMillis(5));
-            }
-        }
+    private static String prefix(int rank) {
+        return "[rank " + rank + "] ";
     }
 
     /** The compiler directives of this launch, or null (see {@link CompilerDirectives#forLaunch}). */
@@ -521,12 +453,5 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     static java.util.Optional<ClassDataArchive> recordable(java.util.Optional<ClassDataArchive> archive, JitProfile jit,
                                                            int jdkFeature) {
         return jit == JitProfile.QUICK && jdkFeature >= 25 ? archive.filter(ClassDataArchive::exists) : archive;
-    }
-
-    private static void stop(Process p) {
-        if (p.isAlive()) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
     }
 }
