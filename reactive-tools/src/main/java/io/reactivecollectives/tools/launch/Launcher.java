@@ -12,19 +12,20 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The analogue of {@code torchrun}: starts {@code --nproc-per-node} JVMs running a main class, each
  * with {@code RANK}, {@code LOCAL_RANK}, {@code WORLD_SIZE}, {@code LOCAL_WORLD_SIZE},
  * {@code MASTER_ADDR} and {@code MASTER_PORT} in its environment (and {@code RC_TTY=1} when the
  * launcher's own output is a terminal, so children can draw progress bars), and copies their output with every
- * line prefixed {@code [rank N] }. When a child exits non-zero, the others are stopped (SIGTERM, then
- * SIGKILL after the grace period) and the launcher exits with that child's exit code; otherwise it
- * exits 0 when all children have. The program is a main class of the launcher's class path, or of
+ * line prefixed {@code [rank N] }. When a child exits non-zero (or is killed by a signal), it is
+ * started again alone while it has restarts left ({@code --max-restarts}, see {@link Restarts}), the
+ * others running on; otherwise the others are stopped (SIGTERM, then SIGKILL after the grace period)
+ * and the launcher exits with that child's exit code. It exits 0 when all children have. With
+ * {@code --agent-store} (or restarts) the launcher of node rank 0 serves the store itself, not rank 0
+ * ({@link AgentStore}). The program is a main class of the launcher's class path, or of
  * the user's own class path or jar, which then replaces the launcher's ({@link ChildClassPath}).
  * Every usage error, of the launcher (an option's value, the store's port in use on this node, see
  * {@link StorePort}) or of a picocli main class ({@link MainClassCheck}), is one line on stderr and
@@ -124,6 +125,19 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     /** What {@code --dashboard} comes to (set by {@link #validate()}), or null. */
     private DashboardFlag dashboardFlag;
 
+    @Option(names = {"--max-restarts", "--max_restarts"}, paramLabel = "<n>", defaultValue = "0",
+            description = {"how many times a rank whose process fails (exits non-zero or is killed by a signal) is"
+                    + " started again, alone, with the same RANK and RC_RESTART_COUNT=k (its k-th restart) while the"
+                    + " others keep running; per rank: a rank failing after its n restarts stops the job, which exits"
+                    + " with its code. Above 0 it turns --agent-store on (default ${DEFAULT-VALUE}: a failed rank stops"
+                    + " the job)"})
+    int maxRestarts;
+
+    @Option(names = "--agent-store", description = {"the launcher (of node rank 0) serves the store on --master-port"
+            + " instead of rank 0, so that the rendezvous outlives any rank; the ranks get RC_AGENT_STORE=1 (on"
+            + " whenever --max-restarts is above 0)"})
+    boolean agentStoreFlag;
+
     @Option(names = "--grace-ms", paramLabel = "<ms>", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
@@ -200,7 +214,14 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 + " or after `--`: collectives-run [options] -- <main class> [args]";
     }
 
-    private record Exit(int localRank, int code) {
+    /** Starts a process of a local rank: its first ({@code restart} 0) or its {@code restart}-th restart. */
+    private interface RankStart {
+        void start(int local, int restart) throws java.io.IOException;
+    }
+
+    /** {@return whether the launcher serves the store: --agent-store, or --max-restarts above 0} */
+    private boolean agentStoreOn() {
+        return agentStoreFlag || maxRestarts > 0;
     }
 
     /**
@@ -242,6 +263,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         if (graceMillis < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--grace-ms must be >= 0, got " + graceMillis);
         }
+        if (maxRestarts < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-restarts must be >= 0, got " + maxRestarts);
+        }
         if (masterPort == 0 && nnodes > 1) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--master-port is required with --nnodes > 1 (every node must use the same port)");
@@ -263,115 +287,82 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         if (answered != null) {
             return answered;
         }
-        Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
-        int world = nnodes * nprocPerNode;
         String cp = dashboardFlag == null ? child.classPath() : dashboardFlag.classPath(child);
-        if (dashboardFlag != null && nodeRank == 0) {
-            out.println("collectives-run: the job's dashboard: " + dashboardFlag.url() + " (served by rank 0)");
-        }
-        Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         java.util.Optional<ClassDataArchive> archive = classDataArchive(cp);
         CompilerDirectives directives = directives();
         int[] localZeroExit = {-1};
         // the same JVM options for every rank (and for the AOT cache's creation after local rank 0)
         List<String> jvmOptions = childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature());
-
-        List<Process> children = new ArrayList<>();
-        List<Thread> pumps = new ArrayList<>();
-        BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
+        Restarts restarts = new Restarts(maxRestarts);
+        Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
+        RankProcesses children = new RankProcesses(outLine, errLine, graceMillis);
+        RankStart start = (local, restart) -> {
+            int rank = nodeRank * nprocPerNode + local;
+            Predicate<String> notice = local == 0 && restart == 0 && archive.isPresent() && !archive.get().exists()
+                    ? archive.get()::isRecordingNotice : null;
+            children.start(rankProcess(local, restart, restarts, cp, jvmOptions, archive, columns), local, restart,
+                    prefix(rank), directives != null, notice);
+        };
         Thread cleanup = new Thread(() -> {
             // Ctrl-C: end a progress line (\r-terminated) a child left open, so the shell prompt starts on its own line
             outLine.endOpenLine();
             errLine.endOpenLine();
-            children.forEach(Launcher::stop);
+            children.close();
         }, "collectives-run-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
+        AgentStore store = null;
         try {
-            for (int local = 0; local < nprocPerNode; local++) {
-                int rank = nodeRank * nprocPerNode + local;
-                List<String> cmd = new ArrayList<>();
-                cmd.add(java.toString());
-                cmd.addAll(jvmOptions);
-                int thisLocal = local;
-                archive.ifPresent(a -> cmd.addAll(a.options(thisLocal)));
-                cmd.add("-cp");
-                cmd.add(cp);
-                cmd.add(child.mainClass());
-                cmd.addAll(args);
-                ProcessBuilder pb = new ProcessBuilder(cmd);
-                Map<String, String> env = pb.environment();
-                env.put("RANK", Integer.toString(rank));
-                env.put("LOCAL_RANK", Integer.toString(local));
-                env.put("WORLD_SIZE", Integer.toString(world));
-                env.put("LOCAL_WORLD_SIZE", Integer.toString(nprocPerNode));
-                env.put("GROUP_RANK", Integer.toString(nodeRank));
-                env.put("MASTER_ADDR", masterAddr);
-                env.put("MASTER_PORT", Integer.toString(port));
-                if (dashboardFlag != null) {
-                    env.put(io.reactivecollectives.transport.DashboardOptions.ENV, dashboardFlag.spec());
+            if (AgentStore.hostedHere(agentStoreOn(), nodeRank, System.getenv())) {
+                try {
+                    store = AgentStore.start(port, System.getenv());
+                } catch (IllegalArgumentException e) {
+                    err.println("collectives-run: " + e.getMessage());
+                    return Cli.USAGE;
                 }
-                // children write to pipes; tell them whether their output ends up on a terminal
-                env.put("RC_TTY", System.console() != null ? "1" : "0");
-                String prefix = "[rank " + rank + "] ";
-                if (columns != null) {
-                    // what is left of the terminal's width after the prefix
-                    env.put("COLUMNS", Integer.toString(TerminalWidth.forChild(columns, prefix)));
-                }
-                Process p = pb.start();
-                children.add(p);
-                java.util.function.Predicate<String> notice = local == 0 && archive.isPresent() && !archive.get().exists()
-                        ? archive.get()::isRecordingNotice : null;
-                pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + rank, directives != null, notice));
-                pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + rank, false, null));
-                int localRank = local;
-                Thread waiter = new Thread(() -> {
-                    try {
-                        exits.add(new Exit(localRank, p.waitFor()));
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }, "collectives-run-wait-" + rank);
-                waiter.setDaemon(true);
-                waiter.start();
+                port = store.port();
             }
-
+            if (dashboardFlag != null && nodeRank == 0) {
+                out.println("collectives-run: the job's dashboard: " + dashboardFlag.url() + " (served by rank 0)");
+            }
+            for (int local = 0; local < nprocPerNode; local++) {
+                start.start(local, 0);
+            }
             int result = 0;
-            Integer failedRank = null;
-            for (int done = 0; done < children.size(); done++) {
-                Exit e = exits.take();
-                if (e.localRank() == 0) {
+            boolean stopping = false;
+            for (int running = nprocPerNode; running > 0; ) {
+                RankProcesses.Exit e = children.take();
+                int rank = nodeRank * nprocPerNode + e.localRank();
+                if (e.localRank() == 0 && e.restart() == 0) {
                     localZeroExit[0] = e.code();
                 }
-                if (e.code() != 0 && failedRank == null) {
-                    failedRank = nodeRank * nprocPerNode + e.localRank();
+                if (e.code() != 0 && !stopping && restarts.mayRestart(rank)) {
+                    restarts.restart(rank);
+                    err.println(restarts.restartLine(rank, e.code()));
+                    err.flush();
+                    start.start(e.localRank(), restarts.count(rank));
+                    continue;
+                }
+                running--;
+                if (e.code() != 0 && !stopping) {
+                    stopping = true;
                     result = e.code();
-                    err.println("collectives-run: rank " + failedRank + " exited with code " + e.code()
-                            + "; stopping the other ranks");
-                    for (Process p : children) {
-                        if (p.isAlive()) {
-                            p.destroy();
-                        }
-                    }
-                    Thread killer = new Thread(() -> {
-                        try {
-                            Thread.sleep(graceMillis);
-                        } catch (InterruptedException ie) {
-                            return;
-                        }
-                        children.forEach(Launcher::stop);
-                    }, "collectives-run-kill");
-                    killer.setDaemon(true);
-                    killer.start();
+                    err.println(restarts.limitLine(rank, e.code()));
+                    children.terminate();
                 }
             }
-            for (Thread t : pumps) {
-                t.join(TimeUnit.SECONDS.toMillis(5));
+            String summary = restarts.summary();
+            if (summary != null) {
+                err.println(summary);
             }
+            children.joinPumps();
             out.flush();
             err.flush();
             return result;
         } finally {
-            children.forEach(Launcher::stop);
+            children.close();
+            if (store != null) {
+                store.close();
+            }
             archive.ifPresent(a -> a.finish(localZeroExit[0], jvmOptions));
             if (directives != null) {
                 directives.delete();
@@ -382,6 +373,51 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 // the hook is running or has run
             }
         }
+    }
+
+    /**
+     * The process of local rank {@code local}: its first ({@code restart} 0) or its {@code restart}-th
+     * restart, with the launch's variables, the restart variables and those of the options.
+     */
+    private ProcessBuilder rankProcess(int local, int restart, Restarts restarts, String cp, List<String> jvmOptions,
+                                       java.util.Optional<ClassDataArchive> archive, Integer columns) {
+        int rank = nodeRank * nprocPerNode + local;
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
+        // a restart uses the archive where it exists; only local rank 0's first process records it
+        archive.ifPresent(a -> cmd.addAll(a.options(restart == 0 ? local : -1)));
+        cmd.add("-cp");
+        cmd.add(cp);
+        cmd.add(child.mainClass());
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Map<String, String> env = pb.environment();
+        env.put("RANK", Integer.toString(rank));
+        env.put("LOCAL_RANK", Integer.toString(local));
+        env.put("WORLD_SIZE", Integer.toString(nnodes * nprocPerNode));
+        env.put("LOCAL_WORLD_SIZE", Integer.toString(nprocPerNode));
+        env.put("GROUP_RANK", Integer.toString(nodeRank));
+        env.put("MASTER_ADDR", masterAddr);
+        env.put("MASTER_PORT", Integer.toString(port));
+        env.putAll(restarts.environment(rank));
+        if (agentStoreOn()) {
+            env.put(AgentStore.childVariable().getKey(), AgentStore.childVariable().getValue());
+        }
+        if (dashboardFlag != null) {
+            env.put(io.reactivecollectives.transport.DashboardOptions.ENV, dashboardFlag.spec());
+        }
+        // children write to pipes; tell them whether their output ends up on a terminal
+        env.put("RC_TTY", System.console() != null ? "1" : "0");
+        if (columns != null) {
+            // what is left of the terminal's width after the prefix
+            env.put("COLUMNS", Integer.toString(TerminalWidth.forChild(columns, prefix(rank))));
+        }
+        return pb;
+    }
+
+    private static String prefix(int rank) {
+        return "[rank " + rank + "] ";
     }
 
     /** The compiler directives of this launch, or null (see {@link CompilerDirectives#forLaunch}). */
@@ -417,12 +453,5 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     static java.util.Optional<ClassDataArchive> recordable(java.util.Optional<ClassDataArchive> archive, JitProfile jit,
                                                            int jdkFeature) {
         return jit == JitProfile.QUICK && jdkFeature >= 25 ? archive.filter(ClassDataArchive::exists) : archive;
-    }
-
-    private static void stop(Process p) {
-        if (p.isAlive()) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
     }
 }

@@ -11,7 +11,8 @@ import java.net.UnknownHostException;
 import java.util.Map;
 
 /**
- * The port of rank 0's store, settled before any rank starts. On the node that serves the store
+ * The port of rank 0's store (or of the launcher's own, {@link AgentStore}, which binds where rank 0's
+ * would), settled before any rank starts. On the node that serves the store
  * (node rank 0, unless torchrun's agent store is used: {@code TORCHELASTIC_USE_AGENT_STORE=True}),
  * {@code --master-addr} must resolve, and the port is either picked free ({@code --master-port 0})
  * or probed by listening on it where rank 0's store will listen ({@code RC_STORE_BIND}, default

@@ -154,6 +154,12 @@ class LauncherArgumentsTest {
                 "collectives-run: Missing required parameter for option '--nproc-per-node' (<n>) (see --help)");
         assertOneLineUsageError(launch("--nproc-per-node", "2"), "collectives-run: Missing required parameter: 'MAIN_CLASS|JAR'");
         assertOneLineUsageError(launch("--grace-ms", "-5", "--", main), "collectives-run: --grace-ms must be >= 0, got -5 (see --help)");
+        assertOneLineUsageError(launch("--max-restarts", "-1", "--", main),
+                "collectives-run: --max-restarts must be >= 0, got -1 (see --help)");
+        assertOneLineUsageError(launch("--max_restarts", "-2", "--", main),
+                "collectives-run: --max-restarts must be >= 0, got -2 (see --help)");
+        assertOneLineUsageError(launch("--max-restarts", "many", "--", main),
+                "collectives-run: Invalid value for option '--max-restarts': 'many' is not an int (see --help)");
         assertOneLineUsageError(launch("--master-addr", "no-such-host.invalid", "--", main),
                 "collectives-run: --master-addr no-such-host.invalid is not a known host (see --help)");
         // an option of the program before its main class: a hint where it goes

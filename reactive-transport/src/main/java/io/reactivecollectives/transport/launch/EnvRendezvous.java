@@ -47,7 +47,10 @@ import java.util.function.Function;
  * names them. Under torchrun with {@code TORCHELASTIC_USE_AGENT_STORE=True} the agent already
  * serves a PyTorch {@code TCPStore} on {@code MASTER_PORT}: every rank connects a
  * {@link TorchTcpStore} to it (torch 1.x or 2.x wire protocol, detected), its keys under
- * {@code rc/<TORCHELASTIC_RESTART_COUNT>/}. Otherwise rank 0 embeds the {@link TcpStoreServer} (bound to {@code RC_STORE_BIND}, default
+ * {@code rc/<TORCHELASTIC_RESTART_COUNT>/}. Under {@code collectives-run} with
+ * {@code RC_AGENT_STORE=1} (its {@code --agent-store}, on with {@code --max-restarts}) the launcher's
+ * own process serves the {@link TcpStoreServer} on {@code MASTER_PORT}: every rank, 0 included,
+ * connects a {@link TcpStore} client to it. Otherwise rank 0 embeds the {@link TcpStoreServer} (bound to {@code RC_STORE_BIND}, default
  * every interface); every rank, 0 included, connects a {@link TcpStore} client. Security, off by
  * default: {@code RC_STORE_SECRET} turns on HMAC authentication; {@code RC_STORE_TLS_CERT} and
  * {@code RC_STORE_TLS_KEY} (PEM, PKCS#8 key) turn on TLS on rank 0's server, and clients trust
@@ -64,6 +67,12 @@ public final class EnvRendezvous {
     public static final String AGENT_STORE_ENV = "TORCHELASTIC_USE_AGENT_STORE";
     /** The namespace of this library's keys in torch's store (under torchrun's restart count). */
     public static final String TORCH_KEY_PREFIX = "rc";
+    /** Set by {@code collectives-run} when its own process serves the store ({@code 1}): every rank is a client of it. */
+    public static final String AGENT_STORE_RC_ENV = "RC_AGENT_STORE";
+    /** Set by {@code collectives-run} for a restarted rank: how many times it has been restarted (1 for the first). */
+    public static final String RESTART_COUNT_ENV = "RC_RESTART_COUNT";
+    /** Set by {@code collectives-run} for every rank: how many times a failed rank is restarted. */
+    public static final String MAX_RESTARTS_ENV = "RC_MAX_RESTARTS";
     /** A Kubernetes Indexed Job's pod index ({@code JOB_COMPLETION_INDEX}). */
     public static final String INDEX_ENV = "JOB_COMPLETION_INDEX";
     /** Where rank 0's embedded store server binds (default every interface). */
@@ -172,7 +181,7 @@ public final class EnvRendezvous {
     /**
      * Builds the rendezvous of this process: on subscription reads {@code env} (an invalid one
      * fails with {@link IllegalArgumentException}, nothing started), on rank 0 starts the store
-     * server, then connects the client (retrying until {@code timeout}) and emits the result.
+     * server (unless the launcher serves it: {@link #usesLauncherStore}), then connects the client (retrying until {@code timeout}) and emits the result.
      * Certificates are read on {@code Schedulers.boundedElastic()}.
      *
      * @param env     the environment ({@code System.getenv()})
@@ -186,13 +195,20 @@ public final class EnvRendezvous {
             if (usesAgentStore(env)) {
                 return torchAgentStore(env, launch, timeout);
             }
+            boolean launcherStore = usesLauncherStore(env);
+            if (launcherStore && launch.masterPort() == 0) {
+                throw new IllegalArgumentException(launch.launcher() + " launch: " + AGENT_STORE_RC_ENV
+                        + "=1 needs the launcher's store port in MASTER_PORT, not 0");
+            }
+            // rank 0 serves the store unless the launcher does (collectives-run's agent store)
+            boolean serves = launch.rank() == 0 && !launcherStore;
             byte[] secret = StoreAuth.secretFrom(env);
             boolean tls = TransportSettings.STORE_TLS_CERT.isSet(env) || TransportSettings.STORE_TLS_CA.isSet(env);
-            if (tls && launch.rank() == 0) {
+            if (tls && serves) {
                 require(env, "TLS", TLS_CERT_ENV, TLS_KEY_ENV);
             }
             Mono<Optional<SslContext[]>> ssl = !tls ? Mono.just(Optional.empty())
-                    : Mono.fromCallable(() -> Optional.of(sslContexts(env, launch.rank() == 0)))
+                    : Mono.fromCallable(() -> Optional.of(sslContexts(env, serves)))
                     .subscribeOn(Schedulers.boundedElastic());
             return ssl.flatMap(contexts -> {
                 SslContext serverSsl = contexts.map(c -> c[0]).orElse(null);
@@ -213,7 +229,7 @@ public final class EnvRendezvous {
                 };
                 // rank 0's server is closed if the client fails or the join is cancelled before the
                 // rendezvous that owns it is handed over
-                return launch.rank() != 0 ? client.apply(null)
+                return !serves ? client.apply(null)
                         : HandOver.openThen(server, client, TcpStoreServer::close);
             });
         });
@@ -229,6 +245,46 @@ public final class EnvRendezvous {
      */
     public static boolean usesAgentStore(Map<String, String> env) {
         return "true".equalsIgnoreCase(env.getOrDefault(AGENT_STORE_ENV, "").trim());
+    }
+
+    /**
+     * Whether {@code collectives-run}'s own process serves the store at {@code MASTER_ADDR:MASTER_PORT}
+     * ({@value #AGENT_STORE_RC_ENV} {@code 1} or {@code true}: its {@code --agent-store}, on with
+     * {@code --max-restarts}): then no rank starts a server and every rank, 0 included, connects a
+     * {@link TcpStore} client to it, so the store outlives any rank.
+     *
+     * @param env the environment ({@code System.getenv()})
+     * @return whether the launcher serves the store
+     */
+    public static boolean usesLauncherStore(Map<String, String> env) {
+        return TransportSettings.AGENT_STORE.get(env);
+    }
+
+    /**
+     * Starts the store a launcher serves for its ranks ({@value #AGENT_STORE_RC_ENV}): the server rank 0
+     * would start, bound to {@code RC_STORE_BIND} (default every interface), with the ranks'
+     * {@code RC_STORE_SECRET} and, when {@code RC_STORE_TLS_CERT} is set (with {@code RC_STORE_TLS_KEY}),
+     * TLS. Certificates are read on {@code Schedulers.boundedElastic()}.
+     *
+     * @param env  the launcher's environment ({@code System.getenv()}), which its ranks inherit
+     * @param port the port, or 0 for a free one
+     * @return a cold {@code Mono} emitting the listening server, which the caller closes
+     */
+    public static Mono<TcpStoreServer> startLauncherStore(Map<String, String> env, int port) {
+        return Mono.defer(() -> {
+            boolean tls = TransportSettings.STORE_TLS_CERT.isSet(env);
+            if (tls) {
+                require(env, "TLS", TLS_CERT_ENV, TLS_KEY_ENV);
+            }
+            Mono<Optional<SslContext>> ssl = !tls ? Mono.just(Optional.empty())
+                    : Mono.fromCallable(() -> Optional.of(sslContexts(env, true)[0])).subscribeOn(Schedulers.boundedElastic());
+            return ssl.flatMap(context -> TcpStoreServer.builder()
+                    .host(storeBind(env))
+                    .port(port)
+                    .secret(StoreAuth.secretFrom(env))
+                    .ssl(context.orElse(null))
+                    .start());
+        });
     }
 
     private static Mono<Rendezvous> torchAgentStore(Map<String, String> env, LaunchEnvironment launch,

@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * The settings of {@code reactive-transport}: the event loops, Unix sockets and shared memory,
  * the result threads, the hierarchical all-reduce, the diagnostics' switches and the variables of a
- * launch's embedded store (where it binds, its TLS files; the store's own settings, its Unix socket
+ * launch's embedded store (where it binds, its TLS files, whether the launcher serves it) and what
+ * {@code collectives-run} tells a restarted rank (the store's own settings, its Unix socket
  * and its secret, are reactive-store's {@code StoreSettings}). Read through {@link Setting#get()}
  * (or {@link Setting#get(java.util.Map)} with a launcher's environment); listed by
  * {@link io.reactivecollectives.core.settings.SettingsRegistry}.
@@ -145,6 +146,38 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Path> STORE_TLS_CA = Setting.path("RC_STORE_TLS_CA", null,
             "PEM certificates the store's clients trust").defaultText("`RC_STORE_TLS_CERT`");
 
+    /**
+     * Set by {@code collectives-run} when the launcher's own process serves the store (its agent
+     * store): then no rank starts a store server, every rank, 0 included, is a client of it.
+     */
+    public static final Setting<Boolean> AGENT_STORE = Setting.of("RC_AGENT_STORE", "`1`, `true`, `0` or `false`",
+                    TransportSettings::flag, false,
+                    "set by `collectives-run` (`--agent-store`, `--max-restarts`): the launcher serves the store at "
+                            + "`MASTER_ADDR:MASTER_PORT`, so no rank starts one and every rank, 0 included, connects to it "
+                            + "(the store outlives any rank)")
+            .defaultText("unset (rank 0 serves the store)");
+
+    /** Set by {@code collectives-run} for a restarted rank: how many times that rank has been restarted. */
+    public static final Setting<Integer> RESTART_COUNT = Setting.integer("RC_RESTART_COUNT", 0, 0, Integer.MAX_VALUE,
+            "set by `collectives-run` for a restarted rank (`--max-restarts`): how many times this rank has been restarted "
+                    + "(1 for the first restart); unset in a rank's first process");
+
+    /** Set by {@code collectives-run} for every rank: its {@code --max-restarts}. */
+    public static final Setting<Integer> MAX_RESTARTS = Setting.integer("RC_MAX_RESTARTS", 0, 0, Integer.MAX_VALUE,
+            "set by `collectives-run` for every rank: how many times a failed rank is restarted (`--max-restarts`)");
+
+    /** {@code 1}/{@code true} or {@code 0}/{@code false}, in any case. */
+    private static Boolean flag(String v) {
+        String t = v.trim();
+        if (t.equals("1") || t.equalsIgnoreCase("true")) {
+            return Boolean.TRUE;
+        }
+        if (t.equals("0") || t.equalsIgnoreCase("false")) {
+            return Boolean.FALSE;
+        }
+        throw new IllegalArgumentException("expected 1, true, 0 or false");
+    }
+
     /** Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent); {@code Quorum.parse} reads it. */
     private static String quorum(String v) {
         String t = v.trim().toLowerCase(java.util.Locale.ROOT);
@@ -178,6 +211,6 @@ public final class TransportSettings implements SettingsProvider {
                 OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
-                STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA);
+                STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS);
     }
 }

@@ -171,6 +171,34 @@ class EnvRendezvousTest {
         }
     }
 
+    /** collectives-run's agent store: the launcher serves it; every rank, 0 included, is a client. */
+    @Test
+    void withTheLaunchersStoreNoRankServesAndEveryRankIsAClient() {
+        Map<String, String> secret = Map.of("RC_STORE_SECRET", "s3cret");
+        try (var server = EnvRendezvous.startLauncherStore(secret, 0).block(T)) {
+            Map<String, String> agent = new HashMap<>(secret);
+            agent.put(EnvRendezvous.AGENT_STORE_RC_ENV, "1");
+            try (Rendezvous r0 = EnvRendezvous.connect(torchrun(0, server.port(), agent), T).block(T);
+                 Rendezvous r1 = EnvRendezvous.connect(torchrun(1, server.port(), agent), T).block(T)) {
+                assertFalse(r0.embeddedServer().isPresent(), "rank 0 starts no server");
+                assertFalse(r1.embeddedServer().isPresent());
+                r0.store().set("from0", new byte[] {7}).block(T);
+                assertEquals(7, r1.store().get("from0").block(T)[0]);
+            }
+            // rank 0 closed: the launcher's store still answers
+            Map<String, String> again = new HashMap<>(agent);
+            again.put(EnvRendezvous.AGENT_STORE_RC_ENV, "true");
+            try (Rendezvous r0 = EnvRendezvous.connect(torchrun(0, server.port(), again), T).block(T)) {
+                assertEquals(7, r0.store().get("from0").block(T)[0]);
+            }
+        }
+        Map<String, String> portZero = new HashMap<>(Map.of(EnvRendezvous.AGENT_STORE_RC_ENV, "1"));
+        StepVerifier.create(EnvRendezvous.connect(torchrun(0, 0, portZero), T))
+                .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalArgumentException
+                        && e.getMessage().contains("RC_AGENT_STORE=1 needs"), e.toString()))
+                .verify(T);
+    }
+
     @Test
     void invalidEnvironmentFailsTheMonoAndStartsNothing() {
         StepVerifier.create(EnvRendezvous.connect(Map.of("RANK", "0"), T))

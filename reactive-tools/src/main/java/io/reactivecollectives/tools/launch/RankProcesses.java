@@ -1,0 +1,121 @@
+package io.reactivecollectives.tools.launch;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * This node's rank processes, every one the launcher started (restarted ones too), the daemon threads
+ * that copy their output ({@link OutputPump}) and a queue of their exits. The launcher's main thread
+ * starts them and takes their exits; it, the grace period's killer or the shutdown hook stops them,
+ * after which nothing starts.
+ */
+final class RankProcesses {
+
+    /** A process's exit: its local rank, its code, and which restart of that rank it was (0: the first process). */
+    record Exit(int localRank, int code, int restart) {
+    }
+
+    private final BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
+    private final List<Process> all = new ArrayList<>();
+    private final List<Thread> pumps = new ArrayList<>();
+    private final LineSink outLine;
+    private final LineSink errLine;
+    private final long graceMillis;
+    private boolean closed;
+
+    /**
+     * No process yet.
+     *
+     * @param outLine     where the processes' standard output goes, line by line
+     * @param errLine     where their standard error goes
+     * @param graceMillis how long {@link #terminate} gives them before SIGKILL
+     */
+    RankProcesses(LineSink outLine, LineSink errLine, long graceMillis) {
+        this.outLine = outLine;
+        this.errLine = errLine;
+        this.graceMillis = graceMillis;
+    }
+
+    /**
+     * Starts a process of local rank {@code local}, unless stopped already.
+     *
+     * @param pb         its command and environment
+     * @param local      its local rank
+     * @param restart    0 for the rank's first process, k for its k-th restart
+     * @param prefix     what each of its output lines starts with ({@code [rank N] })
+     * @param dropNotice whether to drop the compiler directives' notice from its output
+     * @param drop       lines of its output to drop, or null
+     * @throws IOException when it cannot be started
+     */
+    synchronized void start(ProcessBuilder pb, int local, int restart, String prefix, boolean dropNotice,
+                            Predicate<String> drop) throws IOException {
+        if (closed) {
+            return;
+        }
+        Process p = pb.start();
+        all.add(p);
+        String name = prefix.replaceAll("\\D", "") + (restart == 0 ? "" : "-restart-" + restart);
+        pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + name, dropNotice, drop));
+        pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + name, false, null));
+        Thread waiter = new Thread(() -> {
+            try {
+                exits.add(new Exit(local, p.waitFor(), restart));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "collectives-run-wait-" + name);
+        waiter.setDaemon(true);
+        waiter.start();
+    }
+
+    /** {@return the next exit of a process, waiting for one} */
+    Exit take() throws InterruptedException {
+        return exits.take();
+    }
+
+    /** Asks every process to stop (SIGTERM), and kills those left after the grace period. */
+    synchronized void terminate() {
+        for (Process p : all) {
+            if (p.isAlive()) {
+                p.destroy();
+            }
+        }
+        Thread killer = new Thread(() -> {
+            try {
+                Thread.sleep(graceMillis);
+            } catch (InterruptedException ie) {
+                return;
+            }
+            close();
+        }, "collectives-run-kill");
+        killer.setDaemon(true);
+        killer.start();
+    }
+
+    /** Kills every process still running, and their descendants; nothing starts after. */
+    synchronized void close() {
+        closed = true;
+        for (Process p : all) {
+            if (p.isAlive()) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    /** Waits (up to 5 s each) for the processes' output to be copied. */
+    void joinPumps() throws InterruptedException {
+        List<Thread> copy;
+        synchronized (this) {
+            copy = new ArrayList<>(pumps);
+        }
+        for (Thread t : copy) {
+            t.join(TimeUnit.SECONDS.toMillis(5));
+        }
+    }
+}

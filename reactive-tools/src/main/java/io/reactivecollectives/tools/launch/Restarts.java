@@ -1,0 +1,116 @@
+package io.reactivecollectives.tools.launch;
+
+import io.reactivecollectives.transport.launch.EnvRendezvous;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The launcher's restart bookkeeping ({@code --max-restarts N}): a rank whose process fails (exits
+ * non-zero, or is killed by a signal) is started again, alone, with the same {@code RANK},
+ * {@code LOCAL_RANK} and {@code WORLD_SIZE} and {@code RC_RESTART_COUNT=k}, k being how many times
+ * that rank has been restarted (1 for the first restart); the other ranks keep running. The limit is
+ * per rank: a rank that fails after its N restarts ends the job. Every rank gets
+ * {@code RC_MAX_RESTARTS=N}. Only the main thread of the launcher uses an instance.
+ */
+final class Restarts {
+
+    private final int max;
+    /** Restarts so far, by rank (only ranks restarted at least once). */
+    private final Map<Integer, Integer> counts = new TreeMap<>();
+
+    /**
+     * Bookkeeping for {@code --max-restarts max}.
+     *
+     * @param max how many times each rank may be restarted ({@code --max-restarts}, >= 0)
+     */
+    Restarts(int max) {
+        if (max < 0) {
+            throw new IllegalArgumentException("--max-restarts must be >= 0, got " + max);
+        }
+        this.max = max;
+    }
+
+    /** {@return how many times each rank may be restarted} */
+    int max() {
+        return max;
+    }
+
+    /** {@return how many times {@code rank} has been restarted so far} */
+    int count(int rank) {
+        return counts.getOrDefault(rank, 0);
+    }
+
+    /** {@return whether {@code rank}, which just failed, may be restarted once more} */
+    boolean mayRestart(int rank) {
+        return count(rank) < max;
+    }
+
+    /**
+     * Counts a restart of {@code rank}.
+     *
+     * @return which restart it is (1 for the first)
+     */
+    int restart(int rank) {
+        if (!mayRestart(rank)) {
+            throw new IllegalStateException("rank " + rank + " has had its " + max + " restarts");
+        }
+        return counts.merge(rank, 1, Integer::sum);
+    }
+
+    /**
+     * The variables a process of {@code rank} gets besides the launch's own: {@code RC_MAX_RESTARTS}
+     * always, {@code RC_RESTART_COUNT} from its first restart on.
+     */
+    Map<String, String> environment(int rank) {
+        Map<String, String> env = new TreeMap<>();
+        env.put(EnvRendezvous.MAX_RESTARTS_ENV, Integer.toString(max));
+        int k = count(rank);
+        if (k > 0) {
+            env.put(EnvRendezvous.RESTART_COUNT_ENV, Integer.toString(k));
+        }
+        return env;
+    }
+
+    /** The launcher's line when {@code rank} failed with {@code code} and is restarted (after {@link #restart}). */
+    String restartLine(int rank, int code) {
+        return "collectives-run: rank " + rank + " " + exit(code) + "; restarting it (restart " + count(rank) + " of "
+                + max + "); it will ask to join the running group";
+    }
+
+    /** The launcher's line when {@code rank} failed with {@code code} and has no restart left. */
+    String limitLine(int rank, int code) {
+        return "collectives-run: rank " + rank + " " + exit(code) + (max == 0 ? "" : " after its " + max + " restart"
+                + (max == 1 ? "" : "s") + " (the --max-restarts limit was reached)") + "; stopping the other ranks";
+    }
+
+    /** The summary line of the restarts, or null when no rank was restarted. */
+    String summary() {
+        if (counts.isEmpty()) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder("collectives-run: restarts: ");
+        String sep = "";
+        for (Map.Entry<Integer, Integer> e : counts.entrySet()) {
+            b.append(sep).append("rank ").append(e.getKey()).append(' ').append(e.getValue()).append(" of ").append(max);
+            sep = ", ";
+        }
+        return b.toString();
+    }
+
+    /**
+     * "exited with code C", with the signal's name when C is 128 + a signal's number, the shell's (and
+     * the JDK's) code for a process killed by that signal: "exited with code 137 (SIGKILL)".
+     */
+    static String exit(int code) {
+        String signal = code > 128 && code < 160 ? signalName(code - 128) : null;
+        return "exited with code " + code + (signal == null ? "" : " (" + signal + ")");
+    }
+
+    /** The Linux name of signal {@code n}, or "signal n". */
+    static String signalName(int n) {
+        String[] names = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
+            "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"};
+        return n > 0 && n < names.length ? names[n] : "signal " + n;
+    }
+}
