@@ -47,11 +47,26 @@ public interface ElasticState {
     byte[] metadata();
 
     /**
-     * Called on a joiner once the tensors hold a member's values and the digests agreed.
+     * Called on a rank whose state was replaced (a joiner, or a survivor that was behind after a
+     * recovery) once the tensors hold the sender's values and the digests agreed.
      *
      * @param metadata the sending member's {@link #metadata()}
      */
     void restore(byte[] metadata);
+
+    /**
+     * A number that grows with every update of the state (for training: the optimizer steps
+     * taken). A collective that fails may have completed on some ranks and not on others, so a step
+     * can be applied on some survivors only; after a recovery the survivors compare versions and
+     * every rank behind takes the state of the lowest rank that holds the highest, so that each step
+     * is applied once and the ranks agree. The default, 0 everywhere, skips that comparison's
+     * transfer.
+     *
+     * @return the state's version
+     */
+    default long version() {
+        return 0;
+    }
 
     /**
      * A fingerprint part describing {@code tensors}: each one's dtype and shape, in order, e.g.

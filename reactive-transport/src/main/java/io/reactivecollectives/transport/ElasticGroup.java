@@ -11,7 +11,7 @@ import io.reactivecollectives.transport.failure.GrowPlan;
 import io.reactivecollectives.transport.failure.GrowPlanner;
 import io.reactivecollectives.transport.launch.EnvRendezvous;
 import io.reactivecollectives.transport.launch.LaunchEnvironment;
-import io.reactivecollectives.transport.launch.Rendezvous;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -69,6 +69,8 @@ public final class ElasticGroup implements AutoCloseable {
     private final ElasticState state;
     private final int identityAtStart;
     private final boolean joined;
+    /** On a joiner, until its first {@link #boundary()}: the members' boundary it was admitted at. */
+    private volatile boolean admittedAtBoundary;
     private volatile MeshProcessGroup group;
     /** Rank 0's last reading of the join tickets, and when (guarded by this). */
     private long tickets;
@@ -78,6 +80,7 @@ public final class ElasticGroup implements AutoCloseable {
         this.group = group;
         this.state = state;
         this.joined = joined;
+        this.admittedAtBoundary = joined;
         this.identityAtStart = group.lineage().identities()[group.rank()];
     }
 
@@ -149,8 +152,7 @@ public final class ElasticGroup implements AutoCloseable {
      */
     public static Mono<ElasticGroup> fromEnvironment(Map<String, String> env, ElasticState state, GroupOptions options) {
         return Mono.defer(() -> {
-            String restarts = env.getOrDefault(RESTART_COUNT_ENV, "0").trim();
-            if (restarts.isEmpty() || restarts.equals("0")) {
+            if (TransportSettings.RESTART_COUNT.get(env) == 0) {
                 return ProcessGroups.fromEnvironment(env, options).map(g -> of(g, state));
             }
             LaunchEnvironment launch = EnvRendezvous.resolve(env);
@@ -161,6 +163,18 @@ public final class ElasticGroup implements AutoCloseable {
                             .doOnNext(e -> e.group.closeAfterGroup(rdv))
                             .doOnError(err -> rdv.close()));
         });
+    }
+
+    /**
+     * Whether the launcher restarts failed ranks ({@code collectives-run --max-restarts N} with N
+     * above 0 sets {@code RC_MAX_RESTARTS}): a program then runs elastically, so that a restarted
+     * rank can join.
+     *
+     * @param env the environment ({@code System.getenv()})
+     * @return whether restarts are on
+     */
+    public static boolean restartsEnabled(Map<String, String> env) {
+        return TransportSettings.MAX_RESTARTS.get(env) > 0;
     }
 
     /** {@return the newest generation's group on this rank} */
@@ -191,12 +205,17 @@ public final class ElasticGroup implements AutoCloseable {
     /**
      * A boundary every member reaches at the same point (a collective): admits the processes that
      * asked to join since the last one, connects the next generation with them and streams the
-     * state to them. Emits whether the group changed.
+     * state to them. Emits whether the group changed. On a joiner, the first call is the boundary
+     * it was admitted at (the members are past it): it emits true at once, with no collective.
      *
      * @return a cold {@code Mono}: true when a new generation began, false otherwise
      */
     public Mono<Boolean> boundary() {
         return Mono.defer(() -> {
+            if (admittedAtBoundary) {
+                admittedAtBoundary = false;
+                return Mono.just(true);
+            }
             MeshProcessGroup g = group;
             GroupLineage lineage = g.lineage();
             Tensor box = Tensor.fromLongs(new long[] {0}, 1);
@@ -214,7 +233,9 @@ public final class ElasticGroup implements AutoCloseable {
     /**
      * After a collective of a step failed: shrinks to the members that are alive (see
      * {@link MeshProcessGroup#shrink()}, under the group's quorum) and makes that generation the
-     * group. An error that is not a collective's (or a {@link QuorumLostException}) is passed on.
+     * group; then, when the survivors' {@link ElasticState#version()}s differ (the failed step
+     * completed on some of them), the ranks behind take the state of the lowest rank that is
+     * furthest. An error that is not a collective's (or a {@link QuorumLostException}) is passed on.
      *
      * @param error what the step failed with
      * @return a cold {@code Mono} of the new generation's group
@@ -226,7 +247,9 @@ public final class ElasticGroup implements AutoCloseable {
             }
             MeshProcessGroup g = group;
             log.warn("group '{}' rank {}: recovering from {}", g.groupId(), g.rank(), error.toString());
-            return g.shrink().cast(MeshProcessGroup.class).doOnNext(next -> group = next);
+            return g.shrink().cast(MeshProcessGroup.class)
+                    .doOnNext(next -> group = next)
+                    .flatMap(next -> StateTransfer.resync(next, state).thenReturn(next));
         });
     }
 

@@ -54,6 +54,41 @@ final class StateTransfer {
         });
     }
 
+    /**
+     * After a recovery: the ranks compare {@link ElasticState#version()}s; when they differ, the
+     * lowest rank holding the highest sends its state and the ranks behind restore it.
+     *
+     * @param group the new generation
+     * @param state this rank's state
+     * @return a cold {@code Mono} of the rank that sent, or -1 when the versions agreed
+     */
+    static Mono<Integer> resync(ProcessGroup group, ElasticState state) {
+        return Mono.defer(() -> {
+            long mine = state.version();
+            Tensor out = Tensor.zeros(DType.INT64, group.size());
+            Tensor in = Tensor.fromLongs(new long[] {mine}, 1);
+            return group.allGatherInto(out, in)
+                    .map(Tensor::toLongArray)
+                    .doFinally(s -> {
+                        out.release();
+                        in.release();
+                    })
+                    .flatMap(versions -> {
+                        int source = 0;
+                        for (int r = 1; r < versions.length; r++) {
+                            if (versions[r] > versions[source]) {
+                                source = r;
+                            }
+                        }
+                        long top = versions[source];
+                        if (java.util.Arrays.stream(versions).allMatch(v -> v == top)) {
+                            return Mono.just(-1);
+                        }
+                        return run(group, source, state, mine != top).thenReturn(source);
+                    });
+        });
+    }
+
     private static Mono<Void> check(ProcessGroup group, int source, List<Tensor> tensors, byte[] meta) {
         long digest = digest(tensors, meta);
         Tensor out = Tensor.zeros(DType.INT64, group.size());

@@ -161,6 +161,9 @@ class ElasticGroupTest {
             assertEquals(41, fresh.step);
             assertArrayEquals(states.get(0).weights.toFloatArray(), fresh.weights.toFloatArray(),
                     "the joiner holds the members' parameters");
+            assertEquals(Boolean.TRUE, joiner.boundary().block(WAIT),
+                    "a joiner's first boundary is the members' one it was admitted at: no collective");
+            assertFalse(boundaries(grown, 1), "then the four meet at the next boundary, nobody waiting to join");
             assertEquals(1 + 2 + 3 + 4, sum(grown), 0f);
             assertEquals(List.of(GenerationEvent.Reason.START, GenerationEvent.Reason.SHRINK, GenerationEvent.Reason.GROW),
                     seen.stream().map(GenerationEvent::reason).toList());

@@ -5,6 +5,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.tools.cli.Cli;
 import io.reactivecollectives.samples.examples.Ranks;
+import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.tools.ToolsSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -93,6 +94,10 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
 
     @Option(names = "--json", description = "print rank 0's result as one JSON line at the end")
     boolean json;
+
+    @Option(names = "--elastic", description = {"train elastically: a lost rank is shrunk out and a restarted one joins"
+            + " (on by itself under collectives-run --max-restarts N)"})
+    boolean elastic;
 
     public static void main(String[] args) {
         System.exit(Cli.execute(new DataParallelTraining(), args));
@@ -209,6 +214,15 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
     @Override
     public Integer call() {
         TrainConfig cfg = config();
+        if (elastic || io.reactivecollectives.transport.ElasticGroup.restartsEnabled(System.getenv())) {
+            if (streaming || !"allreduce".equalsIgnoreCase(hook)) {
+                System.err.println("collectives-train: the elastic run averages plain all-reduces: no --streaming or --hook");
+                return 2;
+            }
+            return new ElasticTraining(cfg, System.out).run(GroupOptions.defaults()
+                    .withConnectTimeout(java.time.Duration.ofSeconds(120))
+                    .withSmallAllReduceBytes(smallAllReduceKb << 10));
+        }
         return Ranks.run(o -> o.withSmallAllReduceBytes(smallAllReduceKb << 10), group -> {
             if (group.rank() == 0) {
                 System.out.printf(Locale.ROOT, "data-parallel training on %d ranks: MLP %s, batch %d per rank (%d global), %d steps, %s%n",

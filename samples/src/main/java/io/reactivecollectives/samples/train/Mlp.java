@@ -31,6 +31,8 @@ public final class Mlp implements AutoCloseable {
     private final float[][] mw;      // momentum buffers
     private final float[][] mb;
     private final List<Parameter> parameters = new ArrayList<>();
+    /** {@link #exportState()}'s tensors, made on first use. */
+    private final List<Tensor> state = new ArrayList<>();
 
     // activations of the last forward pass: act[0] = input, act[l] = output of layer l (after ReLU except the last)
     private float[][] act;
@@ -332,6 +334,39 @@ public final class Mlp implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The whole training state as tensors (every layer's weights and biases, then their momentum
+     * buffers), written from the arrays now: what an elastic group hands a joiner. Made once.
+     *
+     * @return the tensors, owned by this model
+     */
+    public List<Tensor> exportState() {
+        if (state.isEmpty()) {
+            for (float[][] arrays : new float[][][] {w, b, mw, mb}) {
+                for (float[] a : arrays) {
+                    state.add(Tensor.zeros(DType.FLOAT32, a.length));
+                }
+            }
+        }
+        int i = 0;
+        for (float[][] arrays : new float[][][] {w, b, mw, mb}) {
+            for (float[] a : arrays) {
+                floats(state.get(i++)).put(a);
+            }
+        }
+        return state;
+    }
+
+    /** Reads {@link #exportState()}'s tensors (overwritten by a state transfer) back into the arrays. */
+    public void importState() {
+        int i = 0;
+        for (float[][] arrays : new float[][][] {w, b, mw, mb}) {
+            for (float[] a : arrays) {
+                floats(state.get(i++)).get(a);
+            }
+        }
+    }
+
     /** Releases the parameter tensors. */
     @Override
     public void close() {
@@ -339,5 +374,6 @@ public final class Mlp implements AutoCloseable {
             p.value().release();
             p.grad().release();
         }
+        state.forEach(Tensor::release);
     }
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Issue 40's fault run: the main job on 4 ranks under `collectives-run --max-restarts 3`, with rank 2
+# killed (SIGKILL, or SIGSTOP for STOP_SECONDS) once rank 0 printed KILL1_AT of the steps and rank 0
+# once it printed KILL2_AT; prints the job's output, its exit code and the wall time. With MODE=none it
+# kills nothing (the baseline).
+#   MODE=kill|stop|none STEPS=6000 perf/scripts/elastic_kills.sh
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+MODE="${MODE:-kill}"
+STEPS="${STEPS:-6000}"
+EVERY=$((STEPS / 20))
+KILL1_AT=$((STEPS * 30 / 100))
+KILL2_AT=$((STEPS * 60 / 100))
+STOP_SECONDS="${STOP_SECONDS:-75}"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+rank_pid() {   # the JVM whose environment says RANK=$1 (the newest one: a restarted rank is a new process)
+  for p in $(pgrep -f 'samples.train.DataParallelTraining' | sort -n); do
+    [[ "$(tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -x "RANK=$1")" ]] && [[ "$(cat /proc/$p/comm)" == java ]] && echo "$p"
+  done | tail -1
+}
+reached() { grep -q "step *$1/$STEPS" "$log"; }
+start=$(date +%s.%N)
+"$ROOT/bin/collectives-run" --nproc-per-node 4 --max-restarts 3 -- io.reactivecollectives.samples.train.DataParallelTraining \
+    --steps "$STEPS" --log-every "$EVERY" > "$log" 2>&1 &
+job=$!
+signal() {   # rank, when (step)
+  until reached "$2"; do kill -0 "$job" 2>/dev/null || return; sleep 0.05; done
+  local pid; pid="$(rank_pid "$1")"
+  local at; at=$(date +%s.%N)
+  case "$MODE" in
+    kill) kill -KILL "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGKILL rank $1 (pid $pid) at step $2" ;;
+    stop) kill -STOP "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGSTOP rank $1 (pid $pid) for $STOP_SECONDS s at step $2"
+          (sleep "$STOP_SECONDS"; kill -CONT "$pid" 2>/dev/null) & ;;
+  esac
+}
+if [[ "$MODE" != none ]]; then
+  signal 2 "$KILL1_AT"
+  [[ "$MODE" == kill ]] && signal 0 "$KILL2_AT"
+fi
+wait "$job"; code=$?
+end=$(date +%s.%N)
+grep -v -e ' INFO ' -e '^\[rank [0-9]\] *at ' "$log"
+echo "# mode $MODE, $STEPS steps: exit code $code, wall $(printf '%.2f' "$(echo "$end - $start" | bc)") s"

@@ -1,0 +1,169 @@
+package io.reactivecollectives.samples.train;
+
+import io.reactivecollectives.core.CollectiveException;
+import io.reactivecollectives.core.ElasticState;
+import io.reactivecollectives.core.GenerationEvent;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.ddp.Parameter;
+import io.reactivecollectives.transport.ElasticGroup;
+import io.reactivecollectives.transport.GroupOptions;
+import io.reactivecollectives.transport.MeshProcessGroup;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The main job's training, elastic: run under {@code collectives-run --max-restarts N}, a rank that
+ * dies is shrunk out by the others, which go on from the step they were on; its restarted process
+ * asks to join, is admitted at the next step's boundary with the model, the momentum buffers, the
+ * step and the losses so far streamed to it, and the group is back at full size. Each step is
+ * applied once: a step whose gradient all-reduce failed is taken again on the shrunk group, and a
+ * survivor that had applied it while another had not hands its state to the others
+ * ({@link ElasticState#version()}).
+ *
+ * <p>The steps run on the main thread of the rank's process (the program's own thread, which may
+ * wait), each rank's slice of a step's global batch following its rank in the generation.
+ */
+final class ElasticTraining implements ElasticState {
+
+    private final TrainConfig cfg;
+    private final Mlp mlp;
+    private final PrintStream out;
+    private final double[] losses;
+    private long step;
+    private final BatchSource source;
+
+    ElasticTraining(TrainConfig cfg, PrintStream out) {
+        this.cfg = cfg;
+        this.out = out;
+        this.mlp = new Mlp(cfg.dims(), cfg.seed() * 31);
+        this.losses = new double[cfg.steps()];
+        this.source = BatchSource.synthetic(new SyntheticTask(cfg.seed(), cfg.dims()[0], cfg.dims()[cfg.dims().length - 1]));
+    }
+
+    @Override
+    public String fingerprint() {
+        return "collectives-train MLP " + Arrays.toString(cfg.dims()) + " seed " + cfg.seed() + " steps " + cfg.steps()
+                + " batch " + cfg.batch();
+    }
+
+    @Override
+    public List<Tensor> tensors() {
+        return mlp.exportState();
+    }
+
+    @Override
+    public byte[] metadata() {
+        ByteBuffer b = ByteBuffer.allocate(8 + 8 * (int) step);
+        b.putLong(step);
+        for (int i = 0; i < step; i++) {
+            b.putDouble(losses[i]);
+        }
+        return b.array();
+    }
+
+    @Override
+    public void restore(byte[] metadata) {
+        mlp.importState();
+        ByteBuffer b = ByteBuffer.wrap(metadata);
+        step = b.getLong();
+        for (int i = 0; i < step; i++) {
+            losses[i] = b.getDouble();
+        }
+    }
+
+    @Override
+    public long version() {
+        return step;
+    }
+
+    /**
+     * Trains to the last step on the group the environment describes, as a member or as a joiner.
+     *
+     * @param options the group's options
+     * @return 0 when every rank ended with identical parameters, 1 otherwise
+     */
+    int run(GroupOptions options) {
+        long start = System.nanoTime();
+        try (ElasticGroup elastic = ElasticGroup.fromEnvironment(this, options).block()) {
+            List<GenerationEvent> changes = new ArrayList<>();
+            elastic.generations().subscribe(e -> {
+                changes.add(e);
+                if (e.reason() != GenerationEvent.Reason.START && e.members()[0] == elastic.identity()) {
+                    out.printf(Locale.ROOT, "generation %s at %d ms%n", describe(e), System.currentTimeMillis());
+                }
+            });
+            if (elastic.joined()) {
+                out.printf(Locale.ROOT, "joined the running job as rank %d of %d at step %d%n", elastic.group().rank(),
+                        elastic.group().size(), step);
+            }
+            float[] x = new float[cfg.batch() * cfg.dims()[0]];
+            int[] labels = new int[cfg.batch()];
+            List<Tensor> grads = mlp.parameters().stream().map(Parameter::grad).toList();
+            while (step < cfg.steps()) {
+                try {
+                    elastic.boundary().block();
+                    MeshProcessGroup g = elastic.group();
+                    int s = (int) step;
+                    source.batch(s, g.rank(), g.size(), x, labels);
+                    double loss = mlp.forward(x, labels, cfg.batch());
+                    mlp.backward(mlp::pushGradient);
+                    g.allReduceCoalesced(grads, ReduceOp.AVG, io.reactivecollectives.core.CollectiveOptions.DEFAULT).block();
+                    mlp.pullGradients();
+                    mlp.step(cfg.lr(), cfg.momentum());
+                    losses[s] = loss;
+                    step++;
+                    report(g, s, loss);
+                } catch (CollectiveException e) {
+                    MeshProcessGroup g = elastic.recover(e).block();
+                    out.printf(Locale.ROOT, "recovered at step %d: now rank %d of %d (generation %d)%n", step,
+                            g.rank(), g.size(), g.generation());
+                }
+            }
+            MeshProcessGroup g = elastic.group();
+            boolean same = Boolean.TRUE.equals(DataParallelTraining.sameOnAllRanks(g, mlp.flatValues()).block());
+            g.barrier().block();
+            if (g.rank() == 0) {
+                double ms = (System.nanoTime() - start) / 1e6 / cfg.steps();
+                double mean = 0;
+                int k = Math.min(100, cfg.steps());
+                for (int i = cfg.steps() - k; i < cfg.steps(); i++) {
+                    mean += losses[i] / k;
+                }
+                out.printf(Locale.ROOT, "loss (mean of the last %d steps) %.4f | %.3f ms/step over the whole run, "
+                        + "joins and recoveries included%n", k, mean, ms);
+                out.println("generations: " + changes.stream().map(ElasticTraining::describe)
+                        .collect(Collectors.joining(", ")));
+                out.println("steps: " + step + " of " + cfg.steps() + ", each applied once");
+                out.println("parameters identical on all " + g.size() + " ranks: " + (same ? "yes" : "NO"));
+            }
+            return same ? 0 : 1;
+        } finally {
+            mlp.close();
+        }
+    }
+
+    private void report(MeshProcessGroup g, int s, double loss) {
+        if (g.rank() == 0 && cfg.logEvery() > 0 && (s + 1) % cfg.logEvery() == 0) {
+            out.printf(Locale.ROOT, "step %5d/%d  loss %.4f  (%d ranks, generation %d)%n", s + 1, cfg.steps(), loss,
+                    g.size(), g.generation());
+        }
+    }
+
+    private static String describe(GenerationEvent e) {
+        String what = e.reason().name().toLowerCase(Locale.ROOT);
+        if (e.lost().length > 0) {
+            what += " (lost " + Arrays.toString(e.lost()) + ")";
+        }
+        if (e.joined().length > 0) {
+            what += " (joined " + Arrays.toString(e.joined()) + ")";
+        }
+        return e.generation() + ": " + what + " " + e.size() + " ranks";
+    }
+}
