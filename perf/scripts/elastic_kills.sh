@@ -29,16 +29,23 @@ signal() {   # rank, when (step)
   local pid; pid="$(rank_pid "$1")"
   local at; at=$(date +%s.%N)
   case "$MODE" in
-    kill) kill -KILL "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGKILL rank $1 (pid $pid) at step $2" ;;
+    kill) kill -KILL "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGKILL rank $1 (pid $pid) at step $2 (at $(printf '%.0f' "$(echo "$at * 1000" | bc)") ms)" ;;
     stop) kill -STOP "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGSTOP rank $1 (pid $pid) for $STOP_SECONDS s at step $2"
           (sleep "$STOP_SECONDS"; kill -CONT "$pid" 2>/dev/null) & ;;
   esac
 }
+kills=""
 if [[ "$MODE" != none ]]; then
-  signal 2 "$KILL1_AT"
-  [[ "$MODE" == kill ]] && signal 0 "$KILL2_AT"
+  kills+="$(signal 2 "$KILL1_AT")"$'\n'
+  [[ "$MODE" == kill ]] && kills+="$(signal 0 "$KILL2_AT")"$'\n'
+  echo -n "$kills"
 fi
 wait "$job"; code=$?
 end=$(date +%s.%N)
 grep -v -e ' INFO ' -e '^\[rank [0-9]\] *at ' "$log"
+# from each kill to the first generation back at 4 ranks after it
+for k in $(grep -o 'SIGKILL rank [0-9] (pid [0-9]*) at step [0-9]* (at [0-9]* ms)' <<< "$kills" | grep -o '(at [0-9]*' | tr -dc '0-9\n'); do
+  back=$(grep -o 'grow (joined \[[0-9, ]*\]) 4 ranks at [0-9]* ms' "$log" | grep -o '[0-9]* ms' | tr -dc '0-9\n' | awk -v k="$k" '$1 > k' | head -1)
+  [[ -n "$back" ]] && echo "# kill at $k ms: back at 4 ranks $((back - k)) ms later"
+done
 echo "# mode $MODE, $STEPS steps: exit code $code, wall $(printf '%.2f' "$(echo "$end - $start" | bc)") s"
