@@ -247,4 +247,87 @@ class ElasticGroupTest {
             cluster.close();
         }
     }
+
+    @Test
+    void twoRanksLostAtOnceComeBackTogetherAtOneBoundary() throws Exception {
+        LocalCluster cluster = LocalCluster.start(5, options("two")).block(ClusterTesting.TIMEOUT);
+        List<ElasticGroup> all = new ArrayList<>();
+        try {
+            for (int r = 0; r < 5; r++) {
+                all.add(ElasticGroup.of(cluster.group(r), state(2f, 11, "m")));
+            }
+            cluster.group(3).close();
+            cluster.group(4).close();                                   // two at once: 3 of 5 is still a majority
+            List<ElasticGroup> survivors = new ArrayList<>(all.subList(0, 3));
+            loseAndRecover(survivors);
+            survivors.forEach(e -> assertEquals(3, e.group().size()));
+            State s3 = state(0f, 0, "m");
+            State s4 = state(0f, 0, "m");
+            CompletableFuture<ElasticGroup> j4 = ElasticGroup.join(cluster.store(), 4, s4, options("two")).toFuture();
+            CompletableFuture<ElasticGroup> j3 = ElasticGroup.join(cluster.store(), 3, s3, options("two")).toFuture();
+            // both asked before the members look: one decision admits both (else the second comes at a later boundary)
+            while (!(ticketsTaken(cluster, "two") >= 2)) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(ElasticGroup.POLL_MILLIS);
+            assertTrue(boundaries(survivors, 100));
+            List<ElasticGroup> grown = new ArrayList<>(survivors);
+            grown.add(j3.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            grown.add(j4.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            all.clear();
+            all.addAll(grown);
+            for (int r = 0; r < 5; r++) {
+                assertEquals(r, grown.get(r).group().rank(), "identity " + grown.get(r).identity());
+                assertEquals(5, grown.get(r).group().size());
+            }
+            assertEquals(11, s3.step);
+            assertEquals(11, s4.step);
+            assertEquals(1 + 2 + 3 + 4 + 5, sum(grown), 0f);
+        } finally {
+            all.forEach(ElasticGroup::close);
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aMemberLostAtTheBoundaryIsShrunkOutThenTheJoinerIsAdmitted() throws Exception {
+        LocalCluster cluster = LocalCluster.start(4, options("during")).block(ClusterTesting.TIMEOUT);
+        List<ElasticGroup> all = new ArrayList<>();
+        try {
+            for (int r = 0; r < 4; r++) {
+                all.add(ElasticGroup.of(cluster.group(r), state(4f, 3, "m")));
+            }
+            State fresh = state(0f, 0, "m");
+            CompletableFuture<ElasticGroup> joining =
+                    ElasticGroup.join(cluster.store(), -1, fresh, options("during")).toFuture();
+            while (ticketsTaken(cluster, "during") < 1) {
+                Thread.sleep(10);
+            }
+            cluster.group(2).close();                                   // a member dies while a joiner waits
+            List<ElasticGroup> survivors = List.of(all.get(0), all.get(1), all.get(3));
+            List<Throwable> failed = Flux.fromIterable(survivors)
+                    .flatMap(e -> e.boundary().then(Mono.<Throwable>empty()).onErrorResume(Mono::just))
+                    .collectList().block(WAIT);
+            assertNotNull(failed);
+            assertEquals(3, failed.size(), "the boundary's broadcast fails on every survivor: " + failed);
+            Flux.fromIterable(survivors).zipWithIterable(failed).flatMap(p -> p.getT1().recover(p.getT2())).blockLast(WAIT);
+            assertTrue(boundaries(survivors, 100));
+            ElasticGroup joiner = joining.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            all.set(2, joiner);
+            assertEquals(4, joiner.identity(), "identity 2 is gone from the members, but the joiner asked for any: the next unused");
+            assertEquals(3, joiner.group().rank());
+            assertEquals(4, joiner.group().size());
+            assertEquals(3, fresh.step);
+            List<ElasticGroup> grown = List.of(all.get(0), all.get(1), all.get(3), joiner);
+            assertEquals(1 + 2 + 4 + 5, sum(grown), 0f);
+        } finally {
+            all.forEach(ElasticGroup::close);
+            cluster.close();
+        }
+    }
+
+    private static long ticketsTaken(LocalCluster cluster, String group) {
+        Long t = GrowPlanner.tickets(cluster.store(), group).block(WAIT);
+        return t == null ? 0 : t;
+    }
 }
