@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Issue 40's fault run: the main job on 4 ranks under `collectives-run --max-restarts 3`, with rank 2
-# killed (SIGKILL, or SIGSTOP for STOP_SECONDS) once rank 0 printed KILL1_AT of the steps and rank 0
-# once it printed KILL2_AT; prints the job's output, its exit code and the wall time. With MODE=none it
-# kills nothing (the baseline).
+# Issue 40's fault run: the main job on 4 ranks under `collectives-run --max-restarts 3`. MODE=kill:
+# rank 2 killed (SIGKILL) once rank 0 printed 30% of the steps and rank 0 at 60%; MODE=stop: rank
+# STOP_RANK (default 0) stopped (SIGSTOP) for STOP_SECONDS (default 75) at 30%, then continued;
+# MODE=none: nothing (the baseline). Prints the job's output, its exit code, the wall time and, per
+# kill, the time until the group was back at 4 ranks.
 #   MODE=kill|stop|none STEPS=6000 perf/scripts/elastic_kills.sh
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -30,21 +31,25 @@ signal() {   # rank, when (step)
   local at; at=$(date +%s.%N)
   case "$MODE" in
     kill) kill -KILL "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGKILL rank $1 (pid $pid) at step $2 (at $(printf '%.0f' "$(echo "$at * 1000" | bc)") ms)" ;;
-    stop) kill -STOP "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGSTOP rank $1 (pid $pid) for $STOP_SECONDS s at step $2"
+    stop) kill -STOP "$pid"; echo "# $(printf '%.2f' "$(echo "$at - $start" | bc)") s: SIGSTOP rank $1 (pid $pid) for $STOP_SECONDS s at step $2 (at $(printf '%.0f' "$(echo "$at * 1000" | bc)") ms)"
           (sleep "$STOP_SECONDS"; kill -CONT "$pid" 2>/dev/null) & ;;
   esac
 }
 kills=""
 if [[ "$MODE" != none ]]; then
-  kills+="$(signal 2 "$KILL1_AT")"$'\n'
-  [[ "$MODE" == kill ]] && kills+="$(signal 0 "$KILL2_AT")"$'\n'
+  if [[ "$MODE" == kill ]]; then
+    kills+="$(signal 2 "$KILL1_AT")"$'\n'
+    kills+="$(signal 0 "$KILL2_AT")"$'\n'
+  else
+    kills+="$(signal "${STOP_RANK:-0}" "$KILL1_AT")"$'\n'
+  fi
   echo -n "$kills"
 fi
 wait "$job"; code=$?
 end=$(date +%s.%N)
 grep -v -e ' INFO ' -e '^\[rank [0-9]\] *at ' "$log"
 # from each kill to the first generation back at 4 ranks after it
-for k in $(grep -o 'SIGKILL rank [0-9] (pid [0-9]*) at step [0-9]* (at [0-9]* ms)' <<< "$kills" | grep -o '(at [0-9]*' | tr -dc '0-9\n'); do
+for k in $(grep -o 'SIG[A-Z]* rank [0-9] (pid [0-9]*)[^(]*at step [0-9]* (at [0-9]* ms)' <<< "$kills" | grep -o '(at [0-9]*' | tr -dc '0-9\n'); do
   back=$(grep -o 'grow (joined \[[0-9, ]*\]) 4 ranks at [0-9]* ms' "$log" | grep -o '[0-9]* ms' | tr -dc '0-9\n' | awk -v k="$k" '$1 > k' | head -1)
   [[ -n "$back" ]] && echo "# kill at $k ms: back at 4 ranks $((back - k)) ms later"
 done

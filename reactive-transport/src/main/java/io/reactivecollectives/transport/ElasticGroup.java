@@ -64,7 +64,7 @@ public final class ElasticGroup implements AutoCloseable {
     /** How often rank 0 reads the store's join tickets, at most. */
     public static final long POLL_MILLIS = 100;
     /** Set by {@code collectives-run} on a restarted rank: how many times it was restarted. */
-    public static final String RESTART_COUNT_ENV = "RC_RESTART_COUNT";
+    public static final String RESTART_COUNT_ENV = EnvRendezvous.RESTART_COUNT_ENV;
 
     private final ElasticState state;
     private final int identityAtStart;
@@ -130,9 +130,13 @@ public final class ElasticGroup implements AutoCloseable {
     }
 
     /**
-     * Joins the group the launcher describes ({@link ProcessGroups#fromEnvironment}) as a member, or,
-     * in a process {@code collectives-run --max-restarts} restarted ({@value #RESTART_COUNT_ENV} set),
-     * asks to join the running group with its old rank as identity (see {@link #join}).
+     * Joins the group the launcher describes ({@link ProcessGroups#fromEnvironment}) as a member, or
+     * asks to join the running group with its launch rank as identity (see {@link #join}): in a
+     * process {@code collectives-run --max-restarts} restarted ({@value #RESTART_COUNT_ENV} set), and,
+     * where the launcher serves the store ({@code RC_AGENT_STORE}), in any process that finds the job
+     * already running (a host's ranks started again by its agent after the host was lost). A job
+     * counts as running once its rank 0 has connected generation 0, which every first process has
+     * reached by then.
      *
      * @param state   this process's state
      * @param options the group's settings (the same on every rank)
@@ -151,18 +155,41 @@ public final class ElasticGroup implements AutoCloseable {
      * @return a cold {@code Mono} of the elastic group
      */
     public static Mono<ElasticGroup> fromEnvironment(Map<String, String> env, ElasticState state, GroupOptions options) {
+        Objects.requireNonNull(env, "env");
         return Mono.defer(() -> {
-            if (TransportSettings.RESTART_COUNT.get(env) == 0) {
-                return ProcessGroups.fromEnvironment(env, options).map(g -> of(g, state));
+            boolean restarted = TransportSettings.RESTART_COUNT.get(env) > 0;
+            if (!restarted && !TransportSettings.AGENT_STORE.get(env)) {
+                return member(env, state, options);
             }
             LaunchEnvironment launch = EnvRendezvous.resolve(env);
-            GroupOptions o = options.host().equals(GroupOptions.defaults().host())
-                    ? options.withHost(EnvRendezvous.groupHost(env)) : options;
+            GroupOptions o = ProcessGroups.fromVariables(options, env);
+            String running = runningKey(options.groupId());
             return EnvRendezvous.connect(env, o.connectTimeout())
-                    .flatMap(rdv -> join(rdv.store(), launch.rank(), state, o)
-                            .doOnNext(e -> e.group.closeAfterGroup(rdv))
+                    .flatMap(rdv -> (restarted ? Mono.just(true) : rdv.store().check(List.of(running)))
+                            .flatMap(join -> {
+                                if (!join) {
+                                    rdv.close();
+                                    return member(env, state, options);
+                                }
+                                return join(rdv.store(), launch.rank(), state, o)
+                                        .doOnNext(e -> e.group.closeAfterGroup(rdv));
+                            })
                             .doOnError(err -> rdv.close()));
         });
+    }
+
+    /** A first process: connects generation 0; rank 0 then marks the job running. */
+    private static Mono<ElasticGroup> member(Map<String, String> env, ElasticState state, GroupOptions options) {
+        return ProcessGroups.fromEnvironment(env, options)
+                .flatMap(g -> (g.rank() != 0 ? Mono.<Void>empty()
+                        : g.store().set(runningKey(options.groupId()), new byte[] {1}))
+                        .thenReturn(g)
+                        .doOnError(e -> g.close()))
+                .map(g -> of(g, state));
+    }
+
+    private static String runningKey(String base) {
+        return "rc/" + base + "/elastic/running";
     }
 
     /**

@@ -140,8 +140,11 @@ public final class ProcessGroups {
                 group -> Mono.fromRunnable(group::close));
     }
 
-    private static Mono<MeshProcessGroup> fromVariables(Map<String, String> env, GroupOptions options) {
-        LaunchEnvironment launch = EnvRendezvous.resolve(env);
+    /**
+     * {@code options} completed from the launcher's variables: the host this rank binds and publishes
+     * (unless the options name one) and {@code RC_STORE_SECRET} (unless they have a secret).
+     */
+    static GroupOptions fromVariables(GroupOptions options, Map<String, String> env) {
         GroupOptions effective = options;
         if (options.host().equals(GroupOptions.defaults().host())) {
             effective = effective.withHost(EnvRendezvous.groupHost(env));
@@ -150,7 +153,12 @@ public final class ProcessGroups {
         if (options.secret() == null && secret != null) {
             effective = effective.withSecret(new String(secret, StandardCharsets.UTF_8));
         }
-        GroupOptions settings = effective;
+        return effective;
+    }
+
+    private static Mono<MeshProcessGroup> fromVariables(Map<String, String> env, GroupOptions options) {
+        LaunchEnvironment launch = EnvRendezvous.resolve(env);
+        GroupOptions settings = fromVariables(options, env);
         long start = System.nanoTime();
         // failed or cancelled before the group was handed over: the store it joined through (and rank
         // 0's server) is closed; after, the group owns it

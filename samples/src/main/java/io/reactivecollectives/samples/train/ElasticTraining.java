@@ -87,9 +87,19 @@ final class ElasticTraining implements ElasticState {
      * Trains to the last step on the group the environment describes, as a member or as a joiner.
      *
      * @param options the group's options
-     * @return 0 when every rank ended with identical parameters, 1 otherwise
+     * @return 0 when every rank ended with identical parameters, 1 otherwise (also when this process
+     *         left the job: excluded from the group, or no quorum; the launcher then restarts it and it joins)
      */
     int run(GroupOptions options) {
+        try {
+            return train(options);
+        } catch (RuntimeException e) {
+            out.println("collectives-train: this process leaves the job at step " + step + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private int train(GroupOptions options) {
         long start = System.nanoTime();
         try (ElasticGroup elastic = ElasticGroup.fromEnvironment(this, options).block()) {
             List<GenerationEvent> changes = new ArrayList<>();
