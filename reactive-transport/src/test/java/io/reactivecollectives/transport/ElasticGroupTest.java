@@ -326,6 +326,45 @@ class ElasticGroupTest {
         }
     }
 
+    @Test
+    void aJoinerThatStallsInTheStateTransferIsShrunkOutAfterTheDeadline() throws Exception {
+        GroupOptions o = options("stall").withTimeout(Duration.ofSeconds(3)).withConnectTimeout(Duration.ofSeconds(6));
+        LocalCluster cluster = LocalCluster.start(2, o).block(ClusterTesting.TIMEOUT);
+        List<ElasticGroup> all = new ArrayList<>();
+        List<MeshProcessGroup> stalled = new ArrayList<>();
+        try {
+            for (int r = 0; r < 2; r++) {
+                all.add(ElasticGroup.of(cluster.group(r), state(6f, 21, "m")));
+            }
+            // a joiner that is admitted and connects, then never takes part in the state transfer
+            GrowPlanner.request(cluster.store(), "stall", -1, state(0f, 0, "m").fingerprint(), WAIT)
+                    .flatMap(a -> MeshProcessGroup.connect(new io.reactivecollectives.core.rendezvous.PrefixStore(
+                                    "rc/" + a.plan().groupId() + "/", cluster.store()), a.plan().rankOf(a.identity()),
+                            a.plan().size(), o.withGroupId(a.plan().groupId()), a.plan().job()))
+                    .subscribe(stalled::add);
+            while (ticketsTaken(cluster, "stall") < 1) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(ElasticGroup.POLL_MILLIS);
+            long t0 = System.nanoTime();
+            List<Throwable> failed = Flux.fromIterable(all)
+                    .flatMap(e -> e.boundary().then(Mono.<Throwable>empty()).onErrorResume(Mono::just))
+                    .collectList().block(WAIT);
+            assertNotNull(failed);
+            assertEquals(2, failed.size(), "the transfer to a stalled joiner ends in an error on both members: " + failed);
+            failed.forEach(e -> assertTrue(e instanceof CollectiveException, e.toString()));
+            Flux.fromIterable(all).zipWithIterable(failed).flatMap(p -> p.getT1().recover(p.getT2())).blockLast(WAIT);
+            long took = System.nanoTime() - t0;
+            assertTrue(took < Duration.ofSeconds(30).toNanos(), "the group was stuck " + took / 1_000_000 + " ms");
+            all.forEach(e -> assertEquals(2, e.group().size(), "the stalled joiner is left out"));
+            assertEquals(1 + 2, sum(all), 0f);
+        } finally {
+            all.forEach(ElasticGroup::close);
+            stalled.forEach(MeshProcessGroup::close);
+            cluster.close();
+        }
+    }
+
     private static long ticketsTaken(LocalCluster cluster, String group) {
         Long t = GrowPlanner.tickets(cluster.store(), group).block(WAIT);
         return t == null ? 0 : t;
