@@ -121,8 +121,14 @@ final class StateTransfer {
     static long digest(List<Tensor> tensors, byte[] meta) {
         CRC32C crc = new CRC32C();
         for (Tensor t : tensors) {
-            ByteBuffer b = t.buffer().nioBuffer(t.buffer().readerIndex(), (int) t.nbytes());
-            crc.update(b);
+            long at = t.buffer().readerIndex();
+            for (long left = t.nbytes(); left > 0; ) {   // a tensor may pass 2 GiB: in pieces
+                int n = (int) Math.min(left, 1 << 30);
+                ByteBuffer b = t.buffer().nioBuffer(Math.toIntExact(at), n);
+                crc.update(b);
+                at += n;
+                left -= n;
+            }
         }
         crc.update(meta);
         return crc.getValue();

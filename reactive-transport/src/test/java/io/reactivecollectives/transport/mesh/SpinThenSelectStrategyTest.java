@@ -36,7 +36,8 @@ class SpinThenSelectStrategyTest {
 
     @Test
     void pollingThatSeesTheNextIoDoublesItBackUpToTheMaximum() throws Exception {
-        long max = 32_000_000;     // a floor of 1 ms: the calls below come well within it
+        long max = 320_000_000;    // a floor of 10 ms: the calls below come well within it, on a loaded machine too
+                                   // (at 1 ms, CI once saw a poll come after the budget had run out)
         SpinThenSelectStrategy s = new SpinThenSelectStrategy(max, true);
         for (int i = 0; i < 6; i++) {
             pollUntilSelect(s);
