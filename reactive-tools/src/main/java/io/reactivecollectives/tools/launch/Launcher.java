@@ -327,15 +327,28 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             for (int local = 0; local < nprocPerNode; local++) {
                 start.start(local, 0);
             }
-            int result = 0;
-            boolean stopping = false;
+            int result = 0, whole = nnodes == 1 ? nprocPerNode : 0;   // whole: the job's ranks are all here
+            boolean stopping = false, joinersStopped = false;
             for (int running = nprocPerNode; running > 0; ) {
                 RankProcesses.Exit e = children.take();
                 int rank = nodeRank * nprocPerNode + e.localRank();
                 if (e.localRank() == 0 && e.restart() == 0) {
                     localZeroExit[0] = e.code();
                 }
-                if (e.code() != 0 && !stopping && restarts.mayRestart(rank)) {
+                if (e.code() == 0 || joinersStopped || (!stopping && restarts.othersFinished(rank, whole))) {
+                    if (e.code() != 0 && !joinersStopped) {
+                        err.println(restarts.lateLine(rank, e.code()));
+                    }
+                    restarts.finished(rank);
+                    running--;
+                    if (!joinersStopped && !stopping && restarts.onlyJoinersLeft(whole)) {
+                        joinersStopped = true;
+                        err.println(restarts.doneLine());
+                        children.terminate();
+                    }
+                    continue;
+                }
+                if (!stopping && restarts.mayRestart(rank)) {
                     restarts.restart(rank);
                     err.println(restarts.restartLine(rank, e.code()));
                     err.flush();

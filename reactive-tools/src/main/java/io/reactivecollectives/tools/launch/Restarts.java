@@ -18,6 +18,8 @@ final class Restarts {
     private final int max;
     /** Restarts so far, by rank (only ranks restarted at least once). */
     private final Map<Integer, Integer> counts = new TreeMap<>();
+    /** The ranks whose process finished the job (exited 0). */
+    private final java.util.Set<Integer> finished = new java.util.TreeSet<>();
 
     /**
      * Bookkeeping for {@code --max-restarts max}.
@@ -70,6 +72,50 @@ final class Restarts {
             env.put(EnvRendezvous.RESTART_COUNT_ENV, Integer.toString(k));
         }
         return env;
+    }
+
+    /** {@code rank}'s process exited 0: it finished the job. */
+    void finished(int rank) {
+        finished.add(rank);
+    }
+
+    /**
+     * Whether the job of {@code ranks} ranks (all on this node) is done without the ranks not yet
+     * finished: restarts are on, and every rank that has not finished is a restarted process, asking
+     * to join a group whose members have all finished (so nobody will admit it). A rank that fails
+     * once every other has finished is not restarted either ({@link #othersFinished}).
+     *
+     * @param ranks the job's world size, when this launcher runs all of it; 0 when other nodes have ranks
+     * @return whether the unfinished ranks are joiners left with nothing to join
+     */
+    boolean onlyJoinersLeft(int ranks) {
+        if (max == 0 || ranks == 0 || finished.isEmpty()) {
+            return false;
+        }
+        for (int r = 0; r < ranks; r++) {
+            if (!finished.contains(r) && count(r) == 0) {
+                return false;
+            }
+        }
+        return finished.size() < ranks;
+    }
+
+    /** {@return whether every rank of {@code ranks} (all on this node; 0: not) but {@code rank} has finished} */
+    boolean othersFinished(int rank, int ranks) {
+        return max > 0 && ranks > 0 && finished.size() == ranks - 1 && !finished.contains(rank);
+    }
+
+    /** The launcher's line when the job is done and the ranks still joining are stopped. */
+    String doneLine() {
+        return "collectives-run: every rank that stayed in the group has finished the job; stopping the restarted "
+                + "ranks still asking to join (" + (counts.keySet().stream().filter(r -> !finished.contains(r))
+                .map(r -> "rank " + r).collect(java.util.stream.Collectors.joining(", "))) + ")";
+    }
+
+    /** The launcher's line when {@code rank} failed with {@code code} after every other rank finished the job. */
+    String lateLine(int rank, int code) {
+        return "collectives-run: rank " + rank + " " + exit(code) + " after every other rank finished the job; not "
+                + "restarting it (the group it would join has ended)";
     }
 
     /** The launcher's line when {@code rank} failed with {@code code} and is restarted (after {@link #restart}). */

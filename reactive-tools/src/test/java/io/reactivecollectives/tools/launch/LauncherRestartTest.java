@@ -106,6 +106,63 @@ class LauncherRestartTest {
         }
     }
 
+    /**
+     * Rank 1 fails at once; its restart waits (a joiner nobody admits) for a minute. Ranks 0 and 2
+     * finish after 2 s. With {@code late}, rank 1 instead fails only after the others finished.
+     */
+    public static final class JoinerLeftBehindChild {
+        public static void main(String[] args) throws Exception {
+            int rank = Integer.parseInt(System.getenv("RANK"));
+            boolean late = args.length > 0 && args[0].equals("late");
+            if (rank == 1) {
+                if (late) {
+                    Thread.sleep(4_000);
+                    System.exit(4);
+                }
+                if (System.getenv("RC_RESTART_COUNT") == null) {
+                    System.exit(3);
+                }
+                System.out.println("joining");
+                Thread.sleep(60_000);
+                System.out.println("should have been stopped");
+                return;
+            }
+            Thread.sleep(2_000);
+            System.out.println("finished rank=" + rank);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aRestartedRankStillJoiningWhenEveryOtherRankFinishedIsStoppedAndTheJobSucceeds() {
+        LaunchResult r = launch("--nproc-per-node", "3", "--class-data", "off", "--max-restarts", "2", "--grace-ms", "500",
+                "--", JoinerLeftBehindChild.class.getName());
+        assertEquals(0, r.code(), r.err() + r.out());
+        assertTrue(r.err().contains("collectives-run: every rank that stayed in the group has finished the job; stopping"
+                + " the restarted ranks still asking to join (rank 1)"), r.err());
+        assertFalse(r.out().contains("should have been stopped"), r.out());
+        assertEquals(1, count(r.out(), "[rank 1] joining"), r.out());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aRankFailingAfterEveryOtherFinishedIsNotRestarted() {
+        LaunchResult r = launch("--nproc-per-node", "3", "--class-data", "off", "--max-restarts", "2", "--",
+                JoinerLeftBehindChild.class.getName(), "late");
+        assertEquals(0, r.code(), r.err() + r.out());
+        assertTrue(r.err().contains("collectives-run: rank 1 exited with code 4 after every other rank finished the job;"
+                + " not restarting it (the group it would join has ended)"), r.err());
+        assertFalse(r.err().contains("restarting it (restart"), r.err());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void withoutRestartsARankFailingLastStillFailsTheJob() {
+        LaunchResult r = launch("--nproc-per-node", "3", "--class-data", "off", "--",
+                JoinerLeftBehindChild.class.getName(), "late");
+        assertEquals(4, r.code(), r.err() + r.out());
+    }
+
     private static long count(String text, String line) {
         return text.lines().filter(l -> l.startsWith(line)).count();
     }
