@@ -113,6 +113,7 @@ final class ElasticTraining implements ElasticState {
                 out.printf(Locale.ROOT, "joined the running job as rank %d of %d at step %d%n", elastic.group().rank(),
                         elastic.group().size(), step);
             }
+            long firstStep = step;   // a joiner's steps begin where the members were
             float[] x = new float[cfg.batch() * cfg.dims()[0]];
             int[] labels = new int[cfg.batch()];
             List<Tensor> grads = mlp.parameters().stream().map(Parameter::grad).toList();
@@ -140,14 +141,14 @@ final class ElasticTraining implements ElasticState {
             boolean same = Boolean.TRUE.equals(DataParallelTraining.sameOnAllRanks(g, mlp.flatValues()).block());
             g.barrier().block();
             if (g.rank() == 0) {
-                double ms = (System.nanoTime() - start) / 1e6 / cfg.steps();
+                double ms = (System.nanoTime() - start) / 1e6 / Math.max(1, cfg.steps() - firstStep);
                 double mean = 0;
                 int k = Math.min(100, cfg.steps());
                 for (int i = cfg.steps() - k; i < cfg.steps(); i++) {
                     mean += losses[i] / k;
                 }
-                out.printf(Locale.ROOT, "loss (mean of the last %d steps) %.4f | %.3f ms/step over the whole run, "
-                        + "joins and recoveries included%n", k, mean, ms);
+                out.printf(Locale.ROOT, "loss (mean of the last %d steps) %.4f | %.3f ms/step over this process's %d "
+                        + "steps, start-up, joins and recoveries included%n", k, mean, ms, cfg.steps() - firstStep);
                 out.println("generations: " + changes.stream().map(ElasticTraining::describe)
                         .collect(Collectors.joining(", ")));
                 out.println("steps: " + step + " of " + cfg.steps() + ", each applied once");
