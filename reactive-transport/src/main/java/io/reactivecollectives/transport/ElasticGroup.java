@@ -50,7 +50,8 @@ import java.util.Objects;
  *
  * <p>Joins are planned in the store ({@code GrowPlanner}'s protocol): rank 0 of the generation reads
  * the join requests, at most every {@value #POLL_MILLIS} ms, and the members agree on them with a
- * one-element broadcast at every boundary. A joiner whose {@link ElasticState#fingerprint()} differs
+ * one-element broadcast at every boundary; while the store does not answer, a boundary admits
+ * nobody and the members train on. A joiner whose {@link ElasticState#fingerprint()} differs
  * from the members' is refused with an error naming both, and the group goes on unchanged; a joiner
  * that does not connect within the group's connect timeout is left out and the group goes on
  * without it (its generation number is not used again).
@@ -72,9 +73,10 @@ public final class ElasticGroup implements AutoCloseable {
     /** On a joiner, until its first {@link #boundary()}: the members' boundary it was admitted at. */
     private volatile boolean admittedAtBoundary;
     private volatile MeshProcessGroup group;
-    /** Rank 0's last reading of the join tickets, and when (guarded by this). */
+    /** Rank 0's last reading of the join tickets, and when, and whether the store failed it (guarded by this). */
     private long tickets;
     private long polledAt;
+    private boolean storeLost;
 
     private ElasticGroup(MeshProcessGroup group, ElasticState state, boolean joined) {
         this.group = group;
@@ -292,11 +294,25 @@ public final class ElasticGroup implements AutoCloseable {
             return Mono.just(tickets);
         }
         polledAt = now;
-        return GrowPlanner.tickets(lineage.root(), lineage.base()).doOnNext(t -> {
-            synchronized (this) {
-                tickets = Math.max(tickets, t);
-            }
-        });
+        return GrowPlanner.tickets(lineage.root(), lineage.base())
+                .timeout(group.options().connectTimeout())
+                .doOnNext(t -> {
+                    synchronized (this) {
+                        tickets = Math.max(tickets, t);
+                        storeLost = false;
+                    }
+                })
+                .onErrorResume(e -> {
+                    // the store is gone (its host lost): the members train on, admitting nobody until it answers
+                    synchronized (this) {
+                        if (!storeLost) {
+                            storeLost = true;
+                            log.warn("group '{}': the store {} did not answer the join tickets ({}); the members go on "
+                                    + "without admitting anyone until it does", lineage.base(), lineage.root(), e.toString());
+                        }
+                        return Mono.just(tickets);
+                    }
+                });
     }
 
     private Mono<Boolean> grow(MeshProcessGroup g, GroupLineage lineage, long upTo) {

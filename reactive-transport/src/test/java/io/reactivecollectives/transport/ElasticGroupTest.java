@@ -365,6 +365,108 @@ class ElasticGroupTest {
         }
     }
 
+    /** A store that can be taken away: every call fails once {@link #lose()} was called. */
+    static final class LosableStore implements io.reactivecollectives.core.rendezvous.Store {
+        private final io.reactivecollectives.core.rendezvous.Store inner = new io.reactivecollectives.core.rendezvous.HashStore();
+        private volatile boolean lost;
+
+        void lose() {
+            lost = true;
+        }
+
+        private <T> Mono<T> call(Mono<T> m) {
+            return Mono.defer(() -> lost ? Mono.error(new IllegalStateException("the store's host is gone")) : m);
+        }
+
+        @Override
+        public Duration timeout() {
+            return inner.timeout();
+        }
+
+        @Override
+        public Mono<Void> set(String key, byte[] value) {
+            return call(inner.set(key, value));
+        }
+
+        @Override
+        public Mono<byte[]> get(String key, Duration timeout) {
+            return call(inner.get(key, timeout));
+        }
+
+        @Override
+        public Mono<Long> add(String key, long delta) {
+            return call(inner.add(key, delta));
+        }
+
+        @Override
+        public Mono<byte[]> compareSet(String key, byte[] expected, byte[] desired) {
+            return call(inner.compareSet(key, expected, desired));
+        }
+
+        @Override
+        public Mono<Void> await(List<String> keys, Duration timeout) {
+            return call(inner.await(keys, timeout));
+        }
+
+        @Override
+        public Mono<Boolean> check(List<String> keys) {
+            return call(inner.check(keys));
+        }
+
+        @Override
+        public Mono<Boolean> delete(String key) {
+            return call(inner.delete(key));
+        }
+
+        @Override
+        public Mono<Long> numKeys() {
+            return call(inner.numKeys());
+        }
+
+        @Override
+        public Mono<List<byte[]>> multiGet(List<String> keys) {
+            return call(inner.multiGet(keys));
+        }
+
+        @Override
+        public Mono<Void> multiSet(java.util.Map<String, byte[]> entries) {
+            return call(inner.multiSet(entries));
+        }
+
+        @Override
+        public Mono<Long> append(String key, byte[] value) {
+            return call(inner.append(key, value));
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
+    @Test
+    void withTheStoreLostTheMembersTrainOnAdmittingNobody() throws Exception {
+        LosableStore store = new LosableStore();
+        LocalCluster cluster = LocalCluster.start(2, options("nostore"), o -> store).block(ClusterTesting.TIMEOUT);
+        List<ElasticGroup> all = new ArrayList<>();
+        try {
+            for (int r = 0; r < 2; r++) {
+                all.add(ElasticGroup.of(cluster.group(r), state(1f, 0, "m")));
+            }
+            assertFalse(boundaries(all, 1));
+            store.lose();
+            Thread.sleep(ElasticGroup.POLL_MILLIS * 2);        // the next boundary asks the store again
+            for (int i = 0; i < 5; i++) {
+                assertFalse(boundaries(all, 1), "a boundary without a store admits nobody and fails nothing");
+                assertEquals(1 + 2, sum(all), 0f);
+                Thread.sleep(ElasticGroup.POLL_MILLIS);
+            }
+        } finally {
+            all.forEach(ElasticGroup::close);
+            cluster.close();
+        }
+    }
+
     private static long ticketsTaken(LocalCluster cluster, String group) {
         Long t = GrowPlanner.tickets(cluster.store(), group).block(WAIT);
         return t == null ? 0 : t;
