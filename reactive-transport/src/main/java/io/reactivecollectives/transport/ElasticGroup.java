@@ -53,8 +53,8 @@ import java.util.Objects;
  * one-element broadcast at every boundary; while the store does not answer, a boundary admits
  * nobody and the members train on. A joiner whose {@link ElasticState#fingerprint()} differs
  * from the members' is refused with an error naming both, and the group goes on unchanged; a joiner
- * that does not connect within the group's connect timeout is left out and the group goes on
- * without it (its generation number is not used again).
+ * that does not connect within {@code rc.elastic.connectTimeout} (30 s; at most the group's connect
+ * timeout) is left out and the group goes on without it (its generation number is not used again).
  *
  * <p>The store must outlive any one rank for rank 0 to be replaceable: under
  * {@code collectives-run --max-restarts N} the launcher serves it ({@code RC_AGENT_STORE}).
@@ -365,9 +365,13 @@ public final class ElasticGroup implements AutoCloseable {
         throw new IllegalStateException("a generation of joiners only has no state to hand over");
     }
 
+    /** Connects {@code plan}'s generation, waiting at most {@code rc.elastic.connectTimeout} (and the group's own). */
     private static Mono<MeshProcessGroup> connect(Store root, GrowPlan plan, int identity, GroupOptions options) {
+        java.time.Duration limit = TransportSettings.ELASTIC_CONNECT_TIMEOUT.get();
+        GroupOptions o = limit.isZero() || limit.compareTo(options.connectTimeout()) >= 0 ? options
+                : options.withConnectTimeout(limit);
         return MeshProcessGroup.connect(new PrefixStore("rc/" + plan.groupId() + "/", root), plan.rankOf(identity),
-                plan.size(), options.withGroupId(plan.groupId()), plan.job());
+                plan.size(), o.withGroupId(plan.groupId()), plan.job());
     }
 
     private static GenerationEvent event(GrowPlan plan) {

@@ -4,6 +4,7 @@ import io.reactivecollectives.core.settings.Setting;
 import io.reactivecollectives.core.settings.SettingsProvider;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -162,6 +163,12 @@ public final class TransportSettings implements SettingsProvider {
             "set by `collectives-run` for a restarted rank (`--max-restarts`): how many times this rank has been restarted "
                     + "(1 for the first restart); unset in a rank's first process");
 
+    /** How long a join's members and joiners wait for the next generation to connect ({@code ElasticGroup}). */
+    public static final Setting<Duration> ELASTIC_CONNECT_TIMEOUT = Setting.duration("rc.elastic.connectTimeout",
+            Duration.ofSeconds(30), "how long the members and joiners of a join (`ElasticGroup.boundary()`) wait for the "
+                    + "next generation to connect, at most the group's connect timeout; a joiner that died after its "
+                    + "admission is left out after it and the members go on");
+
     /** Set by {@code collectives-run} for every rank: its {@code --max-restarts}. */
     public static final Setting<Integer> MAX_RESTARTS = Setting.integer("RC_MAX_RESTARTS", 0, 0, Integer.MAX_VALUE,
             "set by `collectives-run` for every rank: how many times a failed rank is restarted (`--max-restarts`)");
@@ -211,6 +218,7 @@ public final class TransportSettings implements SettingsProvider {
                 OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
-                STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS);
+                STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,
+                ELASTIC_CONNECT_TIMEOUT);
     }
 }
