@@ -92,6 +92,24 @@ class ElasticGroupTest {
         }
     }
 
+    /** A cluster and the elastic groups over it (the list may change), closed together. */
+    private record Job(LocalCluster cluster, List<ElasticGroup> all) implements AutoCloseable {
+        @Override
+        public void close() {
+            all.forEach(ElasticGroup::close);
+            cluster.close();
+        }
+    }
+
+    /** Every rank of {@code cluster} as an elastic group over a state of its own, all alike. */
+    private Job job(LocalCluster cluster, float fill, long step, String model) {
+        List<ElasticGroup> all = new ArrayList<>();
+        for (int r = 0; r < cluster.size(); r++) {
+            all.add(ElasticGroup.of(cluster.group(r), state(fill, step, model)));
+        }
+        return new Job(cluster, all);
+    }
+
     /** Every elastic group's boundary at once, until one reports a change (or {@code rounds} pass). */
     private static boolean boundaries(List<ElasticGroup> members, int rounds) throws InterruptedException {
         for (int i = 0; i < rounds; i++) {
@@ -182,12 +200,9 @@ class ElasticGroupTest {
 
     @Test
     void aJoinerOfAnotherModelIsRefusedAndTheGroupGoesOn() throws Exception {
-        LocalCluster cluster = LocalCluster.start(3, options("refuse")).block(ClusterTesting.TIMEOUT);
-        List<ElasticGroup> all = new ArrayList<>();
-        try {
-            for (int r = 0; r < 3; r++) {
-                all.add(ElasticGroup.of(cluster.group(r), state(1f, 7, "mlp-v1")));
-            }
+        try (Job job = job(LocalCluster.start(3, options("refuse")).block(ClusterTesting.TIMEOUT), 1f, 7, "mlp-v1")) {
+            LocalCluster cluster = job.cluster();
+            List<ElasticGroup> all = job.all();
             CompletableFuture<ElasticGroup> joining =
                     ElasticGroup.join(cluster.store(), -1, state(0f, 0, "mlp-v2"), options("refuse")).toFuture();
             long deadline = System.nanoTime() + WAIT.toNanos();
@@ -205,20 +220,14 @@ class ElasticGroupTest {
             }
             all.forEach(e -> assertEquals(0, e.group().generation()));
             assertEquals(1 + 2 + 3, sum(all), 0f);
-        } finally {
-            all.forEach(ElasticGroup::close);
-            cluster.close();
         }
     }
 
     @Test
     void aJoinerThatNeverConnectsIsLeftOutAndItsGenerationIsNotReused() throws Exception {
-        LocalCluster cluster = LocalCluster.start(2, options("vanish")).block(ClusterTesting.TIMEOUT);
-        List<ElasticGroup> all = new ArrayList<>();
-        try {
-            for (int r = 0; r < 2; r++) {
-                all.add(ElasticGroup.of(cluster.group(r), state(3f, 5, "m")));
-            }
+        try (Job job = job(LocalCluster.start(2, options("vanish")).block(ClusterTesting.TIMEOUT), 3f, 5, "m")) {
+            LocalCluster cluster = job.cluster();
+            List<ElasticGroup> all = job.all();
             String fingerprint = state(0f, 0, "m").fingerprint();
             // asks, is admitted, and never connects (a joiner that died during its join)
             GrowPlanner.request(cluster.store(), "vanish", 9, fingerprint, WAIT).subscribe();
@@ -242,20 +251,14 @@ class ElasticGroupTest {
             assertNotNull(events);
             assertEquals(new GenerationEvent("vanish@gen2", 2, GenerationEvent.Reason.GROW, new int[] {0, 1, 2},
                     new int[0], new int[] {2}), events.get(1));
-        } finally {
-            all.forEach(ElasticGroup::close);
-            cluster.close();
         }
     }
 
     @Test
     void twoRanksLostAtOnceComeBackTogetherAtOneBoundary() throws Exception {
-        LocalCluster cluster = LocalCluster.start(5, options("two")).block(ClusterTesting.TIMEOUT);
-        List<ElasticGroup> all = new ArrayList<>();
-        try {
-            for (int r = 0; r < 5; r++) {
-                all.add(ElasticGroup.of(cluster.group(r), state(2f, 11, "m")));
-            }
+        try (Job job = job(LocalCluster.start(5, options("two")).block(ClusterTesting.TIMEOUT), 2f, 11, "m")) {
+            LocalCluster cluster = job.cluster();
+            List<ElasticGroup> all = job.all();
             cluster.group(3).close();
             cluster.group(4).close();                                   // two at once: 3 of 5 is still a majority
             List<ElasticGroup> survivors = new ArrayList<>(all.subList(0, 3));
@@ -283,20 +286,14 @@ class ElasticGroupTest {
             assertEquals(11, s3.step);
             assertEquals(11, s4.step);
             assertEquals(1 + 2 + 3 + 4 + 5, sum(grown), 0f);
-        } finally {
-            all.forEach(ElasticGroup::close);
-            cluster.close();
         }
     }
 
     @Test
     void aMemberLostAtTheBoundaryIsShrunkOutThenTheJoinerIsAdmitted() throws Exception {
-        LocalCluster cluster = LocalCluster.start(4, options("during")).block(ClusterTesting.TIMEOUT);
-        List<ElasticGroup> all = new ArrayList<>();
-        try {
-            for (int r = 0; r < 4; r++) {
-                all.add(ElasticGroup.of(cluster.group(r), state(4f, 3, "m")));
-            }
+        try (Job job = job(LocalCluster.start(4, options("during")).block(ClusterTesting.TIMEOUT), 4f, 3, "m")) {
+            LocalCluster cluster = job.cluster();
+            List<ElasticGroup> all = job.all();
             State fresh = state(0f, 0, "m");
             CompletableFuture<ElasticGroup> joining =
                     ElasticGroup.join(cluster.store(), -1, fresh, options("during")).toFuture();
@@ -320,9 +317,6 @@ class ElasticGroupTest {
             assertEquals(3, fresh.step);
             List<ElasticGroup> grown = List.of(all.get(0), all.get(1), all.get(3), joiner);
             assertEquals(1 + 2 + 4 + 5, sum(grown), 0f);
-        } finally {
-            all.forEach(ElasticGroup::close);
-            cluster.close();
         }
     }
 
@@ -447,12 +441,9 @@ class ElasticGroupTest {
     @Test
     void withTheStoreLostTheMembersTrainOnAdmittingNobody() throws Exception {
         LosableStore store = new LosableStore();
-        LocalCluster cluster = LocalCluster.start(2, options("nostore"), o -> store).block(ClusterTesting.TIMEOUT);
-        List<ElasticGroup> all = new ArrayList<>();
-        try {
-            for (int r = 0; r < 2; r++) {
-                all.add(ElasticGroup.of(cluster.group(r), state(1f, 0, "m")));
-            }
+        try (Job job = job(LocalCluster.start(2, options("nostore"), o -> store).block(ClusterTesting.TIMEOUT), 1f, 0, "m")) {
+            LocalCluster cluster = job.cluster();
+            List<ElasticGroup> all = job.all();
             assertFalse(boundaries(all, 1));
             store.lose();
             Thread.sleep(ElasticGroup.POLL_MILLIS * 2);        // the next boundary asks the store again
@@ -461,9 +452,6 @@ class ElasticGroupTest {
                 assertEquals(1 + 2, sum(all), 0f);
                 Thread.sleep(ElasticGroup.POLL_MILLIS);
             }
-        } finally {
-            all.forEach(ElasticGroup::close);
-            cluster.close();
         }
     }
 
