@@ -151,7 +151,11 @@ final class ElasticTraining implements ElasticState {
                         + "steps, start-up, joins and recoveries included%n", k, mean, ms, cfg.steps() - firstStep);
                 out.println("generations: " + changes.stream().map(ElasticTraining::describe)
                         .collect(Collectors.joining(", ")));
-                out.println("steps: " + step + " of " + cfg.steps() + ", each applied once");
+                // every step's loss is recorded by the ranks that took it and handed to joiners: a step
+                // skipped (or a joiner's history lost) leaves a zero, which a cross-entropy never is
+                long missing = java.util.Arrays.stream(losses).filter(l -> l == 0.0).count();
+                out.println("steps: " + step + " of " + cfg.steps() + (missing == 0 ? ", each applied once"
+                        : ", " + missing + " WITHOUT A RECORDED LOSS"));
                 out.println("parameters identical on all " + g.size() + " ranks: " + (same ? "yes" : "NO"));
             }
             return same ? 0 : 1;
