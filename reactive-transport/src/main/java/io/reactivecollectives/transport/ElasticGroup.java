@@ -64,8 +64,6 @@ public final class ElasticGroup implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ElasticGroup.class);
     /** How often rank 0 reads the store's join tickets, at most. */
     public static final long POLL_MILLIS = 100;
-    /** Set by {@code collectives-run} on a restarted rank: how many times it was restarted. */
-    public static final String RESTART_COUNT_ENV = EnvRendezvous.RESTART_COUNT_ENV;
 
     private final ElasticState state;
     private final int identityAtStart;
@@ -122,7 +120,7 @@ public final class ElasticGroup implements AutoCloseable {
                             admission.identity(), plan.rankOf(admission.identity()), plan.size(), plan.generation());
                     return connect(store, plan, admission.identity(), options)
                             .map(g -> {
-                                g.continues(base, new GroupLineage(base, event(plan), store, plan.handled()), List.of());
+                                g.continues(new GroupLineage(base, event(plan), store, plan.handled()), List.of());
                                 return new ElasticGroup(g, state, true);
                             })
                             .flatMap(e -> StateTransfer.run(e.group, source(plan.members(), plan.joined()), state, true)
@@ -134,7 +132,7 @@ public final class ElasticGroup implements AutoCloseable {
     /**
      * Joins the group the launcher describes ({@link ProcessGroups#fromEnvironment}) as a member, or
      * asks to join the running group with its launch rank as identity (see {@link #join}): in a
-     * process {@code collectives-run --max-restarts} restarted ({@value #RESTART_COUNT_ENV} set), and,
+     * process {@code collectives-run --max-restarts} restarted ({@code RC_RESTART_COUNT} set), and,
      * where the launcher serves the store ({@code RC_AGENT_STORE}), in any process that finds the job
      * already running (a host's ranks started again by its agent after the host was lost). A job
      * counts as running once its rank 0 has connected generation 0, which every first process has
@@ -335,7 +333,7 @@ public final class ElasticGroup implements AutoCloseable {
             return connect(root, p, me, options)
                     .map(next -> {
                         lineage.leaving();
-                        next.continues(base, lineage.grown(p), g.leave());
+                        next.continues(lineage.grown(p), g.leave());
                         group = next;
                         log.info("group '{}': generation {} with {} (joined: {})", base, p.generation(),
                                 Arrays.toString(p.members()), Arrays.toString(p.joined()));

@@ -26,20 +26,21 @@ final class GroupShrink {
     /**
      * @param old      the group that lost peers
      * @param job      the job {@code old} belongs to
-     * @param store    the job's root store (plans and the new group's keys live there)
      * @param seenDead per rank, whether {@code old} saw it die
      * @param leave    closes {@code old} once this rank is known to be a member, handing over what
      *                 it would have closed after itself (closed here if the join fails)
      * @param join     how the next generation is joined
-     * @param lineage  the generations so far; told of the new one once it has joined
+     * @param lineage  the generations so far (the group's base id, the root store where plans and the
+     *                 new group's keys live, the newest generation number); told of the new one once
+     *                 it has joined
      * @param adopt    told, on the new group, the lineage it continues and the resources it now owns
      * @param <G>      the group type
      */
-    static <G extends ProcessGroup> Mono<G> shrink(ProcessGroup old, String job, Store store, GroupOptions options,
-                                                   String baseId, int generation, boolean[] seenDead,
-                                                   Supplier<List<AutoCloseable>> leave, GroupJoin<G> join,
-                                                   GroupLineage lineage, Adopt<G> adopt) {
-        return Mono.defer(() -> ShrinkPlanner.plan(store, baseId, generation, old.rank(), old.size(), seenDead,
+    static <G extends ProcessGroup> Mono<G> shrink(ProcessGroup old, String job, GroupOptions options,
+                                                   boolean[] seenDead, Supplier<List<AutoCloseable>> leave,
+                                                   GroupJoin<G> join, GroupLineage lineage, Adopt<G> adopt) {
+        Store store = lineage.root();
+        return Mono.defer(() -> ShrinkPlanner.plan(store, lineage.base(), lineage.reserved(), old.rank(), old.size(), seenDead,
                         options.connectTimeout(), options.diagnostics().waitReportInterval(), options.minQuorum())
                 .flatMap(plan -> {
                     lineage.leaving();
@@ -68,7 +69,7 @@ final class GroupShrink {
     interface Adopt<G> {
         /**
          * @param group     the new generation's group on this rank
-         * @param lineage   the lineage it continues
+         * @param lineage   the lineage it continues (its newest generation is the group's)
          * @param resources what it now closes after itself
          */
         void adopt(G group, GroupLineage lineage, List<AutoCloseable> resources);

@@ -91,10 +91,9 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     private final Subgroups subgroups = new Subgroups();
     /** What {@link #close()} closes after the group (the store a {@link ProcessGroups} join made). */
     private final GroupResources resources = new GroupResources();
-    /** The group's name without its generation, and the generation ({@link #shrink()} adds one). */
-    private volatile String baseId;
+    /** This group's generation ({@link #shrink()} and joins make the next). */
     private volatile int generation;
-    /** The generations, shared with the groups a shrink makes of this one. */
+    /** The generations (and the group's name without its generation), shared with the groups a shrink or a join makes of this one. */
     private volatile GroupLineage lineage;
 
     private MeshProcessGroup(Store store, int rank, int size, GroupOptions options) {
@@ -107,7 +106,6 @@ public final class MeshProcessGroup extends TcpProcessGroup {
         this.aborts = new AbortProtocol(rank, size, runtime::mesh);
         this.ops = new OpFamilies(new CollectiveRunner(runtime, aborts));
         this.lifecycle = new GroupLifecycle(runtime, aborts);
-        this.baseId = options.groupId();
         this.lineage = new GroupLineage(options.groupId(), size, store);
     }
 
@@ -487,18 +485,16 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      */
     @Override
     public Mono<ProcessGroup> shrink() {
-        return GroupShrink.shrink(this, flightRecorder().job(), lineage.root(), options, baseId, lineage.reserved(),
-                        runtime.peerFailures().deadView(), this::leave, MeshProcessGroup::connect, lineage,
-                        (g, l, carried) -> g.continues(baseId, l, carried))
+        return GroupShrink.shrink(this, flightRecorder().job(), options, runtime.peerFailures().deadView(),
+                        this::leave, MeshProcessGroup::connect, lineage, MeshProcessGroup::continues)
                 .map(g -> (ProcessGroup) g);
     }
 
     /**
-     * Makes this group the newest generation of {@code lineage}, of the group named {@code base},
-     * owning {@code resources} (what the generation before would have closed after itself).
+     * Makes this group the newest generation of {@code lineage}, owning {@code resources} (what the
+     * generation before would have closed after itself).
      */
-    void continues(String base, GroupLineage lineage, List<AutoCloseable> resources) {
-        this.baseId = base;
+    void continues(GroupLineage lineage, List<AutoCloseable> resources) {
         this.lineage = lineage;
         this.generation = lineage.newest();
         resources.forEach(this::closeAfterGroup);

@@ -65,14 +65,7 @@ final class StateTransfer {
     static Mono<Integer> resync(ProcessGroup group, ElasticState state) {
         return Mono.defer(() -> {
             long mine = state.version();
-            Tensor out = Tensor.zeros(DType.INT64, group.size());
-            Tensor in = Tensor.fromLongs(new long[] {mine}, 1);
-            return group.allGatherInto(out, in)
-                    .map(Tensor::toLongArray)
-                    .doFinally(s -> {
-                        out.release();
-                        in.release();
-                    })
+            return allGather(group, mine)
                     .flatMap(versions -> {
                         int source = 0;
                         for (int r = 1; r < versions.length; r++) {
@@ -90,12 +83,8 @@ final class StateTransfer {
     }
 
     private static Mono<Void> check(ProcessGroup group, int source, List<Tensor> tensors, byte[] meta) {
-        long digest = digest(tensors, meta);
-        Tensor out = Tensor.zeros(DType.INT64, group.size());
-        Tensor in = Tensor.fromLongs(new long[] {digest}, 1);
-        return group.allGatherInto(out, in)
-                .map(all -> {
-                    long[] digests = all.toLongArray();
+        return allGather(group, digest(tensors, meta))
+                .doOnNext(digests -> {
                     List<Integer> differ = new ArrayList<>();
                     for (int r = 0; r < digests.length; r++) {
                         if (digests[r] != digests[source]) {
@@ -108,13 +97,18 @@ final class StateTransfer {
                                 + " hold another state (CRC32C digests " + java.util.Arrays.toString(digests)
                                 + "); no step may be taken on it");
                     }
-                    return all;
-                })
-                .doFinally(s -> {
-                    out.release();
-                    in.release();
                 })
                 .then();
+    }
+
+    /** Every rank's {@code value}, by rank. */
+    private static Mono<long[]> allGather(ProcessGroup group, long value) {
+        return Mono.using(() -> new Tensor[] {Tensor.zeros(DType.INT64, group.size()), Tensor.fromLongs(new long[] {value}, 1)},
+                t -> group.allGatherInto(t[0], t[1]).map(Tensor::toLongArray),
+                t -> {
+                    t[0].release();
+                    t[1].release();
+                });
     }
 
     /** CRC32C of every tensor's bytes, in order, then of the metadata. */

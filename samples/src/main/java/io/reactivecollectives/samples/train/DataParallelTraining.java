@@ -149,6 +149,10 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
         if (streaming && !"allreduce".equalsIgnoreCase(hook)) {
             return "--streaming sends plain all-reduces: it takes no --hook " + hook;
         }
+        if (elastic() && (streaming || !"allreduce".equalsIgnoreCase(hook))) {
+            return "the elastic run (--elastic, or under collectives-run --max-restarts) averages plain all-reduces: "
+                    + "it takes no --streaming or --hook " + hook;
+        }
         return modelTooLarge();
     }
 
@@ -195,6 +199,11 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
         }
     }
 
+    /** Whether this run is elastic: {@code --elastic}, or a launcher that restarts failed ranks. */
+    private boolean elastic() {
+        return elastic || io.reactivecollectives.transport.ElasticGroup.restartsEnabled(System.getenv());
+    }
+
     TrainConfig config() {
         int[] dims = new int[layers + 2];
         dims[0] = input;
@@ -214,11 +223,7 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
     @Override
     public Integer call() {
         TrainConfig cfg = config();
-        if (elastic || io.reactivecollectives.transport.ElasticGroup.restartsEnabled(System.getenv())) {
-            if (streaming || !"allreduce".equalsIgnoreCase(hook)) {
-                System.err.println("collectives-train: the elastic run averages plain all-reduces: no --streaming or --hook");
-                return 2;
-            }
+        if (elastic()) {
             return new ElasticTraining(cfg, System.out).run(GroupOptions.defaults()
                     .withConnectTimeout(java.time.Duration.ofSeconds(120))
                     .withSmallAllReduceBytes(smallAllReduceKb << 10));
