@@ -32,6 +32,7 @@ public final class Mailbox {
     private final LongObjectHashMap<CollectiveBox> boxes = new LongObjectHashMap<>();  // by sequence number, unboxed
     private CollectiveBox recent;  // the box last looked up: found without boxing its sequence number
     private volatile long nextSequence;   // written under the lock; read without it
+    private boolean cleared;              // the group closed: every later frame is released on arrival (under the lock)
 
     /**
      * @param maxUnclaimed byte budget of frames that arrived before they were asked for
@@ -242,6 +243,10 @@ public final class Mailbox {
         String violation = null;
         boolean ackNow = false;
         synchronized (this) {
+            if (cleared) {
+                payload.release();      // the group closed: a frame still on its way is nobody's
+                return Delivery.OK;
+            }
             CollectiveBox box = boxOf(seq);
             if (box == null) {
                 if (seq < nextSequence || seq < 0) {
@@ -301,7 +306,7 @@ public final class Mailbox {
         synchronized (this) {
             box = boxOf(seq);
             if (box == null) {
-                if (seq < nextSequence || seq < 0) {
+                if (seq < nextSequence || seq < 0 || cleared) {
                     return;
                 }
                 box = new CollectiveBox(seq);
@@ -376,8 +381,9 @@ public final class Mailbox {
         }
     }
 
-    /** Releases everything (group closed). */
+    /** Releases everything (group closed); a frame delivered later is released at once. */
     public synchronized void clear() {
+        cleared = true;
         for (CollectiveBox b : boxes.values()) {
             releaseSlots(b);
         }

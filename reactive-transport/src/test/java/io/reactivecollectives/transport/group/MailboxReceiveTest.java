@@ -61,6 +61,20 @@ class MailboxReceiveTest {
                 .verify(Duration.ofSeconds(5));
     }
 
+    /**
+     * CI failure of 2026-11-29: a DATA frame the shared-memory poller delivered after the group
+     * closed (after {@link Mailbox#clear()}) was kept in a new box nobody would ever clear, a leak.
+     */
+    @Test
+    void aFrameArrivingAfterTheMailboxWasClearedIsReleased() {
+        mailbox.clear();
+        ByteBuf late = payload();
+        mailbox.deliver(box.sequence() + 1, 0, 0, 0, 1, 0L, 0L, late, (peer, seq) -> { });
+        assertEquals(0, late.refCnt());
+        assertEquals(0, mailbox.unclaimedBytes());
+        assertEquals(0, mailbox.openBoxes());
+    }
+
     @Test
     void aPayloadForACancelledReceiveIsReleasedAndItsSlotFreed() {
         Disposable d = mailbox.receive(box, 0, 1, 0, 1, ReceiveHooks.NONE).subscribe(got -> got.release());
