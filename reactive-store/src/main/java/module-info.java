@@ -23,6 +23,8 @@ module io.reactivecollectives.store {
     requires org.slf4j;
 
     exports io.reactivecollectives.transport.rendezvous;
+    // the replication of a store held by several processes (collectives-run --store-peers): reactive-store-raft
+    uses io.reactivecollectives.transport.rendezvous.StoreReplicationProvider;
     exports io.reactivecollectives.store.wire to io.reactivecollectives.transport;
 
     provides io.reactivecollectives.core.settings.SettingsProvider

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -51,14 +52,69 @@ final class StoreRequests {
     private final KeyValueWaiters<ServerWaiter> kv;
     /** Event-loop only. */
     private final Map<Integer, ServerWaiter> waits = new HashMap<>();
+    /** The replicated log under this server's state, or null (the state is this process's alone). */
+    private final StoreReplication replication;
+    /** With a replication: done when this connection's previous request was answered (event-loop only). */
+    private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
 
-    StoreRequests(Channel channel, KeyValueWaiters<ServerWaiter> kv) {
+    StoreRequests(Channel channel, KeyValueWaiters<ServerWaiter> kv, StoreReplication replication) {
         this.channel = channel;
         this.kv = kv;
+        this.replication = replication;
     }
 
     void write(ByteBuf frame) {
         channel.writeAndFlush(frame, channel.voidPromise());
+    }
+
+    /**
+     * Answers one request of a replicated store, in this connection's order: a write once the log
+     * committed and applied it, anything else (a read, a wait, a cancel) once this replica applied
+     * every write committed before it ({@link StoreReplication#readBarrier()}). A log that cannot
+     * reach a majority fails the request ({@code E_CLOSED}) and nothing else.
+     */
+    void dispatchReplicated(StoreFrameCodec.Request r) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        previous.whenComplete((x, y) -> onEventLoop(() -> {
+            CompletableFuture<?> step = StoreCommands.writes(r)
+                    ? replication.commit(StoreCommands.encode(r)).thenAccept(outcome -> onEventLoop(() -> {
+                        ByteBuf response = StoreCommands.response(channel.alloc(), r, outcome);
+                        if (response != null) {
+                            write(response);
+                        }
+                    }))
+                    : replication.readBarrier().thenAccept(v -> onEventLoop(() -> dispatchGuarded(r)));
+            step.whenComplete((v, e) -> {
+                if (e != null) {
+                    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    onEventLoop(() -> write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
+                            StoreServerSession.opName(r), "the store's replicas did not answer: " + cause, List.of(), 0)));
+                }
+                done.complete(null);
+            });
+        }));
+        previous = done;
+    }
+
+    /** {@link #dispatch}, with its argument and state errors answered instead of thrown. */
+    private void dispatchGuarded(StoreFrameCodec.Request r) {
+        try {
+            dispatch(r);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_BAD_REQUEST,
+                    StoreServerSession.opName(r), String.valueOf(e.getMessage()), List.of(), 0));
+        } catch (IllegalStateException e) {
+            write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
+                    StoreServerSession.opName(r), String.valueOf(e.getMessage()), List.of(), 0));
+        } catch (StoreProtocolException e) {
+            channel.close();
+        }
+    }
+
+    /** {@return whether writes go through a replicated log} */
+    boolean replicated() {
+        return replication != null;
     }
 
     /** Answers (or registers) one request; argument and state errors propagate to the caller. */
@@ -151,7 +207,7 @@ final class StoreRequests {
     }
 
     /** Answers waiters completed by a write, each on its own connection's event loop. */
-    private static void fire(List<KeyValueWaiters.Fired<ServerWaiter>> fired) {
+    static void fire(List<KeyValueWaiters.Fired<ServerWaiter>> fired) {
         for (KeyValueWaiters.Fired<ServerWaiter> f : fired) {
             ServerWaiter w = f.waiter();
             StoreRequests s = w.owner;

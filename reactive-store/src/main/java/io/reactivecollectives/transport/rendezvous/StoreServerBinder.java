@@ -38,7 +38,8 @@ final class StoreServerBinder {
     /** What a {@link TcpStoreServer.Builder} was told. */
     record Config(String host, int port, byte[] secret, SslContext ssl, int maxFrameSize, LoopResources loops,
                   MeterRegistry registry, boolean unixSocket, Duration handshakeTimeout, Duration frameTimeout,
-                  int maxConnections, long frameMemory) { }
+                  int maxConnections, long frameMemory,
+                  java.util.function.Function<UnaryOperator<byte[]>, StoreReplication> replication) { }
 
     /** The TCP server with its local socket server and file, when bound (else nulls). */
     record Bound(DisposableServer tcp, DisposableServer uds, OwnedSocketFile file) {
@@ -53,10 +54,24 @@ final class StoreServerBinder {
     /** Binds the server of {@code c}; emits it once listening (cold: binds once per subscription). */
     static Mono<TcpStoreServer> start(Config c) {
         return Mono.defer(() -> {
+            KeyValueWaiters<StoreRequests.ServerWaiter> kv = new KeyValueWaiters<>();
+            if (c.replication() == null) {
+                return bind(c, kv, null);
+            }
+            // the replica first (it blocks until it listens), then the clients' port; a failed bind stops it
+            return Mono.fromCallable(() -> c.replication().apply(command -> StoreCommands.apply(command, kv)))
+                    .subscribeOn(BlockingScheduler.get())
+                    .flatMap(replica -> bind(c, kv, replica).doOnError(e -> replica.close()).doOnCancel(replica::close));
+        });
+    }
+
+    /** Binds the server of {@code c} over the state {@code kv}, replicated by {@code replica} (or null). */
+    private static Mono<TcpStoreServer> bind(Config c, KeyValueWaiters<StoreRequests.ServerWaiter> kv,
+                                             StoreReplication replica) {
+        return Mono.defer(() -> {
             if (c.secret() != null) {
                 HandshakeMac.init();
             }
-            KeyValueWaiters<StoreRequests.ServerWaiter> kv = new KeyValueWaiters<>();
             if (c.maxFrameSize() > c.frameMemory()) {
                 return Mono.error(new IllegalArgumentException("TCP store: maxFrameSize " + c.maxFrameSize()
                         + " is over the frame memory budget " + c.frameMemory() + " (TcpStoreServer.Builder.frameMemory)"));
@@ -66,7 +81,7 @@ final class StoreServerBinder {
             AtomicReference<String> name = new AtomicReference<>(c.host() + ":" + c.port());
             RejectionLog rejections = new RejectionLog(() -> "TCP store on " + name.get(), LOG);
             StoreServerSession.Settings settings = new StoreServerSession.Settings(c.secret(), c.maxFrameSize(),
-                    c.handshakeTimeout().toNanos(), metrics, rejections);
+                    c.handshakeTimeout().toNanos(), metrics, rejections, replica);
             UnaryOperator<TcpServer> serving = base -> {
                 TcpServer t = base.doOnConnection(conn -> {
                         if (!metrics.admit(c.maxConnections())) {
@@ -100,7 +115,7 @@ final class StoreServerBinder {
             // bound on another thread in between): the port is let go (dispose is asynchronous)
             return HandOver.openThen(server.bind(),
                     ds -> (local ? bindLocal(serving, c.loops(), ds) : Mono.just(new Bound(ds, null, null))).map(bound -> {
-                        TcpStoreServer s = new TcpStoreServer(bound, kv, metrics, rejections);
+                        TcpStoreServer s = new TcpStoreServer(bound, kv, metrics, rejections, replica);
                         name.set(c.host() + ":" + s.port());
                         metrics.register(c.registry(), s.port(), kv);
                         LOG.debug("TCP store listening on {} (auth {}, tls {}, local socket {})", bound.tcp().address(),

@@ -31,7 +31,7 @@ final class StoreServerSession {
 
     /** What the server tells every session. */
     record Settings(byte[] secret, int maxFrame, long handshakeTimeoutNanos, StoreServerMetrics metrics,
-                    RejectionLog rejections) { }
+                    RejectionLog rejections, StoreReplication replication) { }
 
     private final Channel channel;
     private final byte[] secret;
@@ -52,7 +52,7 @@ final class StoreServerSession {
         this.metrics = settings.metrics();
         this.rejections = settings.rejections();
         this.handshakeTimeoutNanos = settings.handshakeTimeoutNanos();
-        this.requests = new StoreRequests(channel, kv);
+        this.requests = new StoreRequests(channel, kv, settings.replication());
     }
 
     /**
@@ -148,6 +148,10 @@ final class StoreServerSession {
                 return;
             }
             StoreFrameCodec.Request r = StoreFrameCodec.decodeRequest(body);
+            if (requests.replicated()) {
+                requests.dispatchReplicated(r);
+                return;
+            }
             try {
                 requests.dispatch(r);
             } catch (IllegalArgumentException | NullPointerException e) {
@@ -162,7 +166,7 @@ final class StoreServerSession {
         }
     }
 
-    private static String opName(StoreFrameCodec.Request r) {
+    static String opName(StoreFrameCodec.Request r) {
         String n = r.getClass().getSimpleName();
         return Character.toLowerCase(n.charAt(0)) + n.substring(1);
     }

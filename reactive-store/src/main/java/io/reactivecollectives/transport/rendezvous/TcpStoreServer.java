@@ -64,10 +64,12 @@ public final class TcpStoreServer implements AutoCloseable {
     private final KeyValueWaiters<StoreRequests.ServerWaiter> state;
     private final StoreServerMetrics metrics;
     private final RejectionLog rejections;
+    private final StoreReplication replication;
 
     TcpStoreServer(StoreServerBinder.Bound bound, KeyValueWaiters<StoreRequests.ServerWaiter> state,
-                   StoreServerMetrics metrics, RejectionLog rejections) {
+                   StoreServerMetrics metrics, RejectionLog rejections, StoreReplication replication) {
         this.bound = bound;
+        this.replication = replication;
         this.state = state;
         this.metrics = metrics;
         this.rejections = rejections;
@@ -163,6 +165,9 @@ public final class TcpStoreServer implements AutoCloseable {
             StoreRequests.closed(w);
         }
         bound.tcp().dispose();
+        if (replication != null) {
+            replication.close();
+        }
         metrics.remove();
         rejections.flush(true);
         if (bound.uds() != null) {
@@ -201,8 +206,34 @@ public final class TcpStoreServer implements AutoCloseable {
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private java.util.function.Function<java.util.function.UnaryOperator<byte[]>, StoreReplication> replication;
 
         private Builder() {
+        }
+
+        /**
+         * Makes this server one replica of a store several processes hold ({@link StoreReplication}):
+         * writes go through the replicas' log, reads wait until this replica caught up with it, so
+         * that a client of any replica sees the same store and losing a minority of the replicas
+         * loses nothing. {@link #start()} starts the replica (it waits for it to serve) before it
+         * binds the clients' port; closing the server stops the replica.
+         *
+         * @param provider the replication ({@link StoreReplicationProvider#find()})
+         * @param replicas where the replicas are and which one this server is
+         * @return this builder
+         */
+        public Builder replicated(StoreReplicationProvider provider, StoreReplicationProvider.Replicas replicas) {
+            java.util.Objects.requireNonNull(provider, "provider");
+            java.util.Objects.requireNonNull(replicas, "replicas");
+            this.replication = apply -> {
+                try {
+                    return provider.start(replicas, apply);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("store replica " + replicas.self() + " at "
+                            + replicas.peers().get(replicas.self()) + " cannot start: " + e.getMessage(), e);
+                }
+            };
+            return this;
         }
 
         /**
@@ -389,7 +420,7 @@ public final class TcpStoreServer implements AutoCloseable {
                             Math.min(PlatformDependent.maxDirectMemory(), Runtime.getRuntime().maxMemory()) / 2));
             int frame = maxFrameSize > 0 ? maxFrameSize : (int) Math.min(StoreFrameCodec.DEFAULT_MAX_FRAME, memory);
             return StoreServerBinder.start(new StoreServerBinder.Config(host, port, secret, sslContext, frame,
-                    loops, registry, unixSocket, handshakeTimeout, frameTimeout, maxConnections, memory));
+                    loops, registry, unixSocket, handshakeTimeout, frameTimeout, maxConnections, memory, replication));
         }
     }
 }

@@ -1,0 +1,203 @@
+package io.reactivecollectives.store.raft;
+
+import io.reactivecollectives.transport.rendezvous.StoreReplication;
+import io.reactivecollectives.transport.rendezvous.StoreReplicationProvider.Replicas;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/**
+ * One replica of the store as a Raft peer (Apache Ratis over its gRPC transport, which serves linearizable reads on followers): a
+ * {@link RaftServer} whose state machine is the store ({@link StoreStateMachine}) and a
+ * {@link RaftClient} through which this replica's store server commits its clients' writes (to
+ * whichever peer leads) and takes its read barriers (a linearizable read answered here, once this
+ * peer applied everything the leader had committed). Reads served this way never go to another host.
+ *
+ * <p>Elections: a follower that hears nothing from the leader for 300-600 ms stands; a call that
+ * finds no leader is tried again every 100 ms for {@value #RETRY_MILLIS} ms, then fails (a minority of the
+ * replicas, cut off, answers its clients with errors and never changes the store). Calls leave the
+ * caller's thread at once: they are handed, in order, to one thread of this replica, so that an
+ * event loop never waits on Ratis.
+ */
+final class RaftStoreReplication implements StoreReplication {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RaftStoreReplication.class);
+    /** How often Ratis's client tries a call that got no answer within a second (100 ms apart; its retries are deduplicated by the leader). */
+    static final int RETRIES = 10;
+    /** How long a call that finds no leader is tried again, 100 ms apart. */
+    static final long RETRY_MILLIS = 15_000;
+
+    private final RaftServer server;
+    private final RaftClient client;
+    private final RaftPeerId self;
+    private final ScheduledExecutorService sends;
+
+    private RaftStoreReplication(RaftServer server, RaftClient client, RaftPeerId self, ScheduledExecutorService sends) {
+        this.server = server;
+        this.client = client;
+        this.self = self;
+        this.sends = sends;
+    }
+
+    /** Starts replica {@code r.self()} of {@code r.peers()} over a fresh log in {@code r.storage()}. */
+    static RaftStoreReplication start(Replicas r, UnaryOperator<byte[]> apply) throws IOException {
+        List<RaftPeer> peers = new ArrayList<>();
+        for (int i = 0; i < r.peers().size(); i++) {
+            InetSocketAddress a = r.peers().get(i);
+            peers.add(RaftPeer.newBuilder().setId("replica-" + i).setAddress(a.getHostString() + ":" + a.getPort()).build());
+        }
+        RaftGroup group = RaftGroup.valueOf(
+                RaftGroupId.valueOf(UUID.nameUUIDFromBytes(r.group().getBytes(StandardCharsets.UTF_8))), peers);
+        RaftPeer me = peers.get(r.self());
+        RaftProperties props = properties(r, me);
+        RaftServer server = RaftServer.newBuilder()
+                .setServerId(me.getId())
+                .setGroup(group)
+                .setStateMachine(new StoreStateMachine(apply))
+                .setProperties(props)
+                .setOption(RaftStorage.StartupOption.FORMAT)
+                .build();
+        server.start();
+        RaftClient client = RaftClient.newBuilder()
+                .setProperties(props)
+                .setParameters(new Parameters())
+                .setRaftGroup(group)
+                .setClientId(ClientId.randomId())
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(RETRIES,
+                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .build();
+        ScheduledExecutorService sends = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread t = new Thread(task, "rc-store-replica-" + r.self());
+            t.setDaemon(true);
+            return t;
+        });
+        LOG.info("store replica {} of {} serving at {} (group {})", r.self(), peers.size(), me.getAddress(), r.group());
+        return new RaftStoreReplication(server, client, me.getId(), sends);
+    }
+
+    private static RaftProperties properties(Replicas r, RaftPeer me) {
+        RaftProperties props = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
+        InetSocketAddress a = r.peers().get(r.self());
+        GrpcConfigKeys.Server.setHost(props, a.getHostString());
+        GrpcConfigKeys.Server.setPort(props, a.getPort());
+        RaftServerConfigKeys.setStorageDir(props, List.of(r.storage().toFile()));
+        RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));
+        RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(1, TimeUnit.SECONDS));
+        RaftClientConfigKeys.Async.setOutstandingRequestsMax(props, 1 << 16);
+        return props;
+    }
+
+    @Override
+    public CompletableFuture<byte[]> commit(byte[] command) {
+        Message m = Message.valueOf(ByteString.copyFrom(command));
+        return call(() -> client.io().send(m)).thenApply(reply -> reply.getMessage().getContent().toByteArray());
+    }
+
+    @Override
+    public CompletableFuture<Void> readBarrier() {
+        return call(() -> client.io().sendReadOnly(Message.EMPTY, self)).thenApply(reply -> null);
+    }
+
+    /**
+     * Runs {@code send} (Ratis's blocking client, which follows the leader) on this replica's own
+     * thread, in call order; a call that was not taken because there is no leader yet, or this peer is
+     * not it ({@link #notTaken}), is made again 100 ms later, for {@value #RETRY_MILLIS} ms in all; any
+     * other failure fails it.
+     */
+    private CompletableFuture<RaftClientReply> call(BlockingSend send) {
+        CompletableFuture<RaftClientReply> out = new CompletableFuture<>();
+        attempt(send, out, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS), 0);
+        return out;
+    }
+
+    /** One blocking call of Ratis's client. */
+    private interface BlockingSend {
+        RaftClientReply send() throws IOException;
+    }
+
+    private void attempt(BlockingSend send, CompletableFuture<RaftClientReply> out, long deadline, long delayMillis) {
+        try {
+            sends.schedule(() -> {
+                Throwable failure;
+                try {
+                    RaftClientReply reply = send.send();
+                    failure = reply.isSuccess() ? null : reply.getException() != null ? reply.getException()
+                            : new IOException("store replica: request not applied");
+                    if (failure == null) {
+                        out.complete(reply);
+                        return;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    failure = e;
+                }
+                if (notTaken(failure) && System.nanoTime() < deadline) {
+                    attempt(send, out, deadline, 100);
+                } else {
+                    out.completeExceptionally(failure);
+                }
+            }, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            out.completeExceptionally(new IllegalStateException("store replica closed"));
+        }
+    }
+
+    /** Whether {@code e} says the request was never applied: no leader yet, or not this peer. */
+    private static boolean notTaken(Throwable e) {
+        return e instanceof NotLeaderException || e instanceof LeaderNotReadyException || e instanceof ReadIndexException
+                || e instanceof LeaderSteppingDownException;
+    }
+
+    @Override
+    public void close() {
+        sends.shutdownNow();
+        try {
+            client.close();
+        } catch (IOException e) {
+            LOG.debug("store replica: closing its client failed: {}", e.toString());
+        }
+        try {
+            server.close();
+        } catch (IOException e) {
+            LOG.debug("store replica: closing its server failed: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.reactivecollectives.store.raft;
+
+import io.reactivecollectives.transport.rendezvous.TcpStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * No replica is a single point of failure: three replicas, each lost in turn, and the two left keep
+ * every acknowledged write, serve reads and writes through either of them, and wake a wait registered
+ * on one by a write through the other. Two lost: the last one, a minority, refuses writes with an
+ * error naming the replicas within its retry window instead of going on alone.
+ */
+class ReplicaLossTest {
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @ParameterizedTest(name = "replica {0} lost")
+    @ValueSource(ints = {0, 1, 2})
+    void losingAnyOneReplicaLosesNothing(int lost) {
+        try (Replicas r = new Replicas(3)) {
+            r.clients.get(0).set("before", b("kept")).block(Replicas.T);
+            assertEquals(1L, r.clients.get(1).add("counter", 1).block(Replicas.T));
+            r.lose(lost);
+            List<TcpStore> left = lost == 0 ? List.of(r.clients.get(1), r.clients.get(2))
+                    : lost == 1 ? List.of(r.clients.get(0), r.clients.get(2)) : List.of(r.clients.get(0), r.clients.get(1));
+            for (TcpStore c : left) {
+                assertArrayEquals(b("kept"), c.get("before", Duration.ofSeconds(20)).block(Replicas.T));
+            }
+            assertEquals(2L, left.get(0).add("counter", 1).block(Replicas.T));
+            assertEquals(3L, left.get(1).add("counter", 1).block(Replicas.T));
+            // a wait on one survivor, woken by a write through the other
+            var waiting = left.get(0).get("after", Duration.ofSeconds(20)).toFuture();
+            left.get(1).set("after", b("seen")).block(Replicas.T);
+            assertArrayEquals(b("seen"), waiting.join());
+        }
+    }
+
+    @Test
+    void aMinorityLeftAloneRefusesWrites() {
+        try (Replicas r = new Replicas(3)) {
+            r.clients.get(2).set("before", b("kept")).block(Replicas.T);
+            r.lose(0);
+            r.lose(1);
+            long start = System.nanoTime();
+            RuntimeException e = assertThrows(RuntimeException.class,
+                    () -> r.clients.get(2).set("alone", b("never")).block(Duration.ofSeconds(40)));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(String.valueOf(e.getMessage()).contains("replicas did not answer"), e.toString());
+            assertTrue(ms < 30_000, "refused after " + ms + " ms");
+        }
+    }
+}

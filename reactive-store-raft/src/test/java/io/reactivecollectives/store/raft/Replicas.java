@@ -1,0 +1,99 @@
+package io.reactivecollectives.store.raft;
+
+import io.reactivecollectives.transport.rendezvous.StoreReplicationProvider;
+import io.reactivecollectives.transport.rendezvous.TcpStore;
+import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
+import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * A replicated store on loopback for tests: {@code n} {@link TcpStoreServer}s, each a replica
+ * (found through {@link StoreReplicationProvider#find()}, as the launcher finds it), started together
+ * (a replica's start waits for nothing but its own port; the first write waits for an election).
+ */
+final class Replicas implements AutoCloseable {
+
+    static final Duration T = Duration.ofSeconds(30);
+
+    final List<TcpStoreServer> servers = new ArrayList<>();
+    final List<TcpStore> clients = new ArrayList<>();
+    private final List<Path> dirs = new ArrayList<>();
+
+    Replicas(int n) {
+        StoreReplicationProvider provider = StoreReplicationProvider.find().orElseThrow();
+        List<InetSocketAddress> peers = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            peers.add(new InetSocketAddress("127.0.0.1", freePort()));
+        }
+        String group = "test-" + UUID.randomUUID();
+        List<TcpStoreServer> started = Flux.range(0, n).flatMapSequential(i -> {
+            Path dir = tempDir();
+            dirs.add(dir);
+            return TcpStoreServer.builder().unixSocket(false)
+                    .replicated(provider, new StoreReplicationProvider.Replicas(peers, i, group, dir))
+                    .start().subscribeOn(Schedulers.boundedElastic());
+        }).collectList().block(T);
+        servers.addAll(started);
+        for (TcpStoreServer s : servers) {
+            clients.add(TcpStore.connect(TcpStoreOptions.of("127.0.0.1", s.port()).withTimeout(Duration.ofSeconds(20)))
+                    .block(T));
+        }
+        // the first write waits for the replicas' first election; after it the store serves at once
+        clients.get(0).set("rc/test/elected", new byte[] {1}).block(T);
+    }
+
+    /** Stops replica {@code i} (its client first). */
+    void lose(int i) {
+        clients.get(i).close();
+        servers.get(i).close();
+    }
+
+    @Override
+    public void close() {
+        for (TcpStore c : clients) {
+            c.close();
+        }
+        for (TcpStoreServer s : servers) {
+            s.close();
+        }
+        for (Path d : dirs) {
+            deleteTree(d);
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path tempDir() {
+        try {
+            return Files.createTempDirectory("rc-store-replica");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory: the OS cleans it at worst
+        }
+    }
+}
