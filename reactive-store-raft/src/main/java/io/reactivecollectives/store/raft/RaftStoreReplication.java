@@ -50,18 +50,23 @@ import java.util.function.UnaryOperator;
  * peer applied everything the leader had committed). Reads served this way never go to another host.
  *
  * <p>Elections: a follower that hears nothing from the leader for 300-600 ms stands; a call that
- * finds no leader is tried again every 100 ms for {@value #RETRY_MILLIS} ms, then fails (a minority of the
- * replicas, cut off, answers its clients with errors and never changes the store). Calls leave the
+ * finds no majority is tried again every 100 ms for at least a minute ({@value #RETRIES} tries), then
+ * fails: a minority of the replicas, cut off, never changes the store and never answers a read; its
+ * clients time out. Calls leave the
  * caller's thread at once: they are handed, in order, to one thread of this replica, so that an
  * event loop never waits on Ratis.
  */
 final class RaftStoreReplication implements StoreReplication {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftStoreReplication.class);
-    /** How often Ratis's client tries a call that got no answer within a second (100 ms apart; its retries are deduplicated by the leader). */
-    static final int RETRIES = 10;
-    /** How long a call that finds no leader is tried again, 100 ms apart. */
-    static final long RETRY_MILLIS = 15_000;
+    /**
+     * How often Ratis's client tries a call that found no majority (100 ms apart, a second at most per
+     * try; its tries carry one call id, so the leader applies a write once): at least a minute, for
+     * nodes whose launchers start at different times. The store's clients time out on their own first.
+     */
+    static final int RETRIES = 600;
+    /** How long a call refused for want of a leader is made again, 100 ms apart (Ratis's own tries come first). */
+    static final long RETRY_MILLIS = 60_000;
 
     private final RaftServer server;
     private final RaftClient client;

@@ -48,17 +48,18 @@ class ReplicaLossTest {
     }
 
     @Test
-    void aMinorityLeftAloneRefusesWrites() {
+    void aMinorityLeftAloneNeitherWritesNorAnswersReads() {
         try (Replicas r = new Replicas(3)) {
             r.clients.get(2).set("before", b("kept")).block(Replicas.T);
             r.lose(0);
             r.lose(1);
-            long start = System.nanoTime();
-            RuntimeException e = assertThrows(RuntimeException.class,
-                    () -> r.clients.get(2).set("alone", b("never")).block(Duration.ofSeconds(40)));
-            long ms = (System.nanoTime() - start) / 1_000_000;
-            assertTrue(String.valueOf(e.getMessage()).contains("replicas did not answer"), e.toString());
-            assertTrue(ms < 30_000, "refused after " + ms + " ms");
+            TcpStore alone = r.clients.get(2);
+            // its clients time out (3 s here): nothing is written, and no read is served from a state
+            // that a majority elsewhere may have moved past
+            assertThrows(RuntimeException.class, () -> alone.set("alone", b("never")).timeout(Duration.ofSeconds(3))
+                    .block(Duration.ofSeconds(10)));
+            assertThrows(RuntimeException.class, () -> alone.get("before", Duration.ofSeconds(1))
+                    .timeout(Duration.ofSeconds(3)).block(Duration.ofSeconds(10)));
         }
     }
 }

@@ -1,7 +1,11 @@
 package io.reactivecollectives.tools.launch;
 
 import io.reactivecollectives.transport.launch.EnvRendezvous;
+import io.reactivecollectives.transport.rendezvous.StoreReplicationProvider;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.time.Duration;
 import java.util.Map;
@@ -24,9 +28,12 @@ final class AgentStore implements AutoCloseable {
     private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);
 
     private final TcpStoreServer server;
+    /** A replica's log directory, removed on close; or null. */
+    private final Path storage;
 
-    private AgentStore(TcpStoreServer server) {
+    private AgentStore(TcpStoreServer server, Path storage) {
         this.server = server;
+        this.storage = storage;
     }
 
     /** The variable every rank gets, and its value, when the launcher (of some node) serves the store. */
@@ -43,6 +50,16 @@ final class AgentStore implements AutoCloseable {
     }
 
     /**
+     * The store this node's launcher serves, started: its replica with {@code --store-peers}, else
+     * the agent store on node rank 0 ({@link #hostedHere}); null when it serves none.
+     *
+     * @throws IllegalArgumentException with a one-line message when it cannot start
+     */
+    static AgentStore forNode(StorePeers peers, boolean on, int nodeRank, int port, Map<String, String> env) {
+        return peers != null ? startReplica(peers, nodeRank, env) : hostedHere(on, nodeRank, env) ? start(port, env) : null;
+    }
+
+    /**
      * Starts the store on {@code port} (settled free by {@link StorePort}; 0 picks one) and waits until
      * it listens.
      *
@@ -54,14 +71,60 @@ final class AgentStore implements AutoCloseable {
     static AgentStore start(int port, Map<String, String> env) {
         String bind = EnvRendezvous.storeBind(env);
         try {
-            TcpStoreServer server = EnvRendezvous.startLauncherStore(env, port).block(BIND_TIMEOUT);
+            TcpStoreServer server = EnvRendezvous.startLauncherStore(env, port, b -> b).block(BIND_TIMEOUT);
             if (server == null) {
                 throw new IllegalStateException("no server");
             }
-            return new AgentStore(server);
+            return new AgentStore(server, null);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("the launcher's store cannot listen on " + bind + ":" + port + " ("
                     + e.getMessage() + ")", e);
+        }
+    }
+
+    /**
+     * Starts this node's replica of the store the nodes hold together ({@code --store-peers}): its
+     * store on its entry's port, its replica on the next one, its log in a fresh temporary directory
+     * (a replica that comes back after its node was lost starts empty and is caught up by the others).
+     *
+     * @param peers    every node's store
+     * @param nodeRank this node
+     * @param env      the launcher's environment (bind address, secret, TLS files)
+     * @return the listening store, which the launcher closes once its ranks are done
+     * @throws IllegalArgumentException with a one-line message when it cannot start
+     */
+    static AgentStore startReplica(StorePeers peers, int nodeRank, Map<String, String> env) {
+        StoreReplicationProvider provider = StoreReplicationProvider.find().orElseThrow(() -> new IllegalArgumentException(
+                "--store-peers needs reactive-store-raft on the launcher's class path"));
+        // Ratis logs every peer it cannot reach, and its own shutdown, at WARN: the launcher says what matters
+        String quiet = "org.slf4j.simpleLogger.log.org.apache.ratis";
+        System.setProperty(quiet, System.getProperty(quiet, "error"));
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("rc-store-replica-" + nodeRank + "-");
+            StoreReplicationProvider.Replicas replicas = new StoreReplicationProvider.Replicas(peers.replicas(), nodeRank,
+                    peers.group(), dir);
+            TcpStoreServer server = EnvRendezvous.startLauncherStore(env, peers.port(nodeRank),
+                    b -> b.replicated(provider, replicas)).block(BIND_TIMEOUT);
+            if (server == null) {
+                throw new IllegalStateException("no server");
+            }
+            return new AgentStore(server, dir);
+        } catch (java.io.IOException | RuntimeException e) {
+            delete(dir);
+            throw new IllegalArgumentException("--store-peers: node " + nodeRank + "'s store replica cannot start at "
+                    + peers.stores().get(nodeRank) + " (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private static void delete(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException | java.io.UncheckedIOException ignored) {
+            // a temporary directory: left for the system to clean
         }
     }
 
@@ -74,5 +137,6 @@ final class AgentStore implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        delete(storage);
     }
 }

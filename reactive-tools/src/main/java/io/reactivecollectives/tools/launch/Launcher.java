@@ -138,6 +138,15 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             + " whenever --max-restarts is above 0)"})
     boolean agentStoreFlag;
 
+    @Option(names = "--store-peers", paramLabel = "<host:port,...>", description = {"every node's launcher holds a"
+            + " replica of the store (Raft: any minority of nodes, node 0 included, may be lost): one host:port per"
+            + " node, in node rank order, where that node's ranks find the store (its replica also uses the next"
+            + " port); at least 3 nodes; turns --agent-store on"})
+    String storePeersSpec;
+
+    /** What {@code --store-peers} comes to (set by {@link #validate()}), or null. */
+    private StorePeers storePeers;
+
     @Option(names = "--grace-ms", paramLabel = "<ms>", defaultValue = "3000", description = "how long stopped children get before SIGKILL (default ${DEFAULT-VALUE})")
     long graceMillis;
 
@@ -221,21 +230,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
 
     /** {@return whether the launcher serves the store: --agent-store, or --max-restarts above 0} */
     private boolean agentStoreOn() {
-        return agentStoreFlag || maxRestarts > 0;
-    }
-
-    /**
-     * What the children of a JDK of {@code feature} version get before the class path: the
-     * {@link RankJvmAccess} options that {@code jvmArgs} leave unnamed, the options of the
-     * {@code --jit} profile that {@code jvmArgs} leave unset ({@code directives} for a directed
-     * profile), then {@code jvmArgs}.
-     */
-    static List<String> childJvmOptions(List<String> jvmArgs, JitProfile jit, CompilerDirectives directives,
-                                        int feature) {
-        List<String> options = new ArrayList<>(RankJvmAccess.options(jvmArgs, feature));
-        options.addAll(jit.options(jvmArgs, directives));
-        options.addAll(jvmArgs);
-        return options;
+        return agentStoreFlag || maxRestarts > 0 || storePeers != null;
     }
 
     @Override
@@ -266,7 +261,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         if (maxRestarts < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-restarts must be >= 0, got " + maxRestarts);
         }
-        if (masterPort == 0 && nnodes > 1) {
+        if (masterPort == 0 && nnodes > 1 && storePeersSpec == null) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--master-port is required with --nnodes > 1 (every node must use the same port)");
         }
@@ -274,7 +269,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             String launcherCp = System.getProperty("java.class.path");
             child = ChildClassPath.resolve(mainClass, classpath, libraryClasspath != null ? libraryClasspath : launcherCp,
                     launcherCp);
-            port = StorePort.settle(masterAddr, masterPort, nodeRank, nnodes, System.getenv());
+            storePeers = StorePeers.parse(storePeersSpec, nnodes);
+            port = storePeers != null ? storePeers.port(nodeRank) : StorePort.settle(masterAddr, masterPort, nodeRank, nnodes, System.getenv());
             dashboardFlag = DashboardFlag.of(dashboard, nodeRank);
         } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -292,7 +288,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         CompilerDirectives directives = directives();
         int[] localZeroExit = {-1};
         // the same JVM options for every rank (and for the AOT cache's creation after local rank 0)
-        List<String> jvmOptions = childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature());
+        List<String> jvmOptions = RankJvmAccess.childJvmOptions(jvmArgs, jitProfile, directives, Runtime.version().feature());
         Restarts restarts = new Restarts(maxRestarts);
         Integer columns = TerminalWidth.columns(System.getenv(), System.console() != null);
         RankProcesses children = new RankProcesses(outLine, errLine, graceMillis);
@@ -312,15 +308,13 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         Runtime.getRuntime().addShutdownHook(cleanup);
         AgentStore store = null;
         try {
-            if (AgentStore.hostedHere(agentStoreOn(), nodeRank, System.getenv())) {
-                try {
-                    store = AgentStore.start(port, System.getenv());
-                } catch (IllegalArgumentException e) {
-                    err.println("collectives-run: " + e.getMessage());
-                    return Cli.USAGE;
-                }
-                port = store.port();
+            try {
+                store = AgentStore.forNode(storePeers, agentStoreOn(), nodeRank, port, System.getenv());
+            } catch (IllegalArgumentException e) {
+                err.println("collectives-run: " + e.getMessage());
+                return Cli.USAGE;
             }
+            port = store != null ? store.port() : port;
             if (dashboardFlag != null && nodeRank == 0) {
                 out.println("collectives-run: the job's dashboard: " + dashboardFlag.url() + " (served by rank 0)");
             }
@@ -411,7 +405,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         env.put("WORLD_SIZE", Integer.toString(nnodes * nprocPerNode));
         env.put("LOCAL_WORLD_SIZE", Integer.toString(nprocPerNode));
         env.put("GROUP_RANK", Integer.toString(nodeRank));
-        env.put("MASTER_ADDR", masterAddr);
+        env.put("MASTER_ADDR", storePeers != null ? storePeers.host(nodeRank) : masterAddr);
         env.put("MASTER_PORT", Integer.toString(port));
         env.putAll(restarts.environment(rank));
         if (agentStoreOn()) {

@@ -46,4 +46,18 @@ public final class RankJvmAccess {
         }
         return options;
     }
+
+    /**
+     * What the children of a JDK of {@code feature} version get before the class path: the
+     * {@link RankJvmAccess} options that {@code jvmArgs} leave unnamed, the options of the
+     * {@code --jit} profile that {@code jvmArgs} leave unset ({@code directives} for a directed
+     * profile), then {@code jvmArgs}.
+     */
+    static java.util.List<String> childJvmOptions(java.util.List<String> jvmArgs, JitProfile jit, CompilerDirectives directives,
+                                        int feature) {
+        java.util.List<String> options = new java.util.ArrayList<>(RankJvmAccess.options(jvmArgs, feature));
+        options.addAll(jit.options(jvmArgs, directives));
+        options.addAll(jvmArgs);
+        return options;
+    }
 }

@@ -281,11 +281,11 @@ class LauncherArgumentsTest {
     /** JDK 24 and later keep Netty's Unsafe (and so shared memory) for the ranks; earlier JDKs do not know the flag. */
     @Test
     void ranksOnJdk24AndLaterGetUnsafeMemoryAccessUnlessTheUserSaysOtherwise() {
-        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 17));
-        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 23));
+        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), RankJvmAccess.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 17));
+        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), RankJvmAccess.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 23));
         assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS, RankJvmAccess.UNSAFE_ACCESS),
-                Launcher.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 25));
+                RankJvmAccess.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 25));
         List<String> own = List.of("--sun-misc-unsafe-memory-access=deny", "--enable-native-access=io.reactivecollectives.core");
-        assertEquals(own, Launcher.childJvmOptions(own, JitProfile.DEFAULT, null, 25), "the user's own choice, alone");
+        assertEquals(own, RankJvmAccess.childJvmOptions(own, JitProfile.DEFAULT, null, 25), "the user's own choice, alone");
     }
 }

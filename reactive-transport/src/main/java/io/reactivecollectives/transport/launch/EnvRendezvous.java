@@ -268,9 +268,12 @@ public final class EnvRendezvous {
      *
      * @param env  the launcher's environment ({@code System.getenv()}), which its ranks inherit
      * @param port the port, or 0 for a free one
+     * @param more what else the server is told (a replica of a store held by every node's launcher:
+     *             {@link TcpStoreServer.Builder#replicated}), or the identity
      * @return a cold {@code Mono} emitting the listening server, which the caller closes
      */
-    public static Mono<TcpStoreServer> startLauncherStore(Map<String, String> env, int port) {
+    public static Mono<TcpStoreServer> startLauncherStore(Map<String, String> env, int port,
+                                                          java.util.function.UnaryOperator<TcpStoreServer.Builder> more) {
         return Mono.defer(() -> {
             boolean tls = TransportSettings.STORE_TLS_CERT.isSet(env);
             if (tls) {
@@ -278,11 +281,11 @@ public final class EnvRendezvous {
             }
             Mono<Optional<SslContext>> ssl = !tls ? Mono.just(Optional.empty())
                     : Mono.fromCallable(() -> Optional.of(sslContexts(env, true)[0])).subscribeOn(Schedulers.boundedElastic());
-            return ssl.flatMap(context -> TcpStoreServer.builder()
+            return ssl.flatMap(context -> more.apply(TcpStoreServer.builder()
                     .host(storeBind(env))
                     .port(port)
                     .secret(StoreAuth.secretFrom(env))
-                    .ssl(context.orElse(null))
+                    .ssl(context.orElse(null)))
                     .start());
         });
     }

@@ -175,7 +175,7 @@ class EnvRendezvousTest {
     @Test
     void withTheLaunchersStoreNoRankServesAndEveryRankIsAClient() {
         Map<String, String> secret = Map.of("RC_STORE_SECRET", "s3cret");
-        try (var server = EnvRendezvous.startLauncherStore(secret, 0).block(T)) {
+        try (var server = EnvRendezvous.startLauncherStore(secret, 0, b -> b).block(T)) {
             Map<String, String> agent = new HashMap<>(secret);
             agent.put(EnvRendezvous.AGENT_STORE_RC_ENV, "1");
             try (Rendezvous r0 = EnvRendezvous.connect(torchrun(0, server.port(), agent), T).block(T);
