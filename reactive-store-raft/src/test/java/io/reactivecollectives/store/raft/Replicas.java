@@ -52,6 +52,7 @@ final class Replicas implements AutoCloseable {
         }
         // the first write waits for the replicas' first election; after it the store serves at once
         clients.get(0).set("rc/test/elected", new byte[] {1}).block(T);
+        clients.get(0).delete("rc/test/elected").block(T);
     }
 
     /** Stops replica {@code i} (its client first). */
@@ -60,14 +61,22 @@ final class Replicas implements AutoCloseable {
         servers.get(i).close();
     }
 
+    /**
+     * Stops every replica in the background (a replica's gRPC server takes a second to stop) and
+     * returns at once: for suites that make a store per test.
+     */
+    void closeInBackground() {
+        Schedulers.boundedElastic().schedule(this::close);
+    }
+
     @Override
     public void close() {
         for (TcpStore c : clients) {
             c.close();
         }
-        for (TcpStoreServer s : servers) {
-            s.close();
-        }
+        // the replicas stop together (each waits for its own threads)
+        Flux.fromIterable(servers).flatMap(s -> reactor.core.publisher.Mono.fromRunnable(s::close)
+                .subscribeOn(Schedulers.boundedElastic())).then().block(T);
         for (Path d : dirs) {
             deleteTree(d);
         }

@@ -32,7 +32,7 @@ class ReplicatedStoreContractTest extends StoreContractTest {
         store.close();
         Replicas r = sets.remove(store);
         if (r != null) {
-            r.close();
+            r.closeInBackground();
         }
     }
 
