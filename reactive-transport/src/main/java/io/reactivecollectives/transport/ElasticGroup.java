@@ -105,15 +105,17 @@ public final class ElasticGroup implements AutoCloseable {
      * @param identity the identity asked for (a restarted rank's old rank), or -1 for any
      * @param state    this process's state: same fingerprint as the members', overwritten
      * @param options  the group's options (the same group id as the members')
-     * @return a cold {@code Mono} of the joined group; fails when refused (naming why) or not
-     *         admitted in time
+     * @return a cold {@code Mono} of the joined group; fails when refused (naming why), not
+     *         admitted in time, or with {@link JobEndedException} when the members {@linkplain #finish()
+     *         finished} instead
      */
     public static Mono<ElasticGroup> join(Store store, int identity, ElasticState state, GroupOptions options) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(options, "options");
         String base = options.groupId();
-        return GrowPlanner.request(store, base, identity, state.fingerprint(), options.connectTimeout())
+        return GrowPlanner.request(store, base, identity, state.fingerprint(), options.connectTimeout(),
+                        () -> new JobEndedException(base, identity))
                 .flatMap(admission -> {
                     GrowPlan plan = admission.plan();
                     log.info("group '{}': admitted as identity {}, rank {} of {} in generation {}", base,
@@ -165,7 +167,9 @@ public final class ElasticGroup implements AutoCloseable {
             GroupOptions o = ProcessGroups.fromVariables(options, env);
             String running = runningKey(options.groupId());
             return EnvRendezvous.connect(env, o.connectTimeout())
-                    .flatMap(rdv -> (restarted ? Mono.just(true) : rdv.store().check(List.of(running)))
+                    .flatMap(rdv -> rdv.store().check(List.of(GrowPlanner.finishedKey(options.groupId())))
+                            .flatMap(done -> done ? Mono.error(new JobEndedException(options.groupId(), launch.rank()))
+                                    : restarted ? Mono.just(true) : rdv.store().check(List.of(running)))
                             .flatMap(join -> {
                                 if (!join) {
                                     rdv.close();
@@ -277,6 +281,21 @@ public final class ElasticGroup implements AutoCloseable {
             return g.shrink().cast(MeshProcessGroup.class)
                     .doOnNext(next -> group = next)
                     .flatMap(next -> StateTransfer.resync(next, state).thenReturn(next));
+        });
+    }
+
+    /**
+     * The job is done: tells processes still asking to join (a rank restarted too late, a host come
+     * back after the last step), which then fail with {@link JobEndedException} instead of waiting;
+     * call it on every rank (or at least one) after the last step, before {@link #close()}.
+     *
+     * @return a cold {@code Mono} completing once the store holds the mark
+     */
+    public Mono<Void> finish() {
+        return Mono.defer(() -> {
+            GroupLineage lineage = group.lineage();
+            return lineage.root().set(GrowPlanner.finishedKey(lineage.base()), new byte[] {1})
+                    .timeout(group.options().connectTimeout());
         });
     }
 

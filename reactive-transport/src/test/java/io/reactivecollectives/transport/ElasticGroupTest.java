@@ -224,13 +224,36 @@ class ElasticGroupTest {
     }
 
     @Test
+    void aJoinerStillWaitingWhenTheMembersFinishIsToldTheJobEnded() throws Exception {
+        try (Job job = job(LocalCluster.start(2, options("ended")).block(ClusterTesting.TIMEOUT), 1f, 9, "m")) {
+            LocalCluster cluster = job.cluster();
+            // asks while the members run, but they never reach a boundary again: they finish
+            CompletableFuture<ElasticGroup> waiting =
+                    ElasticGroup.join(cluster.store(), -1, state(0f, 0, "m"), options("ended")).toFuture();
+            Thread.sleep(200);
+            assertFalse(waiting.isDone());
+            long start = System.nanoTime();
+            Flux.fromIterable(job.all()).flatMap(ElasticGroup::finish).blockLast(WAIT);
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof JobEndedException, e.getCause().toString());
+            assertTrue(e.getCause().getMessage().contains("the job ended before this process was admitted"), e.getCause().getMessage());
+            assertTrue(System.nanoTime() - start < WAIT.toNanos() / 2, "told at once, not after its wait");
+            // one that asks afterwards is told too, without a ticket being answered
+            reactor.test.StepVerifier.create(ElasticGroup.join(cluster.store(), 1, state(0f, 0, "m"), options("ended")))
+                    .expectError(JobEndedException.class)
+                    .verify(WAIT);
+        }
+    }
+
+    @Test
     void aJoinerThatNeverConnectsIsLeftOutAndItsGenerationIsNotReused() throws Exception {
         try (Job job = job(LocalCluster.start(2, options("vanish")).block(ClusterTesting.TIMEOUT), 3f, 5, "m")) {
             LocalCluster cluster = job.cluster();
             List<ElasticGroup> all = job.all();
             String fingerprint = state(0f, 0, "m").fingerprint();
             // asks, is admitted, and never connects (a joiner that died during its join)
-            GrowPlanner.request(cluster.store(), "vanish", 9, fingerprint, WAIT).subscribe();
+            GrowPlanner.request(cluster.store(), "vanish", 9, fingerprint, WAIT, () -> new IllegalStateException("ended")).subscribe();
             long t0 = System.nanoTime();
             assertFalse(boundaries(all, 40), "a joiner that never connects makes no generation");
             long waited = System.nanoTime() - t0;
@@ -331,7 +354,8 @@ class ElasticGroupTest {
                 all.add(ElasticGroup.of(cluster.group(r), state(6f, 21, "m")));
             }
             // a joiner that is admitted and connects, then never takes part in the state transfer
-            GrowPlanner.request(cluster.store(), "stall", -1, state(0f, 0, "m").fingerprint(), WAIT)
+            GrowPlanner.request(cluster.store(), "stall", -1, state(0f, 0, "m").fingerprint(), WAIT,
+                    () -> new IllegalStateException("ended"))
                     .flatMap(a -> MeshProcessGroup.connect(new io.reactivecollectives.core.rendezvous.PrefixStore(
                                     "rc/" + a.plan().groupId() + "/", cluster.store()), a.plan().rankOf(a.identity()),
                             a.plan().size(), o.withGroupId(a.plan().groupId()), a.plan().job()))

@@ -60,6 +60,17 @@ public final class GrowPlanner {
     }
 
     /**
+     * The key the members set when the job is done, so that a process still asking to join is told
+     * instead of waiting for an answer that will not come.
+     *
+     * @param base the group's id without its generation suffix
+     * @return the key
+     */
+    public static String finishedKey(String base) {
+        return prefix(base) + "finished";
+    }
+
+    /**
      * The newest ticket taken so far for {@code base} (0 when nobody ever asked to join).
      *
      * @param store the job's root store
@@ -80,13 +91,17 @@ public final class GrowPlanner {
      * @param identity    the identity asked for (a restarted rank's own), or -1 for any
      * @param fingerprint the joiner's state fingerprint ({@code ElasticState.fingerprint()})
      * @param wait        how long to wait for the members' answer
+     * @param ended       the error when the members finish the job instead ({@link #finishedKey} set)
      * @return a cold {@code Mono} of the admission
      */
-    public static Mono<Admission> request(Store store, String base, int identity, String fingerprint, Duration wait) {
+    public static Mono<Admission> request(Store store, String base, int identity, String fingerprint, Duration wait,
+                                          java.util.function.Supplier<? extends RuntimeException> ended) {
         String request = "identity=" + identity + "\nfingerprint=" + fingerprint.replace('\n', ' ');
         return Mono.defer(() -> store.add(prefix(base) + "tickets", 1)
                 .flatMap(t -> store.set(prefix(base) + "request/" + t, utf8(request))
-                        .then(store.get(prefix(base) + "answer/" + t, wait))
+                        .then(Mono.firstWithSignal(store.get(prefix(base) + "answer/" + t, wait),
+                                // the members finished instead: nobody will answer
+                                store.get(finishedKey(base), wait).flatMap(f -> Mono.error(ended.get()))))
                         .onErrorMap(StoreTimeoutException.class, e -> new CollectiveTimeoutException(OP, identity, t,
                                 CollectiveException.NO_PEER, wait, "join of group '" + base + "' as identity " + identity
                                 + ": no answer to ticket " + t + " within " + wait.toMillis() + " ms from store " + store

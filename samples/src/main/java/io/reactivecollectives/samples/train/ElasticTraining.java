@@ -87,12 +87,16 @@ final class ElasticTraining implements ElasticState {
      * Trains to the last step on the group the environment describes, as a member or as a joiner.
      *
      * @param options the group's options
-     * @return 0 when every rank ended with identical parameters, 1 otherwise (also when this process
-     *         left the job: excluded from the group, or no quorum; the launcher then restarts it and it joins)
+     * @return 0 when every rank ended with identical parameters (or this process asked to join after
+     *         the job ended), 1 otherwise (also when this process left the job: excluded from the group,
+     *         or no quorum; the launcher then restarts it and it joins)
      */
     int run(GroupOptions options) {
         try {
             return train(options);
+        } catch (io.reactivecollectives.transport.JobEndedException e) {
+            out.println("collectives-train: " + e.getMessage());
+            return 0;   // a restart (or a host come back) too late: the job is done without it
         } catch (RuntimeException e) {
             out.println("collectives-train: this process leaves the job at step " + step + ": " + e.getMessage());
             return 1;
@@ -140,6 +144,7 @@ final class ElasticTraining implements ElasticState {
             MeshProcessGroup g = elastic.group();
             boolean same = Boolean.TRUE.equals(DataParallelTraining.sameOnAllRanks(g, mlp.flatValues()).block());
             g.barrier().block();
+            elastic.finish().block();   // a process still asking to join is told the job ended
             if (g.rank() == 0) {
                 double ms = (System.nanoTime() - start) / 1e6 / Math.max(1, cfg.steps() - firstStep);
                 double mean = 0;
