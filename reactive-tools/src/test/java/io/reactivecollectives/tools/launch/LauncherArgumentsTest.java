@@ -160,6 +160,16 @@ class LauncherArgumentsTest {
                 "collectives-run: --max-restarts must be >= 0, got -2 (see --help)");
         assertOneLineUsageError(launch("--max-restarts", "many", "--", main),
                 "collectives-run: Invalid value for option '--max-restarts': 'many' is not an int (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "2", "--store-peers", "a:1,b:2", "--", main),
+                "collectives-run: --store-peers needs at least 3 nodes (a store held by 2 survives no loss: a majority"
+                        + " of 2 is all of them); with fewer nodes use --agent-store (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "3", "--store-peers", "a:1,b:2", "--", main),
+                "collectives-run: --store-peers names 2 stores for --nnodes 3: one per node, in node rank order (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "3", "--store-peers", "a:1,b:x,c:3", "--", main),
+                "collectives-run: --store-peers: 'b:x' is not host:port (a port from 1 to 65534: the replica uses the"
+                        + " next one too) (see --help)");
+        assertOneLineUsageError(launch("--nnodes", "3", "--store-peers", "a:1,a:1,c:3", "--", main),
+                "collectives-run: --store-peers names one store twice: a:1,a:1,c:3 (see --help)");
         assertOneLineUsageError(launch("--master-addr", "no-such-host.invalid", "--", main),
                 "collectives-run: --master-addr no-such-host.invalid is not a known host (see --help)");
         // an option of the program before its main class: a hint where it goes
