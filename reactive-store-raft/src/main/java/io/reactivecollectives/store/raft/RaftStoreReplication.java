@@ -123,6 +123,9 @@ final class RaftStoreReplication implements StoreReplication {
         GrpcConfigKeys.Server.setHost(props, a.getHostString());
         GrpcConfigKeys.Server.setPort(props, a.getPort());
         RaftServerConfigKeys.setStorageDir(props, List.of(r.storage().toFile()));
+        // the log in memory: a replica always starts empty and is caught up by the others (a replica
+        // that comes back never reads its disk), so writing the log to disk would buy nothing
+        RaftServerConfigKeys.Log.setUseMemory(props, true);
         RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));

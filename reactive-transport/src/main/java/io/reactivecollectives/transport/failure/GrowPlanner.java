@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -78,7 +79,11 @@ public final class GrowPlanner {
      * @return a cold {@code Mono} of the ticket count
      */
     public static Mono<Long> tickets(Store store, String base) {
-        return store.add(prefix(base) + "tickets", 0);
+        // reads, not add(key, 0): rank 0 asks every 100 ms, and on a replicated store a write is a
+        // log entry on every replica while a read is answered by its own replica
+        String key = prefix(base) + "tickets";
+        return store.check(List.of(key)).flatMap(has -> !has ? Mono.just(0L)
+                : store.get(key).map(b -> Long.parseLong(new String(b, StandardCharsets.US_ASCII).trim())));
     }
 
     /**
