@@ -11,6 +11,7 @@ import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -65,6 +66,8 @@ final class RaftStoreReplication implements StoreReplication {
      * nodes whose launchers start at different times. The store's clients time out on their own first.
      */
     static final int RETRIES = 600;
+    /** How long one read-index request may take before it is tried again. */
+    static final long READ_TIMEOUT_SECONDS = 3;
     /** How long a call refused for want of a leader is made again, 100 ms apart (Ratis's own tries come first). */
     static final long RETRY_MILLIS = 60_000;
 
@@ -72,11 +75,16 @@ final class RaftStoreReplication implements StoreReplication {
     private final RaftClient client;
     private final RaftPeerId self;
     private final ScheduledExecutorService sends;
+    private final RaftGroupId groupId;
+    private final ClientId readerId = ClientId.randomId();
+    private final java.util.concurrent.atomic.AtomicLong readCalls = new java.util.concurrent.atomic.AtomicLong();
 
-    private RaftStoreReplication(RaftServer server, RaftClient client, RaftPeerId self, ScheduledExecutorService sends) {
+    private RaftStoreReplication(RaftServer server, RaftClient client, RaftPeerId self, RaftGroupId groupId,
+                                 ScheduledExecutorService sends) {
         this.server = server;
         this.client = client;
         this.self = self;
+        this.groupId = groupId;
         this.sends = sends;
     }
 
@@ -113,7 +121,7 @@ final class RaftStoreReplication implements StoreReplication {
             return t;
         });
         LOG.info("store replica {} of {} serving at {} (group {})", r.self(), peers.size(), me.getAddress(), r.group());
-        return new RaftStoreReplication(server, client, me.getId(), sends);
+        return new RaftStoreReplication(server, client, me.getId(), group.getGroupId(), sends);
     }
 
     private static RaftProperties properties(Replicas r, RaftPeer me) {
@@ -140,23 +148,41 @@ final class RaftStoreReplication implements StoreReplication {
     @Override
     public CompletableFuture<byte[]> commit(byte[] command) {
         Message m = Message.valueOf(ByteString.copyFrom(command));
-        return call(() -> client.io().send(m)).thenApply(reply -> reply.getMessage().getContent().toByteArray());
+        return call(() -> client.io().send(m), false).thenApply(reply -> reply.getMessage().getContent().toByteArray());
     }
 
+    /**
+     * A linearizable read on this replica, submitted to its server directly (no client connection of
+     * its own: the only traffic is the read index the follower asks its leader for).
+     */
     @Override
     public CompletableFuture<Void> readBarrier() {
-        return call(() -> client.io().sendReadOnly(Message.EMPTY, self)).thenApply(reply -> null);
+        return call(() -> {
+            RaftClientRequest read = RaftClientRequest.newBuilder().setClientId(readerId).setServerId(self)
+                    .setGroupId(groupId).setCallId(readCalls.incrementAndGet()).setMessage(Message.EMPTY)
+                    .setType(RaftClientRequest.readRequestType()).build();
+            try {
+                return server.submitClientRequestAsync(read).get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new IOException("no read index within " + READ_TIMEOUT_SECONDS + " s", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("store replica closed");
+            }
+        }, true).thenApply(reply -> null);   // a read changes nothing: any failure is tried again
     }
 
     /**
      * Runs {@code send} (Ratis's blocking client, which follows the leader) on this replica's own
      * thread, in call order; a call that was not taken because there is no leader yet, or this peer is
-     * not it ({@link #notTaken}), is made again 100 ms later, for {@value #RETRY_MILLIS} ms in all; any
-     * other failure fails it.
+     * not it ({@link #notTaken}), is made again 100 ms later, for {@value #RETRY_MILLIS} ms in all, as
+     * is an {@code idempotent} one (a read) that failed in any way; any other failure fails it.
      */
-    private CompletableFuture<RaftClientReply> call(BlockingSend send) {
+    private CompletableFuture<RaftClientReply> call(BlockingSend send, boolean idempotent) {
         CompletableFuture<RaftClientReply> out = new CompletableFuture<>();
-        attempt(send, out, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS), 0);
+        attempt(send, idempotent, out, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS), 0);
         return out;
     }
 
@@ -165,7 +191,8 @@ final class RaftStoreReplication implements StoreReplication {
         RaftClientReply send() throws IOException;
     }
 
-    private void attempt(BlockingSend send, CompletableFuture<RaftClientReply> out, long deadline, long delayMillis) {
+    private void attempt(BlockingSend send, boolean idempotent, CompletableFuture<RaftClientReply> out, long deadline,
+                         long delayMillis) {
         try {
             sends.schedule(() -> {
                 Throwable failure;
@@ -180,8 +207,8 @@ final class RaftStoreReplication implements StoreReplication {
                 } catch (IOException | RuntimeException e) {
                     failure = e;
                 }
-                if (notTaken(failure) && System.nanoTime() < deadline) {
-                    attempt(send, out, deadline, 100);
+                if ((idempotent || notTaken(failure)) && System.nanoTime() < deadline && !sends.isShutdown()) {
+                    attempt(send, idempotent, out, deadline, 100);
                 } else {
                     out.completeExceptionally(failure);
                 }

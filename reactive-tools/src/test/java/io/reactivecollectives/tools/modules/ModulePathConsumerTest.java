@@ -314,14 +314,14 @@ import java.io.UncheckedIOException;
 
     /**
      * The test class path less what is only there for tests: test classes (a module's own, and
-     * reactive-core's test-jar, which shares packages with reactive-core) and entries without a valid
-     * module name.
+     * reactive-core's test-jar, which shares packages with reactive-core), entries without a valid
+     * module name, and the class-path-only replicated store ({@link #classPathOnly}).
      */
     static List<Path> modulePath() {
         List<Path> out = new ArrayList<>();
         for (Path p : LibraryModules.classPath()) {
             String name = p.getFileName().toString();
-            if (name.equals("test-classes") || name.endsWith("-tests.jar") || !Files.exists(p)) {
+            if (name.equals("test-classes") || name.endsWith("-tests.jar") || !Files.exists(p) || classPathOnly(p)) {
                 continue;
             }
             try {
@@ -334,6 +334,16 @@ import java.io.UncheckedIOException;
             }
         }
         return out;
+    }
+
+    /**
+     * The replicated store ({@code reactive-store-raft}, found through {@code ServiceLoader}) and
+     * Apache Ratis under it live on the class path only: Ratis's jars split packages, which the
+     * module path refuses (library.md says so).
+     */
+    private static boolean classPathOnly(Path p) {
+        String s = p.toString().replace(File.separatorChar, '/');
+        return s.contains("/org/apache/ratis/") || s.contains("reactive-store-raft");
     }
 
     private static String describe(List<Diagnostic<? extends JavaFileObject>> errors) {
