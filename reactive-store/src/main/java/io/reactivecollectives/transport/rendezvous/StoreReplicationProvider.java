@@ -23,7 +23,14 @@ public interface StoreReplicationProvider {
      * @param storage a directory this replica may write its log to (fresh for every start)
      */
     record Replicas(List<InetSocketAddress> peers, int self, String group, Path storage) {
-        /** Checks and copies the peers. */
+        /**
+         * Checks and copies the peers.
+         *
+         * @param peers   every replica's address, in the same order on every replica
+         * @param self    this replica's index in {@code peers}
+         * @param group   the name of the replica set
+         * @param storage a directory this replica may write to
+         */
         public Replicas {
             peers = List.copyOf(peers);
             if (self < 0 || self >= peers.size()) {
