@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * No replica is a single point of failure: three replicas, each lost in turn, and the two left keep
  * every acknowledged write, serve reads and writes through either of them, and wake a wait registered
- * on one by a write through the other. Two lost: the last one, a minority, refuses writes with an
- * error naming the replicas within its retry window instead of going on alone.
+ * on one by a write through the other. Two lost: the last one, a minority, neither writes nor answers
+ * a read (its clients time out) instead of going on alone. A replica started
+ * again with an empty log (a host that came back) is caught up and counts in the majority again.
  */
 class ReplicaLossTest {
 
@@ -44,6 +45,24 @@ class ReplicaLossTest {
             var waiting = left.get(0).get("after", Duration.ofSeconds(20)).toFuture();
             left.get(1).set("after", b("seen")).block(Replicas.T);
             assertArrayEquals(b("seen"), waiting.join());
+        }
+    }
+
+    @Test
+    void aReplicaStartedAgainEmptyIsCaughtUpAndKeepsTheStoreAlive() {
+        try (Replicas r = new Replicas(3)) {
+            r.clients.get(0).set("before", b("kept")).block(Replicas.T);
+            assertEquals(5L, r.clients.get(1).add("counter", 5).block(Replicas.T));
+            r.lose(0);
+            assertEquals(6L, r.clients.get(2).add("counter", 1).block(Replicas.T));   // while it is away
+            r.startAgain(0);
+            // the newcomer answers from what the others hold, written before and while it was away
+            assertArrayEquals(b("kept"), r.clients.get(0).get("before", Duration.ofSeconds(20)).block(Replicas.T));
+            assertArrayEquals(b("6"), r.clients.get(0).get("counter", Duration.ofSeconds(20)).block(Replicas.T));
+            // and it counts in the majority again: with another replica lost, the store still writes
+            r.lose(1);
+            assertEquals(7L, r.clients.get(0).add("counter", 1).block(Replicas.T));
+            assertEquals(8L, r.clients.get(2).add("counter", 1).block(Replicas.T));
         }
     }
 

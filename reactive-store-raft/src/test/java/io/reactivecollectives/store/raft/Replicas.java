@@ -30,29 +30,42 @@ final class Replicas implements AutoCloseable {
     final List<TcpStoreServer> servers = new ArrayList<>();
     final List<TcpStore> clients = new ArrayList<>();
     private final List<Path> dirs = new ArrayList<>();
+    private final StoreReplicationProvider provider = StoreReplicationProvider.find().orElseThrow();
+    private final List<InetSocketAddress> peers = new ArrayList<>();
+    private final String group = "test-" + UUID.randomUUID();
 
     Replicas(int n) {
-        StoreReplicationProvider provider = StoreReplicationProvider.find().orElseThrow();
-        List<InetSocketAddress> peers = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             peers.add(new InetSocketAddress("127.0.0.1", freePort()));
         }
-        String group = "test-" + UUID.randomUUID();
-        List<TcpStoreServer> started = Flux.range(0, n).flatMapSequential(i -> {
-            Path dir = tempDir();
-            dirs.add(dir);
-            return TcpStoreServer.builder().unixSocket(false)
-                    .replicated(provider, new StoreReplicationProvider.Replicas(peers, i, group, dir))
-                    .start().subscribeOn(Schedulers.boundedElastic());
-        }).collectList().block(T);
+        List<TcpStoreServer> started = Flux.range(0, n).flatMapSequential(i -> start(i)
+                .subscribeOn(Schedulers.boundedElastic())).collectList().block(T);
         servers.addAll(started);
         for (TcpStoreServer s : servers) {
-            clients.add(TcpStore.connect(TcpStoreOptions.of("127.0.0.1", s.port()).withTimeout(Duration.ofSeconds(20)))
-                    .block(T));
+            clients.add(connect(s));
         }
         // the first write waits for the replicas' first election; after it the store serves at once
         clients.get(0).set("rc/test/elected", new byte[] {1}).block(T);
         clients.get(0).delete("rc/test/elected").block(T);
+    }
+
+    /** Replica {@code i}'s server, over a fresh log directory. */
+    private reactor.core.publisher.Mono<TcpStoreServer> start(int i) {
+        Path dir = tempDir();
+        dirs.add(dir);
+        return TcpStoreServer.builder().unixSocket(false)
+                .replicated(provider, new StoreReplicationProvider.Replicas(peers, i, group, dir))
+                .start();
+    }
+
+    private static TcpStore connect(TcpStoreServer s) {
+        return TcpStore.connect(TcpStoreOptions.of("127.0.0.1", s.port()).withTimeout(Duration.ofSeconds(20))).block(T);
+    }
+
+    /** Starts replica {@code i} again after {@link #lose}: same place in the set, an empty log, as a host that came back. */
+    void startAgain(int i) {
+        servers.set(i, start(i).block(T));
+        clients.set(i, connect(servers.get(i)));
     }
 
     /** Stops replica {@code i} (its client first). */
