@@ -37,10 +37,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 /**
@@ -77,7 +79,7 @@ final class RaftStoreReplication implements StoreReplication {
     private final ScheduledExecutorService sends;
     private final RaftGroupId groupId;
     private final ClientId readerId = ClientId.randomId();
-    private final java.util.concurrent.atomic.AtomicLong readCalls = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong readCalls = new AtomicLong();
 
     private RaftStoreReplication(RaftServer server, RaftClient client, RaftPeerId self, RaftGroupId groupId,
                                  ScheduledExecutorService sends) {
@@ -93,12 +95,13 @@ final class RaftStoreReplication implements StoreReplication {
         List<RaftPeer> peers = new ArrayList<>();
         for (int i = 0; i < r.peers().size(); i++) {
             InetSocketAddress a = r.peers().get(i);
-            peers.add(RaftPeer.newBuilder().setId("replica-" + i).setAddress(a.getHostString() + ":" + a.getPort()).build());
+            String host = a.getHostString().indexOf(':') >= 0 ? "[" + a.getHostString() + "]" : a.getHostString(); // IPv6
+            peers.add(RaftPeer.newBuilder().setId("replica-" + i).setAddress(host + ":" + a.getPort()).build());
         }
         RaftGroup group = RaftGroup.valueOf(
                 RaftGroupId.valueOf(UUID.nameUUIDFromBytes(r.group().getBytes(StandardCharsets.UTF_8))), peers);
         RaftPeer me = peers.get(r.self());
-        RaftProperties props = properties(r, me);
+        RaftProperties props = properties(r);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(me.getId())
                 .setGroup(group)
@@ -106,15 +109,21 @@ final class RaftStoreReplication implements StoreReplication {
                 .setProperties(props)
                 .setOption(RaftStorage.StartupOption.FORMAT)
                 .build();
-        server.start();
-        RaftClient client = RaftClient.newBuilder()
-                .setProperties(props)
-                .setParameters(new Parameters())
-                .setRaftGroup(group)
-                .setClientId(ClientId.randomId())
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(RETRIES,
-                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-                .build();
+        RaftClient client;
+        try {
+            server.start();
+            client = RaftClient.newBuilder()
+                    .setProperties(props)
+                    .setParameters(new Parameters())
+                    .setRaftGroup(group)
+                    .setClientId(ClientId.randomId())
+                    .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(RETRIES,
+                            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                    .build();
+        } catch (IOException | RuntimeException e) {
+            server.close();   // its port and threads, when it started
+            throw e;
+        }
         ScheduledExecutorService sends = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "rc-store-replica-" + r.self());
             t.setDaemon(true);
@@ -124,7 +133,7 @@ final class RaftStoreReplication implements StoreReplication {
         return new RaftStoreReplication(server, client, me.getId(), group.getGroupId(), sends);
     }
 
-    private static RaftProperties properties(Replicas r, RaftPeer me) {
+    private static RaftProperties properties(Replicas r) {
         RaftProperties props = new RaftProperties();
         RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
         InetSocketAddress a = r.peers().get(r.self());
@@ -141,77 +150,69 @@ final class RaftStoreReplication implements StoreReplication {
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(props, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
         RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(1, TimeUnit.SECONDS));
-        RaftClientConfigKeys.Async.setOutstandingRequestsMax(props, 1 << 16);
         return props;
     }
 
     @Override
     public CompletableFuture<byte[]> commit(byte[] command) {
         Message m = Message.valueOf(ByteString.copyFrom(command));
-        return call(() -> client.io().send(m), false).thenApply(reply -> reply.getMessage().getContent().toByteArray());
+        // Ratis's blocking client follows the leader (its async client kept asking a follower)
+        return call(() -> CompletableFuture.completedFuture(client.io().send(m)), false)
+                .thenApply(reply -> reply.getMessage().getContent().toByteArray());
     }
 
     /**
-     * A linearizable read on this replica, submitted to its server directly (no client connection of
-     * its own: the only traffic is the read index the follower asks its leader for).
+     * A linearizable read on this replica, submitted to its server directly and not waited for on
+     * any thread (the only traffic is the read index a follower asks its leader for).
      */
     @Override
     public CompletableFuture<Void> readBarrier() {
-        return call(() -> {
-            RaftClientRequest read = RaftClientRequest.newBuilder().setClientId(readerId).setServerId(self)
-                    .setGroupId(groupId).setCallId(readCalls.incrementAndGet()).setMessage(Message.EMPTY)
-                    .setType(RaftClientRequest.readRequestType()).build();
-            try {
-                return server.submitClientRequestAsync(read).get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new IOException("no read index within " + READ_TIMEOUT_SECONDS + " s", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("store replica closed");
-            }
-        }, true).thenApply(reply -> null);   // a read changes nothing: any failure is tried again
+        return call(() -> server.submitClientRequestAsync(RaftClientRequest.newBuilder().setClientId(readerId)
+                        .setServerId(self).setGroupId(groupId).setCallId(readCalls.incrementAndGet())
+                        .setMessage(Message.EMPTY).setType(RaftClientRequest.readRequestType()).build())
+                        .orTimeout(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS),
+                true).thenApply(reply -> null);   // a read changes nothing: any failure is tried again
     }
 
     /**
-     * Runs {@code send} (Ratis's blocking client, which follows the leader) on this replica's own
-     * thread, in call order; a call that was not taken because there is no leader yet, or this peer is
-     * not it ({@link #notTaken}), is made again 100 ms later, for {@value #RETRY_MILLIS} ms in all, as
-     * is an {@code idempotent} one (a read) that failed in any way; any other failure fails it.
+     * Makes {@code send} on this replica's own thread, in call order; a call that was not taken
+     * because there is no leader yet, or this peer is not it ({@link #notTaken}), is made again
+     * 100 ms later, for {@value #RETRY_MILLIS} ms in all, as is an {@code idempotent} one (a read)
+     * that failed in any way; any other failure fails it.
      */
-    private CompletableFuture<RaftClientReply> call(BlockingSend send, boolean idempotent) {
+    private CompletableFuture<RaftClientReply> call(Send send, boolean idempotent) {
         CompletableFuture<RaftClientReply> out = new CompletableFuture<>();
         attempt(send, idempotent, out, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS), 0);
         return out;
     }
 
-    /** One blocking call of Ratis's client. */
-    private interface BlockingSend {
-        RaftClientReply send() throws IOException;
+    /** One call to Ratis: a write blocks this replica's thread (in order), a read only starts there. */
+    private interface Send {
+        CompletableFuture<RaftClientReply> send() throws IOException;
     }
 
-    private void attempt(BlockingSend send, boolean idempotent, CompletableFuture<RaftClientReply> out, long deadline,
+    private void attempt(Send send, boolean idempotent, CompletableFuture<RaftClientReply> out, long deadline,
                          long delayMillis) {
         try {
             sends.schedule(() -> {
-                Throwable failure;
+                CompletableFuture<RaftClientReply> sent;
                 try {
-                    RaftClientReply reply = send.send();
-                    failure = reply.isSuccess() ? null : reply.getException() != null ? reply.getException()
+                    sent = send.send();
+                } catch (IOException | RuntimeException e) {
+                    sent = CompletableFuture.failedFuture(e);
+                }
+                sent.whenComplete((reply, e) -> {
+                    Throwable failure = e != null ? (e instanceof CompletionException && e.getCause() != null ? e.getCause() : e)
+                            : reply.isSuccess() ? null : reply.getException() != null ? reply.getException()
                             : new IOException("store replica: request not applied");
                     if (failure == null) {
                         out.complete(reply);
-                        return;
+                    } else if ((idempotent || notTaken(failure)) && System.nanoTime() < deadline && !sends.isShutdown()) {
+                        attempt(send, idempotent, out, deadline, 100);
+                    } else {
+                        out.completeExceptionally(failure);
                     }
-                } catch (IOException | RuntimeException e) {
-                    failure = e;
-                }
-                if ((idempotent || notTaken(failure)) && System.nanoTime() < deadline && !sends.isShutdown()) {
-                    attempt(send, idempotent, out, deadline, 100);
-                } else {
-                    out.completeExceptionally(failure);
-                }
+                });
             }, delayMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closed) {
             out.completeExceptionally(new IllegalStateException("store replica closed"));

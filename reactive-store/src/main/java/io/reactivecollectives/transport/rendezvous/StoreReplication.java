@@ -17,11 +17,13 @@ import java.util.concurrent.CompletableFuture;
 public interface StoreReplication extends AutoCloseable {
 
     /**
-     * Commits {@code command} to the log; it completes, once a majority of replicas hold it and this
-     * replica's state applied it, with what applying it returned.
+     * Commits {@code command} to the log; it completes, once a majority of replicas hold it, with
+     * what applying it returned on the replica that applied it first (the leader). This replica
+     * applies it in its turn: a read here waits for that ({@link #readBarrier()}).
      *
-     * @param command an opaque write command (the server's encoding)
-     * @return the result of applying it, or an error when no majority could be reached in time
+     * @param command an opaque write command (the server's: the write's frame body)
+     * @return the result of applying it (the server's: the response frame), or an error when no
+     *         majority could be reached in time
      */
     CompletableFuture<byte[]> commit(byte[] command);
 

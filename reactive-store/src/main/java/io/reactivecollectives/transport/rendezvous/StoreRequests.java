@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The requests of one server connection, answered on its event loop against the server's shared
@@ -68,22 +70,28 @@ final class StoreRequests {
     }
 
     /**
-     * Answers one request of a replicated store, in this connection's order: a write once the log
-     * committed and applied it, anything else (a read, a wait, a cancel) once this replica applied
-     * every write committed before it ({@link StoreReplication#readBarrier()}). A log that cannot
-     * reach a majority fails the request ({@code E_CLOSED}) and nothing else.
+     * Answers one request of a replicated store, in this connection's order: a write ({@code command},
+     * its frame body) once the log committed it, with the response the leader's state gave; anything
+     * else (a read, a wait, a cancel) once this replica applied every write committed before it
+     * ({@link StoreReplication#readBarrier()}). A log that cannot reach a majority fails the request
+     * ({@code E_CLOSED}) and nothing else; a request that breaks the protocol goes to {@code protocolError}.
      */
-    void dispatchReplicated(StoreFrameCodec.Request r) {
+    void dispatchReplicated(StoreFrameCodec.Request r, byte[] command, Consumer<StoreProtocolException> protocolError) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         previous.whenComplete((x, y) -> onEventLoop(() -> {
-            CompletableFuture<?> step = StoreCommands.writes(r)
-                    ? replication.commit(StoreCommands.encode(r)).thenAccept(outcome -> onEventLoop(() -> {
-                        ByteBuf response = StoreCommands.response(channel.alloc(), r, outcome);
-                        if (response != null) {
-                            write(response);
+            CompletableFuture<?> step = command != null
+                    ? replication.commit(command).thenAccept(response -> onEventLoop(() -> {
+                        if (response.length > 0) {   // none for a set without reply
+                            write(Unpooled.wrappedBuffer(response));
                         }
                     }))
-                    : replication.readBarrier().thenAccept(v -> onEventLoop(() -> dispatchGuarded(r)));
+                    : replication.readBarrier().thenAccept(v -> onEventLoop(() -> {
+                        try {
+                            dispatchAnswering(r);
+                        } catch (StoreProtocolException e) {
+                            protocolError.accept(e);
+                        }
+                    }));
             step.whenComplete((v, e) -> {
                 if (e != null) {
                     Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
@@ -97,19 +105,19 @@ final class StoreRequests {
         previous = done;
     }
 
-    /** {@link #dispatch}, with its argument and state errors answered instead of thrown. */
-    private void dispatchGuarded(StoreFrameCodec.Request r) {
+    /** {@link #dispatch}, with its argument and state errors answered ({@link #refusal}); protocol errors are thrown. */
+    void dispatchAnswering(StoreFrameCodec.Request r) {
         try {
             dispatch(r);
-        } catch (IllegalArgumentException | NullPointerException e) {
-            write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_BAD_REQUEST,
-                    StoreServerSession.opName(r), String.valueOf(e.getMessage()), List.of(), 0));
-        } catch (IllegalStateException e) {
-            write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
-                    StoreServerSession.opName(r), String.valueOf(e.getMessage()), List.of(), 0));
-        } catch (StoreProtocolException e) {
-            channel.close();
+        } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
+            write(refusal(channel.alloc(), r, e));
         }
+    }
+
+    /** The answer to {@code r} refused by the state: a bad argument ({@code E_BAD_REQUEST}) or a closed store ({@code E_CLOSED}). */
+    static ByteBuf refusal(ByteBufAllocator a, StoreFrameCodec.Request r, RuntimeException e) {
+        return StoreResponseCodec.error(a, r.id(), e instanceof IllegalStateException ? StoreFrameCodec.E_CLOSED
+                : StoreFrameCodec.E_BAD_REQUEST, StoreServerSession.opName(r), String.valueOf(e.getMessage()), List.of(), 0);
     }
 
     /** {@return whether writes go through a replicated log} */
@@ -117,37 +125,58 @@ final class StoreRequests {
         return replication != null;
     }
 
+    /** {@return whether {@code r} changes the store (on a replicated store: goes through the log)} */
+    static boolean writes(StoreFrameCodec.Request r) {
+        return r instanceof StoreFrameCodec.Set || r instanceof StoreFrameCodec.Add
+                || r instanceof StoreFrameCodec.CompareSet || r instanceof StoreFrameCodec.Delete
+                || r instanceof StoreFrameCodec.MultiSet || r instanceof StoreFrameCodec.Append;
+    }
+
+    /**
+     * Applies write {@code r} ({@link #writes}) to {@code kv}: its response, or null for a set without
+     * reply; the waiters it completes go to {@code fired}. Argument and state errors propagate.
+     */
+    static ByteBuf applyWrite(ByteBufAllocator a, KeyValueWaiters<ServerWaiter> kv, StoreFrameCodec.Request r,
+                              List<KeyValueWaiters.Fired<ServerWaiter>> fired) {
+        int id = r.id();
+        if (r instanceof StoreFrameCodec.Set q) {
+            kv.set(q.key(), q.value(), fired);
+            return q.reply() ? StoreResponseCodec.ok(a, id) : null;
+        } else if (r instanceof StoreFrameCodec.Add q) {
+            return StoreResponseCodec.longValue(a, id, kv.add(q.key(), q.delta(), fired));
+        } else if (r instanceof StoreFrameCodec.CompareSet q) {
+            return StoreResponseCodec.value(a, id, kv.compareSet(q.key(), q.expected(), q.desired(), fired));
+        } else if (r instanceof StoreFrameCodec.Delete q) {
+            return StoreResponseCodec.boolValue(a, id, kv.delete(q.key()));
+        } else if (r instanceof StoreFrameCodec.MultiSet q) {
+            kv.multiSet(q.entries(), fired);
+            return StoreResponseCodec.ok(a, id);
+        } else if (r instanceof StoreFrameCodec.Append q) {
+            return StoreResponseCodec.longValue(a, id, kv.append(q.key(), q.value(), fired));
+        }
+        throw new IllegalArgumentException("not a write: " + StoreServerSession.opName(r));
+    }
+
     /** Answers (or registers) one request; argument and state errors propagate to the caller. */
     void dispatch(StoreFrameCodec.Request r) {
         int id = r.id();
         ByteBufAllocator a = channel.alloc();
         List<KeyValueWaiters.Fired<ServerWaiter>> fired = new ArrayList<>(0);
-        if (r instanceof StoreFrameCodec.Set q) {
-            kv.set(q.key(), q.value(), fired);
-            if (q.reply()) {
-                write(StoreResponseCodec.ok(a, id));
+        if (writes(r)) {
+            ByteBuf response = applyWrite(a, kv, r, fired);
+            if (response != null) {
+                write(response);
             }
         } else if (r instanceof StoreFrameCodec.Get q) {
             await(id, "get", List.of(q.key()), q.timeoutMs());
-        } else if (r instanceof StoreFrameCodec.Add q) {
-            write(StoreResponseCodec.longValue(a, id, kv.add(q.key(), q.delta(), fired)));
-        } else if (r instanceof StoreFrameCodec.CompareSet q) {
-            write(StoreResponseCodec.value(a, id, kv.compareSet(q.key(), q.expected(), q.desired(), fired)));
         } else if (r instanceof StoreFrameCodec.Wait q) {
             await(id, "await", q.keys(), q.timeoutMs());
         } else if (r instanceof StoreFrameCodec.Check q) {
             write(StoreResponseCodec.boolValue(a, id, kv.check(q.keys())));
-        } else if (r instanceof StoreFrameCodec.Delete q) {
-            write(StoreResponseCodec.boolValue(a, id, kv.delete(q.key())));
         } else if (r instanceof StoreFrameCodec.NumKeys) {
             write(StoreResponseCodec.longValue(a, id, kv.numKeys()));
         } else if (r instanceof StoreFrameCodec.MultiGet q) {
             await(id, "multiGet", q.keys(), q.timeoutMs());
-        } else if (r instanceof StoreFrameCodec.MultiSet q) {
-            kv.multiSet(q.entries(), fired);
-            write(StoreResponseCodec.ok(a, id));
-        } else if (r instanceof StoreFrameCodec.Append q) {
-            write(StoreResponseCodec.longValue(a, id, kv.append(q.key(), q.value(), fired)));
         } else if (r instanceof StoreFrameCodec.Cancel) {
             ServerWaiter w = waits.remove(id);
             if (w != null && kv.remove(w) != null) {

@@ -25,6 +25,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -39,7 +40,7 @@ final class StoreServerBinder {
     record Config(String host, int port, byte[] secret, SslContext ssl, int maxFrameSize, LoopResources loops,
                   MeterRegistry registry, boolean unixSocket, Duration handshakeTimeout, Duration frameTimeout,
                   int maxConnections, long frameMemory,
-                  java.util.function.Function<UnaryOperator<byte[]>, StoreReplication> replication) { }
+                  Function<UnaryOperator<byte[]>, StoreReplication> replication) { }
 
     /** The TCP server with its local socket server and file, when bound (else nulls). */
     record Bound(DisposableServer tcp, DisposableServer uds, OwnedSocketFile file) {

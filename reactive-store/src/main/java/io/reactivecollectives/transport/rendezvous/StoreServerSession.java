@@ -2,6 +2,7 @@ package io.reactivecollectives.transport.rendezvous;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -147,19 +148,14 @@ final class StoreServerSession {
                 authenticate(body);
                 return;
             }
+            int start = body.readerIndex();
             StoreFrameCodec.Request r = StoreFrameCodec.decodeRequest(body);
             if (requests.replicated()) {
-                requests.dispatchReplicated(r);
-                return;
-            }
-            try {
-                requests.dispatch(r);
-            } catch (IllegalArgumentException | NullPointerException e) {
-                requests.write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_BAD_REQUEST,
-                        opName(r), String.valueOf(e.getMessage()), List.of(), 0));
-            } catch (IllegalStateException e) {
-                requests.write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
-                        opName(r), String.valueOf(e.getMessage()), List.of(), 0));
+                // a write goes into the log as the frame body it came in (StoreCommands)
+                byte[] command = StoreRequests.writes(r) ? ByteBufUtil.getBytes(body, start, body.writerIndex() - start) : null;
+                requests.dispatchReplicated(r, command, this::reject);
+            } else {
+                requests.dispatchAnswering(r);
             }
         } catch (StoreProtocolException e) {
             reject(e);

@@ -10,10 +10,14 @@ import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpServer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * The TCP store server, as c10d's TCPStore master: an in-memory {@link KeyValueWaiters} behind the
@@ -206,7 +210,7 @@ public final class TcpStoreServer implements AutoCloseable {
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
-        private java.util.function.Function<java.util.function.UnaryOperator<byte[]>, StoreReplication> replication;
+        private Function<UnaryOperator<byte[]>, StoreReplication> replication;
 
         private Builder() {
         }
@@ -223,13 +227,13 @@ public final class TcpStoreServer implements AutoCloseable {
          * @return this builder
          */
         public Builder replicated(StoreReplicationProvider provider, StoreReplicationProvider.Replicas replicas) {
-            java.util.Objects.requireNonNull(provider, "provider");
-            java.util.Objects.requireNonNull(replicas, "replicas");
+            Objects.requireNonNull(provider, "provider");
+            Objects.requireNonNull(replicas, "replicas");
             this.replication = apply -> {
                 try {
                     return provider.start(replicas, apply);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException("store replica " + replicas.self() + " at "
+                } catch (IOException e) {
+                    throw new UncheckedIOException("store replica " + replicas.self() + " at "
                             + replicas.peers().get(replicas.self()) + " cannot start: " + e.getMessage(), e);
                 }
             };
