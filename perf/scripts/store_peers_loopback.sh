@@ -16,7 +16,7 @@ KILL_AT="${KILL_AT:-$((STEPS * 30 / 100))}"
 AGAIN_AFTER="${AGAIN_AFTER:-2}"
 "$ROOT/bin/collectives-run" --help > /dev/null 2>&1   # build once
 work="$(mktemp -d)"
-trap 'kill -KILL -- $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'for p in $(jobs -p); do kill -KILL -- "-$p" 2>/dev/null; done; rm -rf "$work"' EXIT   # each launcher with its ranks (setsid: its own group)
 base=$((30000 + RANDOM % 20000))
 if [[ "$STORE" == peers ]]; then
   store="--store-peers 127.0.0.1:$base,127.0.0.1:$((base + 10)),127.0.0.1:$((base + 20))"

@@ -33,6 +33,8 @@ module io.reactivecollectives.transport {
 
     exports io.reactivecollectives.transport;
     exports io.reactivecollectives.transport.launch;
+    // host:port as the store and the mesh write it (IPv6 in brackets), for collectives-run's --store-peers
+    exports io.reactivecollectives.transport.wire to io.reactivecollectives.tools;
 
     uses io.reactivecollectives.transport.LaunchProvider;
     uses io.reactivecollectives.transport.DashboardProvider;

@@ -1,8 +1,8 @@
-package io.reactivecollectives.transport;
+package io.reactivecollectives.core;
 
 /**
- * A process asked to join an elastic group whose job had already ended: its members called
- * {@link ElasticGroup#finish()} before they admitted it. Nothing is left to do; a program ends as it
+ * A process asked to join an elastic group whose job had already ended: its members called the
+ * transport's {@code ElasticGroup.finish()} before they admitted it. Nothing is left to do; a program ends as it
  * would after its last step (the main job exits 0).
  */
 public final class JobEndedException extends RuntimeException {

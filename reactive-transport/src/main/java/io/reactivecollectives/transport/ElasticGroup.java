@@ -3,6 +3,7 @@ package io.reactivecollectives.transport;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.ElasticState;
 import io.reactivecollectives.core.GenerationEvent;
+import io.reactivecollectives.core.JobEndedException;
 import io.reactivecollectives.core.QuorumLostException;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.rendezvous.PrefixStore;
@@ -114,8 +115,7 @@ public final class ElasticGroup implements AutoCloseable {
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(options, "options");
         String base = options.groupId();
-        return GrowPlanner.request(store, base, identity, state.fingerprint(), options.connectTimeout(),
-                        () -> new JobEndedException(base, identity))
+        return GrowPlanner.request(store, base, identity, state.fingerprint(), options.connectTimeout())
                 .flatMap(admission -> {
                     GrowPlan plan = admission.plan();
                     log.info("group '{}': admitted as identity {}, rank {} of {} in generation {}", base,
@@ -167,9 +167,7 @@ public final class ElasticGroup implements AutoCloseable {
             GroupOptions o = ProcessGroups.fromVariables(options, env);
             String running = runningKey(options.groupId());
             return EnvRendezvous.connect(env, o.connectTimeout())
-                    .flatMap(rdv -> rdv.store().check(List.of(GrowPlanner.finishedKey(options.groupId())))
-                            .flatMap(done -> done ? Mono.error(new JobEndedException(options.groupId(), launch.rank()))
-                                    : restarted ? Mono.just(true) : rdv.store().check(List.of(running)))
+                    .flatMap(rdv -> (restarted ? Mono.just(true) : rdv.store().check(List.of(running)))
                             .flatMap(join -> {
                                 if (!join) {
                                     rdv.close();

@@ -4,6 +4,7 @@ import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ElasticState;
 import io.reactivecollectives.core.GenerationEvent;
+import io.reactivecollectives.core.JobEndedException;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.failure.GrowPlanner;
@@ -253,7 +254,7 @@ class ElasticGroupTest {
             List<ElasticGroup> all = job.all();
             String fingerprint = state(0f, 0, "m").fingerprint();
             // asks, is admitted, and never connects (a joiner that died during its join)
-            GrowPlanner.request(cluster.store(), "vanish", 9, fingerprint, WAIT, () -> new IllegalStateException("ended")).subscribe();
+            GrowPlanner.request(cluster.store(), "vanish", 9, fingerprint, WAIT).subscribe();
             long t0 = System.nanoTime();
             assertFalse(boundaries(all, 40), "a joiner that never connects makes no generation");
             long waited = System.nanoTime() - t0;
@@ -354,8 +355,7 @@ class ElasticGroupTest {
                 all.add(ElasticGroup.of(cluster.group(r), state(6f, 21, "m")));
             }
             // a joiner that is admitted and connects, then never takes part in the state transfer
-            GrowPlanner.request(cluster.store(), "stall", -1, state(0f, 0, "m").fingerprint(), WAIT,
-                    () -> new IllegalStateException("ended"))
+            GrowPlanner.request(cluster.store(), "stall", -1, state(0f, 0, "m").fingerprint(), WAIT)
                     .flatMap(a -> MeshProcessGroup.connect(new io.reactivecollectives.core.rendezvous.PrefixStore(
                                     "rc/" + a.plan().groupId() + "/", cluster.store()), a.plan().rankOf(a.identity()),
                             a.plan().size(), o.withGroupId(a.plan().groupId()), a.plan().job()))

@@ -6,7 +6,6 @@ import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import java.time.Duration;
 import java.util.Map;
 
@@ -84,8 +83,9 @@ final class AgentStore implements AutoCloseable {
 
     /**
      * Starts this node's replica of the store the nodes hold together ({@code --store-peers}): its
-     * store on its entry's port, its replica on the next one, its log in a fresh temporary directory
-     * (a replica that comes back after its node was lost starts empty and is caught up by the others).
+     * store on its entry's port, its replica on the next one, its log in memory and Ratis's metadata
+     * in a fresh temporary directory (a replica that comes back after its node was lost starts empty
+     * and is caught up by the others).
      *
      * @param peers    every node's store
      * @param nodeRank this node

@@ -228,7 +228,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         void start(int local, int restart) throws java.io.IOException;
     }
 
-    /** {@return whether the launcher serves the store: --agent-store, or --max-restarts above 0} */
+    /** {@return whether a launcher serves the store: --agent-store, --max-restarts above 0, or --store-peers} */
     private boolean agentStoreOn() {
         return agentStoreFlag || maxRestarts > 0 || storePeers != null;
     }

@@ -1,5 +1,7 @@
 package io.reactivecollectives.tools.launch;
 
+import io.reactivecollectives.transport.wire.HostPorts;
+
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +10,8 @@ import java.util.List;
  * {@code --store-peers}: the nodes' launchers hold the job's store together, one replica each (Raft,
  * {@code reactive-store-raft}), so that losing any one node, node rank 0 included, loses no store.
  * Entry {@code i} is node rank {@code i}'s store, where its ranks connect ({@code MASTER_ADDR},
- * {@code MASTER_PORT}); its replica talks to the others on the next port.
+ * {@code MASTER_PORT}); its replica talks to the others on the next port. An IPv6 address goes in
+ * brackets ({@code [fd00::2]:29500}, {@link HostPorts}).
  *
  * @param stores every node's store address, by node rank
  */
@@ -28,18 +31,19 @@ record StorePeers(List<InetSocketAddress> stores) {
         }
         List<InetSocketAddress> out = new ArrayList<>();
         for (String entry : spec.split(",", -1)) {
-            int colon = entry.lastIndexOf(':');
+            String e = entry.trim();
             int port;
             try {
-                port = colon > 0 ? Integer.parseInt(entry.substring(colon + 1).trim()) : -1;
-            } catch (NumberFormatException e) {
+                port = HostPorts.portOf(e);
+            } catch (IllegalArgumentException notHostPort) {   // NumberFormatException included
                 port = -1;
             }
-            if (port < 1 || port > 65534) {
+            String host = port < 0 ? "" : HostPorts.hostOf(e);
+            if (host.isEmpty() || port < 1 || port > 65534) {
                 throw new IllegalArgumentException("--store-peers: '" + entry + "' is not host:port (a port from 1"
                         + " to 65534: the replica uses the next one too)");
             }
-            out.add(InetSocketAddress.createUnresolved(entry.substring(0, colon).trim(), port));
+            out.add(InetSocketAddress.createUnresolved(host, port));
         }
         if (out.size() != nnodes) {
             throw new IllegalArgumentException("--store-peers names " + out.size() + " stores for --nnodes " + nnodes
@@ -70,13 +74,14 @@ record StorePeers(List<InetSocketAddress> stores) {
     List<InetSocketAddress> replicas() {
         List<InetSocketAddress> out = new ArrayList<>();
         for (InetSocketAddress s : stores) {
-            out.add(new InetSocketAddress(s.getHostString(), s.getPort() + 1));
+            out.add(InetSocketAddress.createUnresolved(s.getHostString(), s.getPort() + 1));   // resolved by the replica
         }
         return out;
     }
 
     /** {@return the replica set's name: the same on every node of this job, different for another set of stores} */
     String group() {
-        return "collectives-run:" + stores;
+        return "collectives-run:" + stores.stream().map(s -> HostPorts.format(s.getHostString(), s.getPort()))
+                .collect(java.util.stream.Collectors.joining(","));
     }
 }

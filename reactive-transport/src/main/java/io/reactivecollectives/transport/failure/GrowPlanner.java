@@ -2,6 +2,8 @@ package io.reactivecollectives.transport.failure;
 
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
+import io.reactivecollectives.core.JobEndedException;
+import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 import org.slf4j.Logger;
@@ -83,30 +85,29 @@ public final class GrowPlanner {
         // log entry on every replica while a read is answered by its own replica
         String key = prefix(base) + "tickets";
         return store.check(List.of(key)).flatMap(has -> !has ? Mono.just(0L)
-                : store.get(key).map(b -> Long.parseLong(new String(b, StandardCharsets.US_ASCII).trim())));
+                : store.get(key).map(b -> KeyValueWaiters.parseCounter(key, b)));
     }
 
     /**
      * Asks to join {@code base} and waits for the answer. Fails with a {@link CollectiveException}
      * naming the group and the reason when refused, with a {@link CollectiveTimeoutException} when no
-     * answer came within {@code wait}.
+     * answer came within {@code wait}, with a {@link JobEndedException} when the members finished
+     * instead ({@link #finishedKey} set, before or while it waits).
      *
      * @param store       the job's root store
      * @param base        the group's id without its generation suffix
      * @param identity    the identity asked for (a restarted rank's own), or -1 for any
      * @param fingerprint the joiner's state fingerprint ({@code ElasticState.fingerprint()})
      * @param wait        how long to wait for the members' answer
-     * @param ended       the error when the members finish the job instead ({@link #finishedKey} set)
      * @return a cold {@code Mono} of the admission
      */
-    public static Mono<Admission> request(Store store, String base, int identity, String fingerprint, Duration wait,
-                                          java.util.function.Supplier<? extends RuntimeException> ended) {
+    public static Mono<Admission> request(Store store, String base, int identity, String fingerprint, Duration wait) {
         String request = "identity=" + identity + "\nfingerprint=" + fingerprint.replace('\n', ' ');
         return Mono.defer(() -> store.add(prefix(base) + "tickets", 1)
                 .flatMap(t -> store.set(prefix(base) + "request/" + t, utf8(request))
                         .then(Mono.firstWithSignal(store.get(prefix(base) + "answer/" + t, wait),
                                 // the members finished instead: nobody will answer
-                                store.get(finishedKey(base), wait).flatMap(f -> Mono.error(ended.get()))))
+                                store.get(finishedKey(base), wait).flatMap(f -> Mono.error(new JobEndedException(base, identity)))))
                         .onErrorMap(StoreTimeoutException.class, e -> new CollectiveTimeoutException(OP, identity, t,
                                 CollectiveException.NO_PEER, wait, "join of group '" + base + "' as identity " + identity
                                 + ": no answer to ticket " + t + " within " + wait.toMillis() + " ms from store " + store

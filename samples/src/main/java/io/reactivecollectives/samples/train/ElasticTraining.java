@@ -94,7 +94,7 @@ final class ElasticTraining implements ElasticState {
     int run(GroupOptions options) {
         try {
             return train(options);
-        } catch (io.reactivecollectives.transport.JobEndedException e) {
+        } catch (io.reactivecollectives.core.JobEndedException e) {
             out.println("collectives-train: " + e.getMessage());
             return 0;   // a restart (or a host come back) too late: the job is done without it
         } catch (RuntimeException e) {
