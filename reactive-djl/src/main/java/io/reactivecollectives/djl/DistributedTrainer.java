@@ -80,6 +80,7 @@ public final class DistributedTrainer implements AutoCloseable {
     private final CommHook hook;
     private final long bucketCapBytes;
     private final long firstBucketBytes;
+    private final Integer seed;
     private final Scheduler compute;
     private final StepGuard guard = new StepGuard();
 
@@ -97,6 +98,7 @@ public final class DistributedTrainer implements AutoCloseable {
         this.hook = b.hook != null ? b.hook.apply(group) : new AllReduceHook(group);
         this.bucketCapBytes = b.bucketCapBytes;
         this.firstBucketBytes = b.firstBucketBytes;
+        this.seed = b.seed;
         this.trainer = b.model.newTrainer(b.config);
         this.compute = Schedulers.single(BlockingScheduler.get());
     }
@@ -147,7 +149,7 @@ public final class DistributedTrainer implements AutoCloseable {
                     if (views != null) {
                         throw new IllegalStateException("DistributedTrainer of rank " + group.rank() + ": already initialized");
                     }
-                    trainer.initialize(inputShapes);
+                    initializeParameters(inputShapes);
                     materializeGradients();
                     buildReducer();
                 }).subscribeOn(compute)
@@ -281,6 +283,22 @@ public final class DistributedTrainer implements AutoCloseable {
         }
     }
 
+    /**
+     * The initializers draw from libtorch's one generator per JVM: with a seed, seeding and drawing
+     * happen under the JVM's lock, so ranks sharing a JVM do not interleave their draws.
+     */
+    private void initializeParameters(Shape... inputShapes) {
+        COLLECTOR.lock();
+        try {
+            if (seed != null) {
+                trainer.getManager().getEngine().setRandomSeed(seed);
+            }
+            trainer.initialize(inputShapes);
+        } finally {
+            COLLECTOR.unlock();
+        }
+    }
+
     /** One backward pass of zero, so that every trainable parameter has a {@code .grad} to view. */
     private void materializeGradients() {
         COLLECTOR.lock();
@@ -373,6 +391,7 @@ public final class DistributedTrainer implements AutoCloseable {
         private Function<ProcessGroup, CommHook> hook;
         private long bucketCapBytes;
         private long firstBucketBytes;
+        private Integer seed;
 
         private Builder(Model model, TrainingConfig config, ProcessGroup group) {
             this.model = Objects.requireNonNull(model, "model");
@@ -420,6 +439,20 @@ public final class DistributedTrainer implements AutoCloseable {
                 throw new IllegalArgumentException("DistributedTrainer: first bucket cap must be positive, got " + bytes);
             }
             this.firstBucketBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Seeds the engine's generator just before the initializers draw the parameters, so that
+         * rank 0's initial parameters (which every rank receives) repeat from run to run, also when
+         * several ranks share a JVM and its one generator (seeding and drawing are then done by one
+         * rank at a time). Without it the parameters follow whatever state the generator is in.
+         *
+         * @param seed the seed ({@code Engine.setRandomSeed})
+         * @return this builder
+         */
+        public Builder seed(int seed) {
+            this.seed = seed;
             return this;
         }
 

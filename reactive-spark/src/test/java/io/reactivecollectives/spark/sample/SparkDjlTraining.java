@@ -61,7 +61,7 @@ public final class SparkDjlTraining {
      *
      * @param preset the model's preset, {@code tiny} or {@code base} ({@link EncoderConfig#preset})
      * @param lr     the SGD learning rate
-     * @param seed   the synthetic data's seed
+     * @param seed   the synthetic data's seed and the initial parameters'
      * @param run    steps, batch, shard rows, warm-up steps and dashboard
      */
     public record Settings(String preset, float lr, long seed, SparkDataParallelTraining.Settings run) implements Serializable {
@@ -157,8 +157,6 @@ public final class SparkDjlTraining {
         });
         // libtorch loads here, on Spark's task thread, before the group's network threads exist
         SparkContexts.djlDefaults();
-        // rank 0's initial parameters (every rank gets them) follow from the seed: a run repeats itself
-        Engine.getEngine("PyTorch").setRandomSeed((int) settings.seed());
         MeshProcessGroup group = ProcessGroups.fromEnvironment(System.getenv(), settings.run().options())
                 .block(Duration.ofMinutes(2));
         SparkDataParallelTraining.Settings run = settings.run();
@@ -167,7 +165,9 @@ public final class SparkDjlTraining {
             model.setBlock(encoder);
             DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
                     .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(settings.lr())).build());
-            try (DistributedTrainer trainer = DistributedTrainer.builder(model, config, group).build();
+            try (DistributedTrainer trainer = DistributedTrainer.builder(model, config, group)
+                    // rank 0's initial parameters (every rank gets them) follow from the seed: a run repeats itself
+                    .seed((int) settings.seed()).build();
                  NDManager data = NDManager.newBaseManager("PyTorch")) {
                 trainer.initialize(encoder.inputShape(run.batch())).block(Duration.ofMinutes(2));
                 double[] losses = new double[run.steps()];

@@ -48,7 +48,7 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     @Option(names = "--lr", description = "SGD learning rate (default 0.003 for base, 0.05 for tiny)")
     Float lr;
 
-    @Option(names = "--seed", defaultValue = "7", description = "data and sampler seed (default ${DEFAULT-VALUE})")
+    @Option(names = "--seed", defaultValue = "7", description = "data, sampler and initial parameters' seed (default ${DEFAULT-VALUE})")
     long seed;
 
     @Option(names = "--hook", defaultValue = "allreduce", description = "allreduce, fp16, bf16 or powersgd (default ${DEFAULT-VALUE})")
