@@ -74,10 +74,13 @@ public final class DistributedTrainer implements AutoCloseable {
     /** DJL's PyTorch engine allows one collecting {@code GradientCollector} per JVM. */
     private static final ReentrantLock COLLECTOR = new ReentrantLock();
 
-    private final ProcessGroup group;
+    private ProcessGroup group;
     private final Trainer trainer;
     private final Optimizer optimizer;
-    private final CommHook hook;
+    private final Function<ProcessGroup, CommHook> hookFactory;
+    private CommHook hook;
+    /** Elastic: the optimizer runs once every bucket is back, so a step that fails applies nothing. */
+    private final boolean wholeSteps;
     private final long bucketCapBytes;
     private final long firstBucketBytes;
     private final Integer seed;
@@ -89,13 +92,17 @@ public final class DistributedTrainer implements AutoCloseable {
     private Map<Parameter, Integer> indexOf;
     private List<Parameter> readyOrder;
     private long steps;
+    /** Optimizer steps applied (a step that failed is not counted). */
+    private long appliedSteps;
     /** The current step's optimizer time (written and read on the compute thread only). */
     private long optimizerNanos;
 
     private DistributedTrainer(Builder b) {
         this.group = b.group;
         this.optimizer = Objects.requireNonNull(b.config.getOptimizer(), "DistributedTrainer: the training config has no optimizer");
-        this.hook = b.hook != null ? b.hook.apply(group) : new AllReduceHook(group);
+        this.hookFactory = b.hook != null ? b.hook : AllReduceHook::new;
+        this.hook = group == null ? null : hookFactory.apply(group);
+        this.wholeSteps = b.group == null;
         this.bucketCapBytes = b.bucketCapBytes;
         this.firstBucketBytes = b.firstBucketBytes;
         this.seed = b.seed;
@@ -113,7 +120,7 @@ public final class DistributedTrainer implements AutoCloseable {
      * @return a new builder
      */
     public static Builder builder(Model model, TrainingConfig config, ProcessGroup group) {
-        return new Builder(model, config, group);
+        return new Builder(model, config, Objects.requireNonNull(group, "group"));
     }
 
     /**
@@ -145,16 +152,66 @@ public final class DistributedTrainer implements AutoCloseable {
      * @return a cold {@code Mono} completing when this rank holds rank 0's parameters
      */
     public Mono<Void> initialize(Shape... inputShapes) {
-        return guard.run("initialize", Mono.fromRunnable(() -> {
-                    if (views != null) {
-                        throw new IllegalStateException("DistributedTrainer of rank " + group.rank() + ": already initialized");
-                    }
-                    initializeParameters(inputShapes);
-                    materializeGradients();
-                    buildReducer();
-                }).subscribeOn(compute)
+        return guard.run("initialize", initializeLocally(inputShapes)
+                .then(Mono.fromRunnable(this::buildReducer).subscribeOn(compute))
                 .then(Mono.defer(() -> reducer.broadcastParameters()))
                 .then(checkIdentical("initialize")));
+    }
+
+    /** The parameters drawn and their gradients made, on this process only (nothing is sent). */
+    Mono<Void> initializeLocally(Shape... inputShapes) {
+        return Mono.<Void>fromRunnable(() -> {
+            if (views != null) {
+                throw new IllegalStateException("DistributedTrainer: already initialized");
+            }
+            initializeParameters(inputShapes);
+            materializeGradients();
+            views = ParameterViews.of(trainer.getModel().getBlock());
+        }).subscribeOn(compute);
+    }
+
+    /**
+     * Moves the trainer to {@code next} (a new generation of an elastic group): a new hook and new
+     * buckets for it, every gradient zeroed (a step that failed left partial sums); with
+     * {@code broadcast}, rank 0's parameters are copied to every rank and checked, as in
+     * {@link #initialize}.
+     */
+    Mono<Void> regroup(ProcessGroup next, boolean broadcast) {
+        return guard.run("regroup", Mono.<Void>fromRunnable(() -> {
+                    requireInitialized("regroup");
+                    if (reducer != null) {
+                        reducer.close();
+                        reducer = null;
+                    }
+                    for (int i = 0; i < views.size(); i++) {
+                        views.zeroGradient(i);
+                    }
+                    group = next;
+                    hook = hookFactory.apply(next);
+                    buildReducer();
+                }).subscribeOn(compute)
+                .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters()).then(checkIdentical("regroup")) : Mono.empty()));
+    }
+
+    /** The views of the trainable parameters (null before initialization). */
+    ParameterViews views() {
+        return views;
+    }
+
+    /** The optimizer this trainer applies. */
+    Optimizer optimizer() {
+        return optimizer;
+    }
+
+    /** {@return the optimizer steps applied so far} */
+    long appliedSteps() {
+        return appliedSteps;
+    }
+
+    /** Sets the steps applied (a joiner takes a member's count). */
+    void appliedSteps(long applied) {
+        this.appliedSteps = applied;
+        this.steps = applied;
     }
 
     /**
@@ -190,16 +247,20 @@ public final class DistributedTrainer implements AutoCloseable {
             long start = System.nanoTime();
             float loss = forwardBackward(data, labels);
             long backwardEnd = System.nanoTime();
-            long n = ++steps;
+            long n = steps + 1;
             optimizerNanos = 0;
             if (views.moved()) {
                 LOG.debug("rank {}: libtorch moved a gradient at step {}; viewing the gradients again", group.rank(), n);
                 rebuildReducer();
             }
-            return reducer.reduce(Flux.fromIterable(readyOrder))
-                    .publishOn(compute)
-                    .doOnNext(this::update)
+            Flux<GradBucket> averaged = reducer.reduce(Flux.fromIterable(readyOrder)).publishOn(compute);
+            Mono<Void> applied = wholeSteps
+                    ? averaged.collectList().doOnNext(all -> all.forEach(this::update)).then()
+                    : averaged.doOnNext(this::update).then();
+            return applied
                     .then(Mono.fromCallable(() -> {
+                        steps = n;
+                        appliedSteps++;
                         long end = System.nanoTime();
                         return new StepResult(n, loss, true, backwardEnd - start, Math.max(0, end - backwardEnd - optimizerNanos),
                                 optimizerNanos, end - start);
@@ -322,7 +383,9 @@ public final class DistributedTrainer implements AutoCloseable {
     }
 
     private void buildReducer() {
-        views = ParameterViews.of(trainer.getModel().getBlock());
+        if (views == null) {
+            views = ParameterViews.of(trainer.getModel().getBlock());
+        }
         GradientReducer.Builder b = GradientReducer.builder(group).parameters(views.parameters()).hook(hook);
         if (bucketCapBytes > 0) {
             b.bucketCapBytes(bucketCapBytes);
@@ -345,6 +408,7 @@ public final class DistributedTrainer implements AutoCloseable {
     private void rebuildReducer() {
         reducer.close();
         views.close();
+        views = null;
         buildReducer();
     }
 
@@ -377,9 +441,9 @@ public final class DistributedTrainer implements AutoCloseable {
     }
 
     private void requireInitialized(String operation) {
-        if (views == null) {
-            throw new IllegalStateException("DistributedTrainer." + operation + " on rank " + group.rank()
-                    + ": call initialize(inputShapes) first");
+        if (views == null || (reducer == null && !operation.equals("regroup"))) {
+            throw new IllegalStateException("DistributedTrainer." + operation + (group == null ? "" : " on rank " + group.rank())
+                    + (views == null ? ": call initialize(inputShapes) first" : ": not in a group yet (ElasticTrainer.attach)"));
         }
     }
 
@@ -393,10 +457,11 @@ public final class DistributedTrainer implements AutoCloseable {
         private long firstBucketBytes;
         private Integer seed;
 
-        private Builder(Model model, TrainingConfig config, ProcessGroup group) {
+        /** {@code group} null: an {@link ElasticTrainer}'s, in a group only once attached, its steps whole. */
+        Builder(Model model, TrainingConfig config, ProcessGroup group) {
             this.model = Objects.requireNonNull(model, "model");
             this.config = Objects.requireNonNull(config, "config");
-            this.group = Objects.requireNonNull(group, "group");
+            this.group = group;
             if (model.getBlock() == null) {
                 throw new IllegalArgumentException("DistributedTrainer: the model has no block (Model.setBlock)");
             }
