@@ -113,6 +113,22 @@ public record GenerationEvent(String groupId, int generation, Reason reason, int
         return Objects.hash(groupId, generation, reason, Arrays.hashCode(members), Arrays.hashCode(lost), Arrays.hashCode(joined));
     }
 
+    /**
+     * A short line for a job's log: {@code 1: shrink (lost [3]) 3 ranks}, {@code 2: grow (joined [3]) 4 ranks}.
+     *
+     * @return the generation, why it began, who was lost or joined, and its size
+     */
+    public String summary() {
+        String what = reason.name().toLowerCase(java.util.Locale.ROOT);
+        if (lost.length > 0) {
+            what += " (lost " + Arrays.toString(lost) + ")";
+        }
+        if (joined.length > 0) {
+            what += " (joined " + Arrays.toString(joined) + ")";
+        }
+        return generation + ": " + what + " " + members.length + " ranks";
+    }
+
     /** {@code generation 1 (SHRINK) of 'job@gen1': ranks [0, 1, 2], lost [3]}. */
     @Override
     public String toString() {

@@ -69,6 +69,10 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     @Option(names = "--json", description = "print rank 0's result as one JSON line at the end")
     boolean json;
 
+    @Option(names = "--elastic", description = "train elastically (a lost rank shrunk out, a restarted one admitted); "
+            + "on by itself under collectives-run --max-restarts N")
+    boolean elastic;
+
     @Option(names = "--memory", description = "with every progress line, rank 0's resident set and heap after a GC (for leak checks)")
     boolean memory;
 
@@ -135,6 +139,10 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     public Integer call() {
         DjlTrainingRun.Settings s = settings();
         Engine engine = Engine.getEngine("PyTorch"); // loads libtorch here, on the main thread, not on a network thread
+        if (elastic || io.reactivecollectives.transport.ElasticGroup.restartsEnabled(System.getenv())) {
+            return new ElasticDjlTraining(s, System.out).run(io.reactivecollectives.transport.GroupOptions.defaults()
+                    .withConnectTimeout(java.time.Duration.ofSeconds(120)));
+        }
         return Ranks.run(group -> {
             if (group.rank() == 0) {
                 System.out.printf(Locale.ROOT, "data-parallel training on %d ranks with DJL %s (PyTorch engine, libtorch %s, %s intra-op thread(s) per rank):"

@@ -110,7 +110,7 @@ final class ElasticTraining implements ElasticState {
             elastic.generations().subscribe(e -> {
                 changes.add(e);
                 if (e.reason() != GenerationEvent.Reason.START && e.members()[0] == elastic.identity()) {
-                    out.printf(Locale.ROOT, "generation %s at %d ms%n", describe(e), System.currentTimeMillis());
+                    out.printf(Locale.ROOT, "generation %s at %d ms%n", e.summary(), System.currentTimeMillis());
                 }
             });
             if (elastic.joined()) {
@@ -154,7 +154,7 @@ final class ElasticTraining implements ElasticState {
                 }
                 out.printf(Locale.ROOT, "loss (mean of the last %d steps) %.4f | %.3f ms/step over this process's %d "
                         + "steps, start-up, joins and recoveries included%n", k, mean, ms, cfg.steps() - firstStep);
-                out.println("generations: " + changes.stream().map(ElasticTraining::describe)
+                out.println("generations: " + changes.stream().map(GenerationEvent::summary)
                         .collect(Collectors.joining(", ")));
                 // every step's loss is recorded by the ranks that took it and handed to joiners: a step
                 // skipped (or a joiner's history lost) leaves a zero, which a cross-entropy never is
@@ -174,16 +174,5 @@ final class ElasticTraining implements ElasticState {
             out.printf(Locale.ROOT, "step %5d/%d  loss %.4f  (%d ranks, generation %d)%n", s + 1, cfg.steps(), loss,
                     g.size(), g.generation());
         }
-    }
-
-    private static String describe(GenerationEvent e) {
-        String what = e.reason().name().toLowerCase(Locale.ROOT);
-        if (e.lost().length > 0) {
-            what += " (lost " + Arrays.toString(e.lost()) + ")";
-        }
-        if (e.joined().length > 0) {
-            what += " (joined " + Arrays.toString(e.joined()) + ")";
-        }
-        return e.generation() + ": " + what + " " + e.size() + " ranks";
     }
 }

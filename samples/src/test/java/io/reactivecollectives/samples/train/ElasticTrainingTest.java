@@ -1,19 +1,14 @@
 package io.reactivecollectives.samples.train;
 
+import io.reactivecollectives.testing.LaunchedRanks;
 import io.reactivecollectives.tools.launch.Launcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,36 +26,21 @@ class ElasticTrainingTest {
     private static final int STEPS = 3000;
     private static final Pattern STEP = Pattern.compile("step +(\\d+)/" + STEPS);
 
-    /** The launcher's output so far, shared between its thread and the test's. */
-    private static final class Output extends ByteArrayOutputStream {
-        synchronized String text() {
-            return toString(StandardCharsets.UTF_8);
-        }
-
-        synchronized int lastStep() {
-            Matcher m = STEP.matcher(toString(StandardCharsets.UTF_8));
-            int last = 0;
-            while (m.find()) {
-                last = Integer.parseInt(m.group(1));
-            }
-            return last;
-        }
-    }
-
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void killedRanksAreRestartedAndJoinWhileTheOthersTrainOn() throws Exception {
-        Output out = new Output();
-        Output err = new Output();
+        LaunchedRanks.Output out = new LaunchedRanks.Output();
+        LaunchedRanks.Output err = new LaunchedRanks.Output();
         CompletableFuture<Integer> job = CompletableFuture.supplyAsync(() -> Launcher.run(new String[] {
                 "--nproc-per-node", "3", "--max-restarts", "2", "--class-data", "off", "--",
                 DataParallelTraining.class.getName(), "--steps", "" + STEPS, "--log-every", "100", "--hidden", "64"},
                 new PrintStream(out, true), new PrintStream(err, true)));
-        long killed1 = kill(1, STEPS * 30 / 100, out, job);
-        long killed0 = kill(0, STEPS * 60 / 100, out, job);
+        long killed1 = LaunchedRanks.killAt(1, STEPS * 30 / 100, STEP, out, job);
+        long killed0 = LaunchedRanks.killAt(0, STEPS * 60 / 100, STEP, out, job);
         int code = job.get(200, TimeUnit.SECONDS);
         String o = out.text();
         String e = err.text();
+        System.out.println(o);
         assertEquals(0, code, o + e);
         assertTrue(killed1 > 0 && killed0 > 0, "both kills happened: " + killed1 + ", " + killed0);
         assertTrue(e.contains("rank 1 exited with code 137 (SIGKILL); restarting it (restart 1 of 2)"), e);
@@ -69,30 +49,5 @@ class ElasticTrainingTest {
         assertTrue(o.contains("[rank 0] joined the running job as rank 0 of 3"), o);
         assertTrue(o.contains("steps: " + STEPS + " of " + STEPS + ", each applied once"), o);
         assertTrue(o.contains("parameters identical on all 3 ranks: yes"), o);
-    }
-
-    /** Waits until rank 0 reported {@code step}, then SIGKILLs the newest rank JVM of {@code rank}; returns its pid. */
-    private static long kill(int rank, int step, Output out, CompletableFuture<Integer> job) throws Exception {
-        while (out.lastStep() < step) {
-            if (job.isDone()) {
-                return -1;
-            }
-            Thread.sleep(20);
-        }
-        Optional<ProcessHandle> p = ProcessHandle.current().descendants()
-                .filter(h -> h.info().command().orElse("").endsWith("java") && hasRank(h.pid(), rank))
-                .reduce((a, b) -> b);
-        assertTrue(p.isPresent(), "no JVM of rank " + rank);
-        new ProcessBuilder("kill", "-KILL", Long.toString(p.get().pid())).start().waitFor();
-        return p.get().pid();
-    }
-
-    private static boolean hasRank(long pid, int rank) {
-        try {
-            String env = Files.readString(Path.of("/proc", Long.toString(pid), "environ"), StandardCharsets.ISO_8859_1);
-            return ("\0" + env).contains("\0RANK=" + rank + "\0");
-        } catch (IOException e) {
-            return false;
-        }
     }
 }
