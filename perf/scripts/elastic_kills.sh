@@ -4,10 +4,25 @@
 # STOP_RANK (default 0) stopped (SIGSTOP) for STOP_SECONDS (default 75) at 30%, then continued;
 # MODE=none: nothing (the baseline). Prints the job's output, its exit code, the wall time and, per
 # kill, the time until the group was back at 4 ranks.
-#   MODE=kill|stop|none STEPS=6000 perf/scripts/elastic_kills.sh
+# ENGINE=djl runs the DJL main job instead (the tiny encoder unless ARGS says otherwise), through
+# samples-djl's class path (built by bin/collectives-train --engine djl).
+#   MODE=kill|stop|none STEPS=6000 [ENGINE=djl] perf/scripts/elastic_kills.sh
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 MODE="${MODE:-kill}"
+ENGINE="${ENGINE:-mlp}"
+if [[ "$ENGINE" == djl ]]; then
+  "$ROOT/bin/collectives-train" --engine djl --help > /dev/null 2>&1   # builds samples-djl and its class path if needed
+  CP_FILE="$ROOT/samples-djl/target/collectives-run.classpath"
+  JAR="$(ls "$ROOT"/samples-djl/target/samples-djl-*.jar | grep -v -e '-sources' -e '-javadoc' -e '-tests' | head -1)"
+  MAIN=io.reactivecollectives.samples.djl.DjlTraining
+  LAUNCH=(--classpath "$JAR:$(cat "$CP_FILE")")
+  read -r -a EXTRA <<< "${ARGS:---preset tiny --batch 8 --warmup-steps 0}"
+else
+  MAIN=io.reactivecollectives.samples.train.DataParallelTraining
+  LAUNCH=()
+  read -r -a EXTRA <<< "${ARGS:-}"
+fi
 STEPS="${STEPS:-6000}"
 EVERY=$((STEPS / 20))
 KILL1_AT=$((STEPS * 30 / 100))
@@ -16,14 +31,14 @@ STOP_SECONDS="${STOP_SECONDS:-75}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 rank_pid() {   # the JVM whose environment says RANK=$1 (the newest one: a restarted rank is a new process)
-  for p in $(pgrep -f 'samples.train.DataParallelTraining' | sort -n); do
+  for p in $(pgrep -f "$MAIN" | sort -n); do
     [[ "$(tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -x "RANK=$1")" ]] && [[ "$(cat /proc/$p/comm)" == java ]] && echo "$p"
   done | tail -1
 }
 reached() { grep -q "step *$1/$STEPS" "$log"; }
 start=$(date +%s.%N)
-"$ROOT/bin/collectives-run" --nproc-per-node 4 --max-restarts 3 -- io.reactivecollectives.samples.train.DataParallelTraining \
-    --steps "$STEPS" --log-every "$EVERY" > "$log" 2>&1 &
+"$ROOT/bin/collectives-run" --nproc-per-node 4 --max-restarts 3 "${LAUNCH[@]}" -- "$MAIN" \
+    --steps "$STEPS" --log-every "$EVERY" "${EXTRA[@]}" > "$log" 2>&1 &
 job=$!
 signal() {   # rank, when (step)
   until reached "$2"; do kill -0 "$job" 2>/dev/null || return; sleep 0.05; done
@@ -53,4 +68,4 @@ for k in $(grep -o 'SIG[A-Z]* rank [0-9] (pid [0-9]*)[^(]*at step [0-9]* (at [0-
   back=$(grep -o 'grow (joined \[[0-9, ]*\]) 4 ranks at [0-9]* ms' "$log" | grep -o '[0-9]* ms' | tr -dc '0-9\n' | awk -v k="$k" '$1 > k' | head -1)
   [[ -n "$back" ]] && echo "# kill at $k ms: back at 4 ranks $((back - k)) ms later"
 done
-echo "# mode $MODE, $STEPS steps: exit code $code, wall $(printf '%.2f' "$(echo "$end - $start" | bc)") s"
+echo "# engine $ENGINE, mode $MODE, $STEPS steps: exit code $code, wall $(printf '%.2f' "$(echo "$end - $start" | bc)") s"
