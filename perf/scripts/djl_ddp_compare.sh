@@ -8,6 +8,7 @@
 #
 #   ROUNDS=3 NPROC=2 PRESET=base BATCH=16 STEPS=40 WARMUP=8 perf/scripts/djl_ddp_compare.sh
 #   HOSTS=2 PER_HOST=2 RATE=1gbit perf/scripts/djl_ddp_compare.sh    # across network namespaces (root)
+# UNSTAGED=1 adds a run of ours with --unstaged (one backward pass, then every bucket) to each round.
 #
 # PyTorch from Debian links the reference BLAS (about 20 times slower than OpenBLAS on this model):
 # OPENBLAS (default /tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-serial, made by
@@ -37,6 +38,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
       | sed -n 's/.*ms\/step median=\([0-9.]*\).*/{"framework": "djl", "world": 1, "ms_per_step_median": \1}/p' | tag djl-single >> "$OUT"
     "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world "$NPROC" "${TORCH_ARGS[@]}" 2>&1 | grep '^{' | tag torch-ddp >> "$OUT"
     NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours >> "$OUT"
+    if [[ "${UNSTAGED:-0}" == 1 ]]; then
+      NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" --unstaged 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-unstaged >> "$OUT"
+    fi
   else
     WORLD=$((HOSTS * PER_HOST))
     NETNS=(bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" --)
@@ -48,6 +52,12 @@ for ((round = 1; round <= ROUNDS; round++)); do
         RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29712 \
         java '"${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' & done; wait' 2>/dev/null \
       | grep -o '{"framework".*' | tag ours >> "$OUT"
+    if [[ "${UNSTAGED:-0}" == 1 ]]; then
+      "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
+          RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29713 \
+          java '"${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' --unstaged & done; wait' 2>/dev/null \
+        | grep -o '{"framework".*' | tag ours-unstaged >> "$OUT"
+    fi
   fi
-  tail -n 4 "$OUT"
+  tail -n 5 "$OUT"
 done

@@ -3,9 +3,7 @@ package io.reactivecollectives.djl;
 import ai.djl.Model;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
-import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.training.GradientCollector;
 import ai.djl.training.Trainer;
 import ai.djl.training.TrainingConfig;
 import ai.djl.training.optimizer.Optimizer;
@@ -21,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -30,7 +29,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
@@ -71,9 +69,6 @@ public final class DistributedTrainer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DistributedTrainer.class);
 
-    /** DJL's PyTorch engine allows one collecting {@code GradientCollector} per JVM. */
-    private static final ReentrantLock COLLECTOR = new ReentrantLock();
-
     private ProcessGroup group;
     private final Trainer trainer;
     private final Optimizer optimizer;
@@ -84,6 +79,13 @@ public final class DistributedTrainer implements AutoCloseable {
     private final long bucketCapBytes;
     private final long firstBucketBytes;
     private final Integer seed;
+    private final LibtorchPasses passes;
+    private final boolean stagedBackward;
+    /** The model's stages when the backward pass runs stage by stage, else null; and each stage's parameters (view indices). */
+    private StagedBlock stages;
+    private int[][] stageParameters;
+    /** A staged pass found a gradient moved: view the gradients again before the next step. */
+    private boolean rebuildNext;
     private final Scheduler compute;
     private final StepGuard guard = new StepGuard();
 
@@ -107,6 +109,8 @@ public final class DistributedTrainer implements AutoCloseable {
         this.firstBucketBytes = b.firstBucketBytes;
         this.seed = b.seed;
         this.trainer = b.model.newTrainer(b.config);
+        this.passes = new LibtorchPasses(trainer);
+        this.stagedBackward = b.stagedBackward;
         this.compute = Schedulers.single(BlockingScheduler.get());
     }
 
@@ -164,8 +168,8 @@ public final class DistributedTrainer implements AutoCloseable {
             if (views != null) {
                 throw new IllegalStateException("DistributedTrainer: already initialized");
             }
-            initializeParameters(inputShapes);
-            materializeGradients();
+            passes.initialize(seed, inputShapes);
+            passes.materializeGradients();
             views = ParameterViews.of(trainer.getModel().getBlock());
         }).subscribeOn(compute);
     }
@@ -244,28 +248,69 @@ public final class DistributedTrainer implements AutoCloseable {
     public Mono<StepResult> step(NDList data, NDList labels) {
         return guard.run("step", Mono.defer(() -> {
             requireInitialized("step");
-            long start = System.nanoTime();
-            float loss = forwardBackward(data, labels);
-            long backwardEnd = System.nanoTime();
-            long n = steps + 1;
-            optimizerNanos = 0;
-            if (views.moved()) {
-                LOG.debug("rank {}: libtorch moved a gradient at step {}; viewing the gradients again", group.rank(), n);
+            if (rebuildNext) {
+                rebuildNext = false;
                 rebuildReducer();
             }
-            Flux<GradBucket> averaged = reducer.reduce(Flux.fromIterable(readyOrder)).publishOn(compute);
-            Mono<Void> applied = wholeSteps
-                    ? averaged.collectList().doOnNext(all -> all.forEach(this::update)).then()
-                    : averaged.doOnNext(this::update).then();
+            long start = System.nanoTime();
+            long n = steps + 1;
+            optimizerNanos = 0;
+            float[] loss = new float[1];
+            long[] backwardEnd = new long[1];
+            Mono<Void> applied;
+            if (stages != null) {
+                // the reduction listens first, so that a stage's buckets leave while earlier stages are differentiated
+                Sinks.Many<Parameter> ready = Sinks.many().unicast().onBackpressureBuffer();
+                Mono<Void> passes = Mono.fromRunnable(() -> {
+                    loss[0] = forwardBackwardStaged(data, labels, ready);
+                    backwardEnd[0] = System.nanoTime();
+                });
+                applied = Mono.when(apply(reducer.reduce(ready.asFlux())), passes.doOnError(ready::tryEmitError));
+            } else {
+                loss[0] = passes.forwardBackward(data, labels);
+                backwardEnd[0] = System.nanoTime();
+                if (views.moved()) {
+                    LOG.debug("rank {}: libtorch moved a gradient at step {}; viewing the gradients again", group.rank(), n);
+                    rebuildReducer();
+                }
+                applied = apply(reducer.reduce(Flux.fromIterable(readyOrder)));
+            }
             return applied
                     .then(Mono.fromCallable(() -> {
                         steps = n;
                         appliedSteps++;
                         long end = System.nanoTime();
-                        return new StepResult(n, loss, true, backwardEnd - start, Math.max(0, end - backwardEnd - optimizerNanos),
-                                optimizerNanos, end - start);
+                        return new StepResult(n, loss[0], true, backwardEnd[0] - start,
+                                Math.max(0, end - backwardEnd[0] - optimizerNanos), optimizerNanos, end - start);
                     }));
         }).subscribeOn(compute));
+    }
+
+    /** The optimizer over the averaged buckets: bucket by bucket as each comes back, or all at the end (whole steps). */
+    private Mono<Void> apply(Flux<GradBucket> averaged) {
+        Flux<GradBucket> here = averaged.publishOn(compute);
+        return wholeSteps ? here.collectList().doOnNext(all -> all.forEach(this::update)).then() : here.doOnNext(this::update).then();
+    }
+
+    /**
+     * The staged passes: as each stage's gradients are final its parameters go to the reduction
+     * (their gradients copied into the buckets, here on the compute thread), last stage first. A
+     * gradient libtorch moved cannot be read through its view: the step then fails, and the next
+     * one views the gradients again.
+     */
+    private float forwardBackwardStaged(NDList data, NDList labels, Sinks.Many<Parameter> ready) {
+        float loss = passes.forwardBackwardStaged(stages, data, labels, stage -> {
+            for (int i : stageParameters[stage]) {
+                if (views.moved(i)) {
+                    rebuildNext = true;
+                    throw new IllegalStateException("DistributedTrainer.step on rank " + group.rank() + ": libtorch moved the"
+                            + " gradient of parameter " + views.parameters().get(i).name() + " during the backward pass");
+                }
+                ready.tryEmitNext(views.parameters().get(i));
+            }
+        });
+        ready.tryEmitComplete();
+        return loss;
     }
 
     /**
@@ -280,7 +325,7 @@ public final class DistributedTrainer implements AutoCloseable {
         return guard.run("accumulate", Mono.fromCallable(() -> {
             requireInitialized("accumulate");
             long start = System.nanoTime();
-            float loss = forwardBackward(data, labels);
+            float loss = passes.forwardBackward(data, labels);
             long end = System.nanoTime();
             return new StepResult(++steps, loss, false, end - start, 0, 0, end - start);
         }).subscribeOn(compute));
@@ -328,60 +373,6 @@ public final class DistributedTrainer implements AutoCloseable {
 
     // ------------------------------------------------------------------ on the compute thread
 
-    private float forwardBackward(NDList data, NDList labels) {
-        COLLECTOR.lock();
-        try (NDManager scope = trainer.getManager().newSubManager()) {
-            data.tempAttach(scope);
-            labels.tempAttach(scope);
-            try (GradientCollector collector = trainer.newGradientCollector()) {
-                NDList predictions = trainer.forward(data, labels);
-                NDArray loss = trainer.getLoss().evaluate(labels, predictions);
-                collector.backward(loss);
-                return loss.getFloat();
-            }
-        } finally {
-            COLLECTOR.unlock();
-        }
-    }
-
-    /**
-     * The initializers draw from libtorch's one generator per JVM: with a seed, seeding and drawing
-     * happen under the JVM's lock, so ranks sharing a JVM do not interleave their draws.
-     */
-    private void initializeParameters(Shape... inputShapes) {
-        COLLECTOR.lock();
-        try {
-            if (seed != null) {
-                trainer.getManager().getEngine().setRandomSeed(seed);
-            }
-            trainer.initialize(inputShapes);
-        } finally {
-            COLLECTOR.unlock();
-        }
-    }
-
-    /** One backward pass of zero, so that every trainable parameter has a {@code .grad} to view. */
-    private void materializeGradients() {
-        COLLECTOR.lock();
-        try (NDManager scope = trainer.getManager().newSubManager();
-             GradientCollector collector = trainer.newGradientCollector()) {
-            NDArray total = null;
-            for (var p : trainer.getModel().getBlock().getParameters()) {
-                if (p.getValue().requiresGradient()) {
-                    NDArray zeroed = p.getValue().getArray().mul(0);
-                    zeroed.attach(scope); // what is computed from it lives in the scope too
-                    NDArray sum = zeroed.sum();
-                    total = total == null ? sum : total.add(sum);
-                }
-            }
-            if (total != null) {
-                collector.backward(total);
-            }
-        } finally {
-            COLLECTOR.unlock();
-        }
-    }
-
     private void buildReducer() {
         if (views == null) {
             views = ParameterViews.of(trainer.getModel().getBlock());
@@ -403,6 +394,14 @@ public final class DistributedTrainer implements AutoCloseable {
         List<Parameter> reversed = new ArrayList<>(ps);
         Collections.reverse(reversed); // the backward pass ends with the first layers: last layers' buckets first
         readyOrder = List.copyOf(reversed);
+        planStages();
+    }
+
+    /** Each stage's parameters when the model has stages and the backward pass may run by them. */
+    private void planStages() {
+        StagedBlock staged = stagedBackward ? StagedBlock.of(trainer.getModel().getBlock()) : null;
+        stageParameters = staged == null ? null : StagePlan.of(staged, views);
+        stages = staged;
     }
 
     private void rebuildReducer() {
@@ -456,6 +455,7 @@ public final class DistributedTrainer implements AutoCloseable {
         private long bucketCapBytes;
         private long firstBucketBytes;
         private Integer seed;
+        private boolean stagedBackward = true;
 
         /** {@code group} null: an {@link ElasticTrainer}'s, in a group only once attached, its steps whole. */
         Builder(Model model, TrainingConfig config, ProcessGroup group) {
@@ -518,6 +518,20 @@ public final class DistributedTrainer implements AutoCloseable {
          */
         public Builder seed(int seed) {
             this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Whether the backward pass runs stage by stage when the model has stages (a
+         * {@link StagedBlock}, or a {@code SequentialBlock}'s children), so that the last stages'
+         * buckets are on the wire while earlier stages are differentiated (default true). False:
+         * one backward pass, then every bucket.
+         *
+         * @param staged whether to stage the backward pass
+         * @return this builder
+         */
+        public Builder stagedBackward(boolean staged) {
+            this.stagedBackward = staged;
             return this;
         }
 

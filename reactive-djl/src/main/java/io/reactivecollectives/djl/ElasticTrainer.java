@@ -311,6 +311,18 @@ public final class ElasticTrainer implements ElasticState, AutoCloseable {
         }
 
         /**
+         * Whether the backward pass runs by the model's stages (see
+         * {@link DistributedTrainer.Builder#stagedBackward}).
+         *
+         * @param staged whether to stage it
+         * @return this builder
+         */
+        public Builder stagedBackward(boolean staged) {
+            inner.stagedBackward(staged);
+            return this;
+        }
+
+        /**
          * The application's own state beyond the trainer's (a loss history, a data loader's
          * position that does not follow from {@link #steps()}), handed to joiners with it.
          *

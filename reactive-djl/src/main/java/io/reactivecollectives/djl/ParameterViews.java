@@ -134,15 +134,19 @@ final class ParameterViews implements AutoCloseable {
     /** Whether any gradient no longer lives where its view points (then the views must be made again). */
     boolean moved() {
         for (int i = 0; i < arrays.size(); i++) {
-            try (NDArray g = arrays.get(i).getGradient()) {
-                ByteBuffer memory = g.toByteBuffer(true);
-                Tensor view = parameters.get(i).grad();
-                if (!memory.isDirect() || PlatformDependent.directBufferAddress(memory) != view.address()) {
-                    return true;
-                }
+            if (moved(i)) {
+                return true;
             }
         }
         return false;
+    }
+
+    /** Whether parameter {@code i}'s gradient no longer lives where its view points. */
+    boolean moved(int i) {
+        try (NDArray g = arrays.get(i).getGradient()) {
+            ByteBuffer memory = g.toByteBuffer(true);
+            return !memory.isDirect() || PlatformDependent.directBufferAddress(memory) != parameters.get(i).grad().address();
+        }
     }
 
     /** Zeroes parameter {@code i}'s gradient through its view. */

@@ -69,6 +69,10 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     @Option(names = "--json", description = "print rank 0's result as one JSON line at the end")
     boolean json;
 
+    @Option(names = "--unstaged", description = "one backward pass, then every bucket (default: the backward pass runs by the "
+            + "model's stages, the last stages' buckets on the wire while earlier stages are differentiated)")
+    boolean unstaged;
+
     @Option(names = "--elastic", description = "train elastically (a lost rank shrunk out, a restarted one admitted); "
             + "on by itself under collectives-run --max-restarts N")
     boolean elastic;
@@ -132,7 +136,8 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
     DjlTrainingRun.Settings settings() {
         float rate = lr != null ? lr : preset.equalsIgnoreCase("tiny") ? 0.05f : 0.003f;
         return new DjlTrainingRun.Settings(EncoderConfig.preset(preset), steps, batch, samples, rate, seed, hook,
-                bucketCapKb << 10, firstBucketKb << 10, warmupSteps, logEvery > 0 ? logEvery : Math.max(1, steps / 10), memory);
+                bucketCapKb << 10, firstBucketKb << 10, warmupSteps, logEvery > 0 ? logEvery : Math.max(1, steps / 10), memory,
+                !unstaged);
     }
 
     @Override

@@ -40,7 +40,7 @@ final class DjlTrainingRun {
 
     /** The run's settings (from the command line). */
     record Settings(EncoderConfig model, int steps, int batch, long samples, float lr, long seed, String hook,
-                    long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery, boolean memory) {
+                    long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery, boolean memory, boolean staged) {
     }
 
     DjlTrainingRun(Settings settings, PrintStream out) {
@@ -83,7 +83,8 @@ final class DjlTrainingRun {
             DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
                     .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(s.lr())).build());
             trainer = DistributedTrainer.builder(model, config, group).hook(hook(s.hook()))
-                    .bucketCapBytes(s.bucketCapBytes()).firstBucketBytes(s.firstBucketBytes()).seed((int) s.seed()).build();
+                    .bucketCapBytes(s.bucketCapBytes()).firstBucketBytes(s.firstBucketBytes()).seed((int) s.seed())
+                    .stagedBackward(s.staged()).build();
             sampler = DistributedSampler.builder(s.samples(), group.size(), group.rank()).seed(s.seed()).build();
             // the epoch's last batch is short when the shard does not divide (as PyTorch's DataLoader without drop_last);
             // every rank's shard has the same length, so every rank's last batch has the same size

@@ -64,7 +64,7 @@ final class ElasticDjlTraining {
                     .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(s.lr())).build());
             try (ElasticTrainer trainer = ElasticTrainer.builder(model, config).hook(DjlTrainingRun.hook(s.hook()))
                     .bucketCapBytes(s.bucketCapBytes()).firstBucketBytes(s.firstBucketBytes()).seed((int) s.seed())
-                    .applicationState(this::saveLosses, this::restoreLosses).build()) {
+                    .stagedBackward(s.staged()).applicationState(this::saveLosses, this::restoreLosses).build()) {
                 trainer.initialize(encoder.inputShape(s.batch())).block();
                 return train(trainer, data, options);
             }

@@ -8,11 +8,13 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.AbstractBlock;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
+import ai.djl.nn.ParameterList;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
 import ai.djl.util.PairList;
+import io.reactivecollectives.djl.StagedBlock;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,10 +36,13 @@ import java.util.List;
  * normalises each token on its own, so averaging the ranks' gradients is exactly the gradient of
  * the global batch.
  *
+ * <p>Its stages ({@link StagedBlock}, for a backward pass by stages that overlaps the gradients'
+ * communication): the embedding, each layer, then the final norm, pooling and head.
+ *
  * <p>The PyTorch mirror {@code perf/scripts/ddp/torch_ddp_train.py} builds the same structure
  * from {@code torch.nn} modules with the same parameter count.
  */
-public final class TransformerEncoder extends AbstractBlock {
+public final class TransformerEncoder extends AbstractBlock implements StagedBlock {
 
     private final EncoderConfig config;
     private final TokenEmbedding embedding;
@@ -102,12 +107,42 @@ public final class TransformerEncoder extends AbstractBlock {
     @Override
     protected NDList forwardInternal(ParameterStore store, NDList inputs, boolean training,
                                      PairList<String, Object> params) {
-        NDList x = embedding.forward(store, inputs, training, params);
-        for (EncoderLayer layer : layers) {
-            x = layer.forward(store, x, training, params);
+        NDList x = inputs;
+        for (int stage = 0; stage < stageCount(); stage++) {
+            x = forwardStage(stage, store, x, training);
         }
-        NDArray pooled = finalNorm.forward(store, x, training, params).singletonOrThrow().mean(new int[] {1});
-        return head.forward(store, new NDList(pooled), training, params);
+        return x;
+    }
+
+    @Override
+    public int stageCount() {
+        return layers.size() + 2;
+    }
+
+    @Override
+    public NDList forwardStage(int stage, ParameterStore store, NDList inputs, boolean training) {
+        if (stage == 0) {
+            return embedding.forward(store, inputs, training);
+        }
+        if (stage <= layers.size()) {
+            return layers.get(stage - 1).forward(store, inputs, training);
+        }
+        NDArray pooled = finalNorm.forward(store, inputs, training).singletonOrThrow().mean(new int[] {1});
+        return head.forward(store, new NDList(pooled), training);
+    }
+
+    @Override
+    public ParameterList stageParameters(int stage) {
+        if (stage == 0) {
+            return embedding.getParameters();
+        }
+        if (stage <= layers.size()) {
+            return layers.get(stage - 1).getParameters();
+        }
+        ParameterList last = new ParameterList();
+        finalNorm.getParameters().forEach(p -> last.add(p.getKey(), p.getValue()));
+        head.getParameters().forEach(p -> last.add(p.getKey(), p.getValue()));
+        return last;
     }
 
     @Override

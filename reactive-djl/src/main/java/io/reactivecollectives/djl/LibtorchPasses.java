@@ -1,0 +1,173 @@
+package io.reactivecollectives.djl;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+import ai.djl.training.ParameterStore;
+import ai.djl.training.Trainer;
+
+import java.lang.reflect.Field;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntConsumer;
+
+/**
+ * A trainer's passes through libtorch: the parameters' initialization, the forward and backward
+ * passes, in one piece or stage by stage ({@link StagedBlock}). DJL's PyTorch engine allows one
+ * collecting {@code GradientCollector} per JVM and has one random generator, so every pass holds
+ * one lock per JVM: trainers of several ranks in one JVM take turns.
+ */
+final class LibtorchPasses {
+
+    /** DJL's PyTorch engine allows one collecting {@code GradientCollector} per JVM. */
+    private static final ReentrantLock COLLECTOR = new ReentrantLock();
+
+    private final Trainer trainer;
+    private ParameterStore store;
+
+    LibtorchPasses(Trainer trainer) {
+        this.trainer = trainer;
+    }
+
+    /**
+     * The initializers draw from libtorch's one generator per JVM: with a seed, seeding and drawing
+     * happen under the lock, so ranks sharing a JVM do not interleave their draws.
+     */
+    void initialize(Integer seed, Shape... inputShapes) {
+        COLLECTOR.lock();
+        try {
+            if (seed != null) {
+                trainer.getManager().getEngine().setRandomSeed(seed);
+            }
+            trainer.initialize(inputShapes);
+        } finally {
+            COLLECTOR.unlock();
+        }
+    }
+
+    /** One backward pass of zero, so that every trainable parameter has a {@code .grad} to view. */
+    void materializeGradients() {
+        COLLECTOR.lock();
+        try (NDManager scope = trainer.getManager().newSubManager();
+             GradientCollector collector = trainer.newGradientCollector()) {
+            NDArray total = null;
+            for (var p : trainer.getModel().getBlock().getParameters()) {
+                if (p.getValue().requiresGradient()) {
+                    NDArray zeroed = p.getValue().getArray().mul(0);
+                    zeroed.attach(scope); // what is computed from it lives in the scope too
+                    NDArray sum = zeroed.sum();
+                    total = total == null ? sum : total.add(sum);
+                }
+            }
+            if (total != null) {
+                collector.backward(total);
+            }
+        } finally {
+            COLLECTOR.unlock();
+        }
+    }
+
+    /** Forward, loss and one backward pass; returns the loss. */
+    float forwardBackward(NDList data, NDList labels) {
+        COLLECTOR.lock();
+        try (NDManager scope = trainer.getManager().newSubManager()) {
+            data.tempAttach(scope);
+            labels.tempAttach(scope);
+            try (GradientCollector collector = trainer.newGradientCollector()) {
+                NDList predictions = trainer.forward(data, labels);
+                NDArray loss = trainer.getLoss().evaluate(labels, predictions);
+                collector.backward(loss);
+                return loss.getFloat();
+            }
+        } finally {
+            COLLECTOR.unlock();
+        }
+    }
+
+    /**
+     * Forward stage by stage (each stage's inputs cut from the graph of the stage before), the loss,
+     * then the backward pass of the last stage and of each earlier one from the gradient its
+     * successor left on its outputs; {@code stageDone} hears each stage, last first, as soon as its
+     * parameters' gradients are final. Returns the loss.
+     */
+    float forwardBackwardStaged(StagedBlock block, NDList data, NDList labels, IntConsumer stageDone) {
+        int n = block.stageCount();
+        ParameterStore store = parameterStore();
+        COLLECTOR.lock();
+        try (NDManager scope = trainer.getManager().newSubManager()) {
+            data.tempAttach(scope);
+            labels.tempAttach(scope);
+            try (GradientCollector collector = trainer.newGradientCollector()) {
+                NDList[] inputs = new NDList[n];
+                NDList[] outputs = new NDList[n];
+                for (int s = 0; s < n; s++) {
+                    inputs[s] = s == 0 ? data : cut(outputs[s - 1]);
+                    outputs[s] = block.forwardStage(s, store, inputs[s], true);
+                }
+                NDArray loss = trainer.getLoss().evaluate(labels, outputs[n - 1]);
+                collector.backward(loss);
+                stageDone.accept(n - 1);
+                for (int s = n - 2; s >= 0; s--) {
+                    NDArray surrogate = surrogate(outputs[s], inputs[s + 1]);
+                    if (surrogate != null) {
+                        collector.backward(surrogate);
+                    }
+                    stageDone.accept(s);
+                }
+                return loss.getFloat();
+            }
+        } finally {
+            COLLECTOR.unlock();
+        }
+    }
+
+    /** Each floating output detached from its graph as a new leaf that collects its gradient. */
+    private static NDList cut(NDList outputs) {
+        NDList cut = new NDList(outputs.size());
+        for (NDArray out : outputs) {
+            NDArray leaf = out.stopGradient();
+            if (leaf.getDataType().isFloating()) {
+                leaf.setRequiresGradient(true);
+            }
+            cut.add(leaf);
+        }
+        return cut;
+    }
+
+    /**
+     * sum(output x gradient of its cut copy) over the outputs: its backward pass hands each output
+     * exactly that gradient. Null when no output received one.
+     */
+    private static NDArray surrogate(NDList outputs, NDList cut) {
+        NDArray total = null;
+        for (int k = 0; k < outputs.size(); k++) {
+            NDArray leaf = cut.get(k);
+            if (!leaf.getDataType().isFloating()) {
+                continue;
+            }
+            NDArray term;
+            try (NDArray g = leaf.getGradient()) {
+                term = outputs.get(k).mul(g).sum();
+            }
+            total = total == null ? term : total.add(term);
+        }
+        return total;
+    }
+
+    /** The DJL trainer's own parameter store (private in DJL; its forward pass uses it). */
+    private ParameterStore parameterStore() {
+        if (store != null) {
+            return store;
+        }
+        try {
+            Field f = Trainer.class.getDeclaredField("parameterStore");
+            f.setAccessible(true);
+            store = (ParameterStore) f.get(trainer);
+            return store;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("DistributedTrainer: cannot reach DJL's Trainer.parameterStore for a staged"
+                    + " backward pass (another DJL version?); build the trainer with stagedBackward(false)", e);
+        }
+    }
+}
