@@ -35,15 +35,19 @@ final class TinyTask {
 
     /** The model (its weights come from {@link #config}'s initializer). */
     static Model model() {
-        SequentialBlock net = new SequentialBlock()
+        Model model = Model.newInstance("tiny");
+        model.setBlock(sequential());
+        return model;
+    }
+
+    /** The network: 8 features, 32 and 16 hidden units with ReLU, 4 classes. */
+    static SequentialBlock sequential() {
+        return new SequentialBlock()
                 .add(Linear.builder().setUnits(32).build())
                 .add(Activation::relu)
                 .add(Linear.builder().setUnits(16).build())
                 .add(Activation::relu)
                 .add(Linear.builder().setUnits(CLASSES).build());
-        Model model = Model.newInstance("tiny");
-        model.setBlock(net);
-        return model;
     }
 
     /**

@@ -1,0 +1,127 @@
+package io.reactivecollectives.djl;
+
+import ai.djl.Model;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.nn.ParameterList;
+import ai.djl.nn.SequentialBlock;
+import ai.djl.training.ParameterStore;
+import io.reactivecollectives.transport.LocalCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The backward pass by stages ({@link StagedBlock}): a {@code SequentialBlock} is staged by its
+ * children, and the staged pass gives the gradients one pass gives (so the parameters after many
+ * steps match the unstaged trainer's and one process's); a staging that leaves a parameter out is
+ * refused before anything is sent.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class StagedBackwardTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final int BATCH = 8;
+
+    /** 2 ranks, 40 SGD steps; each rank's parameters at the end. */
+    private static List<List<float[]>> train(boolean staged, java.util.function.Supplier<Block> block) {
+        try (LocalCluster cluster = LocalCluster.start(2).block(WAIT)) {
+            return cluster.run(g -> Mono.using(() -> {
+                if (block == null) {
+                    return TinyTask.model();
+                }
+                Model model = Model.newInstance("staged");
+                model.setBlock(block.get());
+                return model;
+            }, model -> Mono.using(
+                    () -> DistributedTrainer.builder(model, TinyTask.config(g.rank() == 0 ? 0 : 7, false), g)
+                            .bucketCapBytes(1024).firstBucketBytes(256).stagedBackward(staged).build(),
+                    t -> t.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                            .thenMany(Flux.range(0, 40).concatMap(s -> Mono.using(NDManager::newBaseManager, m -> {
+                                NDList[] b = TinyTask.batch(m, s * 2L * BATCH + (long) g.rank() * BATCH, BATCH);
+                                return t.step(b[0], b[1]);
+                            }, NDManager::close)))
+                            .then(t.parametersIdentical())
+                            .map(same -> {
+                                assertTrue(same, "ranks identical");
+                                return TinyTask.parameters(model);
+                            }),
+                    DistributedTrainer::close), Model::close)).block(WAIT);
+        }
+    }
+
+    @Test
+    void theStagedPassGivesTheParametersOnePassGives() {
+        assertTrue(StagedBlock.of(TinyTask.sequential()) != null, "a SequentialBlock is staged by its children");
+        List<List<float[]>> staged = train(true, null);
+        List<List<float[]>> onePass = train(false, null);
+        for (int i = 0; i < staged.get(0).size(); i++) {
+            assertArrayEquals(onePass.get(0).get(i), staged.get(0).get(i), 1e-6f, "parameter " + i);
+        }
+    }
+
+    @Test
+    void aStagingThatLeavesAParameterOutIsRefusedAtInitialize() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> train(true, () -> new Partial(TinyTask.sequential())));
+        assertTrue(e.getMessage().contains("is in no stage of the model's StagedBlock"), e.getMessage());
+    }
+
+    /** The tiny model whose last stage claims no parameters. */
+    private static final class Partial extends ai.djl.nn.AbstractBlock implements StagedBlock {
+        private final SequentialBlock inner;
+
+        Partial(SequentialBlock inner) {
+            this.inner = addChildBlock("inner", inner);
+        }
+
+        @Override
+        public int stageCount() {
+            return inner.getChildren().size();
+        }
+
+        @Override
+        public NDList forwardStage(int stage, ParameterStore store, NDList inputs, boolean training) {
+            return inner.getChildren().get(stage).getValue().forward(store, inputs, training);
+        }
+
+        @Override
+        public ParameterList stageParameters(int stage) {
+            return stage == stageCount() - 1 ? new ParameterList() : inner.getChildren().get(stage).getValue().getParameters();
+        }
+
+        @Override
+        protected NDList forwardInternal(ParameterStore store, NDList inputs, boolean training,
+                                         ai.djl.util.PairList<String, Object> params) {
+            return inner.forward(store, inputs, training, params);
+        }
+
+        @Override
+        protected void initializeChildBlocks(NDManager manager, ai.djl.ndarray.types.DataType dataType, Shape... shapes) {
+            inner.initialize(manager, dataType, shapes);
+        }
+
+        @Override
+        public Shape[] getOutputShapes(Shape[] inputs) {
+            return inner.getOutputShapes(inputs);
+        }
+    }
+
+    @Test
+    void theStageCountOfASequentialBlockIsItsChildren() {
+        SequentialBlock block = TinyTask.sequential();
+        assertEquals(block.getChildren().size(), StagedBlock.of(block).stageCount());
+    }
+}
