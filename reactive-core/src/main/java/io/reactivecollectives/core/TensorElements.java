@@ -2,6 +2,8 @@ package io.reactivecollectives.core;
 
 import io.netty.buffer.ByteBuf;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -44,25 +46,54 @@ final class TensorElements {
         }
     }
 
+    /**
+     * A little-endian view of {@code host}'s first {@code bytes}, or null where the buffer has no
+     * single view (then the element loop is used). A bulk copy through it is one buffer access
+     * instead of one per element (which the leak detector records at PARANOID, one stack trace each).
+     */
+    private static ByteBuffer view(ByteBuf host, int bytes) {
+        return host.nioBufferCount() == 1 ? host.nioBuffer(0, bytes).order(ByteOrder.LITTLE_ENDIAN) : null;
+    }
+
     static void put(ByteBuf host, float[] values) {
+        ByteBuffer v = view(host, values.length * 4);
+        if (v != null) {
+            v.asFloatBuffer().put(values);
+            return;
+        }
         for (int i = 0; i < values.length; i++) {
             host.setFloatLE(i * 4, values[i]);
         }
     }
 
     static void put(ByteBuf host, double[] values) {
+        ByteBuffer v = view(host, values.length * 8);
+        if (v != null) {
+            v.asDoubleBuffer().put(values);
+            return;
+        }
         for (int i = 0; i < values.length; i++) {
             host.setDoubleLE(i * 8, values[i]);
         }
     }
 
     static void put(ByteBuf host, int[] values) {
+        ByteBuffer v = view(host, values.length * 4);
+        if (v != null) {
+            v.asIntBuffer().put(values);
+            return;
+        }
         for (int i = 0; i < values.length; i++) {
             host.setIntLE(i * 4, values[i]);
         }
     }
 
     static void put(ByteBuf host, long[] values) {
+        ByteBuffer v = view(host, values.length * 8);
+        if (v != null) {
+            v.asLongBuffer().put(values);
+            return;
+        }
         for (int i = 0; i < values.length; i++) {
             host.setLongLE(i * 8, values[i]);
         }
@@ -76,15 +107,29 @@ final class TensorElements {
 
     static float[] floats(Tensor t) {
         float[] out = new float[Math.toIntExact(t.numel())];
-        ByteBuf host = t.buffer();
+        if (t.dtype() == DType.FLOAT32) {
+            readLE(t).asFloatBuffer().get(out);
+            return out;
+        }
         for (int i = 0; i < out.length; i++) {
-            out[i] = t.dtype() == DType.FLOAT32 ? host.getFloatLE(i * 4) : (float) t.getDouble(i);
+            out[i] = (float) t.getDouble(i);
         }
         return out;
     }
 
     static double[] doubles(Tensor t) {
         double[] out = new double[Math.toIntExact(t.numel())];
+        if (t.dtype() == DType.FLOAT64) {
+            readLE(t).asDoubleBuffer().get(out);
+            return out;
+        }
+        if (t.dtype() == DType.FLOAT32) {
+            java.nio.FloatBuffer f = readLE(t).asFloatBuffer();
+            for (int i = 0; i < out.length; i++) {
+                out[i] = f.get(i);
+            }
+            return out;
+        }
         for (int i = 0; i < out.length; i++) {
             out[i] = t.getDouble(i);
         }
@@ -94,19 +139,20 @@ final class TensorElements {
     static int[] ints(Tensor t) {
         require(t, DType.INT32);
         int[] out = new int[Math.toIntExact(t.numel())];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = t.buffer().getIntLE(i * 4);
-        }
+        readLE(t).asIntBuffer().get(out);
         return out;
     }
 
     static long[] longs(Tensor t) {
         require(t, DType.INT64);
         long[] out = new long[Math.toIntExact(t.numel())];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = t.buffer().getLongLE(i * 8);
-        }
+        readLE(t).asLongBuffer().get(out);
         return out;
+    }
+
+    /** The tensor's bytes, little-endian, read in one access (a copy where the buffer has no single view). */
+    private static ByteBuffer readLE(Tensor t) {
+        return t.buffer().nioBuffer(0, Math.toIntExact(t.nbytes())).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     static boolean[] booleans(Tensor t) {
