@@ -221,9 +221,7 @@ public final class Tensor implements ReferenceCounted {
      */
     public static Tensor fromDoubles(DType dtype, double[] values, long... shape) {
         Tensor t = empty(dtype, shapeOr(shape, values.length));
-        for (int i = 0; i < values.length; i++) {
-            t.setDouble(i, values[i]);
-        }
+        TensorElements.put(t.host, dtype, values);
         return t;
     }
 

@@ -123,17 +123,54 @@ final class TensorElements {
             readLE(t).asDoubleBuffer().get(out);
             return out;
         }
-        if (t.dtype() == DType.FLOAT32) {
-            java.nio.FloatBuffer f = readLE(t).asFloatBuffer();
-            for (int i = 0; i < out.length; i++) {
-                out[i] = f.get(i);
-            }
-            return out;
-        }
+        ByteBuffer v = readLE(t);
+        int size = t.dtype().byteSize();
         for (int i = 0; i < out.length; i++) {
-            out[i] = t.getDouble(i);
+            out[i] = decode(v, t.dtype(), i * size);
         }
         return out;
+    }
+
+    /** Element at byte {@code b} of a little-endian view, as {@link #get} reads it from a buffer. */
+    static double decode(ByteBuffer v, DType dtype, int b) {
+        switch (dtype) {
+            case BOOL: return v.get(b) != 0 ? 1 : 0;
+            case UINT8: return v.get(b) & 0xff;
+            case INT8: return v.get(b);
+            case INT32: return v.getInt(b);
+            case INT64: return v.getLong(b);
+            case FLOAT16: return HalfFloats.halfToFloat(v.getShort(b));
+            case BFLOAT16: return HalfFloats.bfloat16ToFloat(v.getShort(b));
+            case FLOAT32: return v.getFloat(b);
+            case FLOAT64: return v.getDouble(b);
+            default: throw new AssertionError(dtype);
+        }
+    }
+
+    /** Writes {@code values} converted to {@code dtype} (as {@link #set} would, element by element), in one buffer access where it can. */
+    static void put(ByteBuf host, DType dtype, double[] values) {
+        int size = dtype.byteSize();
+        ByteBuffer v = view(host, values.length * size);
+        for (int i = 0; i < values.length; i++) {
+            if (v == null) {
+                set(host, dtype, i * size, values[i]);
+                continue;
+            }
+            double x = values[i];
+            int b = i * size;
+            switch (dtype) {
+                case BOOL: v.put(b, (byte) (x != 0 ? 1 : 0)); break;
+                case UINT8:
+                case INT8: v.put(b, (byte) (long) x); break;
+                case INT32: v.putInt(b, (int) (long) x); break;
+                case INT64: v.putLong(b, (long) x); break;
+                case FLOAT16: v.putShort(b, HalfFloats.floatToHalf((float) x)); break;
+                case BFLOAT16: v.putShort(b, HalfFloats.floatToBfloat16((float) x)); break;
+                case FLOAT32: v.putFloat(b, (float) x); break;
+                case FLOAT64: v.putDouble(b, x); break;
+                default: throw new AssertionError(dtype);
+            }
+        }
     }
 
     static int[] ints(Tensor t) {

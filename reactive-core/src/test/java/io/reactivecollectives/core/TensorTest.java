@@ -17,6 +17,47 @@ class TensorTest {
 
     // ------------------------------------------------------------------ factories and arrays
 
+    /** The whole-array copies (one view of the buffer) agree with element access for every dtype. */
+    @Test
+    void wholeArrayCopiesAgreeWithElementAccessForEveryDtype() {
+        double[] values = {0, 1, -2, 3.5, 100, -7.25, 255, 1e-3};
+        for (DType dtype : DType.values()) {
+            Tensor bulk = Tensor.fromDoubles(dtype, values);
+            Tensor single = Tensor.empty(dtype, values.length);
+            try {
+                for (int i = 0; i < values.length; i++) {
+                    single.setDouble(i, values[i]);
+                }
+                assertArrayEquals(single.toByteArray(), bulk.toByteArray(), dtype + ": the same bytes");
+                double[] read = bulk.toDoubleArray();
+                for (int i = 0; i < values.length; i++) {
+                    assertEquals(single.getDouble(i), read[i], dtype + " element " + i);
+                }
+            } finally {
+                bulk.release();
+                single.release();
+            }
+        }
+        Tensor f = Tensor.fromFloats(new float[] {1.5f, -2f, 3f});
+        Tensor d = Tensor.fromDoubles(new double[] {1.5, -2, 3});
+        Tensor n = Tensor.fromInts(new int[] {7, -8, 9});
+        Tensor l = Tensor.fromLongs(new long[] {Long.MAX_VALUE, -1, 0});
+        try {
+            assertArrayEquals(new float[] {1.5f, -2f, 3f}, f.toFloatArray());
+            assertArrayEquals(new double[] {1.5, -2, 3}, f.toDoubleArray());
+            assertArrayEquals(new double[] {1.5, -2, 3}, d.toDoubleArray());
+            assertArrayEquals(new int[] {7, -8, 9}, n.toIntArray());
+            assertArrayEquals(new long[] {Long.MAX_VALUE, -1, 0}, l.toLongArray());
+            assertEquals(-8, n.getDouble(1));
+            assertEquals(Long.MAX_VALUE, l.buffer().getLongLE(0), "little-endian in the buffer");
+        } finally {
+            f.release();
+            d.release();
+            n.release();
+            l.release();
+        }
+    }
+
     @Test
     void factoriesCopyArraysAndGiveThemBack() {
         float[] f = {1.5f, -2f, Float.NaN, 0f};

@@ -33,6 +33,8 @@ public final class Mailbox {
     private CollectiveBox recent;  // the box last looked up: found without boxing its sequence number
     private volatile long nextSequence;   // written under the lock; read without it
     private boolean cleared;              // the group closed: every later frame is released on arrival (under the lock)
+    /** Set by {@link #failAll} (the group aborted or closed): a box opened later fails at once with it (under the lock). */
+    private Function<CollectiveBox, CollectiveException> shut;
 
     /**
      * @param maxUnclaimed byte budget of frames that arrived before they were asked for
@@ -77,7 +79,9 @@ public final class Mailbox {
      */
     public CollectiveBox open(String op, long word, long count, long nowNanos, long timeoutNanos) {
         CollectiveBox box;
+        Function<CollectiveBox, CollectiveException> failed;
         synchronized (this) {
+            failed = shut;
             long seq = nextSequence;
             nextSequence = seq + 1;
             box = boxOf(seq);
@@ -90,6 +94,11 @@ public final class Mailbox {
             box.timeoutNanos = timeoutNanos;
             box.word = word;
             box.count = count;
+        }
+        if (failed != null) {
+            // a collective that passed the group's checks just before it was aborted or closed, opening its box
+            // after failAll: it fails as the ones in flight did, not later on whatever the closing does to its links
+            fail(box, failed.apply(box));
         }
         return box;
     }
@@ -345,8 +354,16 @@ public final class Mailbox {
         Receipts.fail(box, e);
     }
 
-    /** Fails every collective that runs locally, with the exception {@code error} makes for it. */
+    /**
+     * Fails every collective that runs locally, with the exception {@code error} makes for it, and
+     * every collective that opens its box later (the group is ending: aborted or closed).
+     */
     public void failAll(Function<CollectiveBox, CollectiveException> error) {
+        synchronized (this) {
+            if (shut == null) {
+                shut = error;
+            }
+        }
         failFrom(Long.MIN_VALUE, error);
     }
 

@@ -75,6 +75,29 @@ class MailboxReceiveTest {
         assertEquals(0, mailbox.openBoxes());
     }
 
+    /**
+     * A collective that passed the group's checks just before {@code abort()} and opens its box after
+     * the abort failed every open one fails the same way, at once (it used to wait and fail later on
+     * the closed connections, naming a peer: seen once in CI's {@code AbortShrinkTest}).
+     */
+    @Test
+    void aBoxOpenedAfterFailAllFailsAtOnceWithItsError() {
+        mailbox.failAll(b -> new io.reactivecollectives.core.GroupAbortedException(b.opName(), 1, b.sequence(),
+                CollectiveException.NO_PEER, "the group was aborted"));
+        CollectiveBox late = mailbox.open("allReduce");
+        ByteBuf early = payload();
+        StepVerifier.create(mailbox.receive(late, 0, 0, 0, 2, ReceiveHooks.NONE))
+                .expectErrorSatisfies(e -> {
+                    assertTrue(e instanceof io.reactivecollectives.core.GroupAbortedException, e.toString());
+                    assertTrue(e.getMessage().startsWith("allReduce[seq=" + late.sequence() + "] rank 1: the group was aborted"),
+                            e.getMessage());
+                })
+                .verify(Duration.ofSeconds(5));
+        mailbox.deliver(late.sequence(), 0, 1, 0, 2, 0L, 0L, early, (peer, seq) -> { });
+        assertEquals(0, early.refCnt(), "a frame for a failed box is released");
+        mailbox.close(late);
+    }
+
     @Test
     void aPayloadForACancelledReceiveIsReleasedAndItsSlotFreed() {
         Disposable d = mailbox.receive(box, 0, 1, 0, 1, ReceiveHooks.NONE).subscribe(got -> got.release());
