@@ -95,9 +95,7 @@ public final class Mailbox {
             box.word = word;
             box.count = count;
         }
-        if (failed != null) {
-            // a collective that passed the group's checks just before it was aborted or closed, opening its box
-            // after failAll: it fails as the ones in flight did, not later on whatever the closing does to its links
+        if (failed != null) {   // passed the group's checks just before failAll: fails as those in flight did
             fail(box, failed.apply(box));
         }
         return box;
