@@ -442,7 +442,7 @@ public final class DistributedTrainer implements AutoCloseable {
     private void requireInitialized(String operation) {
         if (views == null || (reducer == null && !operation.equals("regroup"))) {
             throw new IllegalStateException("DistributedTrainer." + operation + (group == null ? "" : " on rank " + group.rank())
-                    + (views == null ? ": call initialize(inputShapes) first" : ": not in a group yet (ElasticTrainer.attach)"));
+                    + (views == null ? ": call initialize(inputShapes) first" : ": not in a group yet (ElasticTrainer.begin or regroup first)"));
         }
     }
 
