@@ -1,6 +1,7 @@
 package io.reactivecollectives.core;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -123,54 +124,27 @@ final class TensorElements {
             readLE(t).asDoubleBuffer().get(out);
             return out;
         }
-        ByteBuffer v = readLE(t);
+        ByteBuf bytes = untracked(readLE(t));
         int size = t.dtype().byteSize();
         for (int i = 0; i < out.length; i++) {
-            out[i] = decode(v, t.dtype(), i * size);
+            out[i] = get(bytes, t.dtype(), i * size);
         }
         return out;
     }
 
-    /** Element at byte {@code b} of a little-endian view, as {@link #get} reads it from a buffer. */
-    static double decode(ByteBuffer v, DType dtype, int b) {
-        switch (dtype) {
-            case BOOL: return v.get(b) != 0 ? 1 : 0;
-            case UINT8: return v.get(b) & 0xff;
-            case INT8: return v.get(b);
-            case INT32: return v.getInt(b);
-            case INT64: return v.getLong(b);
-            case FLOAT16: return HalfFloats.halfToFloat(v.getShort(b));
-            case BFLOAT16: return HalfFloats.bfloat16ToFloat(v.getShort(b));
-            case FLOAT32: return v.getFloat(b);
-            case FLOAT64: return v.getDouble(b);
-            default: throw new AssertionError(dtype);
-        }
-    }
-
-    /** Writes {@code values} converted to {@code dtype} (as {@link #set} would, element by element), in one buffer access where it can. */
+    /** Writes {@code values} converted to {@code dtype} (as {@link #set} does element by element), in one buffer access where it can. */
     static void put(ByteBuf host, DType dtype, double[] values) {
         int size = dtype.byteSize();
         ByteBuffer v = view(host, values.length * size);
+        ByteBuf target = v == null ? host : untracked(v);
         for (int i = 0; i < values.length; i++) {
-            if (v == null) {
-                set(host, dtype, i * size, values[i]);
-                continue;
-            }
-            double x = values[i];
-            int b = i * size;
-            switch (dtype) {
-                case BOOL: v.put(b, (byte) (x != 0 ? 1 : 0)); break;
-                case UINT8:
-                case INT8: v.put(b, (byte) (long) x); break;
-                case INT32: v.putInt(b, (int) (long) x); break;
-                case INT64: v.putLong(b, (long) x); break;
-                case FLOAT16: v.putShort(b, HalfFloats.floatToHalf((float) x)); break;
-                case BFLOAT16: v.putShort(b, HalfFloats.floatToBfloat16((float) x)); break;
-                case FLOAT32: v.putFloat(b, (float) x); break;
-                case FLOAT64: v.putDouble(b, x); break;
-                default: throw new AssertionError(dtype);
-            }
+            set(target, dtype, i * size, values[i]);
         }
+    }
+
+    /** A buffer over {@code view}'s memory that no leak detector tracks (its element accesses are not recorded). */
+    private static ByteBuf untracked(ByteBuffer view) {
+        return Unpooled.wrappedBuffer(view.duplicate().order(ByteOrder.BIG_ENDIAN));   // get/set read LE explicitly
     }
 
     static int[] ints(Tensor t) {

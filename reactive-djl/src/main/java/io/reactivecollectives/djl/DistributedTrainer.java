@@ -182,7 +182,7 @@ public final class DistributedTrainer implements AutoCloseable {
      */
     Mono<Void> regroup(ProcessGroup next, boolean broadcast) {
         return guard.run("regroup", Mono.<Void>fromRunnable(() -> {
-                    requireInitialized("regroup");
+                    requireViews("regroup");
                     if (reducer != null) {
                         reducer.close();
                         reducer = null;
@@ -227,8 +227,7 @@ public final class DistributedTrainer implements AutoCloseable {
     public Mono<Boolean> parametersIdentical() {
         return Mono.defer(() -> {
             requireInitialized("parametersIdentical");
-            return Mono.fromCallable(() -> views.digest()).subscribeOn(compute)
-                    .flatMap(d -> ParameterDigests.allGather(group, d))
+            return allDigests()
                     .map(ParameterDigests::differing)
                     .map(List::isEmpty);
         });
@@ -425,9 +424,13 @@ public final class DistributedTrainer implements AutoCloseable {
         optimizerNanos += System.nanoTime() - start;
     }
 
+    /** Every rank's digest of its parameters (a collective). */
+    private Mono<List<Long>> allDigests() {
+        return Mono.fromCallable(() -> views.digest()).subscribeOn(compute).flatMap(d -> ParameterDigests.allGather(group, d));
+    }
+
     private Mono<Void> checkIdentical(String operation) {
-        return Mono.fromCallable(() -> views.digest()).subscribeOn(compute)
-                .flatMap(d -> ParameterDigests.allGather(group, d))
+        return allDigests()
                 .flatMap(digests -> {
                     List<Integer> differ = ParameterDigests.differing(digests);
                     if (differ.isEmpty()) {
@@ -439,10 +442,18 @@ public final class DistributedTrainer implements AutoCloseable {
                 });
     }
 
-    private void requireInitialized(String operation) {
-        if (views == null || (reducer == null && !operation.equals("regroup"))) {
+    private void requireViews(String operation) {
+        if (views == null) {
             throw new IllegalStateException("DistributedTrainer." + operation + (group == null ? "" : " on rank " + group.rank())
-                    + (views == null ? ": call initialize(inputShapes) first" : ": not in a group yet (ElasticTrainer.begin or regroup first)"));
+                    + ": call initialize(inputShapes) first");
+        }
+    }
+
+    private void requireInitialized(String operation) {
+        requireViews(operation);
+        if (reducer == null) {
+            throw new IllegalStateException("DistributedTrainer." + operation
+                    + ": not in a group yet (ElasticTrainer.begin or regroup first)");
         }
     }
 

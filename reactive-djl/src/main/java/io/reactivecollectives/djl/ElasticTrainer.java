@@ -1,7 +1,6 @@
 package io.reactivecollectives.djl;
 
 import ai.djl.Model;
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.Trainer;
@@ -172,12 +171,7 @@ public final class ElasticTrainer implements ElasticState, AutoCloseable {
     @Override
     public List<Tensor> tensors() {
         release();
-        ParameterViews views = requireViews();
-        List<NDArray> weights = new ArrayList<>(views.size());
-        for (int i = 0; i < views.size(); i++) {
-            weights.add(views.array(i));
-        }
-        List<Tensor> state = optimizerState.views(ids(), weights);
+        List<Tensor> state = optimizerState.views(requireViews());
         lent = state;
         List<Tensor> all = new ArrayList<>(values());
         all.addAll(state);
@@ -186,11 +180,11 @@ public final class ElasticTrainer implements ElasticState, AutoCloseable {
 
     @Override
     public byte[] metadata() {
-        byte[] counts = optimizerState.counts(ids());
+        byte[] counts = optimizerState.counts(requireViews());
         byte[] extra = saveExtra == null ? new byte[0] : saveExtra.get();
-        return ByteBuffer.allocate(8 + 4 + counts.length + 4 + extra.length)
+        return ByteBuffer.allocate(8 + counts.length + 4 + extra.length)
                 .putLong(trainer.appliedSteps())
-                .putInt(counts.length).put(counts)
+                .put(counts)
                 .putInt(extra.length).put(extra)
                 .array();
     }
@@ -199,9 +193,7 @@ public final class ElasticTrainer implements ElasticState, AutoCloseable {
     public void restore(byte[] metadata) {
         ByteBuffer b = ByteBuffer.wrap(metadata);
         long applied = b.getLong();
-        int countsLength = b.getInt();
-        optimizerState.restoreCounts(b.slice(b.position(), countsLength), ids());
-        b.position(b.position() + countsLength);
+        optimizerState.restoreCounts(b, requireViews());
         byte[] extra = new byte[b.getInt()];
         b.get(extra);
         trainer.appliedSteps(applied);
@@ -228,16 +220,6 @@ public final class ElasticTrainer implements ElasticState, AutoCloseable {
             values.add(p.value());
         }
         return values;
-    }
-
-    /** DJL's ids of the trainable parameters (random per process), in registration order. */
-    private List<String> ids() {
-        ParameterViews views = requireViews();
-        List<String> ids = new ArrayList<>(views.size());
-        for (int i = 0; i < views.size(); i++) {
-            ids.add(views.id(i));
-        }
-        return ids;
     }
 
     private ParameterViews requireViews() {

@@ -70,15 +70,24 @@ final class LibtorchPasses {
 
     /** Forward, loss and one backward pass; returns the loss. */
     float forwardBackward(NDList data, NDList labels) {
+        return underCollector(data, labels, collector -> {
+            NDArray loss = trainer.getLoss().evaluate(labels, trainer.forward(data, labels));
+            collector.backward(loss);
+            return loss.getFloat();
+        });
+    }
+
+    /**
+     * {@code pass} under the JVM's lock with a gradient collector, everything it makes (and, for its
+     * duration, the batch) in a scope closed after it.
+     */
+    private float underCollector(NDList data, NDList labels, java.util.function.ToDoubleFunction<GradientCollector> pass) {
         COLLECTOR.lock();
         try (NDManager scope = trainer.getManager().newSubManager()) {
             data.tempAttach(scope);
             labels.tempAttach(scope);
             try (GradientCollector collector = trainer.newGradientCollector()) {
-                NDList predictions = trainer.forward(data, labels);
-                NDArray loss = trainer.getLoss().evaluate(labels, predictions);
-                collector.backward(loss);
-                return loss.getFloat();
+                return (float) pass.applyAsDouble(collector);
             }
         } finally {
             COLLECTOR.unlock();
@@ -94,32 +103,25 @@ final class LibtorchPasses {
     float forwardBackwardStaged(StagedBlock block, NDList data, NDList labels, IntConsumer stageDone) {
         int n = block.stageCount();
         ParameterStore store = parameterStore();
-        COLLECTOR.lock();
-        try (NDManager scope = trainer.getManager().newSubManager()) {
-            data.tempAttach(scope);
-            labels.tempAttach(scope);
-            try (GradientCollector collector = trainer.newGradientCollector()) {
-                NDList[] inputs = new NDList[n];
-                NDList[] outputs = new NDList[n];
-                for (int s = 0; s < n; s++) {
-                    inputs[s] = s == 0 ? data : cut(outputs[s - 1]);
-                    outputs[s] = block.forwardStage(s, store, inputs[s], true);
-                }
-                NDArray loss = trainer.getLoss().evaluate(labels, outputs[n - 1]);
-                collector.backward(loss);
-                stageDone.accept(n - 1);
-                for (int s = n - 2; s >= 0; s--) {
-                    NDArray surrogate = surrogate(outputs[s], inputs[s + 1]);
-                    if (surrogate != null) {
-                        collector.backward(surrogate);
-                    }
-                    stageDone.accept(s);
-                }
-                return loss.getFloat();
+        return underCollector(data, labels, collector -> {
+            NDList[] inputs = new NDList[n];
+            NDList[] outputs = new NDList[n];
+            for (int s = 0; s < n; s++) {
+                inputs[s] = s == 0 ? data : cut(outputs[s - 1]);
+                outputs[s] = block.forwardStage(s, store, inputs[s], true);
             }
-        } finally {
-            COLLECTOR.unlock();
-        }
+            NDArray loss = trainer.getLoss().evaluate(labels, outputs[n - 1]);
+            collector.backward(loss);
+            stageDone.accept(n - 1);
+            for (int s = n - 2; s >= 0; s--) {
+                NDArray surrogate = surrogate(outputs[s], inputs[s + 1]);
+                if (surrogate != null) {
+                    collector.backward(surrogate);
+                }
+                stageDone.accept(s);
+            }
+            return loss.getFloat();
+        });
     }
 
     /** Each floating output detached from its graph as a new leaf that collects its gradient. */

@@ -89,24 +89,19 @@ final class OptimizerState {
                 && inner.getActualTypeArguments()[0] == Device.class && inner.getActualTypeArguments()[1] == NDArray.class;
     }
 
-    /** How many state tensors each parameter has. */
-    int perParameter() {
-        return stateMaps.size();
-    }
-
     /**
-     * Views (no copy) of the state tensors of the given weights, map by map, weight by weight;
+     * Views (no copy) of the state tensors of the parameters, map by map, parameter by parameter;
      * missing entries are created as zeros first. The caller releases the views.
      */
-    List<Tensor> views(List<String> ids, List<NDArray> weights) {
-        List<Tensor> out = new ArrayList<>(stateMaps.size() * ids.size());
+    List<Tensor> views(ParameterViews params) {
+        List<Tensor> out = new ArrayList<>(stateMaps.size() * params.size());
         for (Field f : stateMaps) {
             Map<String, Map<Device, NDArray>> map = read(f);
-            for (int i = 0; i < ids.size(); i++) {
-                NDArray weight = weights.get(i);
-                NDArray state = map.computeIfAbsent(ids.get(i), k -> new ConcurrentHashMap<>())
+            for (int i = 0; i < params.size(); i++) {
+                NDArray weight = params.array(i);
+                NDArray state = map.computeIfAbsent(params.id(i), k -> new ConcurrentHashMap<>())
                         .computeIfAbsent(weight.getDevice(), d -> weight.zerosLike());
-                out.add(ParameterViews.view(state, ids.get(i), f.getName()));
+                out.add(ParameterViews.view(state, params.id(i), f.getName()));
             }
         }
         return out;
@@ -116,27 +111,28 @@ final class OptimizerState {
      * The update counts of the given parameters, encoded by position: DJL's parameter ids are
      * random per process, so a joiner's differ from the members' for the same parameter.
      */
-    byte[] counts(List<String> ids) {
+    byte[] counts(ParameterViews params) {
         Map<String, Integer> counts = readCounts();
-        ByteBuffer b = ByteBuffer.allocate(8 + 4 * ids.size());
-        b.putInt(readNum()).putInt(ids.size());
-        for (String id : ids) {
-            Integer c = counts.get(id);
+        ByteBuffer b = ByteBuffer.allocate(8 + 4 * params.size());
+        b.putInt(readNum()).putInt(params.size());
+        for (int i = 0; i < params.size(); i++) {
+            Integer c = counts.get(params.id(i));
             b.putInt(c == null ? -1 : c);
         }
         return b.array();
     }
 
-    /** Replaces the update counts of the given parameters (this process's ids, in the same order) with another process's {@link #counts}. */
-    void restoreCounts(ByteBuffer b, List<String> ids) {
+    /** Replaces this process's update counts with another process's {@link #counts}, read from {@code b}. */
+    void restoreCounts(ByteBuffer b, ParameterViews params) {
         int num = b.getInt();
         int n = b.getInt();
-        if (n != ids.size()) {
+        if (n != params.size()) {
             throw new IllegalStateException("ElasticTrainer: the update counts of " + n + " parameters were sent, this model has "
-                    + ids.size());
+                    + params.size());
         }
         Map<String, Integer> counts = readCounts();
-        for (String id : ids) {
+        for (int i = 0; i < n; i++) {
+            String id = params.id(i);
             int c = b.getInt();
             if (c < 0) {
                 counts.remove(id);

@@ -7,11 +7,11 @@ import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import io.reactivecollectives.core.CollectiveException;
-import io.reactivecollectives.core.GenerationEvent;
 import io.reactivecollectives.core.JobEndedException;
 import io.reactivecollectives.djl.DistributedSampler;
 import io.reactivecollectives.djl.ElasticTrainer;
 import io.reactivecollectives.djl.StepResult;
+import io.reactivecollectives.samples.train.ElasticLog;
 import io.reactivecollectives.transport.ElasticGroup;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.MeshProcessGroup;
@@ -19,11 +19,8 @@ import io.reactivecollectives.transport.MeshProcessGroup;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * The DJL main job, elastic (under {@code collectives-run --max-restarts N}, or with
@@ -81,13 +78,7 @@ final class ElasticDjlTraining {
         long start = System.nanoTime();
         SyntheticTokens tokens = SyntheticTokens.forConfig(s.seed(), s.model());
         try (ElasticGroup elastic = ElasticGroup.fromEnvironment(trainer, options).block()) {
-            List<GenerationEvent> changes = new ArrayList<>();
-            elastic.generations().subscribe(e -> {
-                changes.add(e);
-                if (e.reason() != GenerationEvent.Reason.START && e.members()[0] == elastic.identity()) {
-                    out.printf(Locale.ROOT, "generation %s at %d ms%n", e.summary(), System.currentTimeMillis());
-                }
-            });
+            ElasticLog log = ElasticLog.follow(elastic, out);
             long firstStep = trainer.steps();
             if (elastic.joined()) {
                 out.printf(Locale.ROOT, "joined the running job as rank %d of %d at step %d%n", elastic.group().rank(),
@@ -127,7 +118,8 @@ final class ElasticDjlTraining {
             g.barrier().block();
             elastic.finish().block(Duration.ofMinutes(1));
             if (g.rank() == 0) {
-                summary(g, same, changes, (System.nanoTime() - start) / 1e6 / Math.max(1, s.steps() - firstStep), firstStep);
+                log.summary(losses, (System.nanoTime() - start) / 1e6 / Math.max(1, s.steps() - firstStep), s.steps() - firstStep,
+                        g.size(), same);
             }
             return same ? 0 : 1;
         }
@@ -166,22 +158,6 @@ final class ElasticDjlTraining {
             out.printf(Locale.ROOT, "step %5d/%d  loss %.4f  (%d ranks, generation %d)%n", step + 1, s.steps(), loss, g.size(),
                     g.generation());
         }
-    }
-
-    private void summary(MeshProcessGroup g, boolean same, List<GenerationEvent> changes, double msPerStep, long firstStep) {
-        int k = Math.min(100, s.steps());
-        double mean = 0;
-        for (int i = s.steps() - k; i < s.steps(); i++) {
-            mean += losses[i] / k;
-        }
-        out.printf(Locale.ROOT, "loss (mean of the last %d steps) %.4f | %.1f ms/step over this process's %d steps, start-up,"
-                + " joins and recoveries included%n", k, mean, msPerStep, s.steps() - firstStep);
-        out.println("generations: " + changes.stream().map(GenerationEvent::summary).collect(Collectors.joining(", ")));
-        // every step's loss is recorded by the ranks that took it and handed to joiners: a step skipped leaves a zero
-        long missing = Arrays.stream(losses).filter(l -> l == 0.0).count();
-        out.println("steps: " + s.steps() + " of " + s.steps() + (missing == 0 ? ", each applied once"
-                : ", " + missing + " WITHOUT A RECORDED LOSS"));
-        out.println("parameters identical on all " + g.size() + " ranks: " + (same ? "yes" : "NO"));
     }
 
     private byte[] saveLosses() {

@@ -2,7 +2,6 @@ package io.reactivecollectives.samples.train;
 
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.ElasticState;
-import io.reactivecollectives.core.GenerationEvent;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.ddp.Parameter;
@@ -12,11 +11,9 @@ import io.reactivecollectives.transport.MeshProcessGroup;
 
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * The main job's training, elastic: run under {@code collectives-run --max-restarts N}, a rank that
@@ -106,13 +103,7 @@ final class ElasticTraining implements ElasticState {
     private int train(GroupOptions options) {
         long start = System.nanoTime();
         try (ElasticGroup elastic = ElasticGroup.fromEnvironment(this, options).block()) {
-            List<GenerationEvent> changes = new ArrayList<>();
-            elastic.generations().subscribe(e -> {
-                changes.add(e);
-                if (e.reason() != GenerationEvent.Reason.START && e.members()[0] == elastic.identity()) {
-                    out.printf(Locale.ROOT, "generation %s at %d ms%n", e.summary(), System.currentTimeMillis());
-                }
-            });
+            ElasticLog log = ElasticLog.follow(elastic, out);
             if (elastic.joined()) {
                 out.printf(Locale.ROOT, "joined the running job as rank %d of %d at step %d%n", elastic.group().rank(),
                         elastic.group().size(), step);
@@ -146,22 +137,8 @@ final class ElasticTraining implements ElasticState {
             g.barrier().block();
             elastic.finish().block();   // a process still asking to join is told the job ended
             if (g.rank() == 0) {
-                double ms = (System.nanoTime() - start) / 1e6 / Math.max(1, cfg.steps() - firstStep);
-                double mean = 0;
-                int k = Math.min(100, cfg.steps());
-                for (int i = cfg.steps() - k; i < cfg.steps(); i++) {
-                    mean += losses[i] / k;
-                }
-                out.printf(Locale.ROOT, "loss (mean of the last %d steps) %.4f | %.3f ms/step over this process's %d "
-                        + "steps, start-up, joins and recoveries included%n", k, mean, ms, cfg.steps() - firstStep);
-                out.println("generations: " + changes.stream().map(GenerationEvent::summary)
-                        .collect(Collectors.joining(", ")));
-                // every step's loss is recorded by the ranks that took it and handed to joiners: a step
-                // skipped (or a joiner's history lost) leaves a zero, which a cross-entropy never is
-                long missing = java.util.Arrays.stream(losses).filter(l -> l == 0.0).count();
-                out.println("steps: " + step + " of " + cfg.steps() + (missing == 0 ? ", each applied once"
-                        : ", " + missing + " WITHOUT A RECORDED LOSS"));
-                out.println("parameters identical on all " + g.size() + " ranks: " + (same ? "yes" : "NO"));
+                log.summary(losses, (System.nanoTime() - start) / 1e6 / Math.max(1, cfg.steps() - firstStep),
+                        cfg.steps() - firstStep, g.size(), same);
             }
             return same ? 0 : 1;
         } finally {
