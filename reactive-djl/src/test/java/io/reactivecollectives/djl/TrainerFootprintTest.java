@@ -61,15 +61,23 @@ class TrainerFootprintTest {
                 Model model = mlp(width);
                 DistributedTrainer t = DistributedTrainer.builder(model, TinyTask.config(g.rank(), false), g).build();
                 NDManager data = NDManager.newBaseManager();
+                java.util.function.Function<Integer, Mono<io.reactivecollectives.djl.StepResult>> step = s -> Mono.using(data::newSubManager, m -> {
+                    NDList[] b = TinyTask.batch(m, (long) s * 2 * BATCH + g.rank() * BATCH, BATCH);
+                    return t.step(b[0], b[1]);
+                }, NDManager::close);
+                // the arrays are counted JVM-wide: both ranks meet at a barrier first, so that neither is inside a step
+                // (a rank's step may end while the other's backward pass still holds its arrays)
                 return t.initialize(new Shape(BATCH, TinyTask.FEATURES))
-                        .thenMany(Flux.range(0, warmup + steps).concatMap(s -> Mono.using(data::newSubManager, m -> {
-                            if (g.rank() == 0 && s == warmup) {
+                        .thenMany(Flux.range(0, warmup).concatMap(step))
+                        .then(g.barrier())
+                        .then(Mono.fromRunnable(() -> {
+                            if (g.rank() == 0) {
                                 marks[0] = system.getManagedArrays().size();
                                 marks[1] = allocatedBytes();
                             }
-                            NDList[] b = TinyTask.batch(m, (long) s * 2 * BATCH + g.rank() * BATCH, BATCH);
-                            return t.step(b[0], b[1]);
-                        }, NDManager::close)))
+                        }))
+                        .thenMany(Flux.range(warmup, steps).concatMap(step))
+                        .then(g.barrier())
                         .then(Mono.fromCallable(() -> {
                             if (g.rank() == 0) {
                                 marks[2] = allocatedBytes();
