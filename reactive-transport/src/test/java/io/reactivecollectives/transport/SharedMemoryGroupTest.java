@@ -110,6 +110,22 @@ class SharedMemoryGroupTest {
         assertTrue(!out.contains("LEAK:"), out);
     }
 
+    /**
+     * Eight local ranks with 64 KiB rings and a budget of 32 rings (the least the segment needs for
+     * eight ranks): shared memory is used, each ring's memory is taken at its first write, and the
+     * 24 pairs whose rings the budget cannot hold send through their Unix sockets; an all-to-all
+     * (every pair) and a 1 MiB all-reduce are right element by element.
+     */
+    @Test
+    void aBudgetForFewerRingsThanPairsSendsTheOthersThroughUnixSockets() throws Exception {
+        assumeTrue(ShmSettings.fromSystemProperties().unavailableReason() == null, "no shared memory here at all");
+        String out = runMain(List.of(), SharedMemoryBudgetMain.class, "-Drc.transport.shmRingBytes=65536",
+                "-Drc.transport.shmBudgetBytes=" + 32 * 65536);
+        assertTrue(out.contains("RESULT right true shm 32 unix 24"), out);
+        assertTrue(!out.contains("shared memory not used"), out);
+        assertTrue(!out.contains("LEAK:"), out);
+    }
+
     /** The command prefix that runs a command with a /dev/shm of {@code size}, or skips the test. */
     private static List<String> devShmOf(String size) throws Exception {
         assumeTrue(ShmSettings.fromSystemProperties().unavailableReason() == null, "no shared memory here at all");
@@ -135,11 +151,15 @@ class SharedMemoryGroupTest {
     }
 
     private static String runMain(List<String> prefix, String... options) throws Exception {
+        return runMain(prefix, SharedMemoryFallbackMain.class, options);
+    }
+
+    private static String runMain(List<String> prefix, Class<?> main, String... options) throws Exception {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dio.netty.leakDetection.level=paranoid"));
         cmd.addAll(List.of(options));
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), SharedMemoryFallbackMain.class.getName()));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);

@@ -19,6 +19,10 @@ import reactor.core.publisher.Mono;
  * into its ring to this rank is read by the rank's poller and checked by {@link SharedMemoryFrames},
  * which delivers it to {@link #listener()}.
  *
+ * <p>The ring's memory is taken from the host's budget at the first write ({@link ShmOutbound#reserve()}):
+ * a ring the budget cannot hold is never written, and every frame to the peer goes through the
+ * socket link instead, from the first one on, so the order of frames is the socket's.
+ *
  * <p>The peer's socket link stays open underneath: its close is how the peer's death is seen (a
  * killed process's sockets close at once), this side's close and graceful end go through it, and
  * its cause is what a failed write reports. Its close is reported only after the frames the peer
@@ -65,10 +69,10 @@ final class SharedMemoryLink implements PeerLink {
         return peer;
     }
 
-    /** {@code "shm"}. */
+    /** {@code "shm"}, or the socket's transport when the host's budget could not hold the ring. */
     @Override
     public String transport() {
-        return "shm";
+        return ring.refused() ? socket.transport() : "shm";
     }
 
     /** Whether the socket underneath is open. */
@@ -91,6 +95,9 @@ final class SharedMemoryLink implements PeerLink {
     @Override
     public Future<Void> writeFrame(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                                    long agreementCount, ByteBuf payload) {
+        if (!ring.reserve()) {
+            return socket.writeFrame(type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+        }
         if (ring.tryWriteFrame(type, group, seq, tag, step, chunk, self, agreementWord, agreementCount, payload)) {
             return WRITTEN;
         }
@@ -116,6 +123,9 @@ final class SharedMemoryLink implements PeerLink {
     /** The fragments go into the ring as one write: nothing comes between them. */
     @Override
     public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
+        if (!ring.reserve()) {
+            return socket.sendFragments(tag, fragments);
+        }
         return Mono.create(sink -> {
             Promise<Void> last = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
             ByteBuf[] parts = new ByteBuf[2 * fragments.length];

@@ -87,6 +87,12 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Long> SHM_RESERVE_BYTES = Setting.bytes("rc.transport.shmReserveBytes", 8L << 20, 0,
             "free space left in the directory");
 
+    /** The most ring data the local ranks of a host take from the shared-memory directory. */
+    public static final Setting<Long> SHM_BUDGET_BYTES = Setting.bytes("rc.transport.shmBudgetBytes", 0L, 0,
+            "the most ring data the ranks of a group on one host take in all; a ring's memory is taken when its sender "
+                    + "first writes to it, and a pair whose ring the budget cannot hold keeps its Unix socket; 0: what "
+                    + "the directory has free beyond rc.transport.shmReserveBytes");
+
     /** How long the shared-memory reader polls after the last traffic; -1: chosen per host. */
     public static final Setting<Long> SHM_SPIN_MICROS = Setting.longValue("rc.transport.shmSpinMicros", "us", -1, -1,
                     "how long the shared-memory reader polls after the last traffic before it sleeps")
@@ -215,7 +221,7 @@ public final class TransportSettings implements SettingsProvider {
     @Override
     public List<Setting<?>> settings() {
         return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
-                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES,
+                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,

@@ -42,11 +42,41 @@ public final class ShmOutbound {
     private final ByteBuf headerView = Unpooled.wrappedBuffer(header);
     private volatile boolean stalled;
     private volatile Throwable failure;
+    /** Whether the ring's data is taken from the host's budget: 0 not yet asked, 1 yes, -1 refused. */
+    private volatile int reserved;
 
     ShmOutbound(ShmSegment segment, int producer, int consumer) {
         this.segment = segment;
         this.ring = segment.ring(producer, consumer);
         this.consumer = consumer;
+    }
+
+    /**
+     * Takes the ring's data bytes from the host's budget ({@link ShmSegment#reserveRing()}) the first
+     * time a sender asks; the same answer every time after.
+     *
+     * @return false when the budget cannot hold the ring: nothing may be written to it
+     */
+    public boolean reserve() {
+        int r = reserved;
+        if (r != 0) {
+            return r > 0;
+        }
+        synchronized (this) {
+            if (reserved == 0) {
+                reserved = segment.reserveRing() ? 1 : -1;
+            }
+            return reserved > 0;
+        }
+    }
+
+    /**
+     * Whether the host's budget refused the ring (asking nothing of it).
+     *
+     * @return true once {@link #reserve()} said no
+     */
+    public boolean refused() {
+        return reserved < 0;
     }
 
     /**

@@ -26,8 +26,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>The leader first removes files that earlier processes of this library left behind (their
  * creator's process id is in the name and no longer runs), checks the free space of the directory
- * (containers often give {@code /dev/shm} 64 MB) and writes the whole file, so a directory that is
- * too small fails here, not later.
+ * (containers often give {@code /dev/shm} 64 MB) and sets the host's budget for ring data within
+ * it ({@link ShmSettings#budgetFor}); the segment's fixed part is written at once, so a directory
+ * that is too small for it fails here, not later.
  */
 public final class ShmRendezvous {
 
@@ -144,7 +145,8 @@ public final class ShmRendezvous {
         if (why != null) {
             throw new IOException(why);
         }
-        int ring = settings.ringBytesFor(locals, Files.getFileStore(dir).getUsableSpace());
+        long free = Files.getFileStore(dir).getUsableSpace();
+        int ring = settings.ringBytesFor(locals, free);
         if (ring < 0) {
             throw new IOException(settings.unavailableReason(locals));
         }
@@ -154,7 +156,8 @@ public final class ShmRendezvous {
         }
         String name = PREFIX + ProcessHandle.current().pid() + "-" + rank + "-"
                 + Long.toHexString(ThreadLocalRandom.current().nextLong());
-        return ShmSegment.create(dir.resolve(name), locals, ring);
+        long budget = Math.min(settings.budgetFor(locals, free), (long) locals * (locals - 1) * ring);
+        return ShmSegment.create(dir.resolve(name), locals, ring, budget);
     }
 
     /** Deletes segment files whose creating process is gone (it died before unlinking). */

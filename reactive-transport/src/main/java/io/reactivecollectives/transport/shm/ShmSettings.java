@@ -11,7 +11,9 @@ import java.nio.file.Path;
  * {@code rc.transport.sharedMemory} (default {@code true}; {@code false} keeps Unix sockets),
  * {@code rc.transport.shmDir} (default {@code /dev/shm}), {@code rc.transport.shmRingBytes} (data
  * bytes of each one-way ring, a power of two, default 2 MiB), {@code rc.transport.shmReserveBytes}
- * (free space to leave in the directory, default 8 MiB) and {@code rc.transport.shmSpinMicros} (how
+ * (free space to leave in the directory, default 8 MiB), {@code rc.transport.shmBudgetBytes} (the
+ * most ring data the ranks of a host take in all, default what the directory has free) and
+ * {@code rc.transport.shmSpinMicros} (how
  * long the reading thread polls after the last traffic before it sleeps, default 200; see
  * {@link #spinNanosFor(int)} for hosts with more local ranks than processors).
  *
@@ -19,9 +21,11 @@ import java.nio.file.Path;
  * @param directory    where the segment file is made
  * @param ringBytes    data bytes of one ring
  * @param reserveBytes free space to leave in the directory
+ * @param budgetBytes  the most ring data bytes the local ranks take in all; 0: what the directory has free
  * @param spinNanos    polling time before sleeping, negative for the default ({@link #spinNanosFor(int)})
  */
-public record ShmSettings(boolean enabled, Path directory, int ringBytes, long reserveBytes, long spinNanos) {
+public record ShmSettings(boolean enabled, Path directory, int ringBytes, long reserveBytes, long budgetBytes,
+                          long spinNanos) {
 
     /**
      * The default most polling before sleeping: 200 us. Four times the event loops' 50 us because a
@@ -41,6 +45,7 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
      * @param directory    where the segment file is made
      * @param ringBytes    data bytes of one ring
      * @param reserveBytes free space to leave in the directory
+     * @param budgetBytes  the most ring data bytes the local ranks take in all; 0: what the directory has free
      * @param spinNanos    polling time before sleeping, negative for the default
      * @throws IllegalArgumentException when the ring size is not a power of two of at least 4 KiB
      */
@@ -58,7 +63,7 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
     public static ShmSettings fromSystemProperties() {
         return new ShmSettings(TransportSettings.SHARED_MEMORY.get(), TransportSettings.SHM_DIR.get(),
                 TransportSettings.SHM_RING_BYTES.get(), TransportSettings.SHM_RESERVE_BYTES.get(),
-                TransportSettings.SHM_SPIN_MICROS.get() * 1000L);
+                TransportSettings.SHM_BUDGET_BYTES.get(), TransportSettings.SHM_SPIN_MICROS.get() * 1000L);
     }
 
     /**
@@ -119,27 +124,56 @@ public record ShmSettings(boolean enabled, Path directory, int ringBytes, long r
         }
         if (ringBytesFor(locals, free) < 0) {
             int least = Math.min(ringBytes, MIN_RING_BYTES);
-            long size = ShmSegment.sizeFor(locals, least);
-            return directory + " has " + (free >> 20) + " MiB free, " + locals + " local ranks need "
-                    + ((size + reserveBytes + (1 << 20) - 1) >> 20) + " MiB (rings of at least " + (least >> 10)
-                    + " KiB, plus " + (reserveBytes >> 20) + " MiB left for others, rc.transport.shmReserveBytes)";
+            long need = ShmSegment.fixedBytes(locals) + ringsHeld(locals) * least + reserveBytes;
+            return directory + " has " + (free >> 20) + " MiB free" + (budgetBytes > 0 ? " and a budget of "
+                    + (budgetBytes >> 20) + " MiB (rc.transport.shmBudgetBytes)" : "") + ", " + locals
+                    + " local ranks need " + ((need + (1 << 20) - 1) >> 20) + " MiB (" + ringsHeld(locals)
+                    + " rings of at least " + (least >> 10) + " KiB, plus " + (reserveBytes >> 20)
+                    + " MiB left for others, rc.transport.shmReserveBytes)";
         }
         return null;
     }
 
     /**
+     * The rings whose data a host must hold at once for a ring size to be chosen: every ring up to
+     * 5 local ranks, else four per rank (its ring neighbours both ways and two more partners);
+     * the others are taken from the budget as senders first use them ({@link ShmSegment#reserveRing()}).
+     *
+     * @param locals the ranks of the group on this host
+     * @return rings
+     */
+    static long ringsHeld(int locals) {
+        return Math.min((long) locals * (locals - 1), 4L * locals);
+    }
+
+    /**
+     * The ring data bytes the local ranks may take in all, in a directory with {@code free} bytes:
+     * what it holds beyond the segment's fixed part and {@link #reserveBytes()}, at most
+     * {@link #budgetBytes()} when that is set.
+     *
+     * @param locals the ranks of the group on this host
+     * @param free   the directory's free bytes
+     * @return bytes, negative when not even the fixed part fits
+     */
+    public long budgetFor(int locals, long free) {
+        long room = free - reserveBytes - ShmSegment.fixedBytes(locals);
+        return budgetBytes > 0 ? Math.min(budgetBytes, room) : room;
+    }
+
+    /**
      * The ring size for {@code locals} ranks in a directory with {@code free} bytes: {@link #ringBytes()},
-     * or the largest power of two below it, down to {@value #MIN_RING_BYTES} bytes, whose segment leaves
-     * {@link #reserveBytes()} free (a container's 64 MB {@code /dev/shm} holds 2 MiB rings for up to 4
-     * ranks, smaller ones for 8).
+     * or the largest power of two below it, down to {@value #MIN_RING_BYTES} bytes, of which
+     * {@link #budgetFor} holds {@link #ringsHeld} rings (a container's 64 MB {@code /dev/shm} holds
+     * 2 MiB rings for up to 4 ranks, smaller ones for 8).
      *
      * @param locals the ranks of the group on this host
      * @param free   the directory's free bytes
      * @return the ring size, or -1 when not even the smallest fits
      */
     public int ringBytesFor(int locals, long free) {
+        long budget = budgetFor(locals, free);
         for (int r = ringBytes; r >= Math.min(ringBytes, MIN_RING_BYTES); r >>= 1) {
-            if (ShmSegment.sizeFor(locals, r) + reserveBytes <= free) {
+            if (ringsHeld(locals) * r <= budget) {
                 return r;
             }
         }
