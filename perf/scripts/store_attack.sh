@@ -12,7 +12,7 @@ mvn -B -q -Drc.build.dir=$BUILD -pl reactive-tools -am compile dependency:build-
     -DincludeScope=test -Dmdep.outputFile=$CPFILE >/dev/null  # test scope: with slf4j-simple, so the server logs
 CP=$PWD/reactive-tools/$BUILD/classes:$PWD/reactive-transport/$BUILD/classes:$PWD/reactive-store/$BUILD/classes:$PWD/reactive-core/$BUILD/classes:$(cat $CPFILE)
 javac -nowarn -d perf/$BUILD/store-attack -cp "$CP" perf/src/main/java/io/reactivecollectives/perf/StoreAttack.java \
-    perf/src/main/java/io/reactivecollectives/perf/StoreAttackConnections.java
+    perf/src/main/java/io/reactivecollectives/perf/StoreAttackConnections.java perf/src/main/java/io/reactivecollectives/perf/ProcessMemory.java
 echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC') $(uname -n) $(nproc) cores, $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD)"
 java -Xmx512m -Dio.netty.leakDetection.level=disabled -cp "perf/$BUILD/store-attack:$CP" \
     io.reactivecollectives.perf.StoreAttack "$@" 2>&1 | grep -v '^SLF4J'

@@ -165,6 +165,11 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
     @Option(names = "--warmup-time-ms", hidden = true, defaultValue = "-1")
     long warmupTimeMs;
 
+    /** The longest the first size's warm-up waits for every rank's JIT compilers to go quiet. */
+    @Option(names = "--settle-time-ms", defaultValue = "30000", description = "the longest the first size's warm-up waits for "
+            + "every rank's JIT compilers to go quiet, ms (default ${DEFAULT-VALUE}; many ranks per processor compile for longer)")
+    long settleTimeMs;
+
     /** The environment {@code --env} reads (the process's; a test's own map). */
     java.util.Map<String, String> environment = System.getenv();
 

@@ -80,7 +80,7 @@ final class PerfLauncher {
                 "--minbytes", o.min, "--maxbytes", o.max, "--datatype", o.dtype, "--root", String.valueOf(o.root),
                 "--iters", String.valueOf(o.iters), "--warmup_iters", String.valueOf(o.warmup),
                 "--check", String.valueOf(o.check), "--average", String.valueOf(o.average), "--blocking", String.valueOf(o.blocking),
-                "--warmup-time-ms", String.valueOf(o.warmupTimeMs),
+                "--warmup-time-ms", String.valueOf(o.warmupTimeMs), "--settle-time-ms", String.valueOf(o.settleTimeMs),
                 "--algorithm", o.algorithm.name(), "--repeat", String.valueOf(o.repeat),
                 "--min-time-ms", String.valueOf(o.minTimeMs), "--segment", o.segment, "--depth", String.valueOf(o.depth),
                 "--socket-buffer", o.socketBuffer, "--results", o.results.name(),

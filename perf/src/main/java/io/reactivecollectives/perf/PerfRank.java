@@ -44,8 +44,6 @@ final class PerfRank {
     private static final int MAX_BATCH = 1_000_000;
     /** Least time of the first warm-up over every size of the sweep, while the JIT compiles each size's path. */
     private static final long SWEEP_WARMUP_NANOS = 8_000_000_000L;
-    /** Most time the first timing's warm-up waits, from its start, for the JIT compilers to go quiet. */
-    private static final long SETTLE_LIMIT_NANOS = 30_000_000_000L;
     /** A warm-up round shorter than this runs ten times as many collectives the next time (as timed batches grow). */
     private static final long WARMUP_ROUND_NANOS = 20_000_000L;
 
@@ -69,7 +67,7 @@ final class PerfRank {
         this.warmupNanos = Math.min(WARMUP_NANOS, cap);
         this.firstWarmupNanos = Math.min(FIRST_WARMUP_NANOS, cap);
         this.sweepWarmupNanos = Math.min(SWEEP_WARMUP_NANOS, cap);
-        this.settleLimitNanos = Math.min(SETTLE_LIMIT_NANOS, cap);
+        this.settleLimitNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(options.settleTimeMs), cap);
     }
 
     /** Runs with the launcher's store on this host. */
@@ -87,6 +85,8 @@ final class PerfRank {
         DType dt = DType.parse(o.dtype);
         GroupOptions go = groupOptions(host);
         ProcessGroup group = MeshProcessGroup.connect(store, o.rank, o.world, go).block(Duration.ofSeconds(120));
+        double formedSeconds = (System.currentTimeMillis()
+                - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3;
         try {
             CollectiveOptions options = CollectiveOptions.algorithm(o.algorithm);
             ReduceOp redop = o.reduction();
@@ -119,7 +119,11 @@ final class PerfRank {
                     print(List.of(PerfReport.line(row)));
                 }
             }
+            String footprint = o.extended ? footprint(group, formedSeconds) : null;
             if (lead) {
+                if (footprint != null) {
+                    print(List.of(footprint));
+                }
                 print(report.footer(program, o.world));
                 write(o.csvFile, report.csv());
                 write(o.jsonFile, report.json(o.world));
@@ -355,6 +359,19 @@ final class PerfRank {
             case 2: return combine(group, mine, ReduceOp.MIN);
             default: return combine(group, mine, ReduceOp.MAX);
         }
+    }
+
+    /**
+     * {@code --extended}'s start-up and memory line (every rank takes part): the slowest rank's time
+     * from its JVM's start to its group, and the ranks' resident memory, mean and largest.
+     */
+    private static String footprint(ProcessGroup group, double formedSeconds) {
+        double rss = ProcessMemory.rss(ProcessHandle.current().pid()) / (double) (1 << 20);
+        double slowest = combine(group, formedSeconds, ReduceOp.MAX);
+        double mean = combine(group, rss, ReduceOp.SUM) / group.size();
+        double largest = combine(group, rss, ReduceOp.MAX);
+        return String.format(java.util.Locale.ROOT, "# start-up %.2f s (JVM start to group formed, slowest of %d ranks);"
+                + " resident memory per rank %.0f MiB mean, %.0f MiB largest", slowest, group.size(), mean, largest);
     }
 
     private static double combine(ProcessGroup group, double mine, ReduceOp op) {

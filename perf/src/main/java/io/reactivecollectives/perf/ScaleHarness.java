@@ -63,9 +63,11 @@ public final class ScaleHarness implements Callable<Integer> {
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() / MIB);
         System.out.println("# fds/rank, heap and direct MiB/rank: growth over the process before the start, divided by N;"
                 + " store ops: every operation of the start-up (MeteredStore); ok: SUM all-reduce right element by element"
-                + " (4 B and 1 MiB); times: median of " + iters + " all-reduces on all ranks at once, ms");
-        System.out.printf(Locale.ROOT, "# %5s %10s %8s %9s %9s %11s %9s %4s %9s %10s %9s %s%n", "N", "start_ms", "fds",
-                "fds/rank", "heap/rank", "direct/rank", "store_ops", "ok", "4B_ms", "1MiB_ms", "fds_back", "transport");
+                + " (4 B and 1 MiB); times: median of " + iters + " all-reduces on all ranks at once, ms; shm_MiB: what /dev/shm"
+                + " lost while the cluster was up (its shared-memory segment)");
+        System.out.printf(Locale.ROOT, "# %5s %10s %8s %9s %9s %11s %9s %4s %9s %10s %9s %-9s %7s%n", "N", "start_ms", "fds",
+                "fds/rank", "heap/rank", "direct/rank", "store_ops", "ok", "4B_ms", "1MiB_ms", "fds_back", "transport",
+                "shm_MiB");
         // the process-wide parts (event loops, buffer pools, classes) come with the first cluster and stay
         LocalCluster.start(2).block(Duration.ofSeconds(connectTimeoutS)).close();
         System.out.println("# warm-up: a cluster of 2 ranks started and closed first (process-wide event loops, pools, classes)");
@@ -80,6 +82,7 @@ public final class ScaleHarness implements Callable<Integer> {
         int fdsBefore = openFds();
         long heapBefore = heapUsed();
         long directBefore = directUsed();
+        long shmBefore = shmFree();
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         Duration timeout = Duration.ofSeconds(connectTimeoutS);
         GroupOptions options = GroupOptions.defaults().withConnectTimeout(timeout).withTimeout(timeout);
@@ -104,17 +107,20 @@ public final class ScaleHarness implements Callable<Integer> {
         boolean ok;
         double small;
         double large;
+        long shmTaken;
         try {
             ok = sumIsRight(cluster, 1) && sumIsRight(cluster, LARGE / 4);
             small = medianMs(cluster, 1);
             large = medianMs(cluster, LARGE / 4);
+            shmTaken = shmBefore - shmFree();
         } finally {
             cluster.close();
         }
         int after = settledFds(fdsBefore);
-        System.out.printf(Locale.ROOT, "  %5d %10d %8d %9.1f %9.2f %11.2f %9d %4s %9.3f %10.3f %9s %s%n", n, startMs,
+        System.out.printf(Locale.ROOT, "  %5d %10d %8d %9.1f %9.2f %11.2f %9d %4s %9.3f %10.3f %9s %-9s %7.1f%n", n, startMs,
                 fds - fdsBefore, (fds - fdsBefore) / (double) n, heap / (double) MIB / n, direct / (double) MIB / n, ops,
-                ok ? "yes" : "NO", small, large, after <= fdsBefore ? "yes" : "NO(+" + (after - fdsBefore) + ")", transport);
+                ok ? "yes" : "NO", small, large, after <= fdsBefore ? "yes" : "NO(+" + (after - fdsBefore) + ")", transport,
+                shmTaken / (double) MIB);
         return ok && after <= fdsBefore;
     }
 
@@ -192,6 +198,15 @@ public final class ScaleHarness implements Callable<Integer> {
     }
 
     /** Direct buffers the JDK counts plus those Netty allocates without a cleaner (its pools). */
+    /** Free bytes of {@code /dev/shm} (where the ranks' segment goes), 0 when it cannot be read. */
+    private static long shmFree() {
+        try {
+            return java.nio.file.Files.getFileStore(java.nio.file.Path.of("/dev/shm")).getUsableSpace();
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
     private static long directUsed() {
         long jdk = 0;
         for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {

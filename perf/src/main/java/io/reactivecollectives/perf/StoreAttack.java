@@ -80,10 +80,10 @@ public final class StoreAttack implements Callable<Integer> {
                     + " | legit adds p50 / p99 before (us) | p50 / p99 during (us) | legit errors | log bytes |");
             System.out.println("|---|---|---|---|---|---|---|---|");
             for (String attack : attacks) {
-                long rssBefore = rss(pid);
+                long rssBefore = ProcessMemory.rss(pid);
                 long logBefore = Files.size(log);
                 Base baseline = base;
-                RssSampler sampler = new RssSampler(pid);
+                ProcessMemory.PeakSampler sampler = new ProcessMemory.PeakSampler(pid);
                 sampler.start();
                 StoreAttackConnections a = new StoreAttackConnections(attack, port);
                 a.run(seconds);
@@ -93,7 +93,7 @@ public final class StoreAttack implements Callable<Integer> {
                 Thread.sleep(11_000); // the log's summaries come at the end of their 10 s window
                 sampler.stop.set(true);
                 sampler.join();
-                long rssAfter = rss(pid);
+                long rssAfter = ProcessMemory.rss(pid);
                 long logBytes = Files.size(log) - logBefore;
                 System.out.printf(Locale.ROOT, "| %s | %d | %d | %d / %d / %d | %d / %d | %d / %d | %d | %d |%n", attack,
                         a.tried, open, rssBefore / MIB, Math.max(sampler.peak, rssAfter) / MIB, rssAfter / MIB,
@@ -139,44 +139,6 @@ public final class StoreAttack implements Callable<Integer> {
         pump.setDaemon(true);
         pump.start();
         return port;
-    }
-
-    static long rss(long pid) {
-        try {
-            for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (l.startsWith("VmRSS:")) {
-                    return Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-        return -1;
-    }
-
-    /** Samples the server's RSS every 50 ms, keeping the peak. */
-    private static final class RssSampler extends Thread {
-        final long pid;
-        final AtomicBoolean stop = new AtomicBoolean();
-        volatile long peak;
-
-        RssSampler(long pid) {
-            super("rss-sampler");
-            this.pid = pid;
-            setDaemon(true);
-        }
-
-        @Override
-        public void run() {
-            while (!stop.get()) {
-                peak = Math.max(peak, rss(pid));
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
     }
 
     /** Well-behaved clients adding in a loop; each {@link #phase()} returns the latencies since the last. */
