@@ -82,7 +82,7 @@ public final class ScaleHarness implements Callable<Integer> {
         int fdsBefore = openFds();
         long heapBefore = heapUsed();
         long directBefore = directUsed();
-        long shmBefore = shmFree();
+        long shmBefore = settledShmFree();
         SimpleMeterRegistry reg = new SimpleMeterRegistry();
         Duration timeout = Duration.ofSeconds(connectTimeoutS);
         GroupOptions options = GroupOptions.defaults().withConnectTimeout(timeout).withTimeout(timeout);
@@ -198,6 +198,23 @@ public final class ScaleHarness implements Callable<Integer> {
     }
 
     /** Direct buffers the JDK counts plus those Netty allocates without a cleaner (its pools). */
+    /**
+     * {@link #shmFree()} once the last cluster's segment is gone: its mappings are let go after the
+     * close returns, so the free space is read until it stops growing (at most 5 s).
+     */
+    private static long settledShmFree() {
+        long last = shmFree();
+        for (int i = 0; i < 50; i++) {
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L);
+            long now = shmFree();
+            if (now <= last) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
     /** Free bytes of {@code /dev/shm} (where the ranks' segment goes), 0 when it cannot be read. */
     private static long shmFree() {
         try {

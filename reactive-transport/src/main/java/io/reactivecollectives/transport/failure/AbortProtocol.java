@@ -8,6 +8,7 @@ import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.transport.frame.AbortFrameCodec;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.GroupAbortFrameCodec;
+import io.reactivecollectives.transport.frame.PeerSilentFrameCodec;
 import io.reactivecollectives.transport.group.CollectiveBox;
 import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.RemoteAbortException;
@@ -74,6 +75,22 @@ public final class AbortProtocol {
             if (l != null && l.isActive()) {
                 l.sendAndForget(FrameType.ABORT, seq, AbortFrameCodec.tagOf(kind), AbortFrameCodec.stepOf(peer), 0,
                         AbortFrameCodec.reasonPayload(reason));
+            }
+        }
+    }
+
+    /**
+     * Tells every peer but {@code silent} that this rank found {@code silent} silent (a heartbeat
+     * ring, where the others do not watch it): each closes its own connection to it with
+     * {@code finding}.
+     */
+    public void tellPeerSilent(int silent, String finding) {
+        Mesh m = mesh.get();
+        for (int p = 0; m != null && p < size; p++) {
+            PeerLink l = p == rank || p == silent ? null : m.link(p);
+            if (l != null && l.isActive()) {
+                l.sendAndForget(FrameType.PEER_SILENT, -1, 0, PeerSilentFrameCodec.stepOf(silent), 0,
+                        PeerSilentFrameCodec.findingPayload(finding));
             }
         }
     }

@@ -34,7 +34,13 @@ public enum FrameType {
      * the frame's sequence number, so peers still running one of those are not failed by its
      * departure. No payload.
      */
-    GOODBYE(9);
+    GOODBYE(9),
+    /**
+     * The sender watches the heartbeats of the peer its step names (a heartbeat ring, where not every
+     * rank watches every other) and found it silent; payload: UTF-8 finding. The receiver closes its
+     * own connection to that peer with the finding as the cause, as if it had found the silence itself.
+     */
+    PEER_SILENT(10);
 
     private final int code;
 
@@ -47,7 +53,7 @@ public enum FrameType {
         return code;
     }
 
-    private static final FrameType[] BY_CODE = new FrameType[10];
+    private static final FrameType[] BY_CODE = new FrameType[11];
 
     static {
         for (FrameType t : values()) {

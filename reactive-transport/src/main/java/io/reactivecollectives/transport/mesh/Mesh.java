@@ -51,6 +51,8 @@ public final class Mesh implements AutoCloseable {
     private final MeshOptions options;
     private final int groupHash;
     private final FrameListener listener;
+    /** Which ranks this rank connects to. */
+    private final MeshPeers peers;
     /** The link to each peer, its stripes while they come up, the shared-memory links. */
     private final MeshLinks links;
     /** Where each peer is: published addresses, host identities, connect errors. */
@@ -69,17 +71,18 @@ public final class Mesh implements AutoCloseable {
      */
     private final LinkEnd closes;
 
-    private Mesh(Store store, int rank, int world, MeshOptions options, FrameListener listener) {
+    private Mesh(Store store, int rank, int world, MeshOptions options, MeshPeers peers, FrameListener listener) {
         this.store = store;
         this.rank = rank;
         this.world = world;
         this.options = options;
         this.groupHash = options.groupId().hashCode();
         this.listener = listener;
+        this.peers = peers;
         this.links = new MeshLinks(world);
         this.directory = new MeshDirectory(world, rank);
         this.closes = MeshSharedMemory.closesAfterFrames(this, listener);
-        this.missing = new AtomicInteger(world - 1);
+        this.missing = new AtomicInteger(peers.count(rank, world));
         this.sockets = new MeshSockets(options, rank);
         this.admission = new MeshAdmission(options, world, this::describe, log);
     }
@@ -111,8 +114,18 @@ public final class Mesh implements AutoCloseable {
      */
     public static Mono<Mesh> start(Store store, int rank, int world, MeshOptions options, FrameListener listener,
                                    Duration reportEvery) {
+        return start(store, rank, world, options, MeshPeers.ALL, listener, reportEvery);
+    }
+
+    /**
+     * {@link #start(Store, int, int, MeshOptions, FrameListener, Duration)} connecting this rank to
+     * {@code peers} only (a heartbeat ring, {@link MeshPeers}): it reads their addresses from their
+     * own keys (no address book), dials the lower ones and waits for the higher ones.
+     */
+    public static Mono<Mesh> start(Store store, int rank, int world, MeshOptions options, MeshPeers peers,
+                                   FrameListener listener, Duration reportEvery) {
         return Mono.defer(() -> {
-            Mesh mesh = new Mesh(store, rank, world, options, listener);
+            Mesh mesh = new Mesh(store, rank, world, options, peers, listener);
             if (world == 1) {
                 mesh.started = true;
                 return Mono.just(mesh);
@@ -140,7 +153,8 @@ public final class Mesh implements AutoCloseable {
     }
 
     private String describeMissing() {
-        return describe() + ": " + directory.missing(rank, p -> links.link(p) != null, options.connectTimeout().toMillis());
+        return describe() + ": " + directory.missing(rank, p -> links.link(p) != null || !expects(p),
+                options.connectTimeout().toMillis());
     }
 
     /**
@@ -184,6 +198,9 @@ public final class Mesh implements AutoCloseable {
      * then to the other lower ranks at the addresses of the book.
      */
     private Mono<Void> connectToLowerRanks() {
+        if (!peers.all(world)) {
+            return Flux.range(0, rank).filter(this::expects).map(p -> connectTo(p, null)).collectList().flatMap(Mono::when);
+        }
         if (rank == 0) {
             return MeshAddressBook.gather(store, this);
         }
@@ -280,6 +297,11 @@ public final class Mesh implements AutoCloseable {
 
     int rank() {
         return rank;
+    }
+
+    /** Whether {@code peer} is one this rank connects to ({@link MeshPeers}). */
+    boolean expects(int peer) {
+        return peers.includes(rank, peer, world);
     }
 
     /** The last error connecting to {@code peer}, or null. */

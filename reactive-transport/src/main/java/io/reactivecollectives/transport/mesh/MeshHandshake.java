@@ -142,6 +142,8 @@ final class MeshHandshake {
                 why = "invalid peer rank " + hello.rank() + " for world size " + world;
             } else if (hello.rank() < rank) {
                 why = "rank " + hello.rank() + " connected to rank " + rank + " but only higher ranks connect";
+            } else if (!mesh.expects(hello.rank())) {
+                why = "rank " + hello.rank() + " is not a peer of rank " + rank + " in this mesh";
             } else if (mesh.stripeTaken(hello.rank(), hello.stripe(), stripes)) {
                 why = "rank " + hello.rank() + " is already connected"
                         + (stripes > 1 ? " (connection " + hello.stripe() + " of " + stripes + ")" : "");

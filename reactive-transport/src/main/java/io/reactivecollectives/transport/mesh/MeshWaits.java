@@ -50,7 +50,7 @@ final class MeshWaits implements Runnable {
                 + WaitReports.duration(mesh.options().connectTimeout().toNanos()) + ")";
         List<Integer> missing = new ArrayList<>();
         for (int p = 0; p < mesh.world(); p++) {
-            if (p != mesh.rank() && mesh.link(p) == null) {
+            if (p != mesh.rank() && mesh.link(p) == null && mesh.expects(p)) {
                 missing.add(p);
             }
         }

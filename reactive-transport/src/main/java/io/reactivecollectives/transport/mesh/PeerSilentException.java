@@ -27,12 +27,25 @@ public final class PeerSilentException extends RuntimeException {
         this.silentMillis = silentMillis;
     }
 
+    /**
+     * The silence another rank found, relayed: message {@code <finding> (found by rank <reporter>)}.
+     *
+     * @param peer     the silent peer
+     * @param finding  the reporter's message
+     * @param reporter the rank that found it (it watches the peer's heartbeats)
+     */
+    public PeerSilentException(int peer, String finding, int reporter) {
+        super(finding + " (found by rank " + reporter + ")");
+        this.peer = peer;
+        this.silentMillis = -1;
+    }
+
     /** The silent peer. */
     public int peer() {
         return peer;
     }
 
-    /** Milliseconds nothing was heard from the peer when it was declared unresponsive. */
+    /** Milliseconds nothing was heard from the peer when it was declared unresponsive; -1 when relayed. */
     public long silentMillis() {
         return silentMillis;
     }

@@ -155,8 +155,10 @@ public final class GroupRuntime {
     public reactor.core.publisher.Mono<Void> connect(io.reactivecollectives.core.rendezvous.Store store,
                                                      MeshOptions options, FrameListener frames,
                                                      java.time.Duration reportEvery) {
+        io.reactivecollectives.transport.mesh.MeshPeers watched = io.reactivecollectives.transport.mesh.MeshPeers.forLiveness(size);
         return Mesh.start(store, rank, size, options, frames, reportEvery)
-                .flatMap(m -> Mesh.start(store, rank, size, options.forLiveness(), new LivenessWatch(this))
+                .flatMap(m -> Mesh.start(store, rank, size, options.forLiveness(), watched,
+                                new LivenessWatch(this, watched), java.time.Duration.ZERO)
                         .doOnError(e -> m.close())
                         .doOnCancel(m::close)
                         .doOnNext(live -> {

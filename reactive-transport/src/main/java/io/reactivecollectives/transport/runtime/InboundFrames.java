@@ -11,12 +11,14 @@ import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.GoodbyeFrameCodec;
 import io.reactivecollectives.transport.frame.GroupAbortFrameCodec;
 import io.reactivecollectives.transport.frame.P2PFrameCodec;
+import io.reactivecollectives.transport.frame.PeerSilentFrameCodec;
 import io.reactivecollectives.transport.group.Delivery;
 import io.reactivecollectives.transport.group.ReceiptSender;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.PeerProtocolException;
+import io.reactivecollectives.transport.mesh.PeerSilentException;
 import io.reactivecollectives.transport.wire.LentBuffer;
 
 /**
@@ -68,6 +70,9 @@ public final class InboundFrames implements FrameListener {
                     frame.release();
                 }
                 break;
+            case PEER_SILENT:
+                onPeerSilent(peer, frame);
+                break;
             case ACK:
                 try {
                     runtime.mailbox().ack(FrameCodec.sequence(frame), peer);
@@ -111,6 +116,27 @@ public final class InboundFrames implements FrameListener {
         String dead = runtime.peerFailures().markDead(peer, "peer " + peer + " aborted the group (" + reason + ")", true).why();
         runtime.mailbox().failAll(b -> new RemoteAbortException(b.opName(), rank, b.sequence(), peer, dead));
         runtime.p2p().failSource(peer, dead);
+    }
+
+    /**
+     * {@code reporter}, which watches {@code silent}'s heartbeats, found it silent: this rank closes its
+     * own connection to it with that finding, the one path every closed connection takes.
+     */
+    private void onPeerSilent(int reporter, ByteBuf frame) {
+        int silent;
+        String finding;
+        try {
+            silent = PeerSilentFrameCodec.peer(frame);
+            finding = PeerSilentFrameCodec.finding(frame);
+        } finally {
+            frame.release();
+        }
+        Mesh data = runtime.mesh();
+        if (silent < 0 || silent >= runtime.size() || silent == runtime.rank() || silent == reporter) {
+            protocolViolation(reporter, "PEER_SILENT names rank " + silent);
+        } else if (data != null) {
+            data.closeLink(silent, new PeerSilentException(silent, finding, reporter));
+        }
     }
 
     /** {@code peer} leaves in order: what it finished is left alone, what it did not fails now. */

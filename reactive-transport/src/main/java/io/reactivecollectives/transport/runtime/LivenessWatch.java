@@ -2,7 +2,9 @@ package io.reactivecollectives.transport.runtime;
 
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.transport.mesh.FrameListener;
+import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.MeshPeers;
 import io.reactivecollectives.transport.mesh.MeshRole;
 import io.reactivecollectives.transport.mesh.PeerSilentException;
 import org.slf4j.Logger;
@@ -15,15 +17,24 @@ import org.slf4j.LoggerFactory;
  * collectives through the one path every closed connection takes ({@link InboundFrames#onClosed}),
  * on the data connection's loop. Any other end of a heartbeat connection (the peer closed or left,
  * its process died) is for the data connection to report, and is only logged here.
+ *
+ * <p>Over a heartbeat ring ({@link MeshPeers}) the other ranks do not watch that peer: this rank also
+ * tells them ({@link AbortProtocol#tellPeerSilent}), and each closes its own data connection to it
+ * with this rank's finding.
  */
 final class LivenessWatch implements FrameListener {
 
     private static final Logger log = LoggerFactory.getLogger(LivenessWatch.class);
 
     private final GroupRuntime runtime;
+    /** Whether other ranks do not watch the peers this rank watches (a ring), so must be told. */
+    private final boolean tell;
+    private final AbortProtocol notices;
 
-    LivenessWatch(GroupRuntime runtime) {
+    LivenessWatch(GroupRuntime runtime, MeshPeers peers) {
         this.runtime = runtime;
+        this.tell = !peers.all(runtime.size());
+        this.notices = new AbortProtocol(runtime.rank(), runtime.size(), runtime::mesh);
     }
 
     @Override
@@ -39,6 +50,9 @@ final class LivenessWatch implements FrameListener {
         }
         if (cause instanceof PeerSilentException) {
             data.closeLink(peer, cause);
+            if (tell) {
+                notices.tellPeerSilent(peer, cause.getMessage());
+            }
         } else {
             log.debug("rank {}: the heartbeat connection to peer {} ended: {}", runtime.rank(), peer,
                     cause == null ? "closed" : cause.getMessage());

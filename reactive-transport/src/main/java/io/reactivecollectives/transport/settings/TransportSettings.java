@@ -87,6 +87,15 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Long> SHM_RESERVE_BYTES = Setting.bytes("rc.transport.shmReserveBytes", 8L << 20, 0,
             "free space left in the directory");
 
+    /** Above this many ranks a group's heartbeats go over a ring instead of between all pairs. */
+    public static final Setting<Integer> LIVENESS_RING_ABOVE = Setting.integer("rc.liveness.ringAbove", 32, 1,
+            Integer.MAX_VALUE, "groups of more ranks than this heartbeat over a ring (each rank with "
+                    + "rc.liveness.neighbours ranks on each side, O(1) per rank) instead of between every pair");
+
+    /** Ranks on each side a rank heartbeats with when the heartbeats go over a ring. */
+    public static final Setting<Integer> LIVENESS_NEIGHBOURS = Setting.integer("rc.liveness.neighbours", 2, 1, 64,
+            "ranks on each side of a rank it heartbeats with (and is watched by) when heartbeats go over a ring");
+
     /** The most ring data the local ranks of a host take from the shared-memory directory. */
     public static final Setting<Long> SHM_BUDGET_BYTES = Setting.bytes("rc.transport.shmBudgetBytes", 0L, 0,
             "the most ring data the ranks of a group on one host take in all; a ring's memory is taken when its sender "
@@ -221,7 +230,7 @@ public final class TransportSettings implements SettingsProvider {
     @Override
     public List<Setting<?>> settings() {
         return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
-                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES,
+                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,

@@ -1,0 +1,75 @@
+package io.reactivecollectives.transport.mesh;
+
+import io.netty.buffer.ByteBuf;
+import io.reactivecollectives.core.rendezvous.HashStore;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A heartbeat ring: the pairs are symmetric and each rank has two per side (every rank when the
+ * group is small), and a mesh started with ring peers connects each rank to exactly those.
+ */
+class MeshPeersTest {
+
+    @Test
+    void ringPeersAreSymmetricAndTheirCountIsRight() {
+        for (int world = 2; world <= 12; world++) {
+            for (int k = 0; k <= 3; k++) {
+                MeshPeers peers = new MeshPeers(k);
+                for (int r = 0; r < world; r++) {
+                    int count = 0;
+                    for (int p = 0; p < world; p++) {
+                        assertEquals(peers.includes(r, p, world), peers.includes(p, r, world), world + " " + k + " " + r + " " + p);
+                        count += peers.includes(r, p, world) ? 1 : 0;
+                    }
+                    assertEquals(count, peers.count(r, world), "world " + world + ", " + k + " per side, rank " + r);
+                    assertTrue(count == world - 1 || count == 2 * k, "world " + world + ", " + k + " per side: " + count);
+                }
+            }
+        }
+        assertTrue(new MeshPeers(2).includes(0, 6, 8) && new MeshPeers(2).includes(0, 7, 8), "the ring wraps");
+        assertTrue(!new MeshPeers(2).includes(0, 3, 8) && !new MeshPeers(2).includes(0, 5, 8));
+    }
+
+    @Test
+    void aHeartbeatRingOfTenRanksConnectsEachToItsFourNeighboursOnly() {
+        int world = 10;
+        MeshPeers peers = new MeshPeers(2);
+        HashStore store = new HashStore(Duration.ofSeconds(20));
+        MeshOptions options = new MeshOptions("ring-test" + MeshOptions.LIVENESS_SUFFIX, Duration.ofSeconds(20), "127.0.0.1",
+                null, 0, 1, Duration.ofMillis(200), 5, MeshRole.LIVENESS, null);
+        FrameListener quiet = new FrameListener() {
+            @Override
+            public void onFrame(int peer, ByteBuf frame) {
+                frame.release();
+            }
+
+            @Override
+            public void onClosed(int peer, Throwable cause) {
+                // the test closes them
+            }
+        };
+        List<Mesh> meshes = Flux.range(0, world)
+                .flatMap(r -> Mesh.start(store, r, world, options, peers, quiet, Duration.ZERO), world)
+                .collectList().block(Duration.ofSeconds(60));
+        try {
+            assertEquals(world, meshes.size());
+            for (Mesh m : meshes) {
+                int links = 0;
+                for (int p = 0; p < world; p++) {
+                    assertEquals(peers.includes(m.rank(), p, world), m.link(p) != null, "rank " + m.rank() + " to " + p);
+                    links += m.link(p) != null ? 1 : 0;
+                }
+                assertEquals(4, links, "rank " + m.rank());
+            }
+        } finally {
+            meshes.forEach(Mesh::close);
+        }
+    }
+}
