@@ -299,6 +299,11 @@ public final class Mesh implements AutoCloseable {
         return rank;
     }
 
+    /** Which ranks this rank connects to. */
+    MeshPeers peers() {
+        return peers;
+    }
+
     /** Whether {@code peer} is one this rank connects to ({@link MeshPeers}). */
     boolean expects(int peer) {
         return peers.includes(rank, peer, world);

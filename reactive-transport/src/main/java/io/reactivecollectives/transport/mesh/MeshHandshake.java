@@ -143,7 +143,8 @@ final class MeshHandshake {
             } else if (hello.rank() < rank) {
                 why = "rank " + hello.rank() + " connected to rank " + rank + " but only higher ranks connect";
             } else if (!mesh.expects(hello.rank())) {
-                why = "rank " + hello.rank() + " is not a peer of rank " + rank + " in this mesh";
+                why = "rank " + hello.rank() + " is not a peer of rank " + rank + " in this mesh (" + mesh.peers()
+                        + "; are rc.liveness.ringAbove and rc.liveness.neighbours the same on every rank?)";
             } else if (mesh.stripeTaken(hello.rank(), hello.stripe(), stripes)) {
                 why = "rank " + hello.rank() + " is already connected"
                         + (stripes > 1 ? " (connection " + hello.stripe() + " of " + stripes + ")" : "");

@@ -86,6 +86,6 @@ public record MeshPeers(int neighbours) {
 
     @Override
     public String toString() {
-        return neighbours == 0 ? "every rank" : neighbours + " ranks on each side on a ring";
+        return neighbours == 0 ? "every rank" : "a heartbeat ring of " + neighbours + " ranks on each side";
     }
 }

@@ -90,11 +90,12 @@ public final class TransportSettings implements SettingsProvider {
     /** Above this many ranks a group's heartbeats go over a ring instead of between all pairs. */
     public static final Setting<Integer> LIVENESS_RING_ABOVE = Setting.integer("rc.liveness.ringAbove", 32, 1,
             Integer.MAX_VALUE, "groups of more ranks than this heartbeat over a ring (each rank with "
-                    + "rc.liveness.neighbours ranks on each side, O(1) per rank) instead of between every pair");
+                    + "rc.liveness.neighbours ranks on each side, O(1) per rank) instead of between every pair; the same on every rank");
 
     /** Ranks on each side a rank heartbeats with when the heartbeats go over a ring. */
     public static final Setting<Integer> LIVENESS_NEIGHBOURS = Setting.integer("rc.liveness.neighbours", 2, 1, 64,
-            "ranks on each side of a rank it heartbeats with (and is watched by) when heartbeats go over a ring");
+            "ranks on each side of a rank it heartbeats with (and is watched by) when heartbeats go over a ring; "
+                    + "the same on every rank");
 
     /** The most ring data the local ranks of a host take from the shared-memory directory. */
     public static final Setting<Long> SHM_BUDGET_BYTES = Setting.bytes("rc.transport.shmBudgetBytes", 0L, 0,
