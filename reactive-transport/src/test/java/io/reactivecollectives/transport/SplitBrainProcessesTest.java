@@ -38,6 +38,16 @@ class SplitBrainProcessesTest {
 
     @Test
     void aStoppedRankThatResumesAfterTheShrinkIsExcludedAndFormsNoGroup() throws Exception {
+        stoppedRankIsExcluded(List.of());
+    }
+
+    /** The same over a heartbeat ring of one rank on each side: rank 1 does not watch rank 3 and learns of it from 0 and 2. */
+    @Test
+    void overAHeartbeatRingTheShrinkExcludesTheStoppedRankToo() throws Exception {
+        stoppedRankIsExcluded(List.of("-Drc.liveness.ringAbove=2", "-Drc.liveness.neighbours=1"));
+    }
+
+    private static void stoppedRankIsExcluded(List<String> options) throws Exception {
         int world = 4;
         int victim = 3;
         Path dir = Files.createTempDirectory("rc-split-brain");
@@ -50,13 +60,14 @@ class SplitBrainProcessesTest {
             for (int r = 0; r < world; r++) {
                 Path log = dir.resolve("rank" + r + ".log");
                 logs.add(log);
-                List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dio.netty.leakDetection.level=paranoid",
-                        "-Drc.flight-recorder.dir=" + dir,
-                        "-cp", System.getProperty("java.class.path"), SplitBrainMain.class.getName(),
+                        "-Drc.flight-recorder.dir=" + dir));
+                cmd.addAll(options);
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), SplitBrainMain.class.getName(),
                         "127.0.0.1", String.valueOf(server.port()), String.valueOf(r), String.valueOf(world),
-                        done.toString());
+                        done.toString()));
                 procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
             }
             await(logs, "all ranks running", 30_000, r -> has(logs, r, "RUNNING"));
