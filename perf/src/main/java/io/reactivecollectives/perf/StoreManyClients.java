@@ -78,7 +78,6 @@ public final class StoreManyClients implements Callable<Integer> {
         if (tcpOnly) {
             System.setProperty("rc.store.unixSockets", "false");
         }
-        boolean keys = "keys".equals(workload);
         TcpStoreServer server = TcpStoreServer.builder().start().block(T);
         long pid = ProcessHandle.current().pid();
         System.gc();
@@ -88,7 +87,7 @@ public final class StoreManyClients implements Callable<Integer> {
         TcpStore master = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", server.port()).withTimeout(T)).block(T);
         try {
             boolean ok = true;
-            for (int w = 0; w < (keys ? waves : 1); w++) {
+            for (int w = 0; w < (keys() ? waves : 1); w++) {
                 ok &= wave(server, master, "w" + w + "/", before, sampler);
             }
             return ok ? 0 : 1;
@@ -129,7 +128,7 @@ public final class StoreManyClients implements Callable<Integer> {
             master.set(prefix + "go", new byte[] {1}).block(T);
             master.get(prefix + "all-done", T).block(T);
             double seconds = (System.nanoTime() - a0) / 1e9;
-            boolean keys = "keys".equals(workload);
+            boolean keys = keys();
             long total = (long) processes * clients * (keys ? 1 : adds);
             long counter = Long.parseLong(ascii(master.get(prefix + "counter").block(T)));
             if (keys) {
@@ -188,7 +187,7 @@ public final class StoreManyClients implements Callable<Integer> {
             first.set(prefix + "all-connected", new byte[] {1}).block(T);
         }
         first.get(prefix + "go", T).block(T);
-        if ("keys".equals(workload)) {
+        if (keys()) {
             long total = (long) processes * clients;
             Flux.range(0, clients)
                     .flatMap(i -> {
@@ -210,11 +209,16 @@ public final class StoreManyClients implements Callable<Integer> {
         if (first.add(prefix + "done", 1).block(T) == processes) {
             first.set(prefix + "all-done", new byte[] {1}).block(T);
         }
-        if ("keys".equals(workload)) {
+        if (keys()) {
             first.get(prefix + "close", T).block(T);  // the server's memory is read with every client connected
         }
         stores.forEach(TcpStore::close);
         return 0;
+    }
+
+    /** Whether the workload is {@code keys} (set, get, wait for the next, one add) rather than {@code adds}. */
+    private boolean keys() {
+        return "keys".equals(workload);
     }
 
     /** Client {@code g}'s value: its number and 48 bytes that depend on it. */

@@ -143,7 +143,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
                             : Mono.fromRunnable(UnknownSettings::warnOnce).subscribeOn(BlockingScheduler.get()))
                     .then(GroupJob.before(store, options.groupId(), rank, worldSize, job))
                     .doOnNext(recorder::job)
-                    .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts),
+                    .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts), g.aborts,
                             options.diagnostics().waitReportInterval()))
                     .then(Mono.defer(() -> recorder.job() != null ? Mono.<String>empty()
                             : GroupJob.after(store, options.groupId(), options.connectTimeout()).doOnNext(recorder::job)))

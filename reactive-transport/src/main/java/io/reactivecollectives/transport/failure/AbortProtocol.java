@@ -70,11 +70,18 @@ public final class AbortProtocol {
         if (kind != AbortFrameCodec.Kind.FAILED && cause instanceof CollectiveException ce && ce.detail() != null) {
             reason = ce.detail();
         }
-        for (int p = 0; p < size; p++) {
-            PeerLink l = p == rank ? null : m.link(p);
+        int tag = AbortFrameCodec.tagOf(kind);
+        int step = AbortFrameCodec.stepOf(peer);
+        String why = reason;
+        forEachOther(m, -1, l -> l.sendAndForget(FrameType.ABORT, seq, tag, step, 0, AbortFrameCodec.reasonPayload(why)));
+    }
+
+    /** Runs {@code send} for the active link to every peer but this rank and {@code except} (-1: none). */
+    private void forEachOther(Mesh m, int except, java.util.function.Consumer<PeerLink> send) {
+        for (int p = 0; m != null && p < size; p++) {
+            PeerLink l = p == rank || p == except ? null : m.link(p);
             if (l != null && l.isActive()) {
-                l.sendAndForget(FrameType.ABORT, seq, AbortFrameCodec.tagOf(kind), AbortFrameCodec.stepOf(peer), 0,
-                        AbortFrameCodec.reasonPayload(reason));
+                send.accept(l);
             }
         }
     }
@@ -85,14 +92,8 @@ public final class AbortProtocol {
      * {@code finding}.
      */
     public void tellPeerSilent(int silent, String finding) {
-        Mesh m = mesh.get();
-        for (int p = 0; m != null && p < size; p++) {
-            PeerLink l = p == rank || p == silent ? null : m.link(p);
-            if (l != null && l.isActive()) {
-                l.sendAndForget(FrameType.PEER_SILENT, -1, 0, PeerSilentFrameCodec.stepOf(silent), 0,
-                        PeerSilentFrameCodec.findingPayload(finding));
-            }
-        }
+        forEachOther(mesh.get(), silent, l -> l.sendAndForget(FrameType.PEER_SILENT, -1, 0,
+                PeerSilentFrameCodec.stepOf(silent), 0, PeerSilentFrameCodec.findingPayload(finding)));
     }
 
     /** Sends {@code peer} a receipt (ACK) for its frames of collective {@code seq}. */
@@ -114,15 +115,9 @@ public final class AbortProtocol {
 
     /** Sends GROUP_ABORT to every peer; completes once written, or after one second. */
     public Mono<Void> tellGroupAborted(String why) {
-        Mesh m = mesh.get();
         List<Mono<Void>> notices = new ArrayList<>();
-        for (int p = 0; m != null && p < size; p++) {
-            PeerLink l = p == rank ? null : m.link(p);
-            if (l != null && l.isActive()) {
-                notices.add(l.send(FrameType.GROUP_ABORT, -1, 0, 0, 0, GroupAbortFrameCodec.reasonPayload(why))
-                        .onErrorResume(e -> Mono.empty()));
-            }
-        }
+        forEachOther(mesh.get(), -1, l -> notices.add(l.send(FrameType.GROUP_ABORT, -1, 0, 0, 0,
+                GroupAbortFrameCodec.reasonPayload(why)).onErrorResume(e -> Mono.empty())));
         return Mono.when(notices).timeout(Duration.ofSeconds(1), Mono.empty());
     }
 

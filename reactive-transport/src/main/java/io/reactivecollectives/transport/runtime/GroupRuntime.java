@@ -136,29 +136,23 @@ public final class GroupRuntime {
 
     /**
      * Connects this rank to the others through {@code store}: the data mesh ({@code options}, frames
-     * to {@code frames}), then the heartbeat mesh beside it ({@link MeshOptions#forLiveness()},
-     * watched by {@link LivenessWatch}) on its own event loop. On failure or cancellation whatever
-     * was opened is closed.
-     */
-    public reactor.core.publisher.Mono<Void> connect(io.reactivecollectives.core.rendezvous.Store store,
-                                                     MeshOptions options, FrameListener frames) {
-        return connect(store, options, frames, java.time.Duration.ZERO);
-    }
-
-    /**
-     * {@link #connect(io.reactivecollectives.core.rendezvous.Store, MeshOptions, FrameListener)} that,
-     * every {@code reportEvery}, says whom this rank waits for: while the data mesh starts (see
-     * {@link Mesh#start(io.reactivecollectives.core.rendezvous.Store, int, int, MeshOptions, FrameListener,
-     * java.time.Duration)}), then, once connected and until closed, for collectives that run longer
-     * than that ({@link CollectiveWaits}). Zero for no reports.
+     * to {@code frames}), then the heartbeat mesh beside it ({@link MeshOptions#forLiveness()}, its
+     * peers {@link io.reactivecollectives.transport.mesh.MeshPeers#forLiveness}, watched by
+     * {@link LivenessWatch}, which tells the others through {@code aborts} over a ring) on its own
+     * event loop. Every {@code reportEvery} it says whom this rank waits for: while the data mesh
+     * starts (see {@link Mesh#start(io.reactivecollectives.core.rendezvous.Store, int, int, MeshOptions,
+     * FrameListener, java.time.Duration)}), then, once connected and until closed, for collectives that
+     * run longer than that ({@link CollectiveWaits}); zero for no reports. On failure or cancellation
+     * whatever was opened is closed.
      */
     public reactor.core.publisher.Mono<Void> connect(io.reactivecollectives.core.rendezvous.Store store,
                                                      MeshOptions options, FrameListener frames,
+                                                     io.reactivecollectives.transport.failure.AbortProtocol aborts,
                                                      java.time.Duration reportEvery) {
         io.reactivecollectives.transport.mesh.MeshPeers watched = io.reactivecollectives.transport.mesh.MeshPeers.forLiveness(size);
         return Mesh.start(store, rank, size, options, frames, reportEvery)
                 .flatMap(m -> Mesh.start(store, rank, size, options.forLiveness(), watched,
-                                new LivenessWatch(this, watched), java.time.Duration.ZERO)
+                                new LivenessWatch(this, watched, aborts), java.time.Duration.ZERO)
                         .doOnError(e -> m.close())
                         .doOnCancel(m::close)
                         .doOnNext(live -> {

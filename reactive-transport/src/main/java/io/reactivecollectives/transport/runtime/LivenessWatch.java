@@ -31,10 +31,10 @@ final class LivenessWatch implements FrameListener {
     private final boolean tell;
     private final AbortProtocol notices;
 
-    LivenessWatch(GroupRuntime runtime, MeshPeers peers) {
+    LivenessWatch(GroupRuntime runtime, MeshPeers peers, AbortProtocol notices) {
         this.runtime = runtime;
         this.tell = !peers.all(runtime.size());
-        this.notices = new AbortProtocol(runtime.rank(), runtime.size(), runtime::mesh);
+        this.notices = notices;
     }
 
     @Override

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Layout: a header (magic, version, local ranks, ring size, the host's budget for ring data and
  * what of it is taken; then the wake-up words, one per cache line), then for each pair
  * {@code (from, to)} a ring's control block and data. The file is sparse: the creator writes the
- * header alone, and memory is taken only where a page is touched, so a ring no rank writes to costs
- * its control page and nothing more. A sender takes its ring's data bytes from the budget before its
+ * header and the control blocks, and a ring's data takes memory only where a page is touched, so a
+ * ring no rank writes to costs its control page and nothing more. A sender takes its ring's data bytes from the budget before its
  * first write ({@link #reserveRing()}); a ring the budget cannot hold is not used (its pair keeps its
  * socket). The creator sets the budget within the directory's free space, so the pages touched within
  * it do not meet a full file system (a bus error on first touch).
@@ -79,11 +79,7 @@ public final class ShmSegment {
                 partAddresses[i] = PlatformDependent.directBufferAddress(parts[i]);
             }
         } catch (IOException | RuntimeException e) {
-            for (MappedByteBuffer part : parts) {
-                if (part != null) {
-                    PlatformDependent.freeDirectBuffer(part);
-                }
-            }
+            unmapParts();
             throw e;  // the caller unmaps the header
         }
     }
@@ -148,7 +144,6 @@ public final class ShmSegment {
                 StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.wrap(new byte[1]), size - 1);  // the file's length; nothing before it is taken
             ByteBuffer zeros = ByteBuffer.allocateDirect(ShmRing.CONTROL_BYTES);
-            zeros.clear();
             ch.write(ByteBuffer.allocateDirect(headerBytes(locals)), 0);
             long stride = ShmRing.CONTROL_BYTES + (long) ringBytes;
             for (long ring = 0, rings = (long) locals * (locals - 1); ring < rings; ring++) {
@@ -335,11 +330,15 @@ public final class ShmSegment {
     }
 
     private void unmap() {
+        unmapParts();
+        PlatformDependent.freeDirectBuffer(map);
+    }
+
+    private void unmapParts() {
         for (MappedByteBuffer part : parts) {
             if (part != null) {
                 PlatformDependent.freeDirectBuffer(part);
             }
         }
-        PlatformDependent.freeDirectBuffer(map);
     }
 }
