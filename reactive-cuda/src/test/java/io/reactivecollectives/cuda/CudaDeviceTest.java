@@ -65,7 +65,7 @@ class CudaDeviceTest {
                             .then(copies.copy(dev, back))
                             .then(Mono.fromRunnable(() -> threads.add(Thread.currentThread().getName())))
                             .subscribeOn(Schedulers.parallel()))
-                    .verifyComplete();
+                    .expectComplete().verify(Duration.ofSeconds(60));
             assertTrue(back.contentEquals(src), "the bytes came back");
             assertTrue(threads.stream().allMatch(t -> t.startsWith("rc-cuda-")), threads.toString());
         } finally {
@@ -82,7 +82,7 @@ class CudaDeviceTest {
         Tensor dev = CudaTensors.zeros(CUDA0, DType.FLOAT32, 1000);
         try {
             Tensor part = src.narrow(100, 50);
-            StepVerifier.create(copies.copy(part, dev.narrow(900, 50))).verifyComplete();
+            StepVerifier.create(copies.copy(part, dev.narrow(900, 50))).expectComplete().verify(Duration.ofSeconds(60));
             Tensor all = CudaTensors.toHost(dev, copies).block(Duration.ofSeconds(10));
             try {
                 assertEquals(0f, (float) all.getDouble(899));
@@ -107,7 +107,7 @@ class CudaDeviceTest {
             // enqueued on the legacy default stream, not waited for by the host
             Cuda.check(JCuda.cudaMemsetAsync(new AddressPointer(dev.address()), 0x01, dev.nbytes(), JCuda.cudaStreamLegacy),
                     "cudaMemsetAsync");
-            StepVerifier.create(copies.copy(dev, host)).verifyComplete();
+            StepVerifier.create(copies.copy(dev, host)).expectComplete().verify(Duration.ofSeconds(60));
             assertEquals(0x01010101, host.getLong(0));
             assertEquals(0x01010101, host.getLong((1 << 24) - 1));
         } finally {
@@ -133,7 +133,7 @@ class CudaDeviceTest {
                             .then(copies.copy(dev, pinned))
                             .then(Mono.fromCallable(() -> pinned.contentEquals(src)))
                             .doFinally(s -> pinned.release());
-                })).expectNext(true).verifyComplete();
+                })).expectNext(true).expectComplete().verify(Duration.ofSeconds(60));
                 assertEquals(0, pool.leasedSlabs());
             } finally {
                 dev.release();

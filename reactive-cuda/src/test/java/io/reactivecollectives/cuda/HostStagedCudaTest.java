@@ -80,7 +80,7 @@ class HostStagedCudaTest {
         Tensor a = onDevice(ramp(n, 0));
         Tensor b = onDevice(ramp(n, 1));
         StepVerifier.create(Mono.when(staged.get(0).allReduce(a, ReduceOp.SUM), staged.get(1).allReduce(b, ReduceOp.SUM)))
-                .verifyComplete();
+                .expectComplete().verify(Duration.ofSeconds(60));
         Tensor ra = back(a);
         Tensor rb = back(b);
         for (long i = 0; i < n; i += 997) {
@@ -95,12 +95,12 @@ class HostStagedCudaTest {
         long n = 3 << 20;
         Tensor a = onDevice(ramp(n, 5));
         Tensor b = onDevice(ramp(n, 9));
-        StepVerifier.create(Mono.when(staged.get(0).broadcast(a, 0), staged.get(1).broadcast(b, 0))).verifyComplete();
+        StepVerifier.create(Mono.when(staged.get(0).broadcast(a, 0), staged.get(1).broadcast(b, 0))).expectComplete().verify(Duration.ofSeconds(60));
         assertTrue(back(b).contentEquals(back(a)), "rank 1 got rank 0's tensor");
 
         Tensor src = onDevice(ramp(n, 42));
         Tensor dst = onDevice(ramp(n, 0));
-        StepVerifier.create(Mono.when(staged.get(0).send(src, 1, 3), staged.get(1).recv(dst, 0, 3))).verifyComplete();
+        StepVerifier.create(Mono.when(staged.get(0).send(src, 1, 3), staged.get(1).recv(dst, 0, 3))).expectComplete().verify(Duration.ofSeconds(60));
         assertTrue(back(dst).contentEquals(back(src)));
     }
 
@@ -112,7 +112,7 @@ class HostStagedCudaTest {
         List<Tensor> out0 = List.of(onDevice(ramp(n, 0)), onDevice(ramp(n, 0)));
         List<Tensor> out1 = List.of(onDevice(ramp(n, 0)), onDevice(ramp(n, 0)));
         StepVerifier.create(Mono.when(staged.get(0).allGather(out0, in0), staged.get(1).allGather(out1, in1)))
-                .verifyComplete();
+                .expectComplete().verify(Duration.ofSeconds(60));
         Tensor h0 = back(in0);
         Tensor h1 = back(in1);
         for (List<Tensor> outs : List.of(out0, out1)) {
@@ -122,7 +122,7 @@ class HostStagedCudaTest {
         Tensor r0 = onDevice(ramp(n, 0));
         Tensor r1 = onDevice(ramp(n, 0));
         StepVerifier.create(Mono.when(staged.get(0).reduceScatter(r0, out0, ReduceOp.SUM),
-                staged.get(1).reduceScatter(r1, out1, ReduceOp.SUM))).verifyComplete();
+                staged.get(1).reduceScatter(r1, out1, ReduceOp.SUM))).expectComplete().verify(Duration.ofSeconds(60));
         Tensor b0 = back(r0);
         Tensor b1 = back(r1);
         for (long i = 0; i < n; i += 997) {
@@ -143,7 +143,7 @@ class HostStagedCudaTest {
         StepVerifier.create(Mono.when(
                         staged.get(0).allToAllSingle(out0, in0, new long[] {big, small}, new long[] {big, small}),
                         staged.get(1).allToAllSingle(out1, in1, new long[] {small, 7}, new long[] {small, 7})))
-                .verifyComplete();
+                .expectComplete().verify(Duration.ofSeconds(60));
         Tensor h0 = back(out0);
         Tensor h1 = back(out1);
         for (long i = 0; i < big; i += 991) {
