@@ -52,6 +52,13 @@ public final class ScaleHarness implements Callable<Integer> {
     @Option(names = "--connect-timeout", defaultValue = "120", description = "start-up timeout, s (default ${DEFAULT-VALUE})")
     int connectTimeoutS;
 
+    @Option(names = "--every-op", description = "also check every other collective element by element (ScaleChecks) "
+            + "and count the descriptors after them")
+    boolean everyOp;
+
+    @Option(names = "--all-to-all", description = "with --every-op: all-to-all too (it connects every pair)")
+    boolean allToAll;
+
     private static final int LARGE = 1 << 20;
     private static final long MIB = 1L << 20;
 
@@ -71,6 +78,10 @@ public final class ScaleHarness implements Callable<Integer> {
         // the process-wide parts (event loops, buffer pools, classes) come with the first cluster and stay
         LocalCluster.start(2).block(Duration.ofSeconds(connectTimeoutS)).close();
         System.out.println("# warm-up: a cluster of 2 ranks started and closed first (process-wide event loops, pools, classes)");
+        if (everyOp) {
+            System.out.println("# --every-op: " + ScaleChecks.names(allToAll) + " checked after the timings (ops column);"
+                    + " fds/rank_after: descriptors per rank once they ran (connections made on demand included)");
+        }
         boolean allOk = true;
         for (int n : worlds) {
             allOk &= row(n);
@@ -113,6 +124,13 @@ public final class ScaleHarness implements Callable<Integer> {
             small = medianMs(cluster, 1);
             large = medianMs(cluster, LARGE / 4);
             shmTaken = shmBefore - shmFree();
+            if (everyOp) {
+                String bad = ScaleChecks.check(cluster, allToAll);
+                int fdsAfterOps = openFds();
+                System.out.printf(Locale.ROOT, "  %5d ops %s, fds/rank_after %.1f%n", n, bad == null ? "yes" : "NO: " + bad,
+                        (fdsAfterOps - fdsBefore) / (double) n);
+                ok &= bad == null;
+            }
         } finally {
             cluster.close();
         }

@@ -25,5 +25,11 @@ public enum Algorithm {
      * of the shards between hosts, all-gather inside each host); the ring where all ranks share a host
      * or hosts run different numbers of ranks.
      */
-    HIERARCHICAL
+    HIERARCHICAL,
+    /**
+     * Bruck's store-and-forward all-to-all: {@code ceil(log2 N)} rounds, each with the ranks a power
+     * of two away, every piece forwarded up to {@code log2 N} times. What a group larger than
+     * {@code rc.mesh.fullUpTo} runs, so that its ranks connect to a few peers, not to all.
+     */
+    BRUCK
 }

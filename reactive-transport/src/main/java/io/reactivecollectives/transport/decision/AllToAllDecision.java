@@ -2,12 +2,17 @@ package io.reactivecollectives.transport.decision;
 
 import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.transport.algorithms.BruckAllToAll;
 import io.reactivecollectives.transport.algorithms.PairwiseAllToAll;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.Region;
 import reactor.core.publisher.Mono;
 
-/** All-to-all (of lists, of one tensor with split sizes): the pairwise exchange. */
+/**
+ * All-to-all (of lists, of one tensor with split sizes): the pairwise exchange, or Bruck's rounds in
+ * a group above {@code rc.mesh.fullUpTo} ranks.
+ */
 public final class AllToAllDecision {
 
     /** An all-to-all's body: {@code send[q]} to rank q, rank q's into {@code recv[q]}. */
@@ -26,7 +31,8 @@ public final class AllToAllDecision {
 
     /** The algorithm that implements all-to-all, with its body. */
     public static final DecisionTable<Body> TABLE = DecisionTable.<Body>of()
-            .row(Algorithm.PAIRWISE, PairwiseAllToAll::run);
+            .row(Algorithm.PAIRWISE, PairwiseAllToAll::run)
+            .row(Algorithm.BRUCK, BruckAllToAll::run);
 
     private AllToAllDecision() {
     }
@@ -36,10 +42,12 @@ public final class AllToAllDecision {
      *
      * @param op     the collective ({@link OpType#ALLTOALL}, {@link OpType#ALLTOALL_BASE})
      * @param forced the call's algorithm
+     * @param size   the group's size: above {@code rc.mesh.fullUpTo}, whose mesh connects on demand,
+     *               Bruck's rounds with the peers a power of two away instead of every pair
      * @return the choice
      * @throws IllegalArgumentException when {@code forced} does not implement all-to-all
      */
-    public static Chosen<Body> decide(OpType op, Algorithm forced) {
-        return TABLE.decide(op, forced, Algorithm.PAIRWISE);
+    public static Chosen<Body> decide(OpType op, Algorithm forced, int size) {
+        return TABLE.decide(op, forced, size > TransportSettings.MESH_FULL_UP_TO.get() ? Algorithm.BRUCK : Algorithm.PAIRWISE);
     }
 }

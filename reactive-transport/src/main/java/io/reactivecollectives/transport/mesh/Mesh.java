@@ -70,6 +70,8 @@ public final class Mesh implements AutoCloseable {
      * after their frames (frames go to the listener straight).
      */
     private final LinkEnd closes;
+    /** The connections made on demand ({@link #connect}). */
+    private final MeshDials dials = new MeshDials(this);
 
     private Mesh(Store store, int rank, int world, MeshOptions options, MeshPeers peers, FrameListener listener) {
         this.store = store;
@@ -198,6 +200,12 @@ public final class Mesh implements AutoCloseable {
      * then to the other lower ranks at the addresses of the book.
      */
     private Mono<Void> connectToLowerRanks() {
+        if (peers.onDemand(world)) {
+            return rank == 0 ? MeshAddressBook.gather(store, this) : readBook().flatMap(book -> Flux.range(0, rank)
+                    .filter(this::expects)
+                    .map(p -> connectTo(p, p < book.length && !book[p].isEmpty() ? book[p] : null))
+                    .collectList().flatMap(Mono::when));
+        }
         if (!peers.all(world)) {
             return Flux.range(0, rank).filter(this::expects).map(p -> connectTo(p, null)).collectList().flatMap(Mono::when);
         }
@@ -211,6 +219,49 @@ public final class Mesh implements AutoCloseable {
                                 .collectList().flatMap(Mono::when))));
     }
 
+    /**
+     * A mesh that connects on demand: rank 0's book, read once rank 0's key is there, every rank's
+     * address noted from it (the host identities tell the ranks of this host without a connection).
+     */
+    private Mono<String[]> readBook() {
+        return readAddress(0)
+                .flatMap(a0 -> MeshAddressBook.read(store, options.groupId(), a0, options.connectTimeout()))
+                .doOnNext(book -> {
+                    for (int p = 0; p < book.length && p < world; p++) {
+                        if (p != rank && !book[p].isEmpty()) {
+                            noteAddress(p, book[p]);
+                        }
+                    }
+                });
+    }
+
+    /**
+     * Whether this mesh connects to some peers only when first needed ({@link MeshPeers#onDemand}):
+     * a collective then calls {@link #connect} before its first frame to such a peer.
+     *
+     * @return true for a mesh that connects on demand
+     */
+    public boolean connectsOnDemand() {
+        return peers.onDemand(world);
+    }
+
+    /**
+     * Connects to {@code peer} unless connected ({@link MeshDials#connect}): completes once frames to
+     * it can be written; fails after the connect timeout, and at once for a mesh that does not
+     * connect on demand or is closed.
+     *
+     * @param peer a rank
+     * @return completes once frames to {@code peer} can be written
+     */
+    public Mono<Void> connect(int peer) {
+        return dials.connect(peer);
+    }
+
+    /** Whether this rank is dialling {@code peer} on demand now. */
+    boolean dialing(int peer) {
+        return dials.dialing(peer);
+    }
+
     /** The address {@code peer} published in its key, waiting for it. */
     private Mono<String> readAddress(int peer) {
         return store.get(addressKey(options.groupId(), peer), options.connectTimeout())
@@ -218,7 +269,7 @@ public final class Mesh implements AutoCloseable {
     }
 
     /** Connects to {@code peer} at {@code known} (from the book; null: read its key), reading its key again on a retry. */
-    private Mono<Void> connectTo(int peer, String known) {
+    Mono<Void> connectTo(int peer, String known) {
         java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(known != null);
         return Mono.defer(() -> first.getAndSet(false) ? Mono.just(known) : readAddress(peer))
                 .publishOn(BlockingScheduler.get())  // the local socket's file is looked at
@@ -285,13 +336,19 @@ public final class Mesh implements AutoCloseable {
      * stripe is there.
      */
     void register(int peer, int stripe, Channel ch, PeerStripes link) {
+        if (closed) {   // a dial on demand that ended after the close: nothing may stay open
+            ch.close();
+            return;
+        }
         Channel[] all = link.add(stripe, ch);
         if (options.role().heartbeats()) {
             Liveness.start(ch, peer, groupHash, rank, options.heartbeatInterval(), options.missedHeartbeats());
         }
-        if (all != null && links.put(peer, new SocketLink(peer, rank, groupHash, all, link))
-                && missing.decrementAndGet() == 0) {
-            connected.tryEmitEmpty();
+        if (all != null && links.put(peer, new SocketLink(peer, rank, groupHash, all, link))) {
+            if (expects(peer) && missing.decrementAndGet() == 0) {   // a peer connected on demand is not counted
+                connected.tryEmitEmpty();
+            }
+            dials.arrived(peer);
         }
     }
 
@@ -439,6 +496,8 @@ public final class Mesh implements AutoCloseable {
         PeerLink l = links.link(peer);
         if (l != null) {
             l.closeWith(why);
+        } else if (connectsOnDemand() && peer != rank && peer >= 0 && peer < world && !closed) {
+            listener.onClosed(peer, why);   // never connected: what waits for its frames hears the same end
         }
     }
 

@@ -53,8 +53,15 @@ final class MeshAddressBook {
         return store.await(keys, wait)
                 .then(Mono.defer(() -> store.multiGet(keys)))
                 .onErrorResume(StoreTimeoutException.class, e -> present(store, keys))
-                .flatMap(values -> store.set(key(group, mesh.publishedAddress()),
-                        encode(mesh.publishedAddress(), values)));
+                .flatMap(values -> {
+                    for (int p = 1; p <= values.size(); p++) {   // every rank's host, before any connects
+                        byte[] v = values.get(p - 1);
+                        if (v.length > 0) {
+                            mesh.noteAddress(p, new String(v, StandardCharsets.UTF_8));
+                        }
+                    }
+                    return store.set(key(group, mesh.publishedAddress()), encode(mesh.publishedAddress(), values));
+                });
     }
 
     /** The values of those of {@code keys} that exist now (empty for the others), one look each, without waiting. */

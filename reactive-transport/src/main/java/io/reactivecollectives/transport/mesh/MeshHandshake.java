@@ -35,6 +35,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class MeshHandshake {
 
+    /**
+     * The words of the refusal of a dial crossed by the peer's own (a mesh that connects on demand):
+     * the lower rank's dial is kept, and the higher rank, refused with these words, waits for it.
+     */
+    static final String CROSSED = "dialled each other at once";
+
+    /** The words of the refusal of a connection (or stripe) the pair has already. */
+    static final String ALREADY_CONNECTED = "is already connected";
+
     private MeshHandshake() {
     }
 
@@ -140,17 +149,25 @@ final class MeshHandshake {
             String why = null;
             if (hello.rank() < 0 || hello.rank() >= world) {
                 why = "invalid peer rank " + hello.rank() + " for world size " + world;
+            } else if (onDemand(hello.rank())) {
+                if (hello.rank() > rank && mesh.dialing(hello.rank()) && !mesh.stripeTaken(hello.rank(), hello.stripe(), stripes)) {
+                    why = "rank " + rank + " and rank " + hello.rank() + " " + CROSSED + ": rank " + rank + "'s connection is kept";
+                }
             } else if (hello.rank() < rank) {
                 why = "rank " + hello.rank() + " connected to rank " + rank + " but only higher ranks connect";
             } else if (!mesh.expects(hello.rank())) {
                 why = "rank " + hello.rank() + " is not a peer of rank " + rank + " in this mesh (" + mesh.peers()
-                        + "; are rc.liveness.ringAbove and rc.liveness.neighbours the same on every rank?)";
-            } else if (mesh.stripeTaken(hello.rank(), hello.stripe(), stripes)) {
-                why = "rank " + hello.rank() + " is already connected"
+                        + "; are rc.liveness.ringAbove, rc.liveness.neighbours and rc.mesh.fullUpTo the same on every rank?)";
+            }
+            if (why == null && mesh.stripeTaken(hello.rank(), hello.stripe(), stripes)) {
+                why = "rank " + hello.rank() + " " + ALREADY_CONNECTED
                         + (stripes > 1 ? " (connection " + hello.stripe() + " of " + stripes + ")" : "");
             }
             if (why != null) {
-                reject(ctx, why, hello);
+                // a dial on demand that crossed the peer's own, or came second: the pair's one connection
+                // is being made, nothing to warn about
+                boolean expected = onDemand(hello.rank()) && (why.contains(CROSSED) || why.contains(ALREADY_CONNECTED));
+                reject(ctx, why, hello, expected);
                 return;
             }
             int peer = hello.rank();
@@ -171,10 +188,22 @@ final class MeshHandshake {
             }
         }
 
+        /** Whether {@code peer} connects to this rank on demand: any rank may dial it, in either direction. */
+        private boolean onDemand(int peer) {
+            return mesh.connectsOnDemand() && !mesh.expects(peer);
+        }
+
         /** Closes the connection; an authenticated {@code hello} first gets a HELLO_ACK with the reason. */
         private void reject(ChannelHandlerContext ctx, String why, Handshake.Hello hello) {
+            reject(ctx, why, hello, false);
+        }
+
+        /** {@link #reject}, unlogged when {@code expected} (a crossed or second dial on demand). */
+        private void reject(ChannelHandlerContext ctx, String why, Handshake.Hello hello, boolean expected) {
             MeshOptions o = mesh.options();
-            mesh.admission().rejected(hello == null ? "bad handshake" : "refused peer", ctx.channel(), why);
+            if (!expected) {
+                mesh.admission().rejected(hello == null ? "bad handshake" : "refused peer", ctx.channel(), why);
+            }
             rejected = true;
             ctx.channel().config().setAutoRead(false);
             if (hello == null) {

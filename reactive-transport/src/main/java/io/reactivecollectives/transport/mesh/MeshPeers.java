@@ -13,12 +13,33 @@ import io.reactivecollectives.transport.settings.TransportSettings;
  * it, as before. The pairs are symmetric (a peer of a rank has that rank as its peer), and, as in
  * the full mesh, the higher rank of a pair dials the lower.
  *
- * @param neighbours ranks on each side of a rank on the ring; 0 for every rank
+ * <p>A group's data mesh connects every pair up to {@link TransportSettings#MESH_FULL_UP_TO} ranks;
+ * above, it starts connected to the ranks a power of two away on the ring, either way
+ * ({@link #POWERS_OF_TWO}: at most {@code 2 log2 N}, the peers of the ring, recursive doubling and
+ * halving, binomial trees rooted anywhere and the dissemination barrier), and connects to any other
+ * peer when a collective first sends to it ({@link Mesh#connect}).
+ *
+ * @param neighbours  ranks on each side of a rank on the ring; 0 for every rank (or, with
+ *                    {@code powersOfTwo}, none beyond those)
+ * @param powersOfTwo whether the ranks a power of two away on the ring, either way, are peers
  */
-public record MeshPeers(int neighbours) {
+public record MeshPeers(int neighbours, boolean powersOfTwo) {
 
     /** Every other rank. */
     public static final MeshPeers ALL = new MeshPeers(0);
+
+    /** The ranks a power of two away on the ring, either way; others are connected on demand. */
+    public static final MeshPeers POWERS_OF_TWO = new MeshPeers(0, true);
+
+    /**
+     * A ring of {@code neighbours} on each side, or every rank (0).
+     *
+     * @param neighbours ranks on each side; 0 for every rank
+     * @throws IllegalArgumentException when negative
+     */
+    public MeshPeers(int neighbours) {
+        this(neighbours, false);
+    }
 
     /**
      * Checks the count.
@@ -45,13 +66,38 @@ public record MeshPeers(int neighbours) {
     }
 
     /**
+     * The peers of a group's data mesh: every rank up to {@link TransportSettings#MESH_FULL_UP_TO}
+     * ranks, else {@link #POWERS_OF_TWO}.
+     *
+     * @param world the group's size
+     * @return the peers
+     */
+    public static MeshPeers forData(int world) {
+        return world > TransportSettings.MESH_FULL_UP_TO.get() ? POWERS_OF_TWO : ALL;
+    }
+
+    /**
      * Whether every other rank is a peer in a group of {@code world}.
      *
      * @param world the group's size
      * @return true for a full mesh
      */
     public boolean all(int world) {
+        if (powersOfTwo) {
+            return powerDistances(world) >= world - 1;
+        }
         return neighbours == 0 || 2L * neighbours >= world - 1;
+    }
+
+    /**
+     * Whether a mesh of these peers in a group of {@code world} connects to the others on demand
+     * ({@link #POWERS_OF_TWO} short of every rank).
+     *
+     * @param world the group's size
+     * @return true when some peers are connected only when first needed
+     */
+    public boolean onDemand(int world) {
+        return powersOfTwo && !all(world);
     }
 
     /**
@@ -70,6 +116,9 @@ public record MeshPeers(int neighbours) {
             return true;
         }
         int d = Math.floorMod(peer - rank, world);
+        if (powersOfTwo) {
+            return Integer.bitCount(d) == 1 || Integer.bitCount(world - d) == 1;
+        }
         return d <= neighbours || d >= world - neighbours;
     }
 
@@ -81,11 +130,25 @@ public record MeshPeers(int neighbours) {
      * @return the count
      */
     public int count(int rank, int world) {
-        return all(world) ? world - 1 : 2 * neighbours;
+        if (all(world)) {
+            return world - 1;
+        }
+        return powersOfTwo ? powerDistances(world) : 2 * neighbours;
+    }
+
+    /** How many distances on a ring of {@code world} are a power of two one way or the other. */
+    private static int powerDistances(int world) {
+        java.util.BitSet d = new java.util.BitSet(Math.max(1, world));
+        for (long step = 1; step < world; step <<= 1) {
+            d.set((int) step);
+            d.set(world - (int) step);
+        }
+        return d.cardinality();
     }
 
     @Override
     public String toString() {
-        return neighbours == 0 ? "every rank" : "a heartbeat ring of " + neighbours + " ranks on each side";
+        return powersOfTwo ? "the ranks a power of two away, the others on demand"
+                : neighbours == 0 ? "every rank" : "a heartbeat ring of " + neighbours + " ranks on each side";
     }
 }

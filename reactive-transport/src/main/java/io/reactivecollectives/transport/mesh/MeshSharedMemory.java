@@ -34,7 +34,16 @@ final class MeshSharedMemory {
         if (options.role() == MeshRole.LIVENESS || mesh.world() < 2) {
             return Mono.empty();
         }
-        int[] locals = localRanks(mesh);
+        if (mesh.connectsOnDemand()) {   // the socket files of ranks not connected yet are looked at
+            return Mono.fromCallable(() -> localRanks(mesh))
+                    .subscribeOn(io.reactivecollectives.core.BlockingScheduler.get())
+                    .flatMap(locals -> attach(mesh, store, locals));
+        }
+        return attach(mesh, store, localRanks(mesh));
+    }
+
+    private static Mono<Void> attach(Mesh mesh, Store store, int[] locals) {
+        MeshOptions options = mesh.options();
         if (locals.length < 2) {
             return Mono.empty();
         }
@@ -52,11 +61,12 @@ final class MeshSharedMemory {
                         ShmLinks links = ShmLinks.open(segment, locals, mesh.world(), mesh.rank(),
                                 PooledByteBufAllocator.DEFAULT, FrameCodec.HEADER,
                                 FrameCodec.HEADER + options.maxFramePayload(), settings.spinNanosFor(locals.length), frames,
-                                "rc-io-shm-" + options.groupId() + "-" + mesh.rank());
+                                "rc-io-shm-" + options.groupId() + "-" + mesh.rank(),
+                                mesh::expects);   // on demand: the peers connected at start, alike on both sides
                         java.util.List<SharedMemoryLink> replacing = new java.util.ArrayList<>();
                         for (int peer : locals) {
                             SocketLink socket = mesh.socketLink(peer);
-                            if (peer != mesh.rank() && socket != null) {
+                            if (peer != mesh.rank() && socket != null && mesh.expects(peer)) {
                                 SharedMemoryLink link = new SharedMemoryLink(socket, links, mesh.rank(), mesh.groupHash());
                                 frames.add(link);
                                 replacing.add(link);
@@ -88,8 +98,19 @@ final class MeshSharedMemory {
         };
     }
 
-    /** This rank and the peers it reaches through Unix sockets, ascending. */
+    /**
+     * This rank and the peers it reaches through Unix sockets, ascending. A mesh that connects on
+     * demand is connected to a few of them yet: there, the ranks whose published address (rank 0's
+     * book holds them all) has a Unix socket on this host, which every local rank finds alike.
+     * On a thread that may block (a socket file is looked at).
+     */
     private static int[] localRanks(Mesh mesh) {
+        if (mesh.connectsOnDemand()) {
+            return java.util.stream.IntStream.range(0, mesh.world())
+                    .filter(p -> p == mesh.rank() || mesh.addressOf(p) != null
+                            && LocalSockets.sameNodePath(mesh.addressOf(p).split(";")) != null)
+                    .toArray();
+        }
         return java.util.stream.IntStream.range(0, mesh.world())
                 .filter(p -> p == mesh.rank() || "unix".equals(mesh.transportTo(p)))
                 .toArray();

@@ -36,6 +36,18 @@ public final class PeerClosedException extends RuntimeException {
         return new PeerClosedException(peer, true, "connection to peer " + peer + " reset: " + what, error);
     }
 
+    /**
+     * No connection to {@code peer} could be made when a collective first needed one ({@link Mesh#connect}).
+     *
+     * @param peer   the peer
+     * @param detail what was tried and why it failed
+     * @param cause  the failure, or null
+     * @return the exception: {@code peer 7 unreachable: <detail>}
+     */
+    public static PeerClosedException unreachable(int peer, String detail, Throwable cause) {
+        return new PeerClosedException(peer, true, "peer " + peer + " unreachable: " + detail, cause);
+    }
+
     /** The peer. */
     public int peer() {
         return peer;

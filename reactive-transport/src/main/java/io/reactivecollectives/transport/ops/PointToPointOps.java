@@ -43,23 +43,29 @@ public final class PointToPointOps {
             if (refused != null) {
                 return Mono.error(refused);
             }
-            int nbytes = (int) tensor.nbytes();
-            int frag = runtime.settings().maxFramePayload();
-            int count = Math.max(1, (nbytes + frag - 1) / frag);
-            ByteBuf[] fragments = new ByteBuf[count];
-            ByteBuf buf = tensor.buffer();
-            for (int i = 0; i < count; i++) {
-                int from = i * frag;
-                fragments[i] = buf.retainedSlice(from, Math.min(frag, nbytes - from));
-            }
             Duration timeout = timeout(name, options);
-            return runtime.mesh().link(dst).sendFragments(tag, fragments)
+            // a mesh that connects on demand connects first; the fragments are cut once the link is there
+            return runtime.mesh().connect(dst).then(Mono.defer(() -> runtime.mesh().link(dst).sendFragments(tag, fragments(tensor))))
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> new PeerFailureException(name, rank, -1, dst, "cannot send to peer " + dst + ": " + e, e))
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             dst, timeout, "send to rank " + dst + " with tag " + tag + " timed out after "
                             + timeout.toMillis() + " ms"))));
         }));
+    }
+
+    /** The tensor's bytes as retained slices of at most one frame's payload each. */
+    private ByteBuf[] fragments(Tensor tensor) {
+        int nbytes = (int) tensor.nbytes();
+        int frag = runtime.settings().maxFramePayload();
+        int count = Math.max(1, (nbytes + frag - 1) / frag);
+        ByteBuf[] fragments = new ByteBuf[count];
+        ByteBuf buf = tensor.buffer();
+        for (int i = 0; i < count; i++) {
+            int from = i * frag;
+            fragments[i] = buf.retainedSlice(from, Math.min(frag, nbytes - from));
+        }
+        return fragments;
     }
 
     public Mono<Tensor> recv(Tensor tensor, int src, int tag, CollectiveOptions options) {

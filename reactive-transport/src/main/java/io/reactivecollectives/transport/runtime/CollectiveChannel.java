@@ -200,7 +200,10 @@ public final class CollectiveChannel implements Peers {
         int rank = runtime.rank();
         PeerLink link = runtime.link(peer);
         String dead = runtime.peerFailures().deathOf(peer);
-        if (dead == null && (e instanceof java.io.IOException || link == null || !link.isActive())) {
+        if (dead == null && e instanceof io.reactivecollectives.transport.mesh.PeerClosedException
+                && String.valueOf(e.getMessage()).startsWith("peer " + peer + " unreachable")) {
+            dead = e.getMessage();   // no connection could be made on demand: says what was tried
+        } else if (dead == null && (e instanceof java.io.IOException || link == null || !link.isActive())) {
             dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
         }
         return new PeerFailureException(op, rank, box.sequence(), peer,
@@ -309,6 +312,23 @@ public final class CollectiveChannel implements Peers {
                 payload = sliced ? buf.retainedSlice(index, length) : buf;
             } catch (RuntimeException e) {
                 w.fail(e);
+                return;
+            }
+            io.reactivecollectives.transport.mesh.Mesh mesh = channel.runtime.link(peer) == null && peer != channel.runtime.rank() ? channel.runtime.mesh() : null;
+            if (mesh != null && mesh.connectsOnDemand()) {   // the first frame to a peer not connected yet
+                mesh.connect(peer).subscribe(null, e -> {
+                    ReferenceCountUtil.safeRelease(payload);
+                    w.fail(channel.sendFailure(peer, e));
+                }, () -> write(w, payload));
+                return;
+            }
+            write(w, payload);
+        }
+
+        /** Writes {@code payload} (ownership taken) and completes {@code w} when it reached the socket. */
+        private void write(Writer w, ByteBuf payload) {
+            if (w.done != 0) {   // cancelled while connecting
+                ReferenceCountUtil.safeRelease(payload);
                 return;
             }
             Future<Void> f;

@@ -150,7 +150,8 @@ public final class GroupRuntime {
                                                      io.reactivecollectives.transport.failure.AbortProtocol aborts,
                                                      java.time.Duration reportEvery) {
         io.reactivecollectives.transport.mesh.MeshPeers watched = io.reactivecollectives.transport.mesh.MeshPeers.forLiveness(size);
-        return Mesh.start(store, rank, size, options, frames, reportEvery)
+        return Mesh.start(store, rank, size, options, io.reactivecollectives.transport.mesh.MeshPeers.forData(size),
+                        frames, reportEvery)
                 .flatMap(m -> Mesh.start(store, rank, size, options.forLiveness(), watched,
                                 new LivenessWatch(this, watched, aborts), java.time.Duration.ZERO)
                         .doOnError(e -> m.close())

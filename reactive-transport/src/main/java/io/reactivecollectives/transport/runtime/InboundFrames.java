@@ -135,7 +135,11 @@ public final class InboundFrames implements FrameListener {
         if (silent < 0 || silent >= runtime.size() || silent == runtime.rank() || silent == reporter) {
             protocolViolation(reporter, "PEER_SILENT names rank " + silent);
         } else if (data != null) {
+            boolean news = runtime.peerFailures().deathOf(silent) == null;
             data.closeLink(silent, new PeerSilentException(silent, finding, reporter));
+            if (news && data.connectsOnDemand()) {
+                aborts.tellPeerSilent(silent, finding);   // a partial mesh: the notice goes on from rank to rank
+            }
         }
     }
 

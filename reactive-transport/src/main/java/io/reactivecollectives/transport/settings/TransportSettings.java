@@ -92,6 +92,12 @@ public final class TransportSettings implements SettingsProvider {
             Integer.MAX_VALUE, "groups of more ranks than this heartbeat over a ring (each rank with "
                     + "rc.liveness.neighbours ranks on each side, O(1) per rank) instead of between every pair; the same on every rank");
 
+    /** The largest group whose data mesh connects every pair at start. */
+    public static final Setting<Integer> MESH_FULL_UP_TO = Setting.integer("rc.mesh.fullUpTo", 64, 1,
+            Integer.MAX_VALUE, "groups of up to this many ranks connect every pair at start; larger ones connect each "
+                    + "rank to the ranks a power of two away on the ring (at most 2 log2 N) and to any other peer when a "
+                    + "collective first sends to it; the same on every rank");
+
     /** Ranks on each side a rank heartbeats with when the heartbeats go over a ring. */
     public static final Setting<Integer> LIVENESS_NEIGHBOURS = Setting.integer("rc.liveness.neighbours", 2, 1, 64,
             "ranks on each side of a rank it heartbeats with (and is watched by) when heartbeats go over a ring; "
@@ -231,7 +237,7 @@ public final class TransportSettings implements SettingsProvider {
     @Override
     public List<Setting<?>> settings() {
         return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
-                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS,
+                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,

@@ -20,7 +20,8 @@ public final class ShmLinks {
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private ShmLinks(ShmSegment segment, int[] locals, int world, int rank, ByteBufAllocator alloc, int minFrame,
-                     int maxFrame, long spinNanos, ShmFrames frames, String threadName) {
+                     int maxFrame, long spinNanos, ShmFrames frames, String threadName,
+                     java.util.function.IntPredicate linked) {
         this.segment = segment;
         this.locals = locals.clone();
         this.outbounds = new ShmOutbound[world];
@@ -29,7 +30,7 @@ public final class ShmLinks {
         ShmOutbound[] outs = new ShmOutbound[locals.length];
         ShmInbound[] ins = new ShmInbound[locals.length];
         for (int i = 0; i < locals.length; i++) {
-            if (i == self) {
+            if (i == self || !linked.test(locals[i])) {
                 continue;
             }
             int peer = locals[i];
@@ -80,7 +81,31 @@ public final class ShmLinks {
      */
     public static ShmLinks open(ShmSegment segment, int[] locals, int world, int rank, ByteBufAllocator alloc,
                                 int minFrame, int maxFrame, long spinNanos, ShmFrames frames, String threadName) {
-        return new ShmLinks(segment, locals, world, rank, alloc, minFrame, maxFrame, spinNanos, frames, threadName);
+        return open(segment, locals, world, rank, alloc, minFrame, maxFrame, spinNanos, frames, threadName, p -> true);
+    }
+
+    /**
+     * {@link #open} with rings to the local peers {@code linked} accepts only (a mesh that connects on
+     * demand links a few of them through shared memory; the rest keep the Unix sockets they connect
+     * over later). Both ends of a pair must agree.
+     *
+     * @param segment    the mapped segment
+     * @param locals     the group ranks on this host, ascending (index = local rank in the segment)
+     * @param world      the group's size
+     * @param rank       this rank (one of {@code locals})
+     * @param alloc      allocator of inbound frame buffers
+     * @param minFrame   the shortest frame length allowed
+     * @param maxFrame   the longest frame length allowed
+     * @param spinNanos  how long the poller polls after the last traffic before it sleeps
+     * @param frames     where inbound frames go
+     * @param threadName the poller thread's name
+     * @param linked     which local peers (by group rank) get shared-memory links
+     * @return the links, not yet reading ({@link #startPolling})
+     */
+    public static ShmLinks open(ShmSegment segment, int[] locals, int world, int rank, ByteBufAllocator alloc,
+                                int minFrame, int maxFrame, long spinNanos, ShmFrames frames, String threadName,
+                                java.util.function.IntPredicate linked) {
+        return new ShmLinks(segment, locals, world, rank, alloc, minFrame, maxFrame, spinNanos, frames, threadName, linked);
     }
 
     /** Starts the poller of links made by {@link #open}: inbound frames flow from now on. */

@@ -38,6 +38,37 @@ class MeshPeersTest {
     }
 
     @Test
+    void powersOfTwoAreSymmetricAtMostTwoLogNAndHoldEveryPartnerOfTheStructuredAlgorithms() {
+        MeshPeers peers = MeshPeers.POWERS_OF_TWO;
+        for (int world = 2; world <= 300; world++) {
+            int log = 32 - Integer.numberOfLeadingZeros(world - 1);
+            for (int r = 0; r < world; r += Math.max(1, world / 17)) {
+                int count = 0;
+                for (int p = 0; p < world; p++) {
+                    assertEquals(peers.includes(r, p, world), peers.includes(p, r, world), world + " " + r + " " + p);
+                    count += peers.includes(r, p, world) ? 1 : 0;
+                }
+                assertEquals(count, peers.count(r, world), "world " + world + ", rank " + r);
+                assertTrue(count <= 2 * log, "world " + world + ": " + count + " peers");
+                // ring neighbours, hypercube partners (r xor 2^k), and a binomial tree's parent and
+                // children around any root (r +- 2^k): every one of them a peer
+                for (int k = 1; k < world; k <<= 1) {
+                    assertTrue(peers.includes(r, (r + k) % world, world) && peers.includes(r, Math.floorMod(r - k, world), world));
+                    if ((r ^ k) < world) {
+                        assertTrue(peers.includes(r, r ^ k, world), world + ": " + r + " xor " + k);
+                    }
+                }
+            }
+            assertEquals(peers.count(0, world) == world - 1, peers.all(world), "world " + world);
+            assertEquals(!peers.all(world), peers.onDemand(world), "world " + world);
+        }
+        assertTrue(!MeshPeers.ALL.onDemand(1000) && !new MeshPeers(2).onDemand(1000), "rings and full meshes never dial on demand");
+        assertTrue(peers.all(5) && peers.all(7) && !peers.all(6) && !peers.all(9), "small rings are whole");
+        assertEquals(15, peers.count(0, 256));
+        assertTrue(!peers.includes(0, 3, 256) && !peers.includes(0, 100, 256) && peers.includes(0, 128, 256));
+    }
+
+    @Test
     void aHeartbeatRingOfTenRanksConnectsEachToItsFourNeighboursOnly() {
         int world = 10;
         MeshPeers peers = new MeshPeers(2);

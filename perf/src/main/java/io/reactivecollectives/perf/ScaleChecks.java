@@ -1,0 +1,161 @@
+package io.reactivecollectives.perf;
+
+import io.reactivecollectives.core.CollectiveOptions;
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.transport.LocalCluster;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The scale harness's check of every collective on a {@link LocalCluster}, element by element:
+ * broadcast, reduce, all-gather, reduce-scatter, gather, scatter, barrier, send/recv (each rank to
+ * the next), and, when asked, all-to-all (which connects every pair). Values depend on the sending
+ * rank and the element, so a piece from the wrong rank or place is caught. Names the first failure.
+ */
+final class ScaleChecks {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(300);
+    private static final int LEN = 3;
+
+    private ScaleChecks() {
+    }
+
+    /** The ops checked, for the row's header. */
+    static String names(boolean allToAll) {
+        return "broadcast, reduce, all_gather, reduce_scatter, gather, scatter, barrier, send/recv" + (allToAll ? ", all_to_all" : "");
+    }
+
+    /** Null when every collective was right, else what was wrong first. */
+    static String check(LocalCluster c, boolean allToAll) {
+        int n = c.size();
+        int root = n / 3;
+        String bad = first(c, g -> {
+            Tensor t = of(g.rank() == root ? value(root, 0) : -1);
+            return g.broadcast(t, root).map(r -> equalsAll(r, value(root, 0), "broadcast", g.rank())).doFinally(x -> t.release());
+        });
+        bad = bad != null ? bad : first(c, g -> {
+            Tensor t = of(value(g.rank(), 0));
+            return g.reduce(t, root, ReduceOp.MAX, CollectiveOptions.DEFAULT)
+                    .map(r -> g.rank() != root ? "" : equalsAll(r, value(n - 1, 0), "reduce", g.rank()))
+                    .doFinally(x -> t.release());
+        });
+        bad = bad != null ? bad : first(c, g -> {
+            Tensor t = of(value(g.rank(), 1));
+            List<Tensor> outs = zeros(n);
+            return g.allGather(outs, t).map(l -> slots(l, q -> value(q, 1), "all_gather", g.rank()))
+                    .doFinally(x -> release(t, outs));
+        });
+        bad = bad != null ? bad : first(c, g -> {
+            List<Tensor> ins = new ArrayList<>();
+            for (int q = 0; q < n; q++) {
+                ins.add(of((g.rank() + 1) * (q % 7 + 1)));   // integer sums below 2^24: exact in any order
+            }
+            Tensor out = of(0);
+            float sum = (g.rank() % 7 + 1) * (n * (n + 1) / 2f);
+            return g.reduceScatter(out, ins, ReduceOp.SUM).map(r -> equalsAll(r, sum, "reduce_scatter", g.rank()))
+                    .doFinally(x -> release(out, ins));
+        });
+        bad = bad != null ? bad : first(c, g -> {
+            Tensor t = of(value(g.rank(), 2));
+            List<Tensor> outs = g.rank() == root ? zeros(n) : List.of();
+            return g.gather(outs, t, root).map(l -> g.rank() != root ? "" : slots(l, q -> value(q, 2), "gather", g.rank()))
+                    .doFinally(x -> release(t, outs));
+        });
+        bad = bad != null ? bad : first(c, g -> {
+            List<Tensor> ins = new ArrayList<>();
+            for (int q = 0; g.rank() == root && q < n; q++) {
+                ins.add(of(value(q, 3)));
+            }
+            Tensor out = of(-1);
+            return g.scatter(out, ins, root).map(r -> equalsAll(r, value(g.rank(), 3), "scatter", g.rank()))
+                    .doFinally(x -> release(out, ins));
+        });
+        bad = bad != null ? bad : first(c, g -> g.barrier().thenReturn(""));
+        bad = bad != null ? bad : first(c, g -> {
+            Tensor send = of(value(g.rank(), 4));
+            Tensor recv = of(-1);
+            int next = (g.rank() + 1) % n;
+            int prev = (g.rank() + n - 1) % n;
+            return Mono.when(g.send(send, next, 7), g.recv(recv, prev, 7))
+                    .then(Mono.fromCallable(() -> equalsAll(recv, value(prev, 4), "send/recv", g.rank())))
+                    .doFinally(x -> release(send, List.of(recv)));
+        });
+        if (bad == null && allToAll) {
+            bad = first(c, g -> {
+                List<Tensor> ins = new ArrayList<>();
+                for (int q = 0; q < n; q++) {
+                    ins.add(of(value(g.rank(), 5 + q)));
+                }
+                List<Tensor> outs = zeros(n);
+                return g.allToAll(outs, ins).map(l -> slots(l, q -> value(q, 5 + g.rank()), "all_to_all", g.rank()))
+                        .doFinally(x -> {
+                            ins.forEach(Tensor::release);
+                            outs.forEach(Tensor::release);
+                        });
+            });
+        }
+        return bad;
+    }
+
+    /** Sender {@code rank}'s value for place {@code k}: exact in floats for ranks below 2^14. */
+    private static float value(int rank, int k) {
+        return rank * 1000f + k % 997;
+    }
+
+    private static Tensor of(float v) {
+        float[] a = new float[LEN];
+        Arrays.fill(a, v);
+        return Tensor.fromFloats(a, LEN);
+    }
+
+    private static List<Tensor> zeros(int n) {
+        List<Tensor> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            l.add(Tensor.zeros(DType.FLOAT32, LEN));
+        }
+        return l;
+    }
+
+    private static void release(Tensor t, List<Tensor> l) {
+        t.release();
+        l.forEach(Tensor::release);
+    }
+
+    private static String equalsAll(Tensor t, float want, String op, int rank) {
+        for (float v : t.toFloatArray()) {
+            if (v != want) {
+                return op + " at rank " + rank + ": got " + v + ", want " + want;
+            }
+        }
+        return "";
+    }
+
+    private static String slots(List<Tensor> l, java.util.function.IntFunction<Float> want, String op, int rank) {
+        for (int q = 0; q < l.size(); q++) {
+            String bad = equalsAll(l.get(q), want.apply(q), op + " slot " + q, rank);
+            if (!bad.isEmpty()) {
+                return bad;
+            }
+        }
+        return "";
+    }
+
+    /** Runs {@code body} on every rank; the first rank's complaint, or null when none complained. */
+    private static String first(LocalCluster c, Function<ProcessGroup, Mono<String>> body) {
+        List<String> said = c.run(body).block(TIMEOUT);
+        for (String s : said) {
+            if (s != null && !s.isEmpty()) {
+                return s;
+            }
+        }
+        return said.size() == c.size() ? null : "only " + said.size() + " of " + c.size() + " ranks answered";
+    }
+}
