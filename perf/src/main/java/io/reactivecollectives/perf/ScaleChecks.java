@@ -35,7 +35,14 @@ final class ScaleChecks {
 
     /** Null when every collective was right, else what was wrong first. */
     static String check(LocalCluster c, boolean allToAll) {
-        int n = c.size();
+        return check(new ArrayList<ProcessGroup>(c.groups()), c.size(), allToAll);
+    }
+
+    /**
+     * {@link #check(LocalCluster, boolean)} for {@code groups}, some or all of the ranks of a group of
+     * {@code n} (the other ranks, in other processes, run the same checks at the same time).
+     */
+    static String check(List<ProcessGroup> c, int n, boolean allToAll) {
         int root = n / 3;
         String bad = first(c, g -> {
             Tensor t = of(g.rank() == root ? value(root, 0) : -1);
@@ -148,9 +155,10 @@ final class ScaleChecks {
         return "";
     }
 
-    /** Runs {@code body} on every rank; the first rank's complaint, or null when none complained. */
-    private static String first(LocalCluster c, Function<ProcessGroup, Mono<String>> body) {
-        List<String> said = c.run(body).block(TIMEOUT);
+    /** Runs {@code body} on every rank of {@code c}; the first rank's complaint, or null when none complained. */
+    private static String first(List<ProcessGroup> c, Function<ProcessGroup, Mono<String>> body) {
+        List<String> said = reactor.core.publisher.Flux.fromIterable(c).flatMap(body, Math.max(1, c.size()))
+                .collectList().block(TIMEOUT);
         for (String s : said) {
             if (s != null && !s.isEmpty()) {
                 return s;
