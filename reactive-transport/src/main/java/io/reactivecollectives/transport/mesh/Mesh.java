@@ -201,7 +201,7 @@ public final class Mesh implements AutoCloseable {
      */
     private Mono<Void> connectToLowerRanks() {
         if (peers.onDemand(world)) {
-            return rank == 0 ? MeshAddressBook.gather(store, this) : readBook().flatMap(book -> Flux.range(0, rank)
+            return rank == 0 ? MeshAddressBook.gather(store, this) : MeshAddressBook.readAll(store, this).flatMap(book -> Flux.range(0, rank)
                     .filter(this::expects)
                     .map(p -> connectTo(p, p < book.length && !book[p].isEmpty() ? book[p] : null))
                     .collectList().flatMap(Mono::when));
@@ -217,22 +217,6 @@ public final class Mesh implements AutoCloseable {
                         .flatMap(book -> Flux.range(1, rank - 1)
                                 .map(p -> connectTo(p, p < book.length && !book[p].isEmpty() ? book[p] : null))
                                 .collectList().flatMap(Mono::when))));
-    }
-
-    /**
-     * A mesh that connects on demand: rank 0's book, read once rank 0's key is there, every rank's
-     * address noted from it (the host identities tell the ranks of this host without a connection).
-     */
-    private Mono<String[]> readBook() {
-        return readAddress(0)
-                .flatMap(a0 -> MeshAddressBook.read(store, options.groupId(), a0, options.connectTimeout()))
-                .doOnNext(book -> {
-                    for (int p = 0; p < book.length && p < world; p++) {
-                        if (p != rank && !book[p].isEmpty()) {
-                            noteAddress(p, book[p]);
-                        }
-                    }
-                });
     }
 
     /**
@@ -263,7 +247,7 @@ public final class Mesh implements AutoCloseable {
     }
 
     /** The address {@code peer} published in its key, waiting for it. */
-    private Mono<String> readAddress(int peer) {
+    Mono<String> readAddress(int peer) {
         return store.get(addressKey(options.groupId(), peer), options.connectTimeout())
                 .map(bytes -> new String(bytes, StandardCharsets.UTF_8));
     }
@@ -371,9 +355,17 @@ public final class Mesh implements AutoCloseable {
         return directory.lastError(peer);
     }
 
-    /** Notes the address {@code peer} published (its host identity is part of it). */
+    /**
+     * Notes the address {@code peer} published (its host identity is part of it); a peer whose
+     * settings give it another set of peers ({@link MeshPeers#code}) fails the start at once, naming
+     * the settings.
+     */
     void noteAddress(int peer, String published) {
         directory.noteAddress(peer, published);
+        String why = peers.mismatch(published, world, peer, rank, options.role() == MeshRole.LIVENESS);
+        if (why != null) {
+            failStart(why, false);
+        }
     }
 
     /**
@@ -422,7 +414,7 @@ public final class Mesh implements AutoCloseable {
     }
 
     String publishedAddress() {
-        return sockets.publishedAddress();
+        return sockets.publishedAddress() + ";peers=" + peers.code(world);
     }
 
     /**

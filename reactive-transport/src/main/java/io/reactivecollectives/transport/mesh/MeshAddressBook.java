@@ -80,6 +80,23 @@ final class MeshAddressBook {
         return store.get(key(groupId, rank0Address), timeout).map(MeshAddressBook::decode);
     }
 
+    /**
+     * For a mesh that connects on demand (which does not connect to rank 0 first): rank 0's book, read
+     * once rank 0's key is there, every rank's address noted from it (the host identities tell the
+     * ranks of this host without a connection).
+     */
+    static Mono<String[]> readAll(Store store, Mesh mesh) {
+        return mesh.readAddress(0)
+                .flatMap(a0 -> read(store, mesh.options().groupId(), a0, mesh.options().connectTimeout()))
+                .doOnNext(book -> {
+                    for (int p = 0; p < book.length && p < mesh.world(); p++) {
+                        if (p != mesh.rank() && !book[p].isEmpty()) {
+                            mesh.noteAddress(p, book[p]);
+                        }
+                    }
+                });
+    }
+
     /** Rank 0's address, then one line per other rank ({@code \n} in a value, never in an address, becomes a space). */
     static byte[] encode(String rank0Address, List<byte[]> others) {
         StringBuilder b = new StringBuilder(rank0Address);

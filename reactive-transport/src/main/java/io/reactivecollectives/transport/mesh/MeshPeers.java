@@ -146,6 +146,42 @@ public record MeshPeers(int neighbours, boolean powersOfTwo) {
         return d.cardinality();
     }
 
+    /**
+     * What a rank publishes with its address (the {@code peers=} part) so that ranks whose settings
+     * give different peer sets find out at start: {@code all}, {@code pow2} or {@code ring<k>}, for a
+     * group of {@code world}.
+     *
+     * @param world the group's size
+     * @return the code
+     */
+    public String code(int world) {
+        return all(world) ? "all" : powersOfTwo ? "pow2" : "ring" + neighbours;
+    }
+
+    /**
+     * Why {@code peer}, which published {@code published}, and {@code rank} (with these peers) cannot
+     * form a group of {@code world}: their settings give them other sets of peers ({@link #code});
+     * null when they agree (or the address carries no code).
+     *
+     * @param published the peer's published address
+     * @param world     the group's size
+     * @param peer      the peer
+     * @param rank      this rank
+     * @param liveness  whether this is a heartbeat mesh (whose settings the message names)
+     * @return the reason, or null
+     */
+    String mismatch(String published, int world, int peer, int rank, boolean liveness) {
+        String mine = code(world);
+        for (String part : published.split(";")) {
+            if (part.startsWith("peers=") && !part.substring(6).equals(mine)) {
+                String settings = liveness ? "rc.liveness.ringAbove and rc.liveness.neighbours" : "rc.mesh.fullUpTo";
+                return "rank " + peer + " connects to " + part.substring(6) + " peers and rank " + rank + " to " + mine
+                        + " in this " + world + "-rank group: " + settings + " must be the same on every rank";
+            }
+        }
+        return null;
+    }
+
     @Override
     public String toString() {
         return powersOfTwo ? "the ranks a power of two away, the others on demand"

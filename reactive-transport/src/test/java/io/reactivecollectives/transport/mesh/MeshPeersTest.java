@@ -69,6 +69,42 @@ class MeshPeersTest {
     }
 
     @Test
+    void aRankWhoseSettingsGiveOtherPeersFailsTheStartNamingTheSetting() {
+        int world = 8;
+        HashStore store = new HashStore(Duration.ofSeconds(20));
+        MeshOptions options = new MeshOptions("peers-mismatch", Duration.ofSeconds(5), "127.0.0.1",
+                null, 0, 1, Duration.ofMillis(200), 5, MeshRole.DATA, null);
+        FrameListener quiet = new FrameListener() {
+            @Override
+            public void onFrame(int peer, ByteBuf frame) {
+                frame.release();
+            }
+
+            @Override
+            public void onClosed(int peer, Throwable cause) {
+                // the start fails
+            }
+        };
+        // rank 5 was started with a lower rc.mesh.fullUpTo than the others
+        List<Object> ends = Flux.range(0, world)
+                .flatMap(r -> Mesh.start(store, r, world, options, r == 5 ? MeshPeers.POWERS_OF_TWO : MeshPeers.ALL, quiet,
+                        Duration.ZERO).<Object>map(m -> m).onErrorResume(e -> reactor.core.publisher.Mono.just(e)), world)
+                .collectList().block(Duration.ofSeconds(60));
+        int named = 0;
+        for (Object end : ends) {
+            if (end instanceof Mesh m) {
+                m.close();
+            } else {
+                String msg = String.valueOf(((Throwable) end).getMessage());
+                named += msg.contains("rc.mesh.fullUpTo") && msg.contains("rank 5") ? 1 : 0;
+            }
+        }
+        // rank 0 reads every address for its book, rank 5 hears ranks 6 and 7: both name the setting
+        // (the others end when rank 0 is gone, or at the connect timeout)
+        assertTrue(named >= 2, "ranks naming the setting: " + named + " of " + ends);
+    }
+
+    @Test
     void aHeartbeatRingOfTenRanksConnectsEachToItsFourNeighboursOnly() {
         int world = 10;
         MeshPeers peers = new MeshPeers(2);
