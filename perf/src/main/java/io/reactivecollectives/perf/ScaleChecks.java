@@ -112,6 +112,61 @@ final class ScaleChecks {
         return bad;
     }
 
+    /**
+     * Each rank r of {@code groups} (some or all of a group of {@code n}) all-reduces {@code count}
+     * floats, {@code (r + 1) * (i % 7 + 1)} at element i; true when every result is
+     * {@code (i % 7 + 1) * n (n + 1) / 2}, exact in floats.
+     */
+    static boolean sumIsRight(List<ProcessGroup> groups, int n, int count) {
+        List<Boolean> ok = reactor.core.publisher.Flux.fromIterable(groups).flatMap(g -> {
+            float[] v = new float[count];
+            for (int i = 0; i < count; i++) {
+                v[i] = (g.rank() + 1) * (i % 7 + 1);
+            }
+            return g.allReduce(Tensor.fromFloats(v, count), ReduceOp.SUM).map(r -> {
+                float[] out = r.toFloatArray();
+                r.release();
+                for (int i = 0; i < count; i++) {
+                    if (out[i] != (i % 7 + 1) * n * (n + 1) / 2f) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+        }, Math.max(1, groups.size())).collectList().block(TIMEOUT);
+        return ok.size() == groups.size() && !ok.contains(false);
+    }
+
+    /** The median wall time, ms, of {@code iters} all-reduces of {@code count} floats on every rank of {@code groups} at once. */
+    static double medianMs(List<ProcessGroup> groups, int count, int warmup, int iters) {
+        List<Tensor> ts = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) {
+            ts.add(Tensor.zeros(DType.FLOAT32, count));
+        }
+        try {
+            double[] times = new double[iters];
+            for (int k = -warmup; k < iters; k++) {
+                long t = System.nanoTime();
+                reactor.core.publisher.Flux.range(0, groups.size())
+                        .flatMap(i -> groups.get(i).allReduce(ts.get(i), ReduceOp.SUM), Math.max(1, groups.size()))
+                        .then().block(TIMEOUT);
+                if (k >= 0) {
+                    times[k] = (System.nanoTime() - t) / 1e6;
+                }
+            }
+            Arrays.sort(times);
+            return times[iters / 2];
+        } finally {
+            ts.forEach(Tensor::release);
+        }
+    }
+
+    /** The open file descriptors of this process ({@code /proc/self/fd}), -1 where that cannot be read. */
+    static int openFds() {
+        String[] names = new java.io.File("/proc/self/fd").list();
+        return names == null ? -1 : names.length;
+    }
+
     /** Sender {@code rank}'s value for place {@code k}: exact in floats for ranks below 2^14. */
     private static float value(int rank, int k) {
         return rank * 1000f + k % 997;

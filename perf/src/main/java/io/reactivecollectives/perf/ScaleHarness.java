@@ -2,9 +2,7 @@ package io.reactivecollectives.perf;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.reactivecollectives.core.DType;
-import io.reactivecollectives.core.ReduceOp;
-import io.reactivecollectives.core.Tensor;
+import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.rendezvous.HashStore;
 import io.reactivecollectives.core.rendezvous.MeteredStore;
 import io.reactivecollectives.tools.cli.Cli;
@@ -13,12 +11,10 @@ import io.reactivecollectives.transport.LocalCluster;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.File;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -90,7 +86,7 @@ public final class ScaleHarness implements Callable<Integer> {
     }
 
     private boolean row(int n) {
-        int fdsBefore = openFds();
+        int fdsBefore = ScaleChecks.openFds();
         long heapBefore = heapUsed();
         long directBefore = directUsed();
         long shmBefore = settledShmFree();
@@ -111,7 +107,7 @@ public final class ScaleHarness implements Callable<Integer> {
         }
         long startMs = (System.nanoTime() - t0) / 1_000_000;
         long ops = reg.find(MeteredStore.TIMER).timers().stream().mapToLong(Timer::count).sum();
-        int fds = openFds();
+        int fds = ScaleChecks.openFds();
         long heap = heapUsed() - heapBefore;
         long direct = directUsed() - directBefore;
         String transport = n > 1 ? cluster.group(0).transportTo(1) : "none";
@@ -120,13 +116,14 @@ public final class ScaleHarness implements Callable<Integer> {
         double large;
         long shmTaken;
         try {
-            ok = sumIsRight(cluster, 1) && sumIsRight(cluster, LARGE / 4);
-            small = medianMs(cluster, 1);
-            large = medianMs(cluster, LARGE / 4);
+            List<ProcessGroup> groups = new ArrayList<>(cluster.groups());
+            ok = ScaleChecks.sumIsRight(groups, n, 1) && ScaleChecks.sumIsRight(groups, n, LARGE / 4);
+            small = ScaleChecks.medianMs(groups, 1, warmup, iters);
+            large = ScaleChecks.medianMs(groups, LARGE / 4, warmup, iters);
             shmTaken = shmBefore - shmFree();
             if (everyOp) {
                 String bad = ScaleChecks.check(cluster, allToAll);
-                int fdsAfterOps = openFds();
+                int fdsAfterOps = ScaleChecks.openFds();
                 System.out.printf(Locale.ROOT, "  %5d ops %s, fds/rank_after %.1f%n", n, bad == null ? "yes" : "NO: " + bad,
                         (fdsAfterOps - fdsBefore) / (double) n);
                 ok &= bad == null;
@@ -142,56 +139,9 @@ public final class ScaleHarness implements Callable<Integer> {
         return ok && after <= fdsBefore;
     }
 
-    /** Each rank r sends (r + 1) * (i % 7 + 1) at element i; the SUM is (i % 7 + 1) * N (N + 1) / 2, exact in floats. */
-    private static boolean sumIsRight(LocalCluster cluster, int count) {
-        int n = cluster.size();
-        List<float[]> results = cluster.run(g -> {
-            float[] v = new float[count];
-            for (int i = 0; i < count; i++) {
-                v[i] = (g.rank() + 1) * (i % 7 + 1);
-            }
-            Tensor t = Tensor.fromFloats(v, count);
-            return g.allReduce(t, ReduceOp.SUM).map(r -> {
-                float[] out = r.toFloatArray();
-                r.release();
-                return out;
-            });
-        }).block(Duration.ofSeconds(120));
-        for (float[] out : results) {
-            for (int i = 0; i < count; i++) {
-                if (out[i] != (i % 7 + 1) * n * (n + 1) / 2f) {
-                    return false;
-                }
-            }
-        }
-        return results.size() == n;
-    }
-
-    /** The median wall time, ms, of all-reduces of {@code count} floats on every rank at once. */
-    private double medianMs(LocalCluster cluster, int count) {
-        List<Tensor> tensors = new ArrayList<>();
-        for (int r = 0; r < cluster.size(); r++) {
-            tensors.add(Tensor.zeros(DType.FLOAT32, count));
-        }
-        try {
-            double[] times = new double[iters];
-            for (int k = -warmup; k < iters; k++) {
-                long t = System.nanoTime();
-                cluster.run(g -> g.allReduce(tensors.get(g.rank()), ReduceOp.SUM)).block(Duration.ofSeconds(120));
-                if (k >= 0) {
-                    times[k] = (System.nanoTime() - t) / 1e6;
-                }
-            }
-            Arrays.sort(times);
-            return times[iters / 2];
-        } finally {
-            tensors.forEach(Tensor::release);
-        }
-    }
-
     /** The open file descriptors of this process, once they stop falling towards {@code target} (at most 5 s). */
     private static int settledFds(int target) {
-        int fds = openFds();
+        int fds = ScaleChecks.openFds();
         for (int i = 0; i < 50 && fds > target; i++) {
             try {
                 Thread.sleep(100);
@@ -199,14 +149,9 @@ public final class ScaleHarness implements Callable<Integer> {
                 Thread.currentThread().interrupt();
                 break;
             }
-            fds = openFds();
+            fds = ScaleChecks.openFds();
         }
         return fds;
-    }
-
-    private static int openFds() {
-        String[] names = new File("/proc/self/fd").list();
-        return names == null ? -1 : names.length;
     }
 
     private static long heapUsed() {

@@ -1,9 +1,6 @@
 package io.reactivecollectives.perf;
 
-import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ProcessGroup;
-import io.reactivecollectives.core.ReduceOp;
-import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.MeshProcessGroup;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
@@ -15,13 +12,11 @@ import picocli.CommandLine.Option;
 import reactor.core.publisher.Flux;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -126,7 +121,7 @@ public final class ScaleProcesses implements Callable<Integer> {
         int first = Integer.parseInt(f[1]);
         int count = Integer.parseInt(f[2]);
         Duration t = Duration.ofSeconds(connectTimeoutS);
-        int fdsBefore = openFds();
+        int fdsBefore = ScaleChecks.openFds();
         long t0 = System.nanoTime();
         try (TcpStore store = TcpStore.connect(TcpStoreOptions.of("127.0.0.1", port).withTimeout(t)).block(t)) {
             GroupOptions options = GroupOptions.defaults().withGroupId("scale-processes").withConnectTimeout(t).withTimeout(t);
@@ -134,13 +129,13 @@ public final class ScaleProcesses implements Callable<Integer> {
                     .flatMap(r -> MeshProcessGroup.connect(store, r, world, options), count)
                     .collectSortedList((a, b) -> Integer.compare(a.rank(), b.rank())).block(t.plusSeconds(10)));
             long startMs = (System.nanoTime() - t0) / 1_000_000;
-            double fds = (openFds() - fdsBefore) / (double) count;
+            double fds = (ScaleChecks.openFds() - fdsBefore) / (double) count;
             try {
-                boolean sum = sumIsRight(groups, 1) && sumIsRight(groups, 1 << 18);
+                boolean sum = ScaleChecks.sumIsRight(groups, world, 1) && ScaleChecks.sumIsRight(groups, world, 1 << 18);
                 String ops = ScaleChecks.check(groups, world, true);
-                double fdsAfter = (openFds() - fdsBefore) / (double) count;
-                double small = medianMs(groups, 1);
-                double large = medianMs(groups, 1 << 18);
+                double fdsAfter = (ScaleChecks.openFds() - fdsBefore) / (double) count;
+                double small = ScaleChecks.medianMs(groups, 1, 2, iters);
+                double large = ScaleChecks.medianMs(groups, 1 << 18, 2, iters);
                 System.out.printf(Locale.ROOT, "PART ranks %d-%d start_ms %d fds/rank %.1f sum %s ops %s fds/rank_after %.1f "
                                 + "4B_ms %.3f 1MiB_ms %.3f%n", first, first + count - 1, startMs, fds, sum ? "yes" : "NO",
                         ops == null ? "yes" : "NO: " + ops, fdsAfter, small, large);
@@ -153,53 +148,5 @@ public final class ScaleProcesses implements Callable<Integer> {
                     + (System.nanoTime() - t0) / 1_000_000 + " ms: " + e);
             return 1;
         }
-    }
-
-    private boolean sumIsRight(List<ProcessGroup> groups, int n) {
-        List<Boolean> ok = Flux.fromIterable(groups).flatMap(g -> {
-            float[] v = new float[n];
-            for (int i = 0; i < n; i++) {
-                v[i] = (g.rank() + 1) * (i % 7 + 1);
-            }
-            Tensor t = Tensor.fromFloats(v, n);
-            return g.allReduce(t, ReduceOp.SUM).map(r -> {
-                float[] out = r.toFloatArray();
-                r.release();
-                for (int i = 0; i < n; i++) {
-                    if (out[i] != (i % 7 + 1) * world * (world + 1) / 2f) {
-                        return false;
-                    }
-                }
-                return true;
-            });
-        }, groups.size()).collectList().block(Duration.ofSeconds(connectTimeoutS));
-        return ok.size() == groups.size() && !ok.contains(false);
-    }
-
-    private double medianMs(List<ProcessGroup> groups, int n) {
-        List<Tensor> ts = new ArrayList<>();
-        for (int i = 0; i < groups.size(); i++) {
-            ts.add(Tensor.zeros(DType.FLOAT32, n));
-        }
-        try {
-            double[] times = new double[iters];
-            for (int k = -2; k < iters; k++) {
-                long t = System.nanoTime();
-                Flux.range(0, groups.size()).flatMap(i -> groups.get(i).allReduce(ts.get(i), ReduceOp.SUM), groups.size())
-                        .then().block(Duration.ofSeconds(connectTimeoutS));
-                if (k >= 0) {
-                    times[k] = (System.nanoTime() - t) / 1e6;
-                }
-            }
-            Arrays.sort(times);
-            return times[iters / 2];
-        } finally {
-            ts.forEach(Tensor::release);
-        }
-    }
-
-    private static int openFds() {
-        String[] names = new File("/proc/self/fd").list();
-        return names == null ? -1 : names.length;
     }
 }

@@ -37,11 +37,7 @@ public final class BruckAllToAll {
     public static Mono<Void> run(Peers p, Region[] send, Region[] recv) {
         int n = p.size();
         int r = p.rank();
-        if (send.length != n || recv.length != n) {
-            return Mono.error(new IllegalArgumentException(p.op() + ": " + send.length + " pieces to send and "
-                    + recv.length + " to receive for " + n + " ranks"));
-        }
-        Mono<Void> local = Mono.fromRunnable(() -> recv[r].copyFrom(send[r]));
+        Mono<Void> local = PairwiseAllToAll.localPiece(p, send, recv);
         if (n == 1) {
             return local;
         }

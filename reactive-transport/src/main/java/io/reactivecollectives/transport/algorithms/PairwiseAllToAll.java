@@ -25,11 +25,7 @@ public final class PairwiseAllToAll {
     public static Mono<Void> run(Peers p, Region[] send, Region[] recv) {
         int n = p.size();
         int r = p.rank();
-        if (send.length != n || recv.length != n) {
-            return Mono.error(new IllegalArgumentException(p.op() + ": " + send.length + " pieces to send and "
-                    + recv.length + " to receive for " + n + " ranks"));
-        }
-        Mono<Void> local = Mono.fromRunnable(() -> recv[r].copyFrom(send[r]));
+        Mono<Void> local = localPiece(p, send, recv);
         if (n == 1) {
             return local;
         }
@@ -40,5 +36,18 @@ public final class PairwiseAllToAll {
                     return Mono.when(Segments.send(p, dst, s, send[dst]), Segments.receive(p, src, s, recv[src]));
                 }, n - 1)
                 .then());
+    }
+
+    /**
+     * An all-to-all's own piece, copied locally on subscription; an error when there is not one piece
+     * per rank to send and to receive.
+     */
+    static Mono<Void> localPiece(Peers p, Region[] send, Region[] recv) {
+        int n = p.size();
+        if (send.length != n || recv.length != n) {
+            return Mono.error(new IllegalArgumentException(p.op() + ": " + send.length + " pieces to send and "
+                    + recv.length + " to receive for " + n + " ranks"));
+        }
+        return Mono.fromRunnable(() -> recv[p.rank()].copyFrom(send[p.rank()]));
     }
 }

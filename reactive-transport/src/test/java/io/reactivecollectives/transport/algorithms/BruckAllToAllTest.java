@@ -1,19 +1,14 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
-import io.reactivecollectives.core.CollectiveException;
-import io.reactivecollectives.core.PeerFailureException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,71 +19,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of two ahead of it, and every buffer is released.
  */
 class BruckAllToAllTest {
-
-    /** In-memory wires that remember who sent to whom. */
-    private static final class Wires {
-        final Map<String, Sinks.One<ByteBuf>> slots = new ConcurrentHashMap<>();
-        final Set<String> pairs = ConcurrentHashMap.newKeySet();
-        final int size;
-
-        Wires(int size) {
-            this.size = size;
-        }
-
-        Sinks.One<ByteBuf> slot(int from, int to, int step, int chunk) {
-            return slots.computeIfAbsent(from + ">" + to + ":" + step + ":" + chunk, k -> Sinks.one());
-        }
-
-        Peers peers(int rank) {
-            Wires w = this;
-            return new Peers() {
-                public int rank() {
-                    return rank;
-                }
-
-                public int size() {
-                    return w.size;
-                }
-
-                public String op() {
-                    return "allToAll";
-                }
-
-                public long sequence() {
-                    return 0;
-                }
-
-                public int segmentBytes() {
-                    return 64;   // small: pieces and rounds span several segments
-                }
-
-                public int pipelineDepth() {
-                    return 2;
-                }
-
-                public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
-                    return Mono.fromRunnable(() -> {
-                        ByteBuf copy = payload.copy();
-                        payload.release();
-                        w.pairs.add(rank + ">" + peer);
-                        if (w.slot(rank, peer, step, chunk).tryEmitValue(copy).isFailure()) {
-                            copy.release();
-                            throw new IllegalStateException("sent twice: " + rank + ">" + peer + ":" + step + ":" + chunk);
-                        }
-                    });
-                }
-
-                public Mono<ByteBuf> receive(int peer, int step, int chunk) {
-                    return w.slot(peer, rank, step, chunk).asMono().publishOn(Schedulers.parallel())
-                            .timeout(Duration.ofSeconds(10));
-                }
-
-                public CollectiveException protocolError(int peer, String detail) {
-                    return new PeerFailureException("allToAll", rank, 0, peer, detail, null);
-                }
-            };
-        }
-    }
 
     /** Bytes of the piece from {@code src} to {@code dest}: uneven, some empty. */
     private static int length(int src, int dest) {
@@ -102,7 +32,7 @@ class BruckAllToAllTest {
     @Test
     void everyPieceArrivesWholeAndRanksTalkOnlyToPowersOfTwoAway() {
         for (int n : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 23, 31, 32, 33}) {
-            Wires w = new Wires(n);
+            InMemoryWires w = new InMemoryWires(Topology.singleHost(n), "allToAll", 64);   // small segments: pieces span several
             List<ByteBuf> buffers = new ArrayList<>();
             List<Region[]> sends = new ArrayList<>();
             List<Region[]> recvs = new ArrayList<>();

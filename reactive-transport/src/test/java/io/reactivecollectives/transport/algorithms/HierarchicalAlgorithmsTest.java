@@ -1,22 +1,16 @@
 package io.reactivecollectives.transport.algorithms;
 
 import io.netty.buffer.ByteBuf;
-import io.reactivecollectives.core.CollectiveException;
-import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,81 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * several layouts, sizes and ops, and the bytes that cross host links against the flat ring's.
  */
 class HierarchicalAlgorithmsTest {
-
-    /** In-memory wires; counts the bytes each rank sends to a rank of another host. */
-    private static final class Wires {
-        final Map<String, Sinks.One<ByteBuf>> slots = new ConcurrentHashMap<>();
-        final AtomicLong[] crossHostBytesFrom;
-        final Topology topology;
-
-        Wires(Topology t) {
-            topology = t;
-            crossHostBytesFrom = new AtomicLong[t.size()];
-            for (int i = 0; i < t.size(); i++) {
-                crossHostBytesFrom[i] = new AtomicLong();
-            }
-        }
-
-        Sinks.One<ByteBuf> slot(int from, int to, int step, int chunk) {
-            return slots.computeIfAbsent(from + ">" + to + ":" + step + ":" + chunk, k -> Sinks.one());
-        }
-
-        Peers peers(int rank) {
-            Wires w = this;
-            return new Peers() {
-                public int rank() {
-                    return rank;
-                }
-
-                public int size() {
-                    return w.topology.size();
-                }
-
-                public String op() {
-                    return "allReduce";
-                }
-
-                public long sequence() {
-                    return 0;
-                }
-
-                public int segmentBytes() {
-                    return 65536;
-                }
-
-                public int pipelineDepth() {
-                    return 2;
-                }
-
-                public Topology topology() {
-                    return w.topology;
-                }
-
-                public Mono<Void> send(int peer, int step, int chunk, ByteBuf payload) {
-                    return Mono.fromRunnable(() -> {
-                        ByteBuf copy = payload.copy();   // the socket's copy: the sender may reuse its memory
-                        payload.release();
-                        if (w.topology.hostOf(peer) != w.topology.hostOf(rank)) {
-                            w.crossHostBytesFrom[rank].addAndGet(copy.readableBytes());
-                        }
-                        if (w.slot(rank, peer, step, chunk).tryEmitValue(copy).isFailure()) {
-                            copy.release();
-                            throw new IllegalStateException("sent twice: " + rank + ">" + peer + ":" + step + ":" + chunk);
-                        }
-                    });
-                }
-
-                public Mono<ByteBuf> receive(int peer, int step, int chunk) {
-                    return w.slot(peer, rank, step, chunk).asMono().publishOn(Schedulers.parallel())
-                            .timeout(Duration.ofSeconds(10));
-                }
-
-                public CollectiveException protocolError(int peer, String detail) {
-                    return new PeerFailureException("allReduce", rank, 0, peer, detail, null);
-                }
-            };
-        }
-    }
 
     /** Host ids for {@code hosts} hosts of {@code perHost} ranks, ranks of a host interleaved when asked. */
     private static Topology layout(int hosts, int perHost, boolean interleaved) {
@@ -119,7 +38,7 @@ class HierarchicalAlgorithmsTest {
     /** Runs {@code algorithm} on every rank; returns the bytes each rank sent across hosts. */
     private static long[] allReduce(Topology t, long numel, ReduceOp op,
                                     BiFunction<Peers, Tensor, Mono<Void>> algorithm) {
-        Wires w = new Wires(t);
+        InMemoryWires w = new InMemoryWires(t, "allReduce", 65536);
         int n = t.size();
         List<Tensor> tensors = new ArrayList<>();
         try {
@@ -220,7 +139,7 @@ class HierarchicalAlgorithmsTest {
 
     /** Runs one algorithm per rank over fresh wires; returns each rank's bytes sent across hosts. */
     private static long[] runAll(Topology t, java.util.function.Function<Peers, Mono<Void>> perRank) {
-        Wires w = new Wires(t);
+        InMemoryWires w = new InMemoryWires(t, "allReduce", 65536);
         try {
             List<Mono<Void>> ranks = new ArrayList<>();
             for (int r = 0; r < t.size(); r++) {

@@ -17,6 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MeshPeersTest {
 
+    /** Drops frames; the tests close the meshes, or their start fails. */
+    private static final FrameListener QUIET = new FrameListener() {
+        @Override
+        public void onFrame(int peer, ByteBuf frame) {
+            frame.release();
+        }
+
+        @Override
+        public void onClosed(int peer, Throwable cause) {
+            // nothing to do
+        }
+    };
+
     @Test
     void ringPeersAreSymmetricAndTheirCountIsRight() {
         for (int world = 2; world <= 12; world++) {
@@ -74,20 +87,9 @@ class MeshPeersTest {
         HashStore store = new HashStore(Duration.ofSeconds(20));
         MeshOptions options = new MeshOptions("peers-mismatch", Duration.ofSeconds(5), "127.0.0.1",
                 null, 0, 1, Duration.ofMillis(200), 5, MeshRole.DATA, null);
-        FrameListener quiet = new FrameListener() {
-            @Override
-            public void onFrame(int peer, ByteBuf frame) {
-                frame.release();
-            }
-
-            @Override
-            public void onClosed(int peer, Throwable cause) {
-                // the start fails
-            }
-        };
         // rank 5 was started with a lower rc.mesh.fullUpTo than the others
         List<Object> ends = Flux.range(0, world)
-                .flatMap(r -> Mesh.start(store, r, world, options, r == 5 ? MeshPeers.POWERS_OF_TWO : MeshPeers.ALL, quiet,
+                .flatMap(r -> Mesh.start(store, r, world, options, r == 5 ? MeshPeers.POWERS_OF_TWO : MeshPeers.ALL, QUIET,
                         Duration.ZERO).<Object>map(m -> m).onErrorResume(e -> reactor.core.publisher.Mono.just(e)), world)
                 .collectList().block(Duration.ofSeconds(60));
         int named = 0;
@@ -111,19 +113,8 @@ class MeshPeersTest {
         HashStore store = new HashStore(Duration.ofSeconds(20));
         MeshOptions options = new MeshOptions("ring-test" + MeshOptions.LIVENESS_SUFFIX, Duration.ofSeconds(20), "127.0.0.1",
                 null, 0, 1, Duration.ofMillis(200), 5, MeshRole.LIVENESS, null);
-        FrameListener quiet = new FrameListener() {
-            @Override
-            public void onFrame(int peer, ByteBuf frame) {
-                frame.release();
-            }
-
-            @Override
-            public void onClosed(int peer, Throwable cause) {
-                // the test closes them
-            }
-        };
         List<Mesh> meshes = Flux.range(0, world)
-                .flatMap(r -> Mesh.start(store, r, world, options, peers, quiet, Duration.ZERO), world)
+                .flatMap(r -> Mesh.start(store, r, world, options, peers, QUIET, Duration.ZERO), world)
                 .collectList().block(Duration.ofSeconds(60));
         try {
             assertEquals(world, meshes.size());
