@@ -6,11 +6,13 @@ import io.reactivecollectives.transport.algorithms.BinomialTreeScatter;
 import io.reactivecollectives.transport.algorithms.DirectScatter;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.Region;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.publisher.Mono;
 
 /**
  * Scatter from a root: the binomial tree up to {@link GroupShape#smallBroadcastBytes()} scattered
- * in all, the root sending to every rank directly above.
+ * in all, the root sending to every rank directly above (the tree at any size in a group above
+ * {@code rc.mesh.fullUpTo} ranks, whose root is not connected to every rank).
  */
 public final class ScatterDecision {
 
@@ -47,7 +49,9 @@ public final class ScatterDecision {
      * @throws IllegalArgumentException when {@code forced} does not implement scatter
      */
     public static Chosen<Body> decide(Algorithm forced, long totalBytes, GroupShape g) {
-        return TABLE.decide(OpType.SCATTER, forced,
-                totalBytes <= g.smallBroadcastBytes() ? Algorithm.BINOMIAL_TREE : Algorithm.DIRECT);
+        // above rc.mesh.fullUpTo the root is connected to the ranks a power of two away only: the tree
+        // keeps to them, where sending directly would connect the root to every rank
+        return TABLE.decide(OpType.SCATTER, forced, totalBytes <= g.smallBroadcastBytes()
+                || g.size() > TransportSettings.MESH_FULL_UP_TO.get() ? Algorithm.BINOMIAL_TREE : Algorithm.DIRECT);
     }
 }

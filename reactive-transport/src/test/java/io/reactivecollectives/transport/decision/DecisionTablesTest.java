@@ -53,6 +53,10 @@ class DecisionTablesTest {
         assertEquals(Algorithm.BINOMIAL_TREE, GatherDecision.decide(Algorithm.AUTO, 64 * K, shape(4)).algorithm());
         assertEquals(Algorithm.DIRECT, GatherDecision.decide(Algorithm.AUTO, 64 * K + 1, shape(4)).algorithm());
         assertEquals(Algorithm.DIRECT, ScatterDecision.decide(Algorithm.AUTO, 64 * K + 1, shape(4)).algorithm());
+        // above rc.mesh.fullUpTo (64) the root keeps to its peers a power of two away: the tree at any size
+        assertEquals(Algorithm.BINOMIAL_TREE, GatherDecision.decide(Algorithm.AUTO, 64 * K * K, shape(65)).algorithm());
+        assertEquals(Algorithm.BINOMIAL_TREE, ScatterDecision.decide(Algorithm.AUTO, 64 * K * K, shape(65)).algorithm());
+        assertEquals(Algorithm.DIRECT, ScatterDecision.decide(Algorithm.DIRECT, 64 * K * K, shape(65)).algorithm());
         assertEquals(Algorithm.RING, AllGatherDecision.decide(OpType.ALLGATHER, Algorithm.AUTO, shape(4)).algorithm());
         assertEquals(Algorithm.HIERARCHICAL,
                 ReduceScatterDecision.decide(OpType.REDUCE_SCATTER, Algorithm.AUTO, twoHosts("a", "a", "b", "b")).algorithm());

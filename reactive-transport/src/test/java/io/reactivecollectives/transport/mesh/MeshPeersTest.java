@@ -85,7 +85,7 @@ class MeshPeersTest {
     void aRankWhoseSettingsGiveOtherPeersFailsTheStartNamingTheSetting() {
         int world = 8;
         HashStore store = new HashStore(Duration.ofSeconds(20));
-        MeshOptions options = new MeshOptions("peers-mismatch", Duration.ofSeconds(5), "127.0.0.1",
+        MeshOptions options = new MeshOptions("peers-mismatch", Duration.ofSeconds(3), "127.0.0.1",
                 null, 0, 1, Duration.ofMillis(200), 5, MeshRole.DATA, null);
         // rank 5 was started with a lower rc.mesh.fullUpTo than the others
         List<Object> ends = Flux.range(0, world)
