@@ -4,7 +4,6 @@ import io.reactivecollectives.core.Algorithm;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.transport.algorithms.BruckAllToAll;
 import io.reactivecollectives.transport.algorithms.PairwiseAllToAll;
-import io.reactivecollectives.transport.settings.TransportSettings;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.Region;
 import reactor.core.publisher.Mono;
@@ -42,12 +41,12 @@ public final class AllToAllDecision {
      *
      * @param op     the collective ({@link OpType#ALLTOALL}, {@link OpType#ALLTOALL_BASE})
      * @param forced the call's algorithm
-     * @param size   the group's size: above {@code rc.mesh.fullUpTo}, whose mesh connects on demand,
+     * @param g      the group: above {@code rc.mesh.fullUpTo} ranks ({@link GroupShape#sparseMesh()}),
      *               Bruck's rounds with the peers a power of two away instead of every pair
      * @return the choice
      * @throws IllegalArgumentException when {@code forced} does not implement all-to-all
      */
-    public static Chosen<Body> decide(OpType op, Algorithm forced, int size) {
-        return TABLE.decide(op, forced, size > TransportSettings.MESH_FULL_UP_TO.get() ? Algorithm.BRUCK : Algorithm.PAIRWISE);
+    public static Chosen<Body> decide(OpType op, Algorithm forced, GroupShape g) {
+        return TABLE.decide(op, forced, g.sparseMesh() ? Algorithm.BRUCK : Algorithm.PAIRWISE);
     }
 }

@@ -6,7 +6,6 @@ import io.reactivecollectives.transport.algorithms.BinomialTreeGather;
 import io.reactivecollectives.transport.algorithms.DirectGather;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.algorithms.Region;
-import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.publisher.Mono;
 
 /**
@@ -52,6 +51,6 @@ public final class GatherDecision {
         // above rc.mesh.fullUpTo the root is connected to the ranks a power of two away only: the tree
         // keeps to them, where sending directly would connect the root to every rank
         return TABLE.decide(OpType.GATHER, forced, totalBytes <= g.smallBroadcastBytes()
-                || g.size() > TransportSettings.MESH_FULL_UP_TO.get() ? Algorithm.BINOMIAL_TREE : Algorithm.DIRECT);
+                || g.sparseMesh() ? Algorithm.BINOMIAL_TREE : Algorithm.DIRECT);
     }
 }

@@ -20,6 +20,7 @@ public final class GroupShape {
     private final boolean multiHostMultiRank;
     private final long recursiveDoublingLimit;
     private final long binomialTreeLimit;
+    private final boolean sparseMesh;
 
     /**
      * The shape of {@code size} ranks placed as {@code topology} says.
@@ -40,6 +41,7 @@ public final class GroupShape {
         this.multiHostMultiRank = topology.multiHostMultiRank();
         this.recursiveDoublingLimit = AlgorithmChoice.recursiveDoublingLimit(smallAllReduceBytes, size);
         this.binomialTreeLimit = AlgorithmChoice.binomialTreeLimit(smallBroadcastBytes, size);
+        this.sparseMesh = size > io.reactivecollectives.transport.settings.TransportSettings.MESH_FULL_UP_TO.get();
     }
 
     /**
@@ -102,6 +104,14 @@ public final class GroupShape {
     /** {@return the largest broadcast the binomial tree runs at this world size} */
     public long binomialTreeLimit() {
         return binomialTreeLimit;
+    }
+
+    /**
+     * {@return whether the group is larger than {@code rc.mesh.fullUpTo}: its data mesh connects each
+     * rank to the ranks a power of two away only, and the decisions keep to algorithms among those}
+     */
+    public boolean sparseMesh() {
+        return sparseMesh;
     }
 
     @Override

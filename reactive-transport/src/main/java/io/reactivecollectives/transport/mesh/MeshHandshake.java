@@ -147,9 +147,12 @@ final class MeshHandshake {
                 return;
             }
             String why = null;
+            // a dial on demand that crossed the peer's own, or came second, is refused unlogged: the
+            // pair's one connection is being made, nothing to warn about
+            boolean onDemand = hello.rank() >= 0 && hello.rank() < world && onDemand(hello.rank());
             if (hello.rank() < 0 || hello.rank() >= world) {
                 why = "invalid peer rank " + hello.rank() + " for world size " + world;
-            } else if (onDemand(hello.rank())) {
+            } else if (onDemand) {
                 if (hello.rank() > rank && mesh.dialing(hello.rank()) && !mesh.stripeTaken(hello.rank(), hello.stripe(), stripes)) {
                     why = "rank " + rank + " and rank " + hello.rank() + " " + CROSSED + ": rank " + rank + "'s connection is kept";
                 }
@@ -164,10 +167,7 @@ final class MeshHandshake {
                         + (stripes > 1 ? " (connection " + hello.stripe() + " of " + stripes + ")" : "");
             }
             if (why != null) {
-                // a dial on demand that crossed the peer's own, or came second: the pair's one connection
-                // is being made, nothing to warn about
-                boolean expected = onDemand(hello.rank()) && (why.contains(CROSSED) || why.contains(ALREADY_CONNECTED));
-                reject(ctx, why, hello, expected);
+                reject(ctx, why, hello, onDemand);
                 return;
             }
             int peer = hello.rank();

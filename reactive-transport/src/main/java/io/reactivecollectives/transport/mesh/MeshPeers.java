@@ -112,14 +112,11 @@ public record MeshPeers(int neighbours, boolean powersOfTwo) {
         if (peer == rank || peer < 0 || peer >= world) {
             return false;
         }
-        if (all(world)) {
-            return true;
-        }
         int d = Math.floorMod(peer - rank, world);
-        if (powersOfTwo) {
+        if (powersOfTwo) {   // every peer when every distance is one (a whole ring)
             return Integer.bitCount(d) == 1 || Integer.bitCount(world - d) == 1;
         }
-        return d <= neighbours || d >= world - neighbours;
+        return all(world) || d <= neighbours || d >= world - neighbours;
     }
 
     /**
@@ -136,14 +133,16 @@ public record MeshPeers(int neighbours, boolean powersOfTwo) {
         return powersOfTwo ? powerDistances(world) : 2 * neighbours;
     }
 
-    /** How many distances on a ring of {@code world} are a power of two one way or the other. */
+    /**
+     * How many distances on a ring of {@code world} are a power of two one way or the other: each
+     * {@code 2^k} below {@code world}, and each {@code world - 2^k} that is not one of those already.
+     */
     private static int powerDistances(int world) {
-        java.util.BitSet d = new java.util.BitSet(Math.max(1, world));
+        int count = 0;
         for (long step = 1; step < world; step <<= 1) {
-            d.set((int) step);
-            d.set(world - (int) step);
+            count += Integer.bitCount(world - (int) step) == 1 ? 1 : 2;
         }
-        return d.cardinality();
+        return count;
     }
 
     /**

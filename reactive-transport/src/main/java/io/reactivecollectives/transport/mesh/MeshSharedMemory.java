@@ -106,10 +106,10 @@ final class MeshSharedMemory {
      */
     private static int[] localRanks(Mesh mesh) {
         if (mesh.connectsOnDemand()) {
-            return java.util.stream.IntStream.range(0, mesh.world())
-                    .filter(p -> p == mesh.rank() || mesh.addressOf(p) != null
-                            && LocalSockets.sameNodePath(mesh.addressOf(p).split(";")) != null)
-                    .toArray();
+            return java.util.stream.IntStream.range(0, mesh.world()).filter(p -> {
+                String published = mesh.addressOf(p);
+                return p == mesh.rank() || published != null && LocalSockets.sameNodePath(published.split(";")) != null;
+            }).toArray();
         }
         return java.util.stream.IntStream.range(0, mesh.world())
                 .filter(p -> p == mesh.rank() || "unix".equals(mesh.transportTo(p)))

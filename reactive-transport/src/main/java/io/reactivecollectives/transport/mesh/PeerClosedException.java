@@ -13,11 +13,17 @@ public final class PeerClosedException extends RuntimeException {
 
     private final int peer;
     private final boolean reset;
+    private final boolean unreachable;
 
     private PeerClosedException(int peer, boolean reset, String message, Throwable cause) {
+        this(peer, reset, false, message, cause);
+    }
+
+    private PeerClosedException(int peer, boolean reset, boolean unreachable, String message, Throwable cause) {
         super(message, cause);
         this.peer = peer;
         this.reset = reset;
+        this.unreachable = unreachable;
     }
 
     /** The peer closed the connection in order (end of stream). */
@@ -45,12 +51,17 @@ public final class PeerClosedException extends RuntimeException {
      * @return the exception: {@code peer 7 unreachable: <detail>}
      */
     public static PeerClosedException unreachable(int peer, String detail, Throwable cause) {
-        return new PeerClosedException(peer, true, "peer " + peer + " unreachable: " + detail, cause);
+        return new PeerClosedException(peer, true, true, "peer " + peer + " unreachable: " + detail, cause);
     }
 
     /** The peer. */
     public int peer() {
         return peer;
+    }
+
+    /** Whether no connection to the peer could be made on demand ({@link #unreachable}). */
+    public boolean isUnreachable() {
+        return unreachable;
     }
 
     /** Whether the connection was reset or failed, rather than closed in order. */

@@ -31,7 +31,7 @@ public final class AllToAllOps {
             Layouts.requireCpu(name, outputs, "outputs");
             Layouts.requireWritable(name, outputs, "outputs");
             Layouts.requireCpu(name, inputs, "inputs");
-            return AllToAllDecision.decide(OpType.ALLTOALL, options.algorithm(), size);
+            return AllToAllDecision.decide(OpType.ALLTOALL, options.algorithm(), runner.runtime().shape());
         }, seq -> new CollectiveFingerprint(OpType.ALLTOALL, seq, inputs.get(0).dtype(), List.of(), -1, null),
                 (ch, chosen) -> Mono.defer(() -> chosen.body().run(ch, Layouts.regions(inputs), Layouts.regions(outputs)))
                         .thenReturn(outputs)).using(outputs, inputs));
@@ -47,7 +47,7 @@ public final class AllToAllOps {
             CollectiveArguments.requireCpu(name, output, "output");
             CollectiveArguments.requireWritable(name, output, "output");
             CollectiveArguments.requireCpu(name, input, "input");
-            return AllToAllDecision.decide(OpType.ALLTOALL_BASE, options.algorithm(), size);
+            return AllToAllDecision.decide(OpType.ALLTOALL_BASE, options.algorithm(), runner.runtime().shape());
         }, seq -> new CollectiveFingerprint(OpType.ALLTOALL_BASE, seq, input.dtype(), List.of(), -1, null), (ch, chosen) -> {
             CollectiveArguments.AllToAllSplits s =
                     CollectiveArguments.allToAllSingle(output, input, outputSplits, inputSplits, rank, size);

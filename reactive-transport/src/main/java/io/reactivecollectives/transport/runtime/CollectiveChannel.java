@@ -200,8 +200,7 @@ public final class CollectiveChannel implements Peers {
         int rank = runtime.rank();
         PeerLink link = runtime.link(peer);
         String dead = runtime.peerFailures().deathOf(peer);
-        if (dead == null && e instanceof io.reactivecollectives.transport.mesh.PeerClosedException
-                && String.valueOf(e.getMessage()).startsWith("peer " + peer + " unreachable")) {
+        if (dead == null && e instanceof io.reactivecollectives.transport.mesh.PeerClosedException pc && pc.isUnreachable()) {
             dead = e.getMessage();   // no connection could be made on demand: says what was tried
         } else if (dead == null && (e instanceof java.io.IOException || link == null || !link.isActive())) {
             dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";

@@ -60,11 +60,11 @@ class DecisionTablesTest {
         assertEquals(Algorithm.RING, AllGatherDecision.decide(OpType.ALLGATHER, Algorithm.AUTO, shape(4)).algorithm());
         assertEquals(Algorithm.HIERARCHICAL,
                 ReduceScatterDecision.decide(OpType.REDUCE_SCATTER, Algorithm.AUTO, twoHosts("a", "a", "b", "b")).algorithm());
-        assertEquals(Algorithm.PAIRWISE, AllToAllDecision.decide(OpType.ALLTOALL, Algorithm.AUTO, 64).algorithm());
-        assertEquals(Algorithm.BRUCK, AllToAllDecision.decide(OpType.ALLTOALL, Algorithm.AUTO, 65).algorithm(),
+        assertEquals(Algorithm.PAIRWISE, AllToAllDecision.decide(OpType.ALLTOALL, Algorithm.AUTO, shape(64)).algorithm());
+        assertEquals(Algorithm.BRUCK, AllToAllDecision.decide(OpType.ALLTOALL, Algorithm.AUTO, shape(65)).algorithm(),
                 "above rc.mesh.fullUpTo (64): the rounds with the peers a power of two away");
-        assertEquals(Algorithm.BRUCK, AllToAllDecision.decide(OpType.ALLTOALL_BASE, Algorithm.BRUCK, 4).algorithm());
-        assertEquals(Algorithm.PAIRWISE, AllToAllDecision.decide(OpType.ALLTOALL, Algorithm.PAIRWISE, 300).algorithm());
+        assertEquals(Algorithm.BRUCK, AllToAllDecision.decide(OpType.ALLTOALL_BASE, Algorithm.BRUCK, shape(4)).algorithm());
+        assertEquals(Algorithm.PAIRWISE, AllToAllDecision.decide(OpType.ALLTOALL, Algorithm.PAIRWISE, shape(300)).algorithm());
         assertEquals("dissemination", BarrierDecision.decide(Algorithm.AUTO).recordedName());
         assertEquals("monitored", BarrierDecision.decideMonitored().recordedName());
         assertEquals("allgather", SparseAllReduceDecision.decide(Algorithm.AUTO).recordedName());
