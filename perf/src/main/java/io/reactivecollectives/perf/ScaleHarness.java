@@ -55,6 +55,10 @@ public final class ScaleHarness implements Callable<Integer> {
     @Option(names = "--all-to-all", description = "with --every-op: all-to-all too (it connects every pair)")
     boolean allToAll;
 
+    @Option(names = "--grid", description = "also split each world into a 2-D grid of row and column groups "
+            + "(ScaleGrid): split time, descriptors and store operations added, every collective checked in both")
+    boolean grid;
+
     private static final int LARGE = 1 << 20;
     private static final long MIB = 1L << 20;
 
@@ -127,6 +131,9 @@ public final class ScaleHarness implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "  %5d ops %s, fds/rank_after %.1f%n", n, bad == null ? "yes" : "NO: " + bad,
                         (fdsAfterOps - fdsBefore) / (double) n);
                 ok &= bad == null;
+            }
+            if (grid) {
+                ok &= ScaleGrid.row(cluster, reg, iters);
             }
         } finally {
             cluster.close();

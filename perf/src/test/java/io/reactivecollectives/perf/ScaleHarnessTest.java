@@ -41,4 +41,29 @@ class ScaleHarnessTest {
             assertTrue(Long.parseLong(f[6]) > 0, "store operations counted: " + row);
         }
     }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aGridOfSixRanksSplitsIntoRowsAndColumnsThatComputeRightWithoutNewDescriptors() {
+        assertEquals(2, ScaleGrid.rowLength(6));
+        assertEquals(4, ScaleGrid.rowLength(16));
+        assertEquals(1, ScaleGrid.rowLength(7));
+        PrintStream out = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            code = new CommandLine(new ScaleHarness()).execute("--worlds", "6", "--iters", "2", "--warmup", "1",
+                    "--connect-timeout", "20", "--grid");
+        } finally {
+            System.setOut(out);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, text);
+        String grid = text.lines().filter(l -> l.contains(" grid 3x2 ")).findFirst().orElseThrow(() -> new AssertionError(text));
+        assertTrue(grid.contains("rows ok, columns ok"), grid);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("fds/rank \\+(-?[0-9.]+)").matcher(grid);
+        assertTrue(m.find(), grid);
+        assertTrue(Double.parseDouble(m.group(1)) < 1, "the subgroups ride on the parent's connections: " + grid);
+    }
 }

@@ -21,7 +21,7 @@ import io.reactivecollectives.core.rendezvous.Store;
 import io.reactivecollectives.core.settings.UnknownSettings;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.group.RemoteAbortException;
-import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.Connections;
 import io.reactivecollectives.transport.mesh.MeshChannels;
 import io.reactivecollectives.transport.ops.OpFamilies;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
@@ -153,6 +153,30 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     }
 
     /**
+     * A subgroup of {@code members} (ranks of the parent) whose frames travel over {@code parent}, the
+     * parent's connections ({@link Connections#carry}); emitted once every member carries it, so that
+     * no frame reaches a rank before it can route it.
+     */
+    static Mono<MeshProcessGroup> carried(Connections parent, Store store, int rank, int[] members,
+                                          GroupOptions options, String job) {
+        return Mono.defer(() -> {
+            MeshProcessGroup g = new MeshProcessGroup(store, rank, members.length, options);
+            g.flightRecorder().job(job);
+            Connections carried = parent.carry(options.groupId(), rank, members, new InboundFrames(g.runtime, g.aborts));
+            if (carried == null) {
+                return Mono.error(new IllegalStateException("newGroup: rank " + rank + " cannot carry group '"
+                        + options.groupId() + "' over its parent's connections: its id's hash is another group's "
+                        + "there; set rc.subgroups.shareConnections=false on every rank"));
+            }
+            g.runtime.over(carried, options.diagnostics().waitReportInterval());
+            return Subgroups.allCarried(store, options.groupId(), rank, members.length, options.connectTimeout())
+                    .doOnError(e -> g.close())
+                    .doOnCancel(g::close)
+                    .thenReturn(g);
+        });
+    }
+
+    /**
      * {@link #connect(Store, int, int, GroupOptions)} with {@link GroupOptions#defaults()}.
      *
      * @param store     the rendezvous store every rank of the group uses
@@ -194,7 +218,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     /** {@return the port this rank's server listens on (-1 for a world of one)} */
     @Override
     public int port() {
-        Mesh m = runtime.mesh();
+        io.reactivecollectives.transport.mesh.Connections m = runtime.mesh();
         return m == null ? -1 : m.port();
     }
 
@@ -242,7 +266,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      */
     @Override
     public String transportTo(int peer) {
-        Mesh m = runtime.mesh();
+        io.reactivecollectives.transport.mesh.Connections m = runtime.mesh();
         return m == null ? "none" : m.transportTo(peer);
     }
 
@@ -461,7 +485,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
      */
     @Override
     public Mono<ProcessGroup> newGroup(List<Integer> ranks) {
-        return subgroups.newGroup(runtime, store, options, ranks, MeshProcessGroup::connect);
+        return subgroups.newGroup(runtime, store, options, ranks, MeshProcessGroup::connect, MeshProcessGroup::carried);
     }
 
     /**
@@ -530,13 +554,13 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     /** Closes the connections; in-flight collectives fail with {@link GroupAbortedException}. */
     @Override
     public void close() {
+        if (runtime.isClosed()) {
+            return;
+        }
+        subgroups.closeAll();   // first: their last words go over this group's connections
         if (lifecycle.close()) {
             lineage.closed(generation);
-            try {
-                subgroups.closeAll();
-            } finally {
-                GroupResources.closeAll(resources.takeAll());
-            }
+            GroupResources.closeAll(resources.takeAll());
         }
     }
 

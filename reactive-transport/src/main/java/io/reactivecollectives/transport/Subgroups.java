@@ -5,29 +5,69 @@ import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.rendezvous.PrefixStore;
 import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
+import io.reactivecollectives.transport.mesh.Connections;
+import io.reactivecollectives.transport.mesh.MeshStartException;
 import io.reactivecollectives.transport.runtime.GroupRuntime;
+import io.reactivecollectives.transport.settings.TransportSettings;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The subgroups one rank's group made (c10d's new_group); closed with it. */
+/**
+ * The subgroups one rank's group made (c10d's new_group); closed with it. By default a subgroup's
+ * frames travel over this group's connections ({@link Connections#carry}), told apart by its group
+ * id: it opens no socket and no shared memory, and starts with a few store operations per rank
+ * ({@link #allCarried}). With {@code rc.subgroups.shareConnections=false} each subgroup connects a
+ * mesh of its own through the store instead.
+ */
 final class Subgroups {
+
+    /** Store key (under the subgroup's prefix) each member sets once its frames are carried. */
+    private static final String CARRIED = "rc/carried/";
+    private static final String ALL_CARRIED = "rc/carried/all";
 
     private final AtomicInteger made = new AtomicInteger();
     private final List<ProcessGroup> children = new CopyOnWriteArrayList<>();
 
     /**
-     * A group of {@code ranks} meeting under {@code <groupId>/<k>} for the k-th call, joined through
-     * {@code join}; empty on a rank outside.
+     * How a group makes a subgroup whose frames travel over its own connections.
+     *
+     * @param <G> the group type it emits
+     */
+    @FunctionalInterface
+    interface Carry<G extends ProcessGroup> {
+
+        /**
+         * A group of {@code members} (ranks of the parent) over {@code parent}, as {@code rank} of them.
+         *
+         * @param parent  the parent's connections
+         * @param store   the subgroup's store (a prefix of the parent's)
+         * @param rank    this rank in the subgroup
+         * @param members the subgroup's ranks, as the parent's, ascending
+         * @param options the subgroup's options
+         * @param job     the job it belongs to
+         * @return a cold {@code Mono} emitting the group once every member carries it
+         */
+        Mono<G> carry(Connections parent, Store store, int rank, int[] members, GroupOptions options, String job);
+    }
+
+    /**
+     * A group of {@code ranks} meeting under {@code <groupId>/<k>} for the k-th call: carried over the
+     * parent's connections through {@code carry}, or (with {@code rc.subgroups.shareConnections=false},
+     * or before the parent is connected) joined through {@code join}; empty on a rank outside.
      *
      * @param <G> the group type {@code join} emits
      */
     <G extends ProcessGroup> Mono<ProcessGroup> newGroup(GroupRuntime runtime, Store store, GroupOptions options,
-                                                         List<Integer> ranks,
-                                                         GroupJoin<G> join) {
+                                                         List<Integer> ranks, GroupJoin<G> join, Carry<G> carry) {
         return Mono.defer(() -> {
             int[] members = CollectiveArguments.newGroup(ranks, runtime.size());
             CollectiveException refused = runtime.refusal("newGroup");
@@ -39,11 +79,46 @@ final class Subgroups {
             if (index < 0) {
                 return Mono.empty();
             }
-            return join.join(new PrefixStore(id, store), index, members.length, options.withGroupId(id),
-                            runtime.observer().recorder().job())
-                    .doOnNext(children::add)
-                    .map(g -> (ProcessGroup) g);
+            Store own = new PrefixStore(id, store);
+            GroupOptions subOptions = options.withGroupId(id);
+            String job = runtime.observer().recorder().job();
+            Connections parent = runtime.mesh();
+            Mono<G> made = parent != null && TransportSettings.SUBGROUPS_SHARE_CONNECTIONS.get()
+                    ? carry.carry(parent, own, index, members, subOptions, job)
+                    : join.join(own, index, members.length, subOptions, job);
+            return made.doOnNext(children::add).map(g -> (ProcessGroup) g);
         });
+    }
+
+    /**
+     * Completes once every one of {@code size} members has its frames carried (each sets its key and
+     * counts itself; the last sets the key all wait for): three store operations per rank. Fails
+     * after {@code timeout} naming the members that never came.
+     */
+    static Mono<Void> allCarried(Store store, String groupId, int rank, int size, Duration timeout) {
+        if (size == 1) {
+            return Mono.empty();
+        }
+        byte[] yes = "1".getBytes(StandardCharsets.UTF_8);
+        return store.set(CARRIED + rank, yes)
+                .then(store.add(CARRIED + "count", 1))
+                .flatMap(n -> n == size ? store.set(ALL_CARRIED, yes) : Mono.<Void>empty())
+                .then(store.await(List.of(ALL_CARRIED), timeout))
+                .timeout(timeout.plusSeconds(1))
+                .onErrorResume(e -> e instanceof StoreTimeoutException || e instanceof TimeoutException,
+                        e -> missing(store, size).flatMap(absent -> Mono.error(new MeshStartException(
+                                "newGroup: group '" + groupId + "' rank " + rank + " of " + size + ": "
+                                        + (absent.isEmpty() ? "not every member started it"
+                                        : "ranks " + absent + " of the subgroup never started it")
+                                        + " within " + timeout.toMillis() + " ms (every rank of the parent "
+                                        + "must call newGroup and split in the same order)", e))));
+    }
+
+    private static Mono<List<Integer>> missing(Store store, int size) {
+        return Flux.range(0, size)
+                .concatMap(r -> store.check(List.of(CARRIED + r)).filter(b -> !b).map(b -> r))
+                .collectList()
+                .onErrorReturn(List.of());
     }
 
     void closeAll() {

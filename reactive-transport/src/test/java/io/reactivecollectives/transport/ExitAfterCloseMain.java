@@ -57,7 +57,7 @@ public final class ExitAfterCloseMain {
     private static void keepBusy(MeshProcessGroup g) throws Exception {
         Field f = MeshProcessGroup.class.getDeclaredField("runtime");
         f.setAccessible(true);
-        Channel toRank1 = ((GroupRuntime) f.get(g)).mesh().socketLink(1).channel();
+        Channel toRank1 = ((io.reactivecollectives.transport.mesh.Mesh) ((GroupRuntime) f.get(g)).mesh()).socketLink(1).channel();
         CountDownLatch started = new CountDownLatch(1);
         toRank1.eventLoop().execute(() -> {
             started.countDown();

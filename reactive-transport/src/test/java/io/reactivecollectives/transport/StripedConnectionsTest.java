@@ -76,7 +76,7 @@ class StripedConnectionsTest {
         try {
             Field f = MeshProcessGroup.class.getDeclaredField("runtime");
             f.setAccessible(true);
-            return ((GroupRuntime) f.get(g)).mesh().socketLink(peer);
+            return ((io.reactivecollectives.transport.mesh.Mesh) ((GroupRuntime) f.get(g)).mesh()).socketLink(peer);
         } catch (ReflectiveOperationException e) {
             throw new AssertionError(e);
         }

@@ -14,7 +14,7 @@ import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.group.RemotePeerFailureException;
 import io.reactivecollectives.transport.group.RemoteTimeoutException;
-import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.Connections;
 import io.reactivecollectives.transport.mesh.PeerLink;
 import reactor.core.publisher.Mono;
 
@@ -35,9 +35,9 @@ public final class AbortProtocol {
 
     private final int rank;
     private final int size;
-    private final Supplier<Mesh> mesh;
+    private final Supplier<Connections> mesh;
 
-    public AbortProtocol(int rank, int size, Supplier<Mesh> mesh) {
+    public AbortProtocol(int rank, int size, Supplier<Connections> mesh) {
         this.rank = rank;
         this.size = size;
         this.mesh = mesh;
@@ -51,7 +51,7 @@ public final class AbortProtocol {
 
     /** Tells every peer that collective {@code seq} failed here with {@code cause} (null: cancelled). */
     public void tellPeers(long seq, Throwable cause) {
-        Mesh m = mesh.get();
+        Connections m = mesh.get();
         if (m == null || size == 1) {
             return;
         }
@@ -77,7 +77,7 @@ public final class AbortProtocol {
     }
 
     /** Runs {@code send} for the active link to every peer but this rank and {@code except} (-1: none). */
-    private void forEachOther(Mesh m, int except, java.util.function.Consumer<PeerLink> send) {
+    private void forEachOther(Connections m, int except, java.util.function.Consumer<PeerLink> send) {
         for (int p = 0; m != null && p < size; p++) {
             PeerLink l = p == rank || p == except ? null : m.link(p);
             if (l != null && l.isActive()) {
@@ -98,7 +98,7 @@ public final class AbortProtocol {
 
     /** Sends {@code peer} a receipt (ACK) for its frames of collective {@code seq}. */
     public void acknowledge(int peer, long seq) {
-        Mesh m = mesh.get();
+        Connections m = mesh.get();
         PeerLink l = m == null || peer == rank ? null : m.link(peer);
         if (l != null && l.isActive()) {
             l.sendAndForget(FrameType.ACK, seq, 0, 0, 0, io.netty.buffer.Unpooled.EMPTY_BUFFER);

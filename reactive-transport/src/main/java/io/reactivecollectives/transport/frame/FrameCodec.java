@@ -204,11 +204,28 @@ public final class FrameCodec {
      * @throws MalformedFrameException when a rule is broken
      */
     public static FrameType validateEstablished(ByteBuf frame, int group, int source) {
+        return validateEstablished(frame, group, g -> false, source);
+    }
+
+    /**
+     * {@link #validateEstablished(ByteBuf, int, int)} that also takes a frame whose group id
+     * {@code alsoCarried} accepts (a subgroup carried over the connection).
+     *
+     * @param frame       the frame, from its reader index
+     * @param group       the connection's own group id
+     * @param alsoCarried the other group ids the connection carries
+     * @param source      the peer's rank
+     * @return the frame's type
+     * @throws MalformedFrameException when a check fails
+     */
+    public static FrameType validateEstablished(ByteBuf frame, int group, java.util.function.IntPredicate alsoCarried,
+                                                int source) {
         FrameType type = validate(frame);
         if (type == FrameType.HELLO || type == FrameType.HELLO_ACK) {
             throw new MalformedFrameException("handshake frame on an established connection");
         }
-        if (group(frame) != group) {
+        int g = group(frame);
+        if (g != group && !alsoCarried.test(g)) {
             throw new MalformedFrameException("frame of another group (id " + group(frame) + ")");
         }
         if (source(frame) != source) {

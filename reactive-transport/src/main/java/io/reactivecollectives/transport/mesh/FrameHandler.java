@@ -38,6 +38,8 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     private final int stripe;
     private final PeerStripes link;
     private final FrameListener listener;
+    /** The subgroups' ids the mesh carries besides its own. */
+    private final java.util.function.IntPredicate carried;
     /** The peer said GOODBYE on this connection: its close is an orderly departure. */
     private boolean departing;
     private ChannelHandlerContext ctx;
@@ -48,6 +50,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         this.stripe = stripe;
         this.link = link;
         this.listener = link.listener();
+        this.carried = listener::carries;
     }
 
     @Override
@@ -64,7 +67,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         ByteBuf frame = (ByteBuf) msg;
         FrameType type;
         try {
-            type = FrameCodec.validateEstablished(frame, group, peer);
+            type = FrameCodec.validateEstablished(frame, group, carried, peer);
         } catch (MalformedFrameException e) {
             frame.release();
             fail(ctx, e);
@@ -74,7 +77,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             frame.release();
             return;
         }
-        if (type == FrameType.GOODBYE) {
+        if (type == FrameType.GOODBYE && FrameCodec.group(frame) == group) {   // a carried subgroup's is its own affair
             departing = true;
             if (stripe != 0) {
                 frame.release();  // the end of this stripe's frames; the listener hears stripe 0's

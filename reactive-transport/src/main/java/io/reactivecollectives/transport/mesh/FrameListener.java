@@ -29,4 +29,15 @@ public interface FrameListener extends LinkEnd {
     default void onFrame(int peer, FrameType type, ByteBuf frame) {
         onFrame(peer, frame);
     }
+
+    /**
+     * Whether frames with another group id than the link's own are this listener's too: the
+     * subgroups carried over the mesh ({@link CarriedGroup}); none by default.
+     *
+     * @param group a frame's group id
+     * @return true where such frames are delivered here
+     */
+    default boolean carries(int group) {
+        return false;
+    }
 }

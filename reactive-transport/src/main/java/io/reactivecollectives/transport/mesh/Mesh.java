@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * can park an event loop under contention. The listener hears of every closed connection once, with
  * a typed cause ({@link PeerSilentException}, {@link PeerClosedException}, {@link PeerProtocolException}).
  */
-public final class Mesh implements AutoCloseable {
+public final class Mesh implements Connections, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Mesh.class);
     /** The longest an accepted connection may take to complete its handshake (see {@link #handshakeTime()}). */
@@ -50,7 +50,8 @@ public final class Mesh implements AutoCloseable {
     private final int world;
     private final MeshOptions options;
     private final int groupHash;
-    private final FrameListener listener;
+    /** Where the links deliver: the group's listener, and the subgroups' carried over this mesh. */
+    private final GroupRouter listener;
     /** Which ranks this rank connects to. */
     private final MeshPeers peers;
     /** The link to each peer, its stripes while they come up, the shared-memory links. */
@@ -79,11 +80,11 @@ public final class Mesh implements AutoCloseable {
         this.world = world;
         this.options = options;
         this.groupHash = options.groupId().hashCode();
-        this.listener = listener;
+        this.listener = new GroupRouter(groupHash, world, listener);
         this.peers = peers;
         this.links = new MeshLinks(world);
         this.directory = new MeshDirectory(world, rank);
-        this.closes = MeshSharedMemory.closesAfterFrames(this, listener);
+        this.closes = MeshSharedMemory.closesAfterFrames(this, this.listener);
         this.missing = new AtomicInteger(peers.count(rank, world));
         this.sockets = new MeshSockets(options, rank);
         this.admission = new MeshAdmission(options, world, this::describe, log);
@@ -478,6 +479,18 @@ public final class Mesh implements AutoCloseable {
     /** Resumes reading from every connection, every stripe. */
     public void resumeReading() {
         links.reading(true);
+    }
+
+    @Override
+    public Connections carry(String groupId, int rank, int[] members, FrameListener subgroup) {
+        int hash = groupId.hashCode();
+        CarriedGroup carried = new CarriedGroup(this, hash, rank, members, subgroup);
+        return !closed && listener.add(hash, members, subgroup) ? carried : null;
+    }
+
+    /** The frames of the subgroup {@code groupHash} are dropped from now on ({@link CarriedGroup#close}). */
+    void retire(int groupHash) {
+        listener.retire(groupHash);
     }
 
     /**

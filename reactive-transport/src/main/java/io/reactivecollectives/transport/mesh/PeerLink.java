@@ -83,6 +83,34 @@ public interface PeerLink {
                             long agreementCount, ByteBuf payload);
 
     /**
+     * {@link #writeFrame} with {@code group} as the header's group id instead of the link's own: how a
+     * subgroup carried over this link's mesh writes its frames ({@link CarriedGroup}).
+     *
+     * @param group          the group id written in the header
+     * @param type           the frame type
+     * @param seq            the collective's sequence number
+     * @param tag            the sub-operation
+     * @param step           the algorithm's step
+     * @param chunk          the piece of the step
+     * @param agreementWord  the header's agreement word
+     * @param agreementCount the header's agreement count
+     * @param payload        the payload, released once written or on failure
+     * @return the write's future
+     */
+    Future<Void> writeFrameAs(int group, FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
+                              long agreementCount, ByteBuf payload);
+
+    /**
+     * {@link #sendFragments} with {@code group} as the headers' group id (a carried subgroup's).
+     *
+     * @param group     the group id written in each header
+     * @param tag       the message's tag
+     * @param fragments the fragments' payloads, ownership taken
+     * @return completes when written
+     */
+    Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments);
+
+    /**
      * Why a write failed, as {@link #send} reports it: the cause this link was closed for when this
      * side closed it, a {@link PeerClosedException} for a connection the peer closed or reset, else
      * {@code error} itself.

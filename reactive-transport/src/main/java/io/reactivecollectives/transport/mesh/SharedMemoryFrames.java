@@ -21,6 +21,8 @@ final class SharedMemoryFrames implements ShmFrames {
     private final String describe;
     /** Where every link's frames go (the mesh's listener, as {@link SharedMemoryLink#listener()}). */
     private final FrameListener listener;
+    /** The subgroups' ids the mesh carries besides its own. */
+    private final java.util.function.IntPredicate carried;
     /** The link of each local peer, by rank; all set before the poller starts. */
     private final SharedMemoryLink[] links;
 
@@ -36,6 +38,7 @@ final class SharedMemoryFrames implements ShmFrames {
         this.group = group;
         this.describe = describe;
         this.listener = listener;
+        this.carried = listener::carries;
         this.links = new SharedMemoryLink[world];
     }
 
@@ -53,7 +56,12 @@ final class SharedMemoryFrames implements ShmFrames {
      * @throws MalformedFrameException when a check fails
      */
     static FrameType check(ByteBuf frame, int group, int peer) {
-        FrameType type = FrameCodec.validateEstablished(frame, group, peer);
+        return check(frame, group, g -> false, peer);
+    }
+
+    /** {@link #check(ByteBuf, int, int)} taking also the group ids {@code carried} accepts (subgroups). */
+    static FrameType check(ByteBuf frame, int group, java.util.function.IntPredicate carried, int peer) {
+        FrameType type = FrameCodec.validateEstablished(frame, group, carried, peer);
         if (type == FrameType.HEARTBEAT) {
             throw new MalformedFrameException("heartbeat in shared memory (heartbeats travel on the socket)");
         }
@@ -69,7 +77,7 @@ final class SharedMemoryFrames implements ShmFrames {
         }
         FrameType type;
         try {
-            type = check(frame, group, peer);
+            type = check(frame, group, carried, peer);
         } catch (MalformedFrameException e) {
             frame.release();
             onCorrupt(peer, e.getMessage());

@@ -95,8 +95,14 @@ final class SharedMemoryLink implements PeerLink {
     @Override
     public Future<Void> writeFrame(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                                    long agreementCount, ByteBuf payload) {
+        return writeFrameAs(group, type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+    }
+
+    @Override
+    public Future<Void> writeFrameAs(int group, FrameType type, long seq, int tag, int step, int chunk,
+                                     long agreementWord, long agreementCount, ByteBuf payload) {
         if (!ring.reserve()) {
-            return socket.writeFrame(type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+            return socket.writeFrameAs(group, type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
         }
         if (ring.tryWriteFrame(type, group, seq, tag, step, chunk, self, agreementWord, agreementCount, payload)) {
             return WRITTEN;
@@ -123,8 +129,13 @@ final class SharedMemoryLink implements PeerLink {
     /** The fragments go into the ring as one write: nothing comes between them. */
     @Override
     public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
+        return sendFragmentsAs(group, tag, fragments);
+    }
+
+    @Override
+    public Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments) {
         if (!ring.reserve()) {
-            return socket.sendFragments(tag, fragments);
+            return socket.sendFragmentsAs(group, tag, fragments);
         }
         return Mono.create(sink -> {
             Promise<Void> last = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);

@@ -116,7 +116,7 @@ public final class SocketLink implements PeerLink {
                 all[i] = Mono.<Void>create(sink -> {
                     ChannelFuture written;
                     try {
-                        written = write(ch, type, seq, tag, step, chunk, agreementWord, agreementCount, p);
+                        written = write(ch, group, type, seq, tag, step, chunk, agreementWord, agreementCount, p);
                     } catch (Throwable t) {
                         sink.error(t);
                         return;
@@ -133,7 +133,13 @@ public final class SocketLink implements PeerLink {
     @Override
     public ChannelFuture writeFrame(FrameType type, long seq, int tag, int step, int chunk, long agreementWord,
                                     long agreementCount, ByteBuf payload) {
-        return write(route(type, chunk), type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+        return write(route(type, chunk), group, type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
+    }
+
+    @Override
+    public ChannelFuture writeFrameAs(int group, FrameType type, long seq, int tag, int step, int chunk,
+                                      long agreementWord, long agreementCount, ByteBuf payload) {
+        return write(route(type, chunk), group, type, seq, tag, step, chunk, agreementWord, agreementCount, payload);
     }
 
     @Override
@@ -144,6 +150,11 @@ public final class SocketLink implements PeerLink {
     /** The fragments go on the first stripe in one event-loop task. */
     @Override
     public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
+        return sendFragmentsAs(group, tag, fragments);
+    }
+
+    @Override
+    public Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments) {
         return Mono.create(sink -> {
             ChannelPromise last = channel.newPromise();
             Runnable task = () -> {
@@ -177,7 +188,7 @@ public final class SocketLink implements PeerLink {
         });
     }
 
-    private ChannelFuture write(Channel ch, FrameType type, long seq, int tag, int step, int chunk,
+    private ChannelFuture write(Channel ch, int group, FrameType type, long seq, int tag, int step, int chunk,
                                 long agreementWord, long agreementCount, ByteBuf payload) {
         int len = payload.readableBytes();
         ByteBuf header;

@@ -313,7 +313,7 @@ public final class CollectiveChannel implements Peers {
                 w.fail(e);
                 return;
             }
-            io.reactivecollectives.transport.mesh.Mesh mesh = channel.runtime.link(peer) == null && peer != channel.runtime.rank() ? channel.runtime.mesh() : null;
+            io.reactivecollectives.transport.mesh.Connections mesh = channel.runtime.link(peer) == null && peer != channel.runtime.rank() ? channel.runtime.mesh() : null;
             if (mesh != null && mesh.connectsOnDemand()) {   // the first frame to a peer not connected yet
                 mesh.connect(peer).subscribe(null, e -> {
                     ReferenceCountUtil.safeRelease(payload);

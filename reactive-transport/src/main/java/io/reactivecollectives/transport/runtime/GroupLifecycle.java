@@ -51,7 +51,7 @@ public final class GroupLifecycle {
                 CollectiveException.NO_PEER, "the group was closed"));
         runtime.p2p().close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER, "the group was closed"));
         runtime.observer().metrics().close();
-        Mesh m = runtime.mesh();
+        io.reactivecollectives.transport.mesh.Connections m = runtime.mesh();
         if (m != null && runtime.abortedWhy() == null) {
             // peers still running a collective this rank finished are not failed by its leaving: GOODBYE
             // says which it finished, and each connection closes once it and every write before it went out

@@ -10,6 +10,7 @@ import io.reactivecollectives.transport.frame.P2PFrameCodec;
 import io.reactivecollectives.transport.group.CollectiveWatchdog;
 import io.reactivecollectives.transport.group.Mailbox;
 import io.reactivecollectives.transport.group.P2PMailbox;
+import io.reactivecollectives.transport.mesh.Connections;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.MeshOptions;
@@ -35,7 +36,7 @@ public final class GroupRuntime {
     private final CollectiveObserver observer;
     private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
     private volatile GroupShape shape;
-    private volatile Mesh mesh;
+    private volatile Connections mesh;
     /** The mesh's live link table ({@link Mesh#linkTable}), null while there is no mesh. */
     private volatile AtomicReferenceArray<PeerLink> links;
     private volatile Mesh liveness;
@@ -107,11 +108,11 @@ public final class GroupRuntime {
     }
 
     /** The connections (null until connected, and for a world of one). */
-    public Mesh mesh() {
+    public Connections mesh() {
         return mesh;
     }
 
-    public void mesh(Mesh m) {
+    public void mesh(Connections m) {
         this.links = m == null ? null : m.linkTable();
         this.mesh = m;
     }
@@ -167,6 +168,21 @@ public final class GroupRuntime {
                             }
                         }))
                 .then();
+    }
+
+    /**
+     * Runs this rank's group over {@code carried}, a subgroup's share of its parent's connections
+     * ({@link Connections#carry}): no mesh, no heartbeats of its own (the parent's connections end
+     * for both). Reports long waits every {@code reportEvery} as {@link #connect} does.
+     */
+    public void over(Connections carried, java.time.Duration reportEvery) {
+        shape = shape.withTopology(io.reactivecollectives.transport.algorithms.Topology.of(carried.hostIds()));
+        this.links = carried.linkTable();
+        this.mesh = carried;
+        this.waitReports = CollectiveWaits.start(this, reportEvery);
+        if (closed) {
+            waitReports.dispose();
+        }
     }
 
     public boolean isClosed() {
@@ -233,14 +249,14 @@ public final class GroupRuntime {
     }
 
     private void pauseReading() {
-        Mesh m = mesh;
+        Connections m = mesh;
         if (m != null) {
             m.pauseReading();
         }
     }
 
     private void resumeReading() {
-        Mesh m = mesh;
+        Connections m = mesh;
         if (m != null) {
             m.resumeReading();
         }

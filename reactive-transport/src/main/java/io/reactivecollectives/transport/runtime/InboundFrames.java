@@ -16,7 +16,7 @@ import io.reactivecollectives.transport.group.Delivery;
 import io.reactivecollectives.transport.group.ReceiptSender;
 import io.reactivecollectives.transport.group.RemoteAbortException;
 import io.reactivecollectives.transport.mesh.FrameListener;
-import io.reactivecollectives.transport.mesh.Mesh;
+import io.reactivecollectives.transport.mesh.Connections;
 import io.reactivecollectives.transport.mesh.PeerProtocolException;
 import io.reactivecollectives.transport.mesh.PeerSilentException;
 import io.reactivecollectives.transport.wire.LentBuffer;
@@ -131,7 +131,7 @@ public final class InboundFrames implements FrameListener {
         } finally {
             frame.release();
         }
-        Mesh data = runtime.mesh();
+        Connections data = runtime.mesh();
         if (silent < 0 || silent >= runtime.size() || silent == runtime.rank() || silent == reporter) {
             protocolViolation(reporter, "PEER_SILENT names rank " + silent);
         } else if (data != null) {
@@ -151,7 +151,7 @@ public final class InboundFrames implements FrameListener {
 
     private void protocolViolation(int peer, String what) {
         runtime.peerFailures().markDead(peer, "peer " + peer + " broke the protocol: " + what, false);
-        Mesh m = runtime.mesh();
+        Connections m = runtime.mesh();
         if (m != null && m.link(peer) != null) {
             m.closeLink(peer, new PeerProtocolException("rank " + peer + ": " + what, null));
         }

@@ -3,7 +3,6 @@ package io.reactivecollectives.transport.runtime;
 import io.netty.buffer.ByteBuf;
 import io.reactivecollectives.transport.mesh.FrameListener;
 import io.reactivecollectives.transport.failure.AbortProtocol;
-import io.reactivecollectives.transport.mesh.Mesh;
 import io.reactivecollectives.transport.mesh.MeshPeers;
 import io.reactivecollectives.transport.mesh.MeshRole;
 import io.reactivecollectives.transport.mesh.PeerSilentException;
@@ -44,7 +43,7 @@ final class LivenessWatch implements FrameListener {
 
     @Override
     public void onClosed(int peer, Throwable cause) {
-        Mesh data = runtime.mesh();
+        io.reactivecollectives.transport.mesh.Connections data = runtime.mesh();
         if (runtime.isClosed() || data == null) {
             return;
         }

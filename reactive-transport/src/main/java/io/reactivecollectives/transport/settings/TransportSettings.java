@@ -98,6 +98,12 @@ public final class TransportSettings implements SettingsProvider {
                     + "rank to the ranks a power of two away on the ring (at most 2 log2 N) and to any other peer when a "
                     + "collective first sends to it; the same on every rank");
 
+    /** Whether subgroups and splits travel over their parent's connections. */
+    public static final Setting<Boolean> SUBGROUPS_SHARE_CONNECTIONS = Setting.bool("rc.subgroups.shareConnections", true,
+            "newGroup and split carry the subgroup's frames over the parent's connections (told apart by the group id "
+                    + "in each frame): no new sockets, shared memory or heartbeats; `false`: each subgroup connects a mesh "
+                    + "of its own through the store; the same on every rank");
+
     /** Ranks on each side a rank heartbeats with when the heartbeats go over a ring. */
     public static final Setting<Integer> LIVENESS_NEIGHBOURS = Setting.integer("rc.liveness.neighbours", 2, 1, 64,
             "ranks on each side of a rank it heartbeats with (and is watched by) when heartbeats go over a ring; "
@@ -237,7 +243,7 @@ public final class TransportSettings implements SettingsProvider {
     @Override
     public List<Setting<?>> settings() {
         return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
-                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO,
+                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO, SUBGROUPS_SHARE_CONNECTIONS,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,
