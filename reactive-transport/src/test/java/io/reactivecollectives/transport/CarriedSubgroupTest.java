@@ -195,4 +195,36 @@ class CarriedSubgroupTest {
             cluster.close();
         }
     }
+
+    /**
+     * A subgroup whose unclaimed frames filled its budget pauses the parent's reading (the connections
+     * are shared); closing it gives the connections back: the parent's all-reduce completes.
+     */
+    @Test
+    void aSubgroupThatPausedTheSharedConnectionsResumesThemWhenItCloses() {
+        GroupOptions small = GroupOptions.defaults().withGroupId("paused").withSegmentBytes(4096)
+                .withMaxFramePayload(4096).withMaxUnclaimedBytes(16384);
+        LocalCluster cluster = LocalCluster.start(2, small).block(WAIT);
+        assertNotNull(cluster);
+        Tensor big = Tensor.fromFloats(new float[1 << 18], 1 << 18);
+        Tensor[] whole = {Tensor.fromLongs(new long[] {1}, 1), Tensor.fromLongs(new long[] {2}, 1)};
+        try {
+            List<Optional<ProcessGroup>> subs = cluster.run(g -> g.newGroup(List.of(0, 1)).map(Optional::of)
+                    .defaultIfEmpty(Optional.empty())).block(WAIT);
+            assertNotNull(subs);
+            // rank 0 broadcasts 1 MiB that rank 1 never asks for: its frames wait unclaimed there, past the budget
+            reactor.core.Disposable sending = subs.get(0).orElseThrow().broadcast(big, 0).subscribe(x -> { }, e -> { });
+            Mono.delay(Duration.ofMillis(500)).block();
+            subs.get(1).orElseThrow().close();
+            cluster.run(g -> g.allReduce(whole[g.rank()], ReduceOp.SUM).thenReturn(1)).block(Duration.ofSeconds(20));
+            assertEquals(3, whole[0].getLong(0));
+            assertEquals(3, whole[1].getLong(0));
+            sending.dispose();
+        } finally {
+            big.release();
+            whole[0].release();
+            whole[1].release();
+            cluster.close();
+        }
+    }
 }

@@ -30,6 +30,8 @@ public final class CarriedGroup implements Connections {
     private final FrameListener listener;
     private final AtomicReferenceArray<PeerLink> table;
     private volatile boolean closed;
+    /** Whether this subgroup holds a pause of the mesh's reading. */
+    private boolean paused;
 
     CarriedGroup(Mesh mesh, int groupHash, int rank, int[] members, FrameListener listener) {
         this.mesh = mesh;
@@ -109,14 +111,21 @@ public final class CarriedGroup implements Connections {
         return mine;
     }
 
+    /** Holds one pause of the mesh's reading (the subgroup's mailbox is full) until resumed or closed. */
     @Override
-    public void pauseReading() {
-        mesh.pauseReading();
+    public synchronized void pauseReading() {
+        if (!paused) {
+            paused = true;
+            mesh.pauseReading();
+        }
     }
 
     @Override
-    public void resumeReading() {
-        mesh.resumeReading();
+    public synchronized void resumeReading() {
+        if (paused) {
+            paused = false;
+            mesh.resumeReading();
+        }
     }
 
     /** Closes the mesh's connection to the member: a peer that broke the protocol is broken for every group. */
@@ -137,6 +146,7 @@ public final class CarriedGroup implements Connections {
     public void close() {
         closed = true;
         mesh.retire(groupHash);
+        resumeReading();   // a closed subgroup holds the parent's connections back no longer
     }
 
     /** Writes the last words on every member's link, then retires the subgroup's id; the connections stay open. */
@@ -153,6 +163,7 @@ public final class CarriedGroup implements Connections {
         Runnable release = ExitHold.hold(grace.plusMillis(500));  // the JVM waits for the last words
         Mono.when(all).doFinally(s -> {
             mesh.retire(groupHash);
+            resumeReading();
             release.run();
         }).subscribe();
     }

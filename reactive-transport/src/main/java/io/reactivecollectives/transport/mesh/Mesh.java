@@ -471,14 +471,17 @@ public final class Mesh implements Connections, AutoCloseable {
         return sockets.port();
     }
 
-    /** Stops reading from every connection, every stripe (back-pressure). */
+    /**
+     * Stops reading from every connection, every stripe (back-pressure). Counted: the group and each
+     * subgroup carried here pause on their own, and reading resumes once none holds a pause.
+     */
     public void pauseReading() {
-        links.reading(false);
+        links.pause();
     }
 
-    /** Resumes reading from every connection, every stripe. */
+    /** Resumes reading from every connection, every stripe, once no other pause is held. */
     public void resumeReading() {
-        links.reading(true);
+        links.resume();
     }
 
     @Override

@@ -19,6 +19,8 @@ final class MeshLinks {
     private final AtomicReferenceArray<SocketLink> sockets;
     private final AtomicReferenceArray<PeerStripes> stripes;
     private volatile ShmLinks shm;
+    /** Pauses of reading held (the group's and each carried subgroup's back-pressure); guarded by this. */
+    private int pauses;
 
     MeshLinks(int world) {
         this.links = new AtomicReferenceArray<>(world);
@@ -88,6 +90,20 @@ final class MeshLinks {
     String transportTo(int peer) {
         PeerLink l = link(peer);
         return l == null ? "none" : l.transport();
+    }
+
+    /** Holds one more pause of reading; the first stops every connection's ({@link #reading}). */
+    synchronized void pause() {
+        if (pauses++ == 0) {
+            reading(false);
+        }
+    }
+
+    /** Lets one pause go; the last resumes every connection's reading. */
+    synchronized void resume() {
+        if (pauses > 0 && --pauses == 0) {
+            reading(true);
+        }
     }
 
     /** Stops or resumes reading every connection, every stripe, and the shared memory. */
