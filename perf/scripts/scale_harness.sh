@@ -2,7 +2,7 @@
 # The scale harness (issue 44): LocalClusters of growing size in one JVM, one row per world size
 # (start-up time, fds and memory per rank, store operations, a checked SUM all-reduce, median 4 B and
 # 1 MiB all-reduce times). Usage (from anywhere):
-#   perf/scripts/scale_harness.sh [--worlds 8,16,32,64] [--iters 20] [--connect-timeout 120] [--every-op [--all-to-all]] [--grid]
+#   perf/scripts/scale_harness.sh [--worlds 8,16,32,64] [--iters 20] [--connect-timeout 120] [--every-op [--all-to-all]] [--grid] [--all-pairs]
 #   perf/scripts/scale_harness.sh processes [--world 1024] [--jvms 4] [--iters 5]   # one group over several rank JVMs
 # Builds the perf module and its class path as bin/collectives-perf does (same files), with MVN_FLAGS added
 # (e.g. MVN_FLAGS=-o for offline); JAVA_OPTS go to the JVM (default -Xmx4g); prints the machine first.

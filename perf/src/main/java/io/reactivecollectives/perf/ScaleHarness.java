@@ -59,6 +59,10 @@ public final class ScaleHarness implements Callable<Integer> {
             + "(ScaleGrid): split time, descriptors and store operations added, every collective checked in both")
     boolean grid;
 
+    @Option(names = "--all-pairs", description = "also send every other rank a message from every rank (ScalePairs): "
+            + "descriptors per rank right after and once idle (rc.mesh.onDemandLimit), then again")
+    boolean allPairs;
+
     private static final int LARGE = 1 << 20;
     private static final long MIB = 1L << 20;
 
@@ -134,6 +138,9 @@ public final class ScaleHarness implements Callable<Integer> {
             }
             if (grid) {
                 ok &= ScaleGrid.row(cluster, reg, iters);
+            }
+            if (allPairs) {
+                ok &= ScalePairs.row(cluster, fdsBefore);
             }
         } finally {
             cluster.close();

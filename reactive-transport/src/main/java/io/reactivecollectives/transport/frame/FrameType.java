@@ -40,7 +40,14 @@ public enum FrameType {
      * rank watches every other) and found it silent; payload: UTF-8 finding. The receiver closes its
      * own connection to that peer with the finding as the cause, as if it had found the silence itself.
      */
-    PEER_SILENT(10);
+    PEER_SILENT(10),
+    /**
+     * The sender closes this connection quietly because it sat idle (a mesh that connects on demand,
+     * over its limit of such connections): step 0 asks, step 1 agrees. Handled by the link, never
+     * passed on: neither side takes the end for a failure, and the next frame between the two ranks
+     * goes over a new connection. No payload.
+     */
+    RETIRE(11);
 
     private final int code;
 
@@ -53,7 +60,7 @@ public enum FrameType {
         return code;
     }
 
-    private static final FrameType[] BY_CODE = new FrameType[11];
+    private static final FrameType[] BY_CODE = new FrameType[12];
 
     static {
         for (FrameType t : values()) {

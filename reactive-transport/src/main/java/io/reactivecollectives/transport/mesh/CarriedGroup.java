@@ -52,6 +52,18 @@ public final class CarriedGroup implements Connections {
         }
     }
 
+    /**
+     * The mesh's link to member {@code peer} came or went (a connection made on demand, or one
+     * closed as idle): the table follows, so that a send to it connects first where it is gone.
+     */
+    void meshLinkChanged(int peer) {
+        if (peer == rank) {
+            return;
+        }
+        PeerLink now = mesh.link(members[peer]);
+        table.set(peer, now == null ? null : new CarriedLink(peer, members[peer], groupHash, mesh, listener));
+    }
+
     /** {@return the mesh's rank of member {@code peer}} */
     int meshRank(int peer) {
         return members[peer];

@@ -54,6 +54,21 @@ public interface Connections {
     Mono<Void> connect(int peer);
 
     /**
+     * The link to {@code peer}, connected first where the connections are made on demand: the link
+     * read after {@link #connect}, again until one is there (a link closed as idle in between is
+     * connected anew). Write to the link it emits at once; do not keep it.
+     *
+     * @param peer a rank of the group
+     * @return a cold {@code Mono} emitting the link, or failing as {@link #connect} does
+     */
+    default Mono<PeerLink> linkTo(int peer) {
+        return Mono.defer(() -> {
+            PeerLink l = link(peer);
+            return l != null ? Mono.just(l) : connect(peer).then(Mono.defer(() -> linkTo(peer)));
+        });
+    }
+
+    /**
      * How this rank reaches {@code peer}: {@code "shm"}, {@code "unix"}, {@code "tcp"} or {@code "none"}.
      *
      * @param peer a rank of the group

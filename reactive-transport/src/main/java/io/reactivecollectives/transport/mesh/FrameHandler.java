@@ -77,6 +77,17 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             frame.release();
             return;
         }
+        link.touch();
+        if (type == FrameType.RETIRE) {
+            int step = FrameCodec.step(frame);
+            frame.release();
+            try {
+                link.retireFrame(step);
+            } catch (MalformedFrameException e) {
+                fail(ctx, e);
+            }
+            return;
+        }
         if (type == FrameType.GOODBYE && FrameCodec.group(frame) == group) {   // a carried subgroup's is its own affair
             departing = true;
             if (stripe != 0) {

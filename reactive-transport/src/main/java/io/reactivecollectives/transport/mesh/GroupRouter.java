@@ -25,7 +25,7 @@ final class GroupRouter implements FrameListener {
     private static final Logger log = LoggerFactory.getLogger(GroupRouter.class);
 
     /** One carried subgroup: the subgroup's rank of each rank of the mesh (-1: not a member), its listener. */
-    private record Carried(int[] subRankOf, FrameListener listener) {
+    private record Carried(int[] subRankOf, FrameListener listener, CarriedGroup group) {
     }
 
     private final int own;
@@ -60,6 +60,11 @@ final class GroupRouter implements FrameListener {
      * @return false when the id is taken (the mesh's own, or carried or retired here)
      */
     boolean add(int groupHash, int[] members, FrameListener listener) {
+        return add(groupHash, members, listener, null);
+    }
+
+    /** {@link #add(int, int[], FrameListener)} for {@code group}, told when the mesh's link to a member changes. */
+    boolean add(int groupHash, int[] members, FrameListener listener, CarriedGroup group) {
         int[] subRankOf = new int[world];
         Arrays.fill(subRankOf, -1);
         for (int i = 0; i < members.length; i++) {
@@ -68,13 +73,23 @@ final class GroupRouter implements FrameListener {
         if (groupHash == own || retired.contains(groupHash)) {
             return false;
         }
-        return carried.putIfAbsent(groupHash, new Carried(subRankOf, listener)) == null;
+        return carried.putIfAbsent(groupHash, new Carried(subRankOf, listener, group)) == null;
     }
 
     /** Stops delivering the frames of {@code groupHash}; those still arriving are dropped. */
     void retire(int groupHash) {
         retired.add(groupHash);
         carried.remove(groupHash);
+    }
+
+    /** The mesh's link to {@code peer} came or went: the carried subgroups it is a member of follow. */
+    void linkChanged(int peer) {
+        for (Carried c : carried.values()) {
+            int sub = c.subRankOf[peer];
+            if (sub >= 0 && c.group != null) {
+                c.group.meshLinkChanged(sub);
+            }
+        }
     }
 
     @Override

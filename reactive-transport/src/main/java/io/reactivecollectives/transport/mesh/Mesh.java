@@ -73,6 +73,8 @@ public final class Mesh implements Connections, AutoCloseable {
     private final LinkEnd closes;
     /** The connections made on demand ({@link #connect}). */
     private final MeshDials dials = new MeshDials(this);
+    /** Closes idle connections made on demand over the limit (where a limit is set). */
+    private final MeshIdle idle;
 
     private Mesh(Store store, int rank, int world, MeshOptions options, MeshPeers peers, FrameListener listener) {
         this.store = store;
@@ -88,6 +90,7 @@ public final class Mesh implements Connections, AutoCloseable {
         this.missing = new AtomicInteger(peers.count(rank, world));
         this.sockets = new MeshSockets(options, rank);
         this.admission = new MeshAdmission(options, world, this::describe, log);
+        this.idle = MeshIdle.of(this, options.role() == MeshRole.DATA);
     }
 
     /** Who may hold this rank's port before its handshake, and for how long. */
@@ -282,37 +285,19 @@ public final class Mesh implements Connections, AutoCloseable {
                         .filter(e -> e instanceof java.net.ConnectException));
     }
 
-    /**
-     * Says HELLO as this rank to {@code holder}, the address another process published for it:
-     * fails with a {@link MeshStartException} when that process answers (it is alive: this rank
-     * joined twice); completes when it cannot be reached (a leftover). On a thread that may block.
-     */
-    Mono<Void> probe(String holder) {
-        MeshHandshake.Connect hs = new MeshHandshake.Connect(this, rank);
-        return sockets.dial(holder, hs, c -> c.channel().writeAndFlush(hs.hello(c.channel())))
-                .flatMap(conn -> hs.done.asMono().doFinally(s -> conn.dispose()))
-                .then(Mono.<Void>error(() -> new MeshStartException(describe() + ": rank " + rank
-                        + " joined twice: the process at " + holder + " accepted a second rank " + rank, null)))
-                .timeout(RankClaim.probeTimeout(options))
-                .onErrorResume(e -> !(e instanceof MeshStartException), e -> {
-                    log.debug("{}: the earlier holder of this rank at {} is gone ({})", describe(), holder, e.toString());
-                    return Mono.empty();
-                });
+    /** The sockets: servers, dials, accepted connections. */
+    MeshSockets sockets() {
+        return sockets;
     }
 
     /** The connections to {@code peer}, made for {@code count} stripes by the first one's handshake. */
     PeerStripes stripesOf(int peer, int count) {
-        return links.stripesOf(peer, () -> new PeerStripes(peer, count, listener, closes));
+        return links.stripesOf(peer, () -> new PeerStripes(peer, count, listener, closes, idle.active() ? idle : null));
     }
 
     /** Whether connection {@code stripe} of {@code count} to {@code peer} is connected already (or the count differs). */
     boolean stripeTaken(int peer, int stripe, int count) {
         return links.stripeTaken(peer, stripe, count);
-    }
-
-    /** How many connections a peer opens to this rank over {@code ch}'s transport: one over a Unix domain socket. */
-    int connectionsOver(Channel ch) {
-        return MeshSockets.isLocal(ch) ? 1 : options.connectionsPerPeer();
     }
 
     /**
@@ -333,8 +318,20 @@ public final class Mesh implements Connections, AutoCloseable {
             if (expects(peer) && missing.decrementAndGet() == 0) {   // a peer connected on demand is not counted
                 connected.tryEmitEmpty();
             }
+            listener.linkChanged(peer);
             dials.arrived(peer);
+            idle.arrived();
         }
+    }
+
+    /** Takes {@code link} out of the tables ({@link MeshIdle}); false when it is not the peer's link. */
+    boolean detach(SocketLink link) {
+        return links.detach(link);
+    }
+
+    /** Completes once no close of an idle link to {@code peer} is pending here ({@link MeshIdle}). */
+    Mono<Void> settled(int peer) {
+        return idle.settled(peer);
     }
 
     int rank() {
@@ -391,7 +388,7 @@ public final class Mesh implements Connections, AutoCloseable {
     }
 
     /** Where the links deliver frames (their ends are reported through {@link MeshSharedMemory#closesAfterFrames}). */
-    FrameListener listener() {
+    GroupRouter listener() {
         return listener;
     }
 
@@ -488,7 +485,7 @@ public final class Mesh implements Connections, AutoCloseable {
     public Connections carry(String groupId, int rank, int[] members, FrameListener subgroup) {
         int hash = groupId.hashCode();
         CarriedGroup carried = new CarriedGroup(this, hash, rank, members, subgroup);
-        return !closed && listener.add(hash, members, subgroup) ? carried : null;
+        return !closed && listener.add(hash, members, subgroup, carried) ? carried : null;
     }
 
     /** The frames of the subgroup {@code groupHash} are dropped from now on ({@link CarriedGroup#close}). */
@@ -518,6 +515,7 @@ public final class Mesh implements Connections, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        idle.close();
         admission.flush();
         links.closeStripes(false);  // every link, and the stripes of those still coming up
         sockets.close();
@@ -534,6 +532,7 @@ public final class Mesh implements Connections, AutoCloseable {
      */
     public void closeGracefully(java.util.function.Function<PeerLink, Mono<Void>> lastWords, java.time.Duration grace) {
         closed = true;
+        idle.close();
         admission.flush();
         sockets.closeServers();
         java.util.List<Mono<Void>> all = new java.util.ArrayList<>();

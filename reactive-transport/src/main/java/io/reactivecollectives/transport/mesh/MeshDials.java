@@ -37,7 +37,9 @@ final class MeshDials {
                 return Mono.error(PeerClosedException.unreachable(peer, mesh.describe() + " has no connection to it"
                         + (mesh.isClosed() ? " (mesh closed)" : ""), null));
             }
-            return dials.computeIfAbsent(peer, p -> dial(p).doFinally(x -> dials.remove(p)).cache());
+            // a link to it this rank asked to close as idle is closed first: then the peer accepts a new one
+            return mesh.settled(peer).then(Mono.defer(() -> mesh.link(peer) != null ? Mono.<Void>empty()
+                    : dials.computeIfAbsent(peer, p -> dial(p).doFinally(x -> dials.remove(p)).cache())));
         });
     }
 
@@ -60,10 +62,22 @@ final class MeshDials {
                 // refused because the peer's own dial crossed this one, or already connected: its link comes
                 .onErrorResume(e -> mesh.link(peer) != null || String.valueOf(e.getMessage()).contains(MeshHandshake.CROSSED)
                         || String.valueOf(e.getMessage()).contains(MeshHandshake.ALREADY_CONNECTED), e -> Mono.empty())
-                .then(Mono.defer(() -> arrival(peer)))
+                // ... unless that link was closed as idle before it got here (MeshIdle): then dial again
+                .then(Mono.defer(() -> arrival(peer).timeout(REDIAL_AFTER, Mono.error(NoLinkYet::new))))
+                .retryWhen(reactor.util.retry.Retry.indefinitely().filter(e -> e instanceof NoLinkYet))
                 .timeout(mesh.options().connectTimeout())
                 .onErrorMap(e -> !(e instanceof PeerClosedException), e -> PeerClosedException.unreachable(peer,
                         mesh.describe() + " could not connect to it on demand within " + timeoutMs + " ms (" + e.getMessage() + ")", e));
+    }
+
+    /** How long a refused dial waits for the peer's connection before it dials again. */
+    private static final java.time.Duration REDIAL_AFTER = java.time.Duration.ofSeconds(1);
+
+    /** No link came within {@link #REDIAL_AFTER} of a refused dial. */
+    private static final class NoLinkYet extends RuntimeException {
+        NoLinkYet() {
+            super("no connection yet", null, false, false);
+        }
     }
 
     /** Completes once a link to {@code peer} is in the table (at once when it is). */

@@ -138,7 +138,8 @@ final class MeshHandshake {
                 mesh.failStart(why, true);
                 return;
             }
-            int stripes = mesh.connectionsOver(ctx.channel());
+            // how many connections a peer opens to this rank over this transport: one over a Unix domain socket
+            int stripes = MeshSockets.isLocal(ctx.channel()) ? 1 : mesh.options().connectionsPerPeer();
             if (hello.stripes() != stripes) {
                 String why = "connections per peer mismatch: rank " + rank + " has " + stripes + " per peer over "
                         + (MeshSockets.isLocal(ctx.channel()) ? "unix" : "tcp") + ", rank " + hello.rank() + " opened " + hello.stripes();

@@ -59,6 +59,23 @@ final class MeshLinks {
         return true;
     }
 
+    /**
+     * Takes {@code link} out of the tables (a link closed because it sat idle, see {@link MeshIdle}):
+     * the next frame to its peer dials anew, and a connection the peer dials is accepted; the old
+     * connection still delivers what it carries until it ends.
+     *
+     * @return false when {@code link} is not the peer's link (any more)
+     */
+    boolean detach(SocketLink link) {
+        int peer = link.peer();
+        if (!sockets.compareAndSet(peer, link, null)) {
+            return false;
+        }
+        links.compareAndSet(peer, link, null);
+        stripes.compareAndSet(peer, link.stripesOf(), null);
+        return true;
+    }
+
     /** Frames to {@code link}'s peer go through it from now on, instead of the socket link underneath. */
     void replace(SharedMemoryLink link) {
         links.compareAndSet(link.peer(), link.socket(), link);

@@ -30,6 +30,13 @@ final class PeerStripes {
     private final AtomicBoolean reported = new AtomicBoolean();
     /** This side ends the stripes in order ({@link #endGracefully}): each ends on its own. */
     private volatile boolean ending;
+    /** The link is being closed because it sat idle ({@link MeshIdle}): its end is no failure. */
+    private volatile boolean retiring;
+    /** When a frame was last written or read ({@link System#nanoTime}), kept where idle links are closed. */
+    private volatile long lastUsed = System.nanoTime();
+    private final boolean tracksUse;
+    private final MeshIdle idle;
+    private volatile SocketLink socketLink;
 
     /** {@link #PeerStripes(int, int, FrameListener, LinkEnd)} reporting the end to {@code listener} too. */
     PeerStripes(int peer, int count, FrameListener listener) {
@@ -46,10 +53,34 @@ final class PeerStripes {
      * @param closes   where the end of the link is reported, once
      */
     PeerStripes(int peer, int count, FrameListener listener, LinkEnd closes) {
+        this(peer, count, listener, closes, null);
+    }
+
+    /**
+     * {@link #PeerStripes(int, int, FrameListener, LinkEnd)} whose RETIRE frames go to {@code idle},
+     * which closes idle links (null: none; then the last use is not kept either, see {@link #touch}).
+     */
+    PeerStripes(int peer, int count, FrameListener listener, LinkEnd closes, MeshIdle idle) {
+        this.idle = idle;
+        this.tracksUse = idle != null;
         this.peer = peer;
         this.listener = listener;
         this.closes = closes;
         this.channels = new Channel[count];
+    }
+
+    /** The peer's rank. */
+    int peer() {
+        return peer;
+    }
+
+    /** The socket link over these stripes, once every stripe is up (null before). */
+    SocketLink socketLink() {
+        return socketLink;
+    }
+
+    void socketLink(SocketLink link) {
+        this.socketLink = link;
     }
 
     /** The number of stripes. */
@@ -132,7 +163,61 @@ final class PeerStripes {
         }
     }
 
+    /** A frame was written or read now (where idle links are closed; else nothing). */
+    void touch() {
+        if (tracksUse) {
+            lastUsed = System.nanoTime();
+        }
+    }
+
+    /** {@link System#nanoTime} of the last frame written or read. */
+    long lastUsed() {
+        return lastUsed;
+    }
+
+    /**
+     * The peer's RETIRE frame (step 0: it asks to close this idle link, 1: it agrees); a mesh that
+     * does not close idle links takes it for a protocol error.
+     *
+     * @throws MalformedFrameException where idle links are not closed
+     */
+    void retireFrame(int step) {
+        if (idle == null) {
+            throw new io.reactivecollectives.transport.frame.MalformedFrameException("RETIRE on a mesh that keeps its links");
+        }
+        idle.onRetire(peer, this, step);
+    }
+
+    /** The link sat idle and is closed quietly from now on: its end is not reported. */
+    void retiring() {
+        retiring = true;
+    }
+
+    boolean isRetiring() {
+        return retiring;
+    }
+
+    /**
+     * Ends a retiring link from this side after its last frames: each stripe sends its end of stream
+     * and closes when the peer closed it in turn (the end is not reported).
+     */
+    void endQuietly() {
+        retiring = true;
+        Channel[] all;
+        synchronized (this) {
+            all = channels.clone();
+        }
+        for (Channel c : all) {
+            if (c != null) {
+                c.eventLoop().execute(() -> halfClose(c));
+            }
+        }
+    }
+
     private void report() {
+        if (retiring) {
+            return;   // an idle link closed by agreement: no failure to report
+        }
         if (reported.compareAndSet(false, true)) {
             closes.onClosed(peer, cause.get());
         }

@@ -41,7 +41,7 @@ final class RankClaim {
             }
             String holder = new String(now, StandardCharsets.UTF_8);
             Mono<Void> probe = holder.startsWith(REFUSED) ? Mono.empty()
-                    : Mono.defer(() -> mesh.probe(holder)).subscribeOn(BlockingScheduler.get());
+                    : Mono.defer(() -> probe(mesh, holder)).subscribeOn(BlockingScheduler.get());
             return probe.then(Mono.defer(() -> takeOver(store, key, now, mine, mesh, holder)));
         });
     }
@@ -66,5 +66,23 @@ final class RankClaim {
         store.compareSet(key, mesh.publishedAddress().getBytes(StandardCharsets.UTF_8),
                         (REFUSED + why).getBytes(StandardCharsets.UTF_8))
                 .subscribe(null, e -> log.debug("{}: could not mark the address key: {}", mesh.describe(), e.toString()));
+    }
+
+    /**
+     * Says HELLO as this rank to {@code holder}, the address another process published for it:
+     * fails with a {@link MeshStartException} when that process answers (it is alive: this rank
+     * joined twice); completes when it cannot be reached (a leftover). On a thread that may block.
+     */
+    static Mono<Void> probe(Mesh mesh, String holder) {
+        MeshHandshake.Connect hs = new MeshHandshake.Connect(mesh, mesh.rank());
+        return mesh.sockets().dial(holder, hs, c -> c.channel().writeAndFlush(hs.hello(c.channel())))
+                .flatMap(conn -> hs.done.asMono().doFinally(s -> conn.dispose()))
+                .then(Mono.<Void>error(() -> new MeshStartException(mesh.describe() + ": rank " + mesh.rank()
+                        + " joined twice: the process at " + holder + " accepted a second rank " + mesh.rank(), null)))
+                .timeout(probeTimeout(mesh.options()))
+                .onErrorResume(e -> !(e instanceof MeshStartException), e -> {
+                    log.debug("{}: the earlier holder of this rank at {} is gone ({})", mesh.describe(), holder, e.toString());
+                    return Mono.empty();
+                });
     }
 }

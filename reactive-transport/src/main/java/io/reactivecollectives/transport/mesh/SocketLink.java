@@ -46,6 +46,12 @@ public final class SocketLink implements PeerLink {
         this.channel = stripes[0];
         this.stripes = stripes.clone();
         this.link = link;
+        link.socketLink(this);
+    }
+
+    /** The stripes this link writes to, whose end is its end. */
+    PeerStripes stripesOf() {
+        return link;
     }
 
     @Override
@@ -191,6 +197,7 @@ public final class SocketLink implements PeerLink {
     private ChannelFuture write(Channel ch, int group, FrameType type, long seq, int tag, int step, int chunk,
                                 long agreementWord, long agreementCount, ByteBuf payload) {
         int len = payload.readableBytes();
+        link.touch();
         ByteBuf header;
         try {
             header = FrameCodec.encodeHeader(ch.alloc(), type, group, seq, tag, step, chunk, self, agreementWord,

@@ -45,7 +45,7 @@ public final class PointToPointOps {
             }
             Duration timeout = timeout(name, options);
             // a mesh that connects on demand connects first; the fragments are cut once the link is there
-            return runtime.mesh().connect(dst).then(Mono.defer(() -> runtime.mesh().link(dst).sendFragments(tag, fragments(tensor))))
+            return runtime.mesh().linkTo(dst).flatMap(link -> link.sendFragments(tag, fragments(tensor)))
                     .onErrorMap(e -> !(e instanceof CollectiveException),
                             e -> new PeerFailureException(name, rank, -1, dst, "cannot send to peer " + dst + ": " + e, e))
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,

@@ -159,8 +159,13 @@ public final class CollectiveChannel implements Peers {
 
     /** Writes {@code payload} (ownership taken) to {@code peer} as a DATA frame; throws, payload released, when it cannot. */
     Future<Void> writeData(int peer, int step, int chunk, ByteBuf payload) {
+        return writeData(null, peer, step, chunk, payload);
+    }
+
+    /** {@link #writeData(int, int, int, ByteBuf)} through {@code given}, the peer's link as read before (null: read it now). */
+    private Future<Void> writeData(PeerLink given, int peer, int step, int chunk, ByteBuf payload) {
         int rank = runtime.rank();
-        PeerLink link = peer == rank ? null : runtime.link(peer);   // the live table: no call through the mesh
+        PeerLink link = given != null ? given : peer == rank ? null : runtime.link(peer);   // the live table: no call through the mesh
         if (link == null) {
             ReferenceCountUtil.safeRelease(payload);
             throw new CollectiveException(op, rank, box.sequence(), peer, "no connection to rank " + peer, null);
@@ -313,26 +318,28 @@ public final class CollectiveChannel implements Peers {
                 w.fail(e);
                 return;
             }
-            io.reactivecollectives.transport.mesh.Connections mesh = channel.runtime.link(peer) == null && peer != channel.runtime.rank() ? channel.runtime.mesh() : null;
+            // the link is read once: one closed as idle meanwhile still takes what was routed to it
+            PeerLink link = peer == channel.runtime.rank() ? null : channel.runtime.link(peer);
+            io.reactivecollectives.transport.mesh.Connections mesh = link == null && peer != channel.runtime.rank() ? channel.runtime.mesh() : null;
             if (mesh != null && mesh.connectsOnDemand()) {   // the first frame to a peer not connected yet
-                mesh.connect(peer).subscribe(null, e -> {
+                mesh.linkTo(peer).subscribe(l -> write(w, payload, l), e -> {
                     ReferenceCountUtil.safeRelease(payload);
                     w.fail(channel.sendFailure(peer, e));
-                }, () -> write(w, payload));
+                });
                 return;
             }
-            write(w, payload);
+            write(w, payload, link);
         }
 
         /** Writes {@code payload} (ownership taken) and completes {@code w} when it reached the socket. */
-        private void write(Writer w, ByteBuf payload) {
+        private void write(Writer w, ByteBuf payload, PeerLink link) {
             if (w.done != 0) {   // cancelled while connecting
                 ReferenceCountUtil.safeRelease(payload);
                 return;
             }
             Future<Void> f;
             try {
-                f = channel.writeData(peer, step, chunk, payload);
+                f = channel.writeData(link, peer, step, chunk, payload);
             } catch (RuntimeException e) {
                 w.fail(channel.sendFailure(peer, e));
                 return;

@@ -98,6 +98,17 @@ public final class TransportSettings implements SettingsProvider {
                     + "rank to the ranks a power of two away on the ring (at most 2 log2 N) and to any other peer when a "
                     + "collective first sends to it; the same on every rank");
 
+    /** The most connections made on demand a rank keeps open; 0: no limit. */
+    public static final Setting<Integer> MESH_ON_DEMAND_LIMIT = Setting.integer("rc.mesh.onDemandLimit", 0, 0,
+            Integer.MAX_VALUE, "in a group above rc.mesh.fullUpTo ranks, the most connections made on demand a rank keeps: "
+                    + "over it, those idle for rc.mesh.idleAfter are closed (by agreement with the peer, no failure), "
+                    + "least recently used first, and dialled again when next used; 0: no limit, they stay open");
+
+    /** How long a connection made on demand must sit idle before it may be closed over the limit. */
+    public static final Setting<java.time.Duration> MESH_IDLE_AFTER = Setting.duration("rc.mesh.idleAfter",
+            java.time.Duration.ofSeconds(2), "how long a connection made on demand must carry no frame before it "
+                    + "may be closed over rc.mesh.onDemandLimit");
+
     /** Whether subgroups and splits travel over their parent's connections. */
     public static final Setting<Boolean> SUBGROUPS_SHARE_CONNECTIONS = Setting.bool("rc.subgroups.shareConnections", true,
             "newGroup and split carry the subgroup's frames over the parent's connections (told apart by the group id "
@@ -243,7 +254,7 @@ public final class TransportSettings implements SettingsProvider {
     @Override
     public List<Setting<?>> settings() {
         return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
-                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO, SUBGROUPS_SHARE_CONNECTIONS,
+                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO, MESH_ON_DEMAND_LIMIT, MESH_IDLE_AFTER, SUBGROUPS_SHARE_CONNECTIONS,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,
