@@ -161,6 +161,12 @@ final class ScaleChecks {
         }
     }
 
+    /** Every store operation {@code reg}'s {@code MeteredStore} counted so far. */
+    static long storeOps(io.micrometer.core.instrument.simple.SimpleMeterRegistry reg) {
+        return reg.find(io.reactivecollectives.core.rendezvous.MeteredStore.TIMER).timers().stream()
+                .mapToLong(io.micrometer.core.instrument.Timer::count).sum();
+    }
+
     /** The open file descriptors of this process ({@code /proc/self/fd}), -1 where that cannot be read. */
     static int openFds() {
         String[] names = new java.io.File("/proc/self/fd").list();

@@ -1,11 +1,8 @@
 package io.reactivecollectives.perf;
 
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactivecollectives.core.ProcessGroup;
-import io.reactivecollectives.core.rendezvous.MeteredStore;
 import io.reactivecollectives.transport.LocalCluster;
-import reactor.core.publisher.Flux;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,13 +51,13 @@ final class ScaleGrid {
             cols.get(r % len).add(r);
         }
         int fds = ScaleChecks.openFds();
-        long ops = ops(store);
+        long ops = ScaleChecks.storeOps(store);
         long t0 = System.nanoTime();
         List<ProcessGroup> rowGroups = split(cluster, rows);
         List<ProcessGroup> colGroups = split(cluster, cols);
         long splitMs = (System.nanoTime() - t0) / 1_000_000;
         int fdsAdded = ScaleChecks.openFds() - fds;
-        long opsAdded = ops(store) - ops;
+        long opsAdded = ScaleChecks.storeOps(store) - ops;
         try {
             String rowsBad = ScaleChecks.sumIsRight(rowGroups, len, 1 << 18) ? ScaleChecks.check(rowGroups, len, true)
                     : "SUM all-reduce";
@@ -88,9 +85,5 @@ final class ScaleGrid {
             mine.add(s.orElseThrow());
         }
         return mine;
-    }
-
-    private static long ops(SimpleMeterRegistry reg) {
-        return Flux.fromIterable(reg.find(MeteredStore.TIMER).timers()).toStream().mapToLong(Timer::count).sum();
     }
 }

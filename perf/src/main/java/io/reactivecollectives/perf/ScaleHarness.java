@@ -1,6 +1,5 @@
 package io.reactivecollectives.perf;
 
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.rendezvous.HashStore;
@@ -114,7 +113,7 @@ public final class ScaleHarness implements Callable<Integer> {
             return false;
         }
         long startMs = (System.nanoTime() - t0) / 1_000_000;
-        long ops = reg.find(MeteredStore.TIMER).timers().stream().mapToLong(Timer::count).sum();
+        long ops = ScaleChecks.storeOps(reg);
         int fds = ScaleChecks.openFds();
         long heap = heapUsed() - heapBefore;
         long direct = directUsed() - directBefore;

@@ -51,14 +51,20 @@ class IdleConnectionsTest {
         });
     }
 
-    /** Every rank sends every other rank a message naming both and the round; all must arrive right. */
+    /** Every rank of the cluster sends every other a message naming both and the round; all must arrive right. */
     private static void everyPair(LocalCluster c, int round) {
+        everyPair(new ArrayList<io.reactivecollectives.core.ProcessGroup>(c.groups()), round);
+    }
+
+    /** {@link #everyPair(LocalCluster, int)} among {@code groups}, one group per rank of them, in rank order. */
+    private static void everyPair(List<io.reactivecollectives.core.ProcessGroup> groups, int round) {
+        int n = groups.size();
         List<Tensor> held = new ArrayList<>();
         try {
             List<Mono<?>> all = new ArrayList<>();
-            Tensor[][] got = new Tensor[N][N];
-            for (int r = 0; r < N; r++) {
-                for (int p = 0; p < N; p++) {
+            Tensor[][] got = new Tensor[n][n];
+            for (int r = 0; r < n; r++) {
+                for (int p = 0; p < n; p++) {
                     if (p == r) {
                         continue;
                     }
@@ -67,13 +73,13 @@ class IdleConnectionsTest {
                     held.add(out);
                     held.add(in);
                     got[p][r] = in;   // what p receives from r
-                    all.add(c.group(r).send(out, p, round));
-                    all.add(c.group(p).recv(in, r, round));
+                    all.add(groups.get(r).send(out, p, round));
+                    all.add(groups.get(p).recv(in, r, round));
                 }
             }
             Mono.when(all).block(TIMEOUT);
-            for (int p = 0; p < N; p++) {
-                for (int r = 0; r < N; r++) {
+            for (int p = 0; p < n; p++) {
+                for (int r = 0; r < n; r++) {
                     if (p != r) {
                         assertEquals(round, got[p][r].getLong(0), "round " + round + " " + r + " -> " + p);
                         assertEquals(r, got[p][r].getLong(1));
@@ -150,37 +156,12 @@ class IdleConnectionsTest {
             }
             List<java.util.Optional<io.reactivecollectives.core.ProcessGroup>> subs = c.run(g -> g.newGroup(evens)
                     .map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty())).block(TIMEOUT);
-            int m = evens.size();
+            List<io.reactivecollectives.core.ProcessGroup> members = new ArrayList<>();
+            for (int r : evens) {
+                members.add(subs.get(r).orElseThrow());
+            }
             for (int round = 1; round <= 4; round++) {
-                List<Tensor> held = new ArrayList<>();
-                try {
-                    List<Mono<?>> all = new ArrayList<>();
-                    Tensor[][] got = new Tensor[m][m];
-                    for (int a = 0; a < m; a++) {
-                        for (int b = 0; b < m; b++) {
-                            if (a != b) {
-                                Tensor out = Tensor.fromLongs(new long[] {round, a, b}, 3);
-                                Tensor in = Tensor.fromLongs(new long[3], 3);
-                                held.add(out);
-                                held.add(in);
-                                got[b][a] = in;
-                                all.add(subs.get(evens.get(a)).orElseThrow().send(out, b, round));
-                                all.add(subs.get(evens.get(b)).orElseThrow().recv(in, a, round));
-                            }
-                        }
-                    }
-                    Mono.when(all).block(TIMEOUT);
-                    for (int a = 0; a < m; a++) {
-                        for (int b = 0; b < m; b++) {
-                            if (a != b) {
-                                assertEquals(round, got[b][a].getLong(0), "round " + round + " " + a + " -> " + b);
-                                assertEquals(a, got[b][a].getLong(1));
-                            }
-                        }
-                    }
-                } finally {
-                    held.forEach(Tensor::release);
-                }
+                everyPair(members, round);
                 Thread.sleep(400);   // idle past rc.mesh.idleAfter: the parent closes links over the limit
             }
             int most = 0;

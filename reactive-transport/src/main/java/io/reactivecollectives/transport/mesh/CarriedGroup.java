@@ -41,14 +41,7 @@ public final class CarriedGroup implements Connections {
         this.listener = listener;
         this.table = new AtomicReferenceArray<>(members.length);
         for (int p = 0; p < members.length; p++) {
-            linkIfConnected(p);
-        }
-    }
-
-    /** The member's link in the table once the mesh has one to it. */
-    private void linkIfConnected(int peer) {
-        if (peer != rank && table.get(peer) == null && mesh.link(members[peer]) != null) {
-            table.compareAndSet(peer, null, new CarriedLink(peer, members[peer], groupHash, mesh, listener));
+            meshLinkChanged(p);
         }
     }
 
@@ -104,7 +97,7 @@ public final class CarriedGroup implements Connections {
                 return Mono.error(PeerClosedException.unreachable(peer, "subgroup rank " + rank
                         + " has no connection to it" + (closed ? " (closed)" : ""), null));
             }
-            return mesh.connect(members[peer]).then(Mono.fromRunnable(() -> linkIfConnected(peer)));
+            return mesh.connect(members[peer]).then(Mono.fromRunnable(() -> meshLinkChanged(peer)));
         });
     }
 

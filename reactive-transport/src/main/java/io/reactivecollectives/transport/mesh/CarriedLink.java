@@ -84,6 +84,12 @@ final class CarriedLink implements PeerLink {
 
     @Override
     public Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments) {
+        if (group != groupHash) {
+            for (ByteBuf f : fragments) {
+                ReferenceCountUtil.safeRelease(f);
+            }
+            throw new IllegalArgumentException("a subgroup's link writes its own group's frames only");
+        }
         return sendFragments(tag, fragments);
     }
 

@@ -57,13 +57,9 @@ final class GroupRouter implements FrameListener {
      * @param groupHash the subgroup's id hash
      * @param members   its ranks, as ranks of the mesh
      * @param listener  its listener
+     * @param group     its connections, told when the mesh's link to a member changes (null: none)
      * @return false when the id is taken (the mesh's own, or carried or retired here)
      */
-    boolean add(int groupHash, int[] members, FrameListener listener) {
-        return add(groupHash, members, listener, null);
-    }
-
-    /** {@link #add(int, int[], FrameListener)} for {@code group}, told when the mesh's link to a member changes. */
     boolean add(int groupHash, int[] members, FrameListener listener, CarriedGroup group) {
         int[] subRankOf = new int[world];
         Arrays.fill(subRankOf, -1);

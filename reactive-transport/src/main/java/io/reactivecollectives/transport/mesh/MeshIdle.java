@@ -108,17 +108,19 @@ final class MeshIdle {
         if (over <= 0) {
             return;
         }
-        long now = System.nanoTime();
-        long[][] idleFor = new long[open.size()][];   // read once: the links' use goes on meanwhile
-        for (int i = 0; i < idleFor.length; i++) {
-            idleFor[i] = new long[] {now - open.get(i).stripesOf().lastUsed(), i};
+        record Idle(SocketLink link, long nanos) {   // read once: the links' use goes on meanwhile
         }
-        java.util.Arrays.sort(idleFor, Comparator.comparingLong((long[] a) -> a[0]).reversed());
-        for (long[] candidate : idleFor) {
-            if (over > 0 && candidate[0] >= idleNanos) {
-                ask(open.get((int) candidate[1]));
-                over--;
+        long now = System.nanoTime();
+        List<Idle> idle = new ArrayList<>();
+        for (SocketLink l : open) {
+            long nanos = now - l.stripesOf().lastUsed();
+            if (nanos >= idleNanos) {
+                idle.add(new Idle(l, nanos));
             }
+        }
+        idle.sort(Comparator.comparingLong(Idle::nanos).reversed());   // least recently used first
+        for (int i = 0; i < idle.size() && over > 0; i++, over--) {
+            ask(idle.get(i).link());
         }
         if (over > 0 && checkPending.compareAndSet(false, true)) {   // none idle enough yet: look again later
             Schedulers.parallel().schedule(() -> {
@@ -136,14 +138,11 @@ final class MeshIdle {
             return;
         }
         PeerStripes s = l.stripesOf();
-        if (!mesh.detach(l)) {
+        if (!takeOut(l, s)) {
             asked.remove(peer, pending);
             pending.tryEmitEmpty();
             return;
         }
-        mesh.listener().linkChanged(peer);   // carried subgroups connect anew too
-        s.retiring();
-        leaving.add(s);
         log.debug("{}: closing the idle connection to rank {}", mesh.describe(), peer);
         l.writeFrame(FrameType.RETIRE, -1, 0, 0, 0, 0L, 0L, Unpooled.EMPTY_BUFFER).addListener(f -> {
             if (!f.isSuccess()) {   // the connection is gone: nothing to agree on
@@ -156,26 +155,32 @@ final class MeshIdle {
     void onRetire(int peer, PeerStripes s, int step) {
         if (step == 0) {
             SocketLink l = mesh.socketLink(peer);
-            if (l != null && l.stripesOf() == s && mesh.detach(l)) {
-                mesh.listener().linkChanged(peer);
-            }
-            s.retiring();
-            leaving.add(s);
-            // both asked at once: the peer's question answers this rank's too
-            Sinks.Empty<Void> mine = asked.remove(peer);
-            if (mine != null) {
-                mine.tryEmitEmpty();
-            }
+            takeOut(l != null && l.stripesOf() == s ? l : null, s);   // null: this rank asked too, it is out already
             SocketLink own = s.socketLink();
             if (own != null) {
                 own.writeFrame(FrameType.RETIRE, -1, 0, 1, 0, 0L, 0L, Unpooled.EMPTY_BUFFER);
             }
-            endLater(s);
-        } else {
-            agreed(peer, s);
         }
+        agreed(peer, s);   // both asked at once: the peer's question answers this rank's too
     }
 
+    /**
+     * Takes {@code l} (when given) out of the mesh's tables, and its carried subgroups' with them;
+     * marks {@code s} retiring and keeps it until it ended. False when {@code l} was not the peer's link.
+     */
+    private boolean takeOut(SocketLink l, PeerStripes s) {
+        if (l != null) {
+            if (!mesh.detach(l)) {
+                return false;
+            }
+            mesh.listener().linkChanged(l.peer());
+        }
+        s.retiring();
+        leaving.add(s);
+        return true;
+    }
+
+    /** No answer is awaited from {@code peer} any more; {@code s} ends after the grace. */
     private void agreed(int peer, PeerStripes s) {
         Sinks.Empty<Void> mine = asked.remove(peer);
         if (mine != null) {

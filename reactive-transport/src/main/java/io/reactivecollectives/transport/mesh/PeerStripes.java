@@ -34,7 +34,6 @@ final class PeerStripes {
     private volatile boolean retiring;
     /** When a frame was last written or read ({@link System#nanoTime}), kept where idle links are closed. */
     private volatile long lastUsed = System.nanoTime();
-    private final boolean tracksUse;
     private final MeshIdle idle;
     private volatile SocketLink socketLink;
 
@@ -62,7 +61,6 @@ final class PeerStripes {
      */
     PeerStripes(int peer, int count, FrameListener listener, LinkEnd closes, MeshIdle idle) {
         this.idle = idle;
-        this.tracksUse = idle != null;
         this.peer = peer;
         this.listener = listener;
         this.closes = closes;
@@ -165,7 +163,7 @@ final class PeerStripes {
 
     /** A frame was written or read now (where idle links are closed; else nothing). */
     void touch() {
-        if (tracksUse) {
+        if (idle != null) {
             lastUsed = System.nanoTime();
         }
     }

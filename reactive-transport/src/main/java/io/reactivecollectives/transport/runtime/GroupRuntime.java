@@ -158,30 +158,24 @@ public final class GroupRuntime {
                         .doOnError(e -> m.close())
                         .doOnCancel(m::close)
                         .doOnNext(live -> {
-                            shape = shape.withTopology(io.reactivecollectives.transport.algorithms.Topology.of(m.hostIds()));
-                            this.links = m.linkTable();
-                            this.mesh = m;
                             this.liveness = live;
-                            this.waitReports = CollectiveWaits.start(this, reportEvery);
-                            if (closed) {
-                                waitReports.dispose();   // closed while connecting
-                            }
+                            over(m, reportEvery);
                         }))
                 .then();
     }
 
     /**
-     * Runs this rank's group over {@code carried}, a subgroup's share of its parent's connections
-     * ({@link Connections#carry}): no mesh, no heartbeats of its own (the parent's connections end
-     * for both). Reports long waits every {@code reportEvery} as {@link #connect} does.
+     * Runs this rank's group over {@code connections}: the mesh {@link #connect} made, or a
+     * subgroup's share of its parent's ({@link Connections#carry}: no mesh and no heartbeats of its
+     * own, the parent's connections end for both). Reports long waits every {@code reportEvery}.
      */
-    public void over(Connections carried, java.time.Duration reportEvery) {
-        shape = shape.withTopology(io.reactivecollectives.transport.algorithms.Topology.of(carried.hostIds()));
-        this.links = carried.linkTable();
-        this.mesh = carried;
+    public void over(Connections connections, java.time.Duration reportEvery) {
+        shape = shape.withTopology(io.reactivecollectives.transport.algorithms.Topology.of(connections.hostIds()));
+        this.links = connections.linkTable();
+        this.mesh = connections;
         this.waitReports = CollectiveWaits.start(this, reportEvery);
         if (closed) {
-            waitReports.dispose();
+            waitReports.dispose();   // closed while connecting
         }
     }
 

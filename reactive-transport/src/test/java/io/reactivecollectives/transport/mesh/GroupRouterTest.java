@@ -53,9 +53,9 @@ class GroupRouterTest {
         Heard parent = new Heard();
         Heard sub = new Heard();
         GroupRouter router = new GroupRouter(OWN, 6, parent);
-        assertTrue(router.add(SUB, new int[] {1, 3, 5}, sub));
-        assertFalse(router.add(SUB, new int[] {0, 2}, new Heard()), "an id is carried once");
-        assertFalse(router.add(OWN, new int[] {0, 2}, new Heard()), "the mesh's own id");
+        assertTrue(router.add(SUB, new int[] {1, 3, 5}, sub, null));
+        assertFalse(router.add(SUB, new int[] {0, 2}, new Heard(), null), "an id is carried once");
+        assertFalse(router.add(OWN, new int[] {0, 2}, new Heard(), null), "the mesh's own id");
 
         router.onFrame(3, frame(OWN, 7, 3));
         router.onFrame(3, frame(SUB, 8, 3));
@@ -75,7 +75,7 @@ class GroupRouterTest {
         assertEquals(0, late.refCnt(), "a retired subgroup's late frame is released");
         assertEquals(3, sub.events.size(), "nothing more delivered to it");
         assertTrue(router.carries(SUB), "still recognised: its members' late frames are no protocol error");
-        assertFalse(router.add(SUB, new int[] {1, 3}, new Heard()), "a retired id is not reused");
+        assertFalse(router.add(SUB, new int[] {1, 3}, new Heard(), null), "a retired id is not reused");
 
         int never = "parent/9".hashCode();
         assertFalse(router.carries(never));
