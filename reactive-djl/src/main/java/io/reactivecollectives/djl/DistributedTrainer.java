@@ -91,9 +91,7 @@ public final class DistributedTrainer implements AutoCloseable {
 
     private ParameterViews views;
     private GradientReducer reducer;
-    /** Guards {@link #closed} and the hand-over of views and reducers made on the compute thread. */
-    private final Object lifecycle = new Object();
-    private boolean closed;
+    private final CloseGuard closing = new CloseGuard();
     private Map<Parameter, Integer> indexOf;
     private List<Parameter> readyOrder;
     private long steps;
@@ -173,7 +171,7 @@ public final class DistributedTrainer implements AutoCloseable {
             }
             passes.initialize(seed, inputShapes);
             passes.materializeGradients();
-            keep(ParameterViews.of(trainer.getModel().getBlock()), "initialize", v -> views = v);
+            closing.keep(ParameterViews.of(trainer.getModel().getBlock()), where("initialize"), v -> views = v);
         }).subscribeOn(compute);
     }
 
@@ -186,12 +184,12 @@ public final class DistributedTrainer implements AutoCloseable {
     Mono<Void> regroup(ProcessGroup next, boolean broadcast) {
         return guard.run("regroup", Mono.<Void>fromRunnable(() -> {
                     requireViews("regroup");
-                    synchronized (lifecycle) {
+                    closing.release(() -> {
                         if (reducer != null) {
                             reducer.close();
                             reducer = null;
                         }
-                    }
+                    });
                     for (int i = 0; i < views.size(); i++) {
                         views.zeroGradient(i);
                     }
@@ -365,15 +363,14 @@ public final class DistributedTrainer implements AutoCloseable {
     /** Releases the buckets and views and closes the DJL trainer. Call when no step is running. */
     @Override
     public void close() {
-        synchronized (lifecycle) {
-            closed = true;
+        closing.close(() -> {
             if (reducer != null) {
                 reducer.close();
             }
             if (views != null) {
                 views.close();
             }
-        }
+        });
         trainer.close();
         compute.dispose();
     }
@@ -382,7 +379,7 @@ public final class DistributedTrainer implements AutoCloseable {
 
     private void buildReducer() {
         if (views == null) {
-            keep(ParameterViews.of(trainer.getModel().getBlock()), "buildReducer", v -> views = v);
+            closing.keep(ParameterViews.of(trainer.getModel().getBlock()), where("initialize"), v -> views = v);
         }
         GradientReducer.Builder b = GradientReducer.builder(group).parameters(views.parameters()).hook(hook);
         if (bucketCapBytes > 0) {
@@ -391,7 +388,7 @@ public final class DistributedTrainer implements AutoCloseable {
         if (firstBucketBytes > 0) {
             b.firstBucketBytes(firstBucketBytes);
         }
-        keep(b.build(), "buildReducer", r -> reducer = r);
+        closing.keep(b.build(), where("initialize"), r -> reducer = r);
         Map<Parameter, Integer> index = new IdentityHashMap<>();
         List<Parameter> ps = views.parameters();
         for (int i = 0; i < ps.size(); i++) {
@@ -404,28 +401,6 @@ public final class DistributedTrainer implements AutoCloseable {
         planStages();
     }
 
-    /**
-     * Hands {@code made} (views or a reducer, made on the compute thread) to {@code field}, unless the
-     * trainer was closed while it was being made: a cancelled {@code initialize} closes the trainer
-     * while its work may still run, and whatever that work makes after the close is released here,
-     * not leaked.
-     */
-    private <T extends AutoCloseable> void keep(T made, String operation, java.util.function.Consumer<T> field) {
-        synchronized (lifecycle) {
-            if (!closed) {
-                field.accept(made);
-                return;
-            }
-        }
-        try {
-            made.close();
-        } catch (Exception e) {
-            throw new IllegalStateException("DistributedTrainer." + operation + ": releasing after close failed", e);
-        }
-        throw new IllegalStateException("DistributedTrainer." + operation
-                + (group == null ? "" : " on rank " + group.rank()) + ": the trainer was closed");
-    }
-
     /** Each stage's parameters when the model has stages and the backward pass may run by them. */
     private void planStages() {
         StagedBlock staged = stagedBackward ? StagedBlock.of(trainer.getModel().getBlock()) : null;
@@ -434,11 +409,11 @@ public final class DistributedTrainer implements AutoCloseable {
     }
 
     private void rebuildReducer() {
-        synchronized (lifecycle) {
+        closing.release(() -> {
             reducer.close();
             views.close();
             views = null;
-        }
+        });
         buildReducer();
     }
 
@@ -474,10 +449,14 @@ public final class DistributedTrainer implements AutoCloseable {
                 });
     }
 
+    /** {@code operation} as error messages name it, with this rank. */
+    private String where(String operation) {
+        return "DistributedTrainer." + operation + (group == null ? "" : " on rank " + group.rank());
+    }
+
     private void requireViews(String operation) {
         if (views == null) {
-            throw new IllegalStateException("DistributedTrainer." + operation + (group == null ? "" : " on rank " + group.rank())
-                    + ": call initialize(inputShapes) first");
+            throw new IllegalStateException(where(operation) + ": call initialize(inputShapes) first");
         }
     }
 
