@@ -5,6 +5,7 @@ import io.reactivecollectives.core.P2POp;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.test.StepVerifier;
@@ -37,6 +38,7 @@ class ReduceScatterAllToAllTest {
     /** Elements per rank's block of the large cases (160 KiB per block of int64), 8 KiB segments. */
     private static final long LARGE = 20_003;
 
+    @Tag("below-offload")
     @ParameterizedTest(name = "world {0}")
     @ValueSource(ints = {1, 2, 3, 4, 5})
     void reduceScatterEveryDtypeOpAndSize(int world) {
@@ -75,6 +77,7 @@ class ReduceScatterAllToAllTest {
         });
     }
 
+    @Tag("below-offload")
     @ParameterizedTest(name = "world {0}")
     @ValueSource(ints = {1, 2, 3, 4, 5})
     void allToAllEveryDtypeAndSize(int world) {
@@ -101,6 +104,7 @@ class ReduceScatterAllToAllTest {
         });
     }
 
+    @Tag("below-offload")
     @ParameterizedTest(name = "world {0}")
     @ValueSource(ints = {2, 3, 5})
     void batchSendRecvToSeveralPeers(int world) {
