@@ -45,6 +45,9 @@ public final class WarmupCurve {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (Rendezvous rdv = EnvRendezvous.connect(env).block(Duration.ofSeconds(120))) {
             GroupOptions go = GroupOptions.defaults().withGroupId("warmup").withHost(EnvRendezvous.groupHost(env));
+            // -Drc.segment / -Drc.depth: a run with another segment size or pipeline depth (the benchmark's own knobs)
+            go = go.withSegmentBytes(Integer.getInteger("rc.segment", go.segmentBytes()))
+                    .withPipelineDepth(Integer.getInteger("rc.depth", go.pipelineDepth()));
             ProcessGroup group = MeshProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), go)
                     .block(Duration.ofSeconds(120));
             int world = rdv.worldSize();
