@@ -4,7 +4,8 @@
 # seconds after start (after the warm-up the issue asks for); rounds alternate.
 #
 #   HOSTS=4 RATE=1gbit ROUNDS=2 FROM=60 TO=110 perf/scripts/tcpcpu_split.sh
-#   VARIANTS='ours=java;nospin=java -Drc.transport.spinMicros=0'   # name=java and options, ';'-separated
+#   VARIANTS='ours=java;nospin=java -Drc.transport.spinMicros=0;seg1m=java -- 1M'
+#   (name=java and its options, ';'-separated; after " -- ", WarmupCurve's segment size and depth)
 #
 # Prints per run: label, round, ops in the window, user ms/op, sys ms/op (ranks summed), and the
 # voluntary and involuntary context switches per op (/proc/<pid>/status, all threads). Needs root
@@ -58,7 +59,8 @@ PY
 for round in $(seq 1 "$ROUNDS"); do
   for v in "${VARS[@]}" "gloo=/usr/bin/python3 perf/scripts/gloo_warmup.py 67108864 $SECS"; do
     label="${v%%=*}"; cmd="${v#*=}"
-    [[ $label == gloo ]] || cmd="$cmd -cp $CP io.reactivecollectives.perf.WarmupCurve 67108864 $SECS"
+    extra=""; [[ "$cmd" == *" -- "* ]] && { extra="${cmd#* -- }"; cmd="${cmd%% -- *}"; }
+    [[ $label == gloo ]] || cmd="$cmd -cp $CP io.reactivecollectives.perf.WarmupCurve 67108864 $SECS $extra"
     bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" -- bash -c "$(host_cmd "$cmd")" > "$OUT/$label-r$round.log" 2>&1
     summary "$label" "$round" | tee -a "$OUT/summary.txt"
   done

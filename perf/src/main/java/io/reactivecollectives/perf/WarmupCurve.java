@@ -24,7 +24,8 @@ import java.util.Map;
  * <the JIT compilers' share of it, wall time of compilations>}, beside {@code first_op_s}.
  *
  * <p>{@code perf/scripts/warmup_compare.sh} runs it beside PyTorch gloo's {@code gloo_warmup.py},
- * which prints the same rows. Arguments: {@code <bytes, K/M/G allowed> <seconds>}.
+ * which prints the same rows. Arguments: {@code <bytes, K/M/G allowed> <seconds> [<segment bytes> [<pipeline depth>]]}
+ * (the last two: the group's defaults when left out).
  */
 public final class WarmupCurve {
 
@@ -45,9 +46,12 @@ public final class WarmupCurve {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (Rendezvous rdv = EnvRendezvous.connect(env).block(Duration.ofSeconds(120))) {
             GroupOptions go = GroupOptions.defaults().withGroupId("warmup").withHost(EnvRendezvous.groupHost(env));
-            // -Drc.segment / -Drc.depth: a run with another segment size or pipeline depth (the benchmark's own knobs)
-            go = go.withSegmentBytes(Integer.getInteger("rc.segment", go.segmentBytes()))
-                    .withPipelineDepth(Integer.getInteger("rc.depth", go.pipelineDepth()));
+            if (args.length > 2) { // another segment size (K/M allowed) and pipeline depth
+                go = go.withSegmentBytes((int) Sizes.parse(args[2]));
+            }
+            if (args.length > 3) {
+                go = go.withPipelineDepth(Integer.parseInt(args[3]));
+            }
             ProcessGroup group = MeshProcessGroup.connect(rdv.store(), rdv.rank(), rdv.worldSize(), go)
                     .block(Duration.ofSeconds(120));
             int world = rdv.worldSize();
