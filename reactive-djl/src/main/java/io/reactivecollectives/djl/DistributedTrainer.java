@@ -158,7 +158,7 @@ public final class DistributedTrainer implements AutoCloseable {
      */
     public Mono<Void> initialize(Shape... inputShapes) {
         return guard.run("initialize", initializeLocally(inputShapes)
-                .then(Mono.fromRunnable(this::buildReducer).subscribeOn(compute))
+                .then(Mono.fromRunnable(() -> buildReducer("initialize")).subscribeOn(compute))
                 .then(Mono.defer(() -> reducer.broadcastParameters()))
                 .then(checkIdentical("initialize")));
     }
@@ -195,7 +195,7 @@ public final class DistributedTrainer implements AutoCloseable {
                     }
                     group = next;
                     hook = hookFactory.apply(next);
-                    buildReducer();
+                    buildReducer("regroup");
                 }).subscribeOn(compute)
                 .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters()).then(checkIdentical("regroup")) : Mono.empty()));
     }
@@ -377,9 +377,10 @@ public final class DistributedTrainer implements AutoCloseable {
 
     // ------------------------------------------------------------------ on the compute thread
 
-    private void buildReducer() {
+    /** The views (if none yet) and the reducer over them; {@code operation} names the caller in errors. */
+    private void buildReducer(String operation) {
         if (views == null) {
-            closing.keep(ParameterViews.of(trainer.getModel().getBlock()), where("initialize"), v -> views = v);
+            closing.keep(ParameterViews.of(trainer.getModel().getBlock()), where(operation), v -> views = v);
         }
         GradientReducer.Builder b = GradientReducer.builder(group).parameters(views.parameters()).hook(hook);
         if (bucketCapBytes > 0) {
@@ -388,7 +389,7 @@ public final class DistributedTrainer implements AutoCloseable {
         if (firstBucketBytes > 0) {
             b.firstBucketBytes(firstBucketBytes);
         }
-        closing.keep(b.build(), where("initialize"), r -> reducer = r);
+        closing.keep(b.build(), where(operation), r -> reducer = r);
         Map<Parameter, Integer> index = new IdentityHashMap<>();
         List<Parameter> ps = views.parameters();
         for (int i = 0; i < ps.size(); i++) {
@@ -414,7 +415,7 @@ public final class DistributedTrainer implements AutoCloseable {
             views.close();
             views = null;
         });
-        buildReducer();
+        buildReducer("step");
     }
 
     /** The optimizer's update of one averaged bucket's parameters, then their gradients zeroed. */
