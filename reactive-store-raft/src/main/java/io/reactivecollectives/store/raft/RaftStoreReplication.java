@@ -111,7 +111,7 @@ final class RaftStoreReplication implements StoreReplication {
                 .build();
         RaftClient client;
         try {
-            server.start();
+            RatisExits.start(server);
             client = RaftClient.newBuilder()
                     .setProperties(props)
                     .setParameters(new Parameters())

@@ -5,6 +5,7 @@ import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
@@ -35,12 +36,26 @@ final class Replicas implements AutoCloseable {
     private final String group = "test-" + UUID.randomUUID();
 
     Replicas(int n) {
-        for (int i = 0; i < n; i++) {
-            peers.add(new InetSocketAddress("127.0.0.1", freePort()));
+        // the ports are free when picked, but another socket (a replica's own connection to a peer not
+        // yet listening, say) may take one before its replica binds it: then all start again elsewhere
+        for (int attempt = 1; servers.isEmpty(); attempt++) {
+            peers.clear();
+            for (int i = 0; i < n; i++) {
+                peers.add(new InetSocketAddress("127.0.0.1", freePort()));
+            }
+            List<Object> started = Flux.range(0, n).flatMapSequential(i -> start(i).<Object>map(s -> s)
+                    .onErrorResume(e -> Mono.just(e)).subscribeOn(Schedulers.boundedElastic())).collectList().block(T);
+            Throwable failed = started.stream().filter(Throwable.class::isInstance).map(Throwable.class::cast)
+                    .findFirst().orElse(null);
+            if (failed == null) {
+                started.forEach(s -> servers.add((TcpStoreServer) s));
+            } else {
+                started.stream().filter(TcpStoreServer.class::isInstance).forEach(s -> ((TcpStoreServer) s).close());
+                if (attempt == 3 || !String.valueOf(failed.getMessage()).contains("in use")) {
+                    throw new IllegalStateException("replicas did not start (try " + attempt + ")", failed);
+                }
+            }
         }
-        List<TcpStoreServer> started = Flux.range(0, n).flatMapSequential(i -> start(i)
-                .subscribeOn(Schedulers.boundedElastic())).collectList().block(T);
-        servers.addAll(started);
         for (TcpStoreServer s : servers) {
             clients.add(connect(s));
         }
@@ -50,7 +65,7 @@ final class Replicas implements AutoCloseable {
     }
 
     /** Replica {@code i}'s server, over a fresh log directory. */
-    private reactor.core.publisher.Mono<TcpStoreServer> start(int i) {
+    private Mono<TcpStoreServer> start(int i) {
         Path dir = tempDir();
         dirs.add(dir);
         return TcpStoreServer.builder().unixSocket(false)
@@ -88,7 +103,7 @@ final class Replicas implements AutoCloseable {
             c.close();
         }
         // the replicas stop together (each waits for its own threads)
-        Flux.fromIterable(servers).flatMap(s -> reactor.core.publisher.Mono.fromRunnable(s::close)
+        Flux.fromIterable(servers).flatMap(s -> Mono.fromRunnable(s::close)
                 .subscribeOn(Schedulers.boundedElastic())).then().block(T);
         for (Path d : dirs) {
             deleteTree(d);
