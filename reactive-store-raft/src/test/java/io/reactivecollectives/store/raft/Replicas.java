@@ -110,12 +110,20 @@ final class Replicas implements AutoCloseable {
         }
     }
 
+    /**
+     * A free port below Linux's ephemeral range (32768 and up), so that no outgoing connection (a
+     * replica's to a peer) takes it before its replica binds it.
+     */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        java.util.Random random = new java.util.Random();
+        for (int tries = 0; tries < 200; tries++) {
+            try (ServerSocket s = new ServerSocket(20_000 + random.nextInt(12_000))) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                // try another
+            }
         }
+        throw new IllegalStateException("no free port below 32000");
     }
 
     private static Path tempDir() {

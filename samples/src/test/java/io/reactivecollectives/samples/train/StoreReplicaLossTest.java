@@ -107,18 +107,18 @@ class StoreReplicaLossTest {
         }
     }
 
-    /** A port whose next one is free too (a store and its replica). */
+    /**
+     * A port whose next one is free too (a store and its replica), below Linux's ephemeral range
+     * (32768 and up), so that no outgoing connection of the launchers takes it before they bind it.
+     */
     private static int freePairPort() throws IOException {
-        for (int tries = 0; tries < 50; tries++) {
-            try (ServerSocket a = new ServerSocket(0)) {
-                int p = a.getLocalPort();
-                if (p < 65535) {
-                    try (ServerSocket b = new ServerSocket(p + 1)) {
-                        return p;
-                    } catch (IOException taken) {
-                        // try another
-                    }
-                }
+        java.util.Random random = new java.util.Random();
+        for (int tries = 0; tries < 200; tries++) {
+            int p = 20_000 + random.nextInt(12_000);
+            try (ServerSocket a = new ServerSocket(p); ServerSocket b = new ServerSocket(p + 1)) {
+                return p;
+            } catch (IOException taken) {
+                // try another
             }
         }
         throw new IOException("no two free neighbouring ports");
