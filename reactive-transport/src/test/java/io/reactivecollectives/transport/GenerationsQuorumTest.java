@@ -7,6 +7,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.Quorum;
 import io.reactivecollectives.core.QuorumLostException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The shrink quorum and the membership generations with real ranks in one JVM: ranks are lost by
  * closing their groups; the survivors see them leave, then shrink.
  */
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class GenerationsQuorumTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

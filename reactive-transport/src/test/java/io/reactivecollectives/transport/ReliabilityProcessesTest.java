@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport;
 
 import io.reactivecollectives.transport.shm.ShmSettings;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 10,000 all-reduces of 1 MiB. Rank processes run Netty's leak detector at PARANOID; a "LEAK:" line
  * in any log fails the test.
  */
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class ReliabilityProcessesTest {
 
     private static final Pattern FAILED_AT = Pattern.compile("FAILED_AT (\\d+) (.*)");

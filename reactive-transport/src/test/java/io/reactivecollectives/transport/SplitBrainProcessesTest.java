@@ -5,6 +5,7 @@ import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 import io.reactivecollectives.transport.rendezvous.StoreServerMain;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * shrink while the store's process is stopped fails within the connect timeout naming the store,
  * instead of hanging.
  */
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class SplitBrainProcessesTest {
 
     @Test

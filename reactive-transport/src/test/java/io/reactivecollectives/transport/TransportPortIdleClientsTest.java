@@ -4,6 +4,7 @@ import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.mesh.Mesh;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * time has passed (the connect timeout, at most {@link Mesh#MAX_HANDSHAKE_TIME}), while the group's
  * collectives carry on; the 40 rejections take two log lines (the first, then a summary).
  */
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TransportPortIdleClientsTest {
 

@@ -7,6 +7,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.rendezvous.HashStore;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * for and for how long, and stops once the wait ends: at the rendezvous (a rank that joins late) and
  * in a collective (a rank that never calls it).
  */
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class WaitReportsTest {
 
     private static final Duration T = Duration.ofSeconds(60);

@@ -7,6 +7,7 @@ import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.rendezvous.HashStore;
 import io.reactivecollectives.core.rendezvous.Store;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link ShrinkPlanner} with several ranks as concurrent {@code Mono}s over one {@link HashStore}. */
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class ShrinkPlannerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);

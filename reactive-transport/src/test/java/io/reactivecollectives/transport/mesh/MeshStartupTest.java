@@ -3,6 +3,7 @@ package io.reactivecollectives.transport.mesh;
 import io.reactivecollectives.core.rendezvous.HashStore;
 import io.reactivecollectives.transport.GroupOptions;
 import io.reactivecollectives.transport.MeshProcessGroup;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * leaving ranks to wait out the connect timeout (20 s here): a second process started as a rank,
  * and ranks started with different world sizes.
  */
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class MeshStartupTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
