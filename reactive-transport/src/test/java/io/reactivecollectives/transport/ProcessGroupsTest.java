@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport;
 
+import io.reactivecollectives.core.testing.FreePorts;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import org.junit.jupiter.api.Test;
@@ -7,7 +8,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -114,10 +114,9 @@ class ProcessGroupsTest {
         return env;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    /** A port rank 0's store binds later: below the ephemeral range ({@link FreePorts}). */
+    private static int freePort() {
+        return FreePorts.one();
     }
 
     private static boolean portFree(int port) {

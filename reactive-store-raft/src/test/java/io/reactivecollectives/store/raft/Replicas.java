@@ -1,5 +1,6 @@
 package io.reactivecollectives.store.raft;
 
+import io.reactivecollectives.core.testing.FreePorts;
 import io.reactivecollectives.transport.rendezvous.StoreReplicationProvider;
 import io.reactivecollectives.transport.rendezvous.TcpStore;
 import io.reactivecollectives.transport.rendezvous.TcpStoreOptions;
@@ -11,7 +12,6 @@ import reactor.core.scheduler.Schedulers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -110,20 +110,9 @@ final class Replicas implements AutoCloseable {
         }
     }
 
-    /**
-     * A free port below Linux's ephemeral range (32768 and up), so that no outgoing connection (a
-     * replica's to a peer) takes it before its replica binds it.
-     */
+    /** A free port below Linux's ephemeral range ({@link FreePorts}). */
     static int freePort() {
-        java.util.Random random = new java.util.Random();
-        for (int tries = 0; tries < 200; tries++) {
-            try (ServerSocket s = new ServerSocket(20_000 + random.nextInt(12_000))) {
-                return s.getLocalPort();
-            } catch (IOException taken) {
-                // try another
-            }
-        }
-        throw new IllegalStateException("no free port below 32000");
+        return FreePorts.one();
     }
 
     private static Path tempDir() {

@@ -1,6 +1,7 @@
 package io.reactivecollectives.tools.launch;
 
 import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.testing.FreePorts;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.ProcessGroups;
@@ -156,10 +157,9 @@ class LauncherDashboardTest {
         System.out.println("LauncherDashboardTest: '" + banner + "' " + namedMs + " ms after SIGSTOP of rank 1");
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    /** A port rank 0's dashboard binds later: below the ephemeral range ({@link FreePorts}). */
+    private static int freePort() {
+        return FreePorts.one();
     }
 
     @Test

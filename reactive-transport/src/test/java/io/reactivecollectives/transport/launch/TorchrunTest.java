@@ -1,12 +1,11 @@
 package io.reactivecollectives.transport.launch;
 
+import io.reactivecollectives.core.testing.FreePorts;
 import io.reactivecollectives.transport.rendezvous.TorchMasters;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,10 +28,7 @@ class TorchrunTest {
     void torchrunLaunchesTwoJvmRanksThatAllReduceThroughTheAgentStore() throws Exception {
         Assumptions.assumeTrue(TorchMasters.imports("torch.distributed.run"), "PyTorch is not installed (" + PYTHON
                 + " -c 'import torch.distributed.run' failed)");
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = FreePorts.one();   // torchrun's store binds it later
         List<String> cmd = List.of(PYTHON, "-m", "torch.distributed.run", "--no_python", "--nnodes", "1",
                 "--nproc_per_node", "2",
                 // torch 1.13 under Python 3.11+ cannot parse its default "--redirects 0" (Std.NONE is not

@@ -1,11 +1,11 @@
 package io.reactivecollectives.samples.train;
 
+import io.reactivecollectives.core.testing.FreePorts;
 import io.reactivecollectives.tools.launch.Launcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +36,7 @@ class StoreReplicaLossTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void losingTheNodeThatHeldTheStoreStopsNothing() throws Exception {
         Path dir = Files.createTempDirectory("rc-store-loss");
-        String peers = "127.0.0.1:" + freePairPort() + ",127.0.0.1:" + freePairPort() + ",127.0.0.1:" + freePairPort();
+        String peers = "127.0.0.1:" + FreePorts.pair() + ",127.0.0.1:" + FreePorts.pair() + ",127.0.0.1:" + FreePorts.pair();
         List<Process> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
@@ -105,22 +105,5 @@ class StoreReplicaLossTest {
             }
             Thread.sleep(20);
         }
-    }
-
-    /**
-     * A port whose next one is free too (a store and its replica), below Linux's ephemeral range
-     * (32768 and up), so that no outgoing connection of the launchers takes it before they bind it.
-     */
-    private static int freePairPort() throws IOException {
-        java.util.Random random = new java.util.Random();
-        for (int tries = 0; tries < 200; tries++) {
-            int p = 20_000 + random.nextInt(12_000);
-            try (ServerSocket a = new ServerSocket(p); ServerSocket b = new ServerSocket(p + 1)) {
-                return p;
-            } catch (IOException taken) {
-                // try another
-            }
-        }
-        throw new IOException("no two free neighbouring ports");
     }
 }
