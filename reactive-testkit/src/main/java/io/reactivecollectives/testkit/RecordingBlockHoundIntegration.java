@@ -25,6 +25,10 @@ public final class RecordingBlockHoundIntegration implements BlockHoundIntegrati
         // Logging to the console from an event loop is allowed (slf4j-simple writes to stderr).
         builder.allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write");
         builder.allowBlockingCallsInside("java.io.PrintStream", "println");
+        // Netty's adaptive allocator frees into a magazine under a short lock, which parks when
+        // another thread holds it (seen on a loaded machine); Netty's own integration allows the same
+        // locks of its pooled allocator (PoolChunk.free, PoolArena.lock) but not this one
+        builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free");
     }
 
     @Override
