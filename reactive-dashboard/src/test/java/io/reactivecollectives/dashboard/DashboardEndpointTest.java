@@ -2,7 +2,6 @@ package io.reactivecollectives.dashboard;
 
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.observe.FlightRecorderDump;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,7 +19,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The endpoints of a real 4-rank job: what they serve, and the banner that names a rank held back. */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class DashboardEndpointTest {
 
     private static DashboardCluster job;

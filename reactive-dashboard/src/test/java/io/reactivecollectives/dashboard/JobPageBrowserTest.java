@@ -4,7 +4,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -27,7 +26,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * from the class path and a {@link FakeJob} behind {@code /api/job}, served by a small Reactor Netty
  * server of the test's own. Also leaves a screenshot in {@code target/dashboard.png}.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class JobPageBrowserTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);

@@ -1,6 +1,5 @@
 package io.reactivecollectives.dashboard;
 
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -24,7 +23,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * timeout, and go once rank 3 catches up. Leaves {@code target/dashboard-live.png} (and, with
  * {@code -Drc.dashboard.screenshot=PATH}, a copy there: README's picture).
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class LiveJobBrowserTest {
 
     static final Duration BANNER_WITHIN = Duration.ofMillis(2500);

@@ -13,7 +13,6 @@ import io.reactivecollectives.transport.TlsOptions;
 import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,7 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Groups of barrier tasks in {@code local-cluster[2,1,1024]}: two executor JVMs besides this one (one
  * session for the class; its start-up is most of the time).
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class LocalClusterBarrierGroupTest {
 
     /** How soon the other task's group must be aborted after a task fails (measured: tens of ms). */

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The shrink quorum and the membership generations with real ranks in one JVM: ranks are lost by
  * closing their groups; the survivors see them leave, then shrink.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class GenerationsQuorumTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

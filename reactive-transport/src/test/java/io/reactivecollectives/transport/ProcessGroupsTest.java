@@ -30,7 +30,7 @@ class ProcessGroupsTest {
 
     @Test
     void threeRanksJoinFromTheirEnvironmentsAllReduceAndCloseTheStoreWithTheGroup() throws IOException {
-        int port = freePort();
+        int port = FreePorts.one();
         List<Long> sums = Flux.range(0, 3)
                 .flatMap(rank -> ProcessGroups.run(env(port, rank, 3), GroupOptions.defaults().withConnectTimeout(WAIT), group -> {
                     assertEquals(rank, group.rank());
@@ -45,7 +45,7 @@ class ProcessGroupsTest {
 
     @Test
     void tryWithResourcesClosesTheStoreServerOnRankZero() throws IOException {
-        int port = freePort();
+        int port = FreePorts.one();
         List<MeshProcessGroup> groups = joinAll(port, 2);
         try (MeshProcessGroup g0 = groups.get(0); MeshProcessGroup g1 = groups.get(1)) {
             assertEquals(2, g0.size());
@@ -58,7 +58,7 @@ class ProcessGroupsTest {
 
     @Test
     void aBadEnvironmentFailsOnSubscriptionNamingTheVariableAndStartsNothing() throws IOException {
-        int port = freePort();
+        int port = FreePorts.one();
         Map<String, String> env = env(port, 0, 2);
         env.put("RANK", "two");
         Mono<MeshProcessGroup> join = ProcessGroups.fromEnvironment(env, GroupOptions.defaults());
@@ -73,7 +73,7 @@ class ProcessGroupsTest {
 
     @Test
     void aJoinThatTimesOutClosesWhatItOpened() throws IOException {
-        int port = freePort();
+        int port = FreePorts.one();
         // rank 0 of 2 alone: its store starts, the group waits for rank 1, which never comes
         Mono<MeshProcessGroup> join = ProcessGroups.fromEnvironment(env(port, 0, 2),
                 GroupOptions.defaults().withConnectTimeout(Duration.ofSeconds(2)));
@@ -84,7 +84,7 @@ class ProcessGroupsTest {
 
     @Test
     void cancellingAJoinClosesTheStoreServer() throws Exception {
-        int port = freePort();
+        int port = FreePorts.one();
         var subscription = ProcessGroups.fromEnvironment(env(port, 0, 2), GroupOptions.defaults().withConnectTimeout(WAIT))
                 .subscribe();
         long deadline = System.nanoTime() + WAIT.toNanos();
@@ -114,10 +114,6 @@ class ProcessGroupsTest {
         return env;
     }
 
-    /** A port rank 0's store binds later: below the ephemeral range ({@link FreePorts}). */
-    private static int freePort() {
-        return FreePorts.one();
-    }
 
     private static boolean portFree(int port) {
         try (ServerSocket s = new ServerSocket()) {

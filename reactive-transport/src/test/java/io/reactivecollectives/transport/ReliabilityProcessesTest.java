@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 10,000 all-reduces of 1 MiB. Rank processes run Netty's leak detector at PARANOID; a "LEAK:" line
  * in any log fails the test.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class ReliabilityProcessesTest {
 
     private static final Pattern FAILED_AT = Pattern.compile("FAILED_AT (\\d+) (.*)");

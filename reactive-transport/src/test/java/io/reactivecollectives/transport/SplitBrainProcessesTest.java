@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * shrink while the store's process is stopped fails within the connect timeout naming the store,
  * instead of hanging.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class SplitBrainProcessesTest {
 
     @Test

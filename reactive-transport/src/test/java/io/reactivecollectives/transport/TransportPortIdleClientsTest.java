@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * time has passed (the connect timeout, at most {@link Mesh#MAX_HANDSHAKE_TIME}), while the group's
  * collectives carry on; the 40 rejections take two log lines (the first, then a summary).
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TransportPortIdleClientsTest {
 

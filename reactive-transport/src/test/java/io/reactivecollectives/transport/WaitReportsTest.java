@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * for and for how long, and stops once the wait ends: at the rendezvous (a rank that joins late) and
  * in a collective (a rank that never calls it).
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class WaitReportsTest {
 
     private static final Duration T = Duration.ofSeconds(60);

@@ -14,8 +14,8 @@ import java.io.IOException;
  * have ended the process for fail as an {@link IOException} of that replica instead.
  *
  * <p>Ratis throws only the first such exit and records it; later ones return silently. Starts are
- * therefore made one at a time here, and the record is read and cleared after each, so that every
- * failed start fails, not only the first.
+ * therefore made one at a time here, each with the record cleared first and read after, so that
+ * every failed start fails, not only the first.
  */
 final class RatisExits {
 
@@ -39,6 +39,7 @@ final class RatisExits {
      */
     static void start(RaftServer server) throws IOException {
         synchronized (STARTS) {
+            ExitUtils.clear();   // a record left before (already logged by Ratis) would hide this start's exit
             ExitUtils.ExitException exit;
             try {
                 server.start();

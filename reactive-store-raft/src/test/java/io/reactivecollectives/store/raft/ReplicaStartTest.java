@@ -1,5 +1,6 @@
 package io.reactivecollectives.store.raft;
 
+import io.reactivecollectives.core.testing.FreePorts;
 import io.reactivecollectives.transport.rendezvous.StoreReplicationProvider;
 import io.reactivecollectives.transport.rendezvous.TcpStoreServer;
 import org.junit.jupiter.api.Test;
@@ -31,8 +32,8 @@ class ReplicaStartTest {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             int port = taken.getLocalPort();
             List<InetSocketAddress> peers = List.of(new InetSocketAddress("127.0.0.1", port),
-                    new InetSocketAddress("127.0.0.1", Replicas.freePort()),
-                    new InetSocketAddress("127.0.0.1", Replicas.freePort()));
+                    new InetSocketAddress("127.0.0.1", FreePorts.one()),
+                    new InetSocketAddress("127.0.0.1", FreePorts.one()));
             // twice: Ratis throws only the first exit it is asked for, and returns from later ones
             for (int i = 0; i < 2; i++) {
                 Path dir = Files.createTempDirectory("rc-replica-start");

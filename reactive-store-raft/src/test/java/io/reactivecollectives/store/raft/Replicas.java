@@ -36,26 +36,12 @@ final class Replicas implements AutoCloseable {
     private final String group = "test-" + UUID.randomUUID();
 
     Replicas(int n) {
-        // the ports are free when picked, but another socket (a replica's own connection to a peer not
-        // yet listening, say) may take one before its replica binds it: then all start again elsewhere
-        for (int attempt = 1; servers.isEmpty(); attempt++) {
-            peers.clear();
-            for (int i = 0; i < n; i++) {
-                peers.add(new InetSocketAddress("127.0.0.1", freePort()));
-            }
-            List<Object> started = Flux.range(0, n).flatMapSequential(i -> start(i).<Object>map(s -> s)
-                    .onErrorResume(e -> Mono.just(e)).subscribeOn(Schedulers.boundedElastic())).collectList().block(T);
-            Throwable failed = started.stream().filter(Throwable.class::isInstance).map(Throwable.class::cast)
-                    .findFirst().orElse(null);
-            if (failed == null) {
-                started.forEach(s -> servers.add((TcpStoreServer) s));
-            } else {
-                started.stream().filter(TcpStoreServer.class::isInstance).forEach(s -> ((TcpStoreServer) s).close());
-                if (attempt == 3 || !String.valueOf(failed.getMessage()).contains("in use")) {
-                    throw new IllegalStateException("replicas did not start (try " + attempt + ")", failed);
-                }
-            }
+        // below the ephemeral range: no replica's own connection to a peer can take a port first
+        for (int i = 0; i < n; i++) {
+            peers.add(new InetSocketAddress("127.0.0.1", FreePorts.one()));
         }
+        servers.addAll(Flux.range(0, n).flatMapSequential(i -> start(i)
+                .subscribeOn(Schedulers.boundedElastic())).collectList().block(T));
         for (TcpStoreServer s : servers) {
             clients.add(connect(s));
         }
@@ -108,11 +94,6 @@ final class Replicas implements AutoCloseable {
         for (Path d : dirs) {
             deleteTree(d);
         }
-    }
-
-    /** A free port below Linux's ephemeral range ({@link FreePorts}). */
-    static int freePort() {
-        return FreePorts.one();
     }
 
     private static Path tempDir() {

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -31,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * loopback) that greets the client and then answers nothing, each kind of call fails within its
  * deadline with a {@link StoreTimeoutException} naming the operation, its key and the address.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class TcpStoreDeadlineTest {
 
     private static final Duration OP = Duration.ofMillis(700);

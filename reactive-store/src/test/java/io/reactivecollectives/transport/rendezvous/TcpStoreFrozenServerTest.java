@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,7 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * within their deadlines naming the server's address, instead of hanging; after SIGCONT the same
  * connection serves again.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class TcpStoreFrozenServerTest {
 

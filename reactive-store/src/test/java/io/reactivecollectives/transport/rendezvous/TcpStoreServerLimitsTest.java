@@ -1,7 +1,6 @@
 package io.reactivecollectives.transport.rendezvous;
 
 import io.reactivecollectives.store.wire.RejectionLog;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,7 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * bounded time, while well-behaved (also idle) clients are served; and the rejection log sums up
  * floods instead of logging every connection.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TcpStoreServerLimitsTest {
 

@@ -5,7 +5,6 @@ import io.reactivecollectives.core.testing.FreePorts;
 import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.ProcessGroups;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,7 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code collectives-run --dashboard}: real rank JVMs, the job's page on the port asked for, naming a rank held back. */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class LauncherDashboardTest {
 
     /** Four all-reduces; rank 1 holds back 5 s before the third. */
@@ -82,7 +80,7 @@ class LauncherDashboardTest {
 
     @Test
     void aStoppedRankIsNamedWhileTheOthersWaitAndTheBannerGoesWhenItResumes() throws Exception {
-        int port = freePort();
+        int port = FreePorts.one();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Path stop = Files.createTempDirectory("rc-dashboard-test").resolve("stop");
@@ -157,14 +155,10 @@ class LauncherDashboardTest {
         System.out.println("LauncherDashboardTest: '" + banner + "' " + namedMs + " ms after SIGSTOP of rank 1");
     }
 
-    /** A port rank 0's dashboard binds later: below the ephemeral range ({@link FreePorts}). */
-    private static int freePort() {
-        return FreePorts.one();
-    }
 
     @Test
     void rankZeroServesTheJobsPageWhichNamesTheRankHeldBack() throws Exception {
-        int port = freePort();
+        int port = FreePorts.one();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Launcher.run(new String[] {

@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link ShrinkPlanner} with several ranks as concurrent {@code Mono}s over one {@link HashStore}. */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class ShrinkPlannerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * leaving ranks to wait out the connect timeout (20 s here): a second process started as a rank,
  * and ranks started with different world sizes.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class MeshStartupTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);

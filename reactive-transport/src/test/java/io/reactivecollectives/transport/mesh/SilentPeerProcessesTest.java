@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * neighbour on each side): only ranks 2 and 4 watch rank 3, and the others learn of the silence from
  * their abort notices, which name it too.
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class SilentPeerProcessesTest {
 
     private static final Pattern FAILED_AT = Pattern.compile("FAILED_AT (\\d+) (.*)");

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The event loops' polling budget: halved by polling in vain, doubled by polling in time. */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
+@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (reactive-transport/pom.xml)
 class SpinThenSelectStrategyTest {
 
     private static final long MAX = 5_000_000;   // 5 ms: scheduling delays between the calls stay well inside it

@@ -2,7 +2,6 @@ package io.reactivecollectives.samples.launch;
 
 import io.reactivecollectives.samples.examples.CollectivesCheck;
 import io.reactivecollectives.tools.launch.Launcher;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -25,7 +24,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * where a rank that published loopback would be unreachable. Skipped, with the script's reason,
  * where namespaces cannot be made (not root, no CAP_NET_ADMIN).
  */
-@Tag("exclusive")   // bounds a wait by the wall clock: runs alone (parent pom)
 class MultiHostTest {
 
     private static final Path SCRIPT = Path.of("..", "perf", "scripts", "netns_hosts.sh");
