@@ -20,8 +20,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * Runs the GPU tests without Maven, for the device machine (which reaches no package registry):
  * {@code java -cp 'perf/target-cuda/lib/*:perf/target-cuda/cuda-test-classes' io.reactivecollectives.cuda.GpuTestLauncher}
  * (see {@code perf/scripts/cuda_bench.sh gpu-tests}). Prints each test as it starts and ends; a test
- * that runs past {@code rc.gpuTests.testTimeout} (default 60 s) fails with a thread dump, and when
- * the whole run passes {@code rc.gpuTests.deadlineSeconds} (default 300) every thread's stack is
+ * that runs past {@code rc.test.gpu.testTimeout} (default 60 s) fails with a thread dump, and when
+ * the whole run passes {@code rc.test.gpu.deadlineSeconds} (default 300) every thread's stack is
  * printed and the launcher exits with 4, so a device lease never ends with nothing to read. Exits 0
  * when every test ran and passed, 1 on a failure, 3 when tests were skipped (no usable GPU: the
  * reason is printed).
@@ -33,12 +33,12 @@ public final class GpuTestLauncher {
 
     public static void main(String[] args) {
         System.out.println("CUDA available: " + Cuda.isAvailable() + " " + Cuda.unavailableReason());
-        startDeadline(Long.getLong("rc.gpuTests.deadlineSeconds", 300));
+        startDeadline(Long.getLong("rc.test.gpu.deadlineSeconds", 300));
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectClass(CudaDeviceTest.class), selectClass(HostStagedCudaTest.class))
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
                 .configurationParameter("junit.jupiter.execution.timeout.default",
-                        System.getProperty("rc.gpuTests.testTimeout", "60 s"))
+                        System.getProperty("rc.test.gpu.testTimeout", "60 s"))
                 .configurationParameter("junit.jupiter.execution.timeout.thread.mode.default", "SEPARATE_THREAD")
                 .configurationParameter("junit.jupiter.execution.timeout.threaddump.enabled", "true")
                 .build();
