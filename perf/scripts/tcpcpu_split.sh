@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tcpcpu_split.sh: user and system CPU per 64 MiB all-reduce, ranks summed, ours and gloo, in the
-# namespaces (HOSTS x 1 rank at RATE), read from /proc/<pid>/stat of every rank between FROM and TO
-# seconds after start (after the warm-up the issue asks for); rounds alternate.
+# tcpcpu_split.sh: user and system CPU per all-reduce (SIZE bytes, default 64 MiB), ranks summed, ours
+# and gloo, in the namespaces (HOSTS x PER_HOST ranks at RATE), read from /proc/<pid>/stat of every
+# rank between FROM and TO seconds after start (after the warm-up the issue asks for); rounds alternate.
 #
 #   HOSTS=4 RATE=1gbit ROUNDS=2 FROM=60 TO=110 perf/scripts/tcpcpu_split.sh
+#   HOSTS=2 PER_HOST=2 SIZE=1048576 perf/scripts/tcpcpu_split.sh
 #   VARIANTS='ours=java;nospin=java -Drc.transport.spinMicros=0;seg1m=java -- 1M'
 #   (name=java and its options, ';'-separated; after " -- ", WarmupCurve's segment size and depth)
 #
@@ -12,7 +13,7 @@
 # (namespaces), the perf module built (bin/collectives-perf builds it) and the peers (../shared/peers/setup.sh).
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-HOSTS="${HOSTS:-4}"; RATE="${RATE:-1gbit}"; ROUNDS="${ROUNDS:-2}"; FROM="${FROM:-60}"; TO="${TO:-110}"
+HOSTS="${HOSTS:-4}"; PER_HOST="${PER_HOST:-1}"; SIZE="${SIZE:-67108864}"; RATE="${RATE:-1gbit}"; ROUNDS="${ROUNDS:-2}"; FROM="${FROM:-60}"; TO="${TO:-110}"
 OUT="${OUT:-$ROOT/perf/out/tcpcpu-split}"; mkdir -p "$OUT"
 cd "$ROOT"
 bin/collectives-perf --op all_reduce --world 1 --min 4 --max 4 --iters 1 >/dev/null 2>&1   # builds if needed
@@ -24,43 +25,51 @@ IFS=';' read -r -a VARS <<< "$VARIANTS"
 host_cmd() {
   local cmd=$1
   cat <<EOS
-export START_MS=\$(date +%s%3N) RANK={host} LOCAL_RANK=0 WORLD_SIZE=$HOSTS LOCAL_WORLD_SIZE=1 MASTER_ADDR=h0 MASTER_PORT=29713 GLOO_SOCKET_IFNAME=eth0
-$cmd > /tmp/split-{host}.out 2>&1 &
-pid=\$!
+export START_MS=\$(date +%s%3N)
 sample() {
-  read -r -a f < /proc/\$pid/stat
+  read -r -a f < /proc/\$1/stat
   local v=0 i=0
-  for t in /proc/\$pid/task/*/status; do
+  for t in /proc/\$1/task/*/status; do
     v=\$((v + \$(awk '/^voluntary_ctxt_switches/ {print \$2}' \$t 2>/dev/null || echo 0)))
     i=\$((i + \$(awk '/^nonvoluntary_ctxt_switches/ {print \$2}' \$t 2>/dev/null || echo 0)))
   done
   echo "cpu \$(( \$(date +%s%3N) - START_MS )) \${f[13]} \${f[14]} \$v \$i"
 }
-sleep $FROM; sample > /tmp/split-{host}.cpu; sleep $((TO - FROM)); sample >> /tmp/split-{host}.cpu
-wait \$pid
+pids=()
+for l in \$(seq 0 $((PER_HOST - 1))); do
+  RANK=\$(( {host} * $PER_HOST + l )) LOCAL_RANK=\$l WORLD_SIZE=$((HOSTS * PER_HOST)) LOCAL_WORLD_SIZE=$PER_HOST \\
+    MASTER_ADDR=h0 MASTER_PORT=29713 GLOO_SOCKET_IFNAME=eth0 $cmd > /tmp/split-{host}-\$l.out 2>&1 &
+  pids+=(\$!)
+done
+sleep $FROM
+for l in \$(seq 0 $((PER_HOST - 1))); do sample \${pids[\$l]} > /tmp/split-{host}-\$l.cpu; done
+sleep $((TO - FROM))
+for l in \$(seq 0 $((PER_HOST - 1))); do sample \${pids[\$l]} >> /tmp/split-{host}-\$l.cpu; done
+wait
 EOS
 }
 summary() {
   local label=$1 round=$2 tick; tick=$(getconf CLK_TCK)
-  python3 - "$label" "$round" "$tick" "$HOSTS" <<'PY'
+  python3 - "$label" "$round" "$tick" "$HOSTS" "$PER_HOST" "$SIZE" <<'PY'
 import sys
-label, rnd, tick, hosts = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+label, rnd, tick, hosts, per = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+size = sys.argv[6]
 ops = None; u = s = v = iv = 0.0
-for h in range(hosts):
-    rows = [l.split() for l in open(f"/tmp/split-{h}.cpu")]
+for h, l in [(h, l) for h in range(hosts) for l in range(per)]:
+    rows = [r.split() for r in open(f"/tmp/split-{h}-{l}.cpu")]
     (t0, u0, s0, v0, i0), (t1, u1, s1, v1, i1) = [list(map(int, r[1:])) for r in rows]
     u += (u1 - u0) * 1000 / tick; s += (s1 - s0) * 1000 / tick; v += v1 - v0; iv += i1 - i0
-    if h == 0:
-        ends = [float(l.split()[2]) * 1000 for l in open("/tmp/split-0.out") if l.startswith("op ")]
+    if h == 0 and l == 0:
+        ends = [float(r.split()[2]) * 1000 for r in open("/tmp/split-0-0.out") if r.startswith("op ")]
         ops = sum(1 for e in ends if t0 <= e <= t1)
-print(f"{label} r{rnd}: ops {ops} user_ms_per_op {u/ops:.1f} sys_ms_per_op {s/ops:.1f} total {(u+s)/ops:.1f} vcsw_per_op {v/ops:.0f} ivcsw_per_op {iv/ops:.0f}")
+print(f"{label} r{rnd} {hosts}x{per} {size}B: ops {ops} user_ms_per_op {u/ops:.1f} sys_ms_per_op {s/ops:.1f} total {(u+s)/ops:.1f} vcsw_per_op {v/ops:.0f} ivcsw_per_op {iv/ops:.0f}")
 PY
 }
 for round in $(seq 1 "$ROUNDS"); do
-  for v in "${VARS[@]}" "gloo=/usr/bin/python3 perf/scripts/gloo_warmup.py 67108864 $SECS"; do
+  for v in "${VARS[@]}" "gloo=/usr/bin/python3 perf/scripts/gloo_warmup.py $SIZE $SECS"; do
     label="${v%%=*}"; cmd="${v#*=}"
     extra=""; [[ "$cmd" == *" -- "* ]] && { extra="${cmd#* -- }"; cmd="${cmd%% -- *}"; }
-    [[ $label == gloo ]] || cmd="$cmd -cp $CP io.reactivecollectives.perf.WarmupCurve 67108864 $SECS $extra"
+    [[ $label == gloo ]] || cmd="$cmd -cp $CP io.reactivecollectives.perf.WarmupCurve $SIZE $SECS $extra"
     bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" -- bash -c "$(host_cmd "$cmd")" > "$OUT/$label-r$round.log" 2>&1
     summary "$label" "$round" | tee -a "$OUT/summary.txt"
   done

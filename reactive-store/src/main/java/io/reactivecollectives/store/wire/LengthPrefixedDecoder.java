@@ -140,6 +140,20 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
         } finally {
             in.release();
         }
+        if (!failed) {
+            awaiting(ctx, current == null ? 0 : length - current.writerIndex() - (chunk == null ? 0 : chunk.readableBytes()));
+        }
+    }
+
+    /**
+     * Called after each inbound buffer has been split, with the bytes still missing of the frame now
+     * arriving (0 when no frame is partly here): a subclass may ask its socket to wake it only once
+     * more of them have arrived (the mesh's {@code SO_RCVLOWAT}). Event loop only; does nothing here.
+     *
+     * @param ctx          the decoder's context
+     * @param missingBytes bytes of the partial frame still to come, or 0
+     */
+    protected void awaiting(ChannelHandlerContext ctx, int missingBytes) {
     }
 
     private void decode(ChannelHandlerContext ctx, ByteBuf in) {

@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.frame;
 
+import io.netty.channel.ChannelHandlerContext;
 import io.reactivecollectives.store.wire.LengthPrefixedDecoder;
 
 /**
@@ -14,6 +15,9 @@ public final class FrameDecoder extends LengthPrefixedDecoder {
 
     /** Frames from this length up that span reads are assembled without copying. */
     public static final int SCATTER_MIN_BYTES = LengthPrefixedDecoder.SCATTER_MIN_BYTES;
+
+    /** Null until {@link #wakeForFrames} (the handshake's frames are small). */
+    private ReceiveLowWater lowWater;
 
     private static final Errors ERRORS = (length, min, max) -> new MalformedFrameException("frame length " + length
             + (length < min ? " is shorter than the header" : " is over the limit of " + max + " bytes"));
@@ -31,5 +35,23 @@ public final class FrameDecoder extends LengthPrefixedDecoder {
      */
     public void limitPayload(int maxPayload) {
         maxFrameLength(FrameCodec.HEADER + maxPayload);
+    }
+
+    /**
+     * From now on, while a large frame arrives, the socket wakes the event loop only once up to
+     * {@code maxBytes} of its missing bytes have arrived (see {@link ReceiveLowWater}; native epoll
+     * TCP only). Call on the channel's event loop, once the connection carries collectives.
+     *
+     * @param maxBytes the most bytes to gather before a wake-up; under 64 KiB: never set
+     */
+    public void wakeForFrames(int maxBytes) {
+        lowWater = new ReceiveLowWater(maxBytes);
+    }
+
+    @Override
+    protected void awaiting(ChannelHandlerContext ctx, int missingBytes) {
+        if (lowWater != null) {
+            lowWater.await(ctx.channel(), missingBytes);
+        }
     }
 }

@@ -6,12 +6,14 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.reactivecollectives.transport.frame.FrameDecoder;
 import io.reactivecollectives.transport.frame.FrameType;
 import io.reactivecollectives.transport.frame.Handshake;
 import io.reactivecollectives.transport.frame.MalformedFrameException;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import reactor.core.publisher.Sinks;
 
 import java.util.concurrent.TimeUnit;
@@ -314,11 +316,25 @@ final class MeshHandshake {
         }
     }
 
+    /**
+     * The cap of a connection's receive low-water mark: the setting, and at most half of a socket
+     * buffer the group fixed ({@code socketBufferBytes}; the kernel grows an unfixed one to fit).
+     */
+    static int lowWaterBytes(int socketBufferBytes) {
+        int cap = TransportSettings.FRAME_LOW_WATER.get();
+        return socketBufferBytes > 0 ? Math.min(cap, socketBufferBytes / 2) : cap;
+    }
+
     /** The handshake passed: frames up to the group's limit are accepted from now on; the frame handler to install. */
     private static FrameHandler authenticated(Mesh mesh, Channel ch, int peer, int stripe, PeerStripes link) {
         ChannelHandler d = ch.pipeline().get("rc-decoder");
         if (d instanceof FrameDecoder decoder) {
             decoder.limitPayload(mesh.options().maxFramePayload());
+            if (ch.pipeline().get(SslHandler.class) == null) {
+                // under TLS the socket's bytes are records, part of which the TLS handler may hold: a mark at
+                // the frame's missing plaintext could wait for bytes that never come (ReceiveLowWater)
+                decoder.wakeForFrames(lowWaterBytes(mesh.options().socketBufferBytes()));
+            }
         }
         return new FrameHandler(peer, mesh.groupHash(), stripe, link);
     }

@@ -61,6 +61,11 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Boolean> SPIN_ADAPTIVE = Setting.bool("rc.transport.spinAdaptive", true,
             "the event loops' polling budget halves after polling in vain and doubles after polling in time");
 
+    /** The most bytes of a large frame a socket gathers before it wakes its event loop. */
+    public static final Setting<Integer> FRAME_LOW_WATER = Setting.intBytes("rc.transport.frameLowWater", 1 << 20, 0,
+            "native epoll TCP: a socket receiving a large frame wakes its event loop only once this many of the frame's "
+                    + "missing bytes (or all of them) have arrived (SO_RCVLOWAT), not on every arrival; under 64 KiB: off");
+
     /** Received pieces at least this large are reduced on Reactor's parallel scheduler. */
     public static final Setting<Long> OFFLOAD_BYTES = Setting.bytes("rc.transport.offloadBytes", 0, 0,
                     "received pieces at least this large are reduced on Reactor's parallel scheduler; 0: never")
@@ -253,7 +258,7 @@ public final class TransportSettings implements SettingsProvider {
 
     @Override
     public List<Setting<?>> settings() {
-        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE,
+        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE, FRAME_LOW_WATER,
                 OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO, MESH_ON_DEMAND_LIMIT, MESH_IDLE_AFTER, SUBGROUPS_SHARE_CONNECTIONS,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
