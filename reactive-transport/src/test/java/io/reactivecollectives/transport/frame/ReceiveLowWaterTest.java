@@ -128,17 +128,23 @@ class ReceiveLowWaterTest {
         return ch.eventLoop().submit(() -> ch.config().getOption(SO_RCVLOWAT)).get(10, TimeUnit.SECONDS);
     }
 
+    /** The server's mark once it left 1 (the first part of a frame read), or 1 after 10 s. */
+    private int markOnceSet() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int mark;
+        while ((mark = serverMark()) == 1 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        return mark;
+    }
+
     @Test
     void aFrameInPiecesWithPausesIsGatheredBeforeTheReaderWakes() throws Exception {
         start(1 << 20);
         byte[] body = body();
         send(body, 0, 64 * 1024, 0, true);
         // the mark follows the frame's missing bytes once its first part is read
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        int mark;
-        while ((mark = serverMark()) == 1 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        int mark = markOnceSet();
         assertTrue(mark > 1 && mark <= FRAME, "mark " + mark + " follows the frame's missing bytes");
         int readsBefore = reads.get();
         // the rest in 8 KiB pieces 1 ms apart: each would wake the reader without the mark
@@ -157,10 +163,7 @@ class ReceiveLowWaterTest {
         start(1 << 20);
         byte[] body = body();
         send(body, 0, 100 * 1024, 0, true);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (serverMark() == 1 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        assertTrue(markOnceSet() > 1, "the mark follows the frame");
         // all but the last 8 KiB: fewer bytes queued than the mark, so no wake-up, and no frame
         send(body, 100 * 1024, FRAME - 100 * 1024 - PIECE, 0, false);
         assertNull(frames.poll(300, TimeUnit.MILLISECONDS), "the frame is not complete yet");
