@@ -141,7 +141,7 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
             in.release();
         }
         if (!failed) {
-            awaiting(ctx, current == null ? 0 : length - current.writerIndex() - (chunk == null ? 0 : chunk.readableBytes()));
+            awaiting(ctx, current == null ? 0 : length - bodyBytesHere());
         }
     }
 
@@ -323,7 +323,7 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
             return;
         }
         failed = true;
-        int buffered = lengthBytes + (current == null ? 0 : current.writerIndex()) + (chunk == null ? 0 : chunk.readableBytes());
+        int buffered = lengthBytes + bodyBytesHere();
         ctx.fireExceptionCaught(errors.stalled(buffered, TimeUnit.NANOSECONDS.toMillis(waited)));
     }
 
@@ -336,6 +336,11 @@ public class LengthPrefixedDecoder extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         releasePartial();
+    }
+
+    /** Bytes of the partial frame's body received so far (in {@link #current} and the chunk being filled). */
+    private int bodyBytesHere() {
+        return (current == null ? 0 : current.writerIndex()) + (chunk == null ? 0 : chunk.readableBytes());
     }
 
     private void releasePartial() {

@@ -40,7 +40,7 @@ public final class FrameDecoder extends LengthPrefixedDecoder {
     /**
      * From now on, while a large frame arrives, the socket wakes the event loop only once up to
      * {@code maxBytes} of its missing bytes have arrived (see {@link ReceiveLowWater}; native epoll
-     * TCP only). Call on the channel's event loop, once the connection carries collectives.
+     * TCP without TLS only). Call on the channel's event loop, once the connection carries collectives.
      *
      * @param maxBytes the most bytes to gather before a wake-up; under 64 KiB: never set
      */

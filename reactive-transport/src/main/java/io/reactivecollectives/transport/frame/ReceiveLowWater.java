@@ -3,6 +3,7 @@ package io.reactivecollectives.transport.frame;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 
 /**
@@ -17,9 +18,9 @@ import io.netty.channel.unix.IntegerUnixChannelOption;
  * frames under {@link #MIN_BYTES}. Lowering the mark below what is already queued wakes the reader
  * at once on Linux 4.18 and later, which is therefore required. Native epoll TCP channels only:
  * anything else (NIO, Unix sockets), an older kernel or a refused option leaves the socket alone.
- * Only for a decoder that sees the socket's bytes as they arrive: under TLS the socket carries
+ * Only where the decoder sees the socket's bytes as they arrive: under TLS the socket carries
  * records, part of which the TLS handler may hold, and a mark at the frame's missing plaintext could
- * then wait for bytes that never come (the mesh leaves TLS connections alone).
+ * then wait for bytes that never come, so a channel with a TLS handler is left alone too.
  * One instance per connection, used on its event loop only.
  */
 final class ReceiveLowWater {
@@ -59,8 +60,8 @@ final class ReceiveLowWater {
         if (want == mark) {
             return;
         }
-        if (!(channel instanceof EpollSocketChannel)) {
-            off = true;
+        if (!(channel instanceof EpollSocketChannel) || channel.pipeline().get(SslHandler.class) != null) {
+            off = true;   // decided at the first frame that would set a mark, before any is set
             return;
         }
         try {
@@ -72,11 +73,6 @@ final class ReceiveLowWater {
         } catch (ChannelException closedOrRefused) {
             off = true; // a closed socket wakes its reader anyway
         }
-    }
-
-    /** The mark last set (1: the default), for tests. */
-    int mark() {
-        return mark;
     }
 
     /** Whether this is Linux {@code major.minor} or later. */

@@ -6,7 +6,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.reactivecollectives.transport.frame.FrameDecoder;
@@ -330,11 +329,7 @@ final class MeshHandshake {
         ChannelHandler d = ch.pipeline().get("rc-decoder");
         if (d instanceof FrameDecoder decoder) {
             decoder.limitPayload(mesh.options().maxFramePayload());
-            if (ch.pipeline().get(SslHandler.class) == null) {
-                // under TLS the socket's bytes are records, part of which the TLS handler may hold: a mark at
-                // the frame's missing plaintext could wait for bytes that never come (ReceiveLowWater)
-                decoder.wakeForFrames(lowWaterBytes(mesh.options().socketBufferBytes()));
-            }
+            decoder.wakeForFrames(lowWaterBytes(mesh.options().socketBufferBytes()));
         }
         return new FrameHandler(peer, mesh.groupHash(), stripe, link);
     }
