@@ -72,5 +72,7 @@ for round in $(seq 1 "$ROUNDS"); do
     [[ $label == gloo ]] || cmd="$cmd -cp $CP io.reactivecollectives.perf.WarmupCurve $SIZE $SECS $extra"
     bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" -- bash -c "$(host_cmd "$cmd")" > "$OUT/$label-r$round.log" 2>&1
     summary "$label" "$round" | tee -a "$OUT/summary.txt"
+    for h in $(seq 0 $((HOSTS - 1))); do for l in $(seq 0 $((PER_HOST - 1))); do   # each rank's op lines, kept
+      cp "/tmp/split-$h-$l.out" "$OUT/$label-r$round-$h-$l.out" 2>/dev/null; done; done
   done
 done

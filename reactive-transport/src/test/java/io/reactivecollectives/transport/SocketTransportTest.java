@@ -91,4 +91,36 @@ class SocketTransportTest {
             return null;
         });
     }
+
+    /**
+     * With one connection per peer, all of a rank's connections run on one event loop, its home loop
+     * ({@code rc.transport.homeLoop}, on by default): a ring's step goes from the receive to the next
+     * send on one thread. Ranks take the loops in turn, so three ranks in one JVM do not all share one.
+     */
+    @Test
+    void aRanksConnectionsRunOnItsHomeLoop() {
+        GroupOptions options = GroupOptions.defaults().withGroupId("home-loop").withTls(tls)
+                .withTimeout(Duration.ofSeconds(20));
+        ClusterTesting.withCluster(3, options, cluster -> {
+            java.util.Set<io.netty.channel.EventLoop> homes = new java.util.HashSet<>();
+            for (int r = 0; r < 3; r++) {
+                MeshProcessGroup g = cluster.group(r);
+                io.netty.channel.EventLoop home = null;
+                for (int peer = 0; peer < 3; peer++) {
+                    if (peer == r) {
+                        continue;
+                    }
+                    io.netty.channel.EventLoop loop = StripedConnectionsTest.link(g, peer).channel().eventLoop();
+                    if (home == null) {
+                        home = loop;
+                    }
+                    assertEquals(home, loop, "rank " + r + "'s connection to rank " + peer + " is off its home loop");
+                }
+                homes.add(home);
+            }
+            assertTrue(homes.size() > 1, "all three ranks on one loop: " + homes);
+            AllReduceTest.check(cluster, DType.FLOAT32, ReduceOp.SUM, 300_000, Algorithm.RING, 300_000);
+            return null;
+        });
+    }
 }

@@ -43,6 +43,9 @@ public final class MeshEventLoops {
     /** Threads of the shared group. */
     public static final int THREADS = Math.max(1, TransportSettings.IO_THREADS.get());
 
+    /** Whether a rank's connections share one loop of the group ({@link TransportSettings#HOME_LOOP}). */
+    static final boolean HOME_LOOP = TransportSettings.HOME_LOOP.get();
+
     private MeshEventLoops() {
     }
 
@@ -73,9 +76,27 @@ public final class MeshEventLoops {
         return LivenessHolder.GROUP;
     }
 
-    /** The group whose loops run the connections of a mesh of {@code role}. */
-    static EventLoopGroup forRole(MeshRole role) {
-        return role == MeshRole.LIVENESS ? liveness() : get();
+    /**
+     * The loops that run one rank's connections: the heartbeat loop for a {@link MeshRole#LIVENESS}
+     * mesh; else one loop of the shared group, taken in turn by the meshes of the JVM (the rank's
+     * home loop), when {@link TransportSettings#HOME_LOOP} is on and the rank has one connection per
+     * peer; else the whole shared group, whose loops the connections take in turn.
+     *
+     * <p>On its home loop a rank receives a frame from one peer, reduces it and sends what that lets
+     * it send to the next on one thread: a ring's step hands nothing to another loop (no task queued,
+     * no loop woken), where connections spread over the loops hand each segment from the receiving
+     * loop to the sending one. Stripes ({@code connectionsPerPeer} above 1) are for links one thread
+     * cannot fill, so they keep the whole group.
+     *
+     * @param role               the mesh's role
+     * @param connectionsPerPeer the connections the rank opens to each peer
+     * @return a single loop or a group of loops
+     */
+    static EventLoopGroup forMesh(MeshRole role, int connectionsPerPeer) {
+        if (role == MeshRole.LIVENESS) {
+            return liveness();
+        }
+        return HOME_LOOP && connectionsPerPeer == 1 ? get().next() : get();
     }
 
     /** Daemon Netty threads that Reactor recognises as non-blocking ({@code block()} there fails fast). */

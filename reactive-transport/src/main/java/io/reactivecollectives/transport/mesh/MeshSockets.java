@@ -4,6 +4,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
 import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.transport.frame.FrameDecoders;
 import io.reactivecollectives.transport.wire.HostPorts;
@@ -34,6 +35,8 @@ final class MeshSockets {
 
     private final MeshOptions options;
     private final int rank;
+    /** The loops of this rank's sockets (see {@link MeshEventLoops#forMesh}). */
+    private final EventLoopGroup loops;
     private volatile DisposableServer server;
     private volatile DisposableServer localServer;
     private volatile Path localPath;
@@ -44,6 +47,7 @@ final class MeshSockets {
     MeshSockets(MeshOptions options, int rank) {
         this.options = options;
         this.rank = rank;
+        this.loops = MeshEventLoops.forMesh(options.role(), options.connectionsPerPeer());
     }
 
     private static AdaptiveRecvByteBufAllocator recvAllocator() {
@@ -53,7 +57,7 @@ final class MeshSockets {
     /** Binds the TCP server (and the local one when enabled); {@code onAccepted} sets up each inbound connection. */
     Mono<Void> bind(Consumer<Connection> onAccepted) {
         TcpServer s = TcpServer.create()
-                .runOn(MeshEventLoops.forRole(options.role()))
+                .runOn(loops)
                 .host(options.host())
                 .port(0)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
@@ -97,7 +101,7 @@ final class MeshSockets {
 
     private Mono<Void> bindLocal(Path path, Consumer<Connection> onAccepted) {
         TcpServer s = TcpServer.create()
-                .runOn(MeshEventLoops.forRole(options.role()))
+                .runOn(loops)
                 .bindAddress(() -> MeshChannels.domainAddress(path))
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
@@ -151,7 +155,7 @@ final class MeshSockets {
             return Mono.error(new IllegalArgumentException("not a mesh address: '" + published + "'"));
         }
         Path local = LocalSockets.sameNodePath(parts);
-        TcpClient c = TcpClient.newConnection().runOn(MeshEventLoops.forRole(options.role()));
+        TcpClient c = TcpClient.newConnection().runOn(loops);
         c = local != null ? c.remoteAddress(() -> MeshChannels.domainAddress(local))
                 : c.host(host).port(port).option(ChannelOption.TCP_NODELAY, true);
         c = c.option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)

@@ -48,6 +48,13 @@ public final class TransportSettings implements SettingsProvider {
                     Integer.MAX_VALUE, "network event loops (`rc-io-N`) shared by the JVM's groups")
             .defaultsTo(() -> Math.max(4, PROCESSORS), "max(4, processors)");
 
+    /** Whether a rank's connections share one event loop. */
+    public static final Setting<Boolean> HOME_LOOP = Setting.bool("rc.transport.homeLoop", true,
+            "a rank's connections (one per peer) all run on one event loop, its home loop (ranks take the loops "
+                    + "in turn), so a frame received from one peer and the frame it lets the rank send to the next "
+                    + "are handled on one thread without a hand-off between loops; `false` spreads the connections "
+                    + "over all loops; ranks with `connectionsPerPeer` above 1 always spread their stripes");
+
     /** Which Netty transport carries the mesh's connections. */
     public static final Setting<String> NATIVE = Setting.choice("rc.transport.native", "auto",
             "the Netty transport under the collectives' connections: `auto` uses native epoll where it loads "
@@ -258,7 +265,7 @@ public final class TransportSettings implements SettingsProvider {
 
     @Override
     public List<Setting<?>> settings() {
-        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE, FRAME_LOW_WATER,
+        return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, HOME_LOOP, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE, FRAME_LOW_WATER,
                 OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO, MESH_ON_DEMAND_LIMIT, MESH_IDLE_AFTER, SUBGROUPS_SHARE_CONNECTIONS,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
