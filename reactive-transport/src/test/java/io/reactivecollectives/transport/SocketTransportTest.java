@@ -1,6 +1,7 @@
 package io.reactivecollectives.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
@@ -21,7 +22,9 @@ import javax.net.ssl.KeyManagerFactory;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -102,15 +105,15 @@ class SocketTransportTest {
         GroupOptions options = GroupOptions.defaults().withGroupId("home-loop").withTls(tls)
                 .withTimeout(Duration.ofSeconds(20));
         ClusterTesting.withCluster(3, options, cluster -> {
-            java.util.Set<io.netty.channel.EventLoop> homes = new java.util.HashSet<>();
+            Set<EventLoop> homes = new HashSet<>();
             for (int r = 0; r < 3; r++) {
                 MeshProcessGroup g = cluster.group(r);
-                io.netty.channel.EventLoop home = null;
+                EventLoop home = null;
                 for (int peer = 0; peer < 3; peer++) {
                     if (peer == r) {
                         continue;
                     }
-                    io.netty.channel.EventLoop loop = StripedConnectionsTest.link(g, peer).channel().eventLoop();
+                    EventLoop loop = StripedConnectionsTest.link(g, peer).channel().eventLoop();
                     if (home == null) {
                         home = loop;
                     }
