@@ -6,7 +6,8 @@
 #                                           # a jlinked JRE into perf/target-cuda/devcarry (carry both dirs)
 #   perf/scripts/cuda_bench.sh run [ARGS]   # on the GPU machine (Java 17, python3 with torch): both benchmarks
 #   perf/scripts/cuda_bench.sh gpu-tests    # on the GPU machine: CudaDeviceTest and HostStagedCudaTest, no Maven
-#                                           # (GPU_TEST_OPTS="-Drc.test.gpu.testTimeout=40s -Drc.test.gpu.deadlineSeconds=200")
+#                                           # (GPU_TEST_OPTS="-Drc.test.gpu.testTimeout=40s -Drc.test.gpu.deadlineSeconds=200",
+#                                           #  -Drc.test.gpu.select=CudaDeviceTest or Class#method,... for fewer)
 #   perf/scripts/cuda_bench.sh              # build, then run
 #
 # ARGS go to CudaBenchmark (--sizes, --iters, --allreduce-bytes, --chunk-bytes, --depth, ...).

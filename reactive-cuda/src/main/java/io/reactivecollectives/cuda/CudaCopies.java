@@ -126,7 +126,8 @@ public final class CudaCopies implements CopyEngine {
      * queues a DMA, so the transfer starts without waiting for a scheduler thread to wake; the wait
      * for its event is a task on {@link CudaScheduler} that runs whether or not the subscriber is
      * still there, and only then are the tensors released, so a cancelled copy never frees memory
-     * a DMA is still using.
+     * a DMA is still using. The completion is signalled after that release, so the subscriber finds
+     * the tensors' reference counts as it left them.
      */
     private Mono<Void> enqueueHereWaitOnScheduler(Tensor src, Tensor dst) {
         src.retain();
@@ -145,15 +146,22 @@ public final class CudaCopies implements CopyEngine {
         }
         Sinks.One<Void> done = Sinks.one();
         CudaScheduler.get().schedule(() -> {
+            RuntimeException failure = null;
             try {
                 Cuda.check(JCuda.cudaEventSynchronize(ev), "cudaEventSynchronize(" + what + ")");
-                done.tryEmitEmpty();
             } catch (RuntimeException e) {
-                done.tryEmitError(e);
+                failure = e;
             } finally {
                 JCuda.cudaEventDestroy(ev);
                 dst.release();
                 src.release();
+            }
+            // signalled only after the copy's own references are gone: whoever the completion reaches
+            // (and releases its tensors) sees them as it left them, not still held by this copy
+            if (failure == null) {
+                done.tryEmitEmpty();
+            } else {
+                done.tryEmitError(failure);
             }
         });
         return done.asMono();

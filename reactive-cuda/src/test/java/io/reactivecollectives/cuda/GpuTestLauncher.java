@@ -1,5 +1,6 @@
 package io.reactivecollectives.cuda;
 
+import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -11,10 +12,13 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 /**
  * Runs the GPU tests without Maven, for the device machine (which reaches no package registry):
@@ -35,7 +39,7 @@ public final class GpuTestLauncher {
         System.out.println("CUDA available: " + Cuda.isAvailable() + " " + Cuda.unavailableReason());
         startDeadline(Long.getLong("rc.test.gpu.deadlineSeconds", 300));
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectClass(CudaDeviceTest.class), selectClass(HostStagedCudaTest.class))
+                .selectors(selectors(System.getProperty("rc.test.gpu.select", "")))
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
                 .configurationParameter("junit.jupiter.execution.timeout.default",
                         System.getProperty("rc.test.gpu.testTimeout", "60 s"))
@@ -52,6 +56,26 @@ public final class GpuTestLauncher {
         System.out.println(s.getTestsSucceededCount() + " passed, " + s.getTotalFailureCount() + " failed, "
                 + (s.getTestsSkippedCount() + s.getTestsAbortedCount()) + " skipped");
         System.exit(s.getTotalFailureCount() > 0 ? 1 : s.getTestsAbortedCount() + s.getTestsSkippedCount() > 0 ? 3 : 0);
+    }
+
+    /**
+     * The tests to run: both GPU test classes, or those {@code select} names, comma separated, each a
+     * simple class name or {@code Class#method} (for a short lease: {@code -Drc.test.gpu.select=CudaDeviceTest}).
+     */
+    private static List<DiscoverySelector> selectors(String select) {
+        List<DiscoverySelector> out = new ArrayList<>();
+        for (String name : select.split(",")) {
+            String n = name.strip();
+            if (!n.isEmpty()) {
+                String qualified = GpuTestLauncher.class.getPackageName() + "." + n;
+                out.add(n.contains("#") ? selectMethod(qualified) : selectClass(qualified));
+            }
+        }
+        if (out.isEmpty()) {
+            out.add(selectClass(CudaDeviceTest.class));
+            out.add(selectClass(HostStagedCudaTest.class));
+        }
+        return out;
     }
 
     /** After {@code seconds}, prints every thread's stack and exits with 4. */
