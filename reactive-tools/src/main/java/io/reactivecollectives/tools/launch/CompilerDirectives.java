@@ -21,8 +21,9 @@ import java.util.regex.Pattern;
  *   command-line parser and this library's rendezvous. C2 compiled them in the first seconds of every
  *   rank, for code that runs once.</li>
  *   <li>Compile the data path's layers separately: a segment's completion, its send, the frame's
- *   write, the ring write, the frame dispatch, the mailbox delivery, the reduction step and the
- *   buffer pool's allocate and free are each compiled once, as their own method, instead of being
+ *   write, the ring write, the frame dispatch, the mailbox delivery, the reduction step, the
+ *   buffer pool's allocate and free, and the event loop's run, ready-key dispatch, read and write
+ *   (NIO's and native epoll's alike) are each compiled once, as their own method, instead of being
  *   inlined into every caller. Otherwise each entry point pulled the whole tree below it into one
  *   compile (the segment's completion recursively, through the lanes), and the same trees were
  *   compiled again under each entry point. These calls happen once per segment (tens to hundreds of
