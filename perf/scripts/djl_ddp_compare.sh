@@ -8,7 +8,9 @@
 #
 #   ROUNDS=3 NPROC=2 PRESET=base BATCH=16 STEPS=40 WARMUP=8 perf/scripts/djl_ddp_compare.sh
 #   HOSTS=2 PER_HOST=2 RATE=1gbit perf/scripts/djl_ddp_compare.sh    # across network namespaces (root)
-# UNSTAGED=1 adds a run of ours with --unstaged (one backward pass, then every bucket) to each round.
+# UNSTAGED=1 adds a run of ours with --unstaged (one backward pass, then every bucket) to each round;
+# DIRECTED=1 (across hosts) a run of ours started with the compiler directives collectives-run gives its
+# ranks (one host runs ours through collectives-run, which gives them already).
 #
 # PyTorch from Debian links the reference BLAS (about 20 times slower than OpenBLAS on this model):
 # OPENBLAS (default /tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-serial, made by
@@ -52,6 +54,13 @@ for ((round = 1; round <= ROUNDS; round++)); do
         RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29712 \
         java '"${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' & done; wait' 2>/dev/null \
       | grep -o '{"framework".*' | tag ours >> "$OUT"
+    if [[ "${DIRECTED:-0}" == 1 ]]; then   # the compiler directives collectives-run gives its ranks
+      DIRECTIVES="-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=$ROOT/reactive-tools/src/main/resources/io/reactivecollectives/tools/launch/compiler-directives.json"
+      "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
+          RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29714 \
+          java '"$DIRECTIVES ${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' & done; wait' 2>/dev/null \
+        | grep -o '{"framework".*' | tag ours-directed >> "$OUT"
+    fi
     if [[ "${UNSTAGED:-0}" == 1 ]]; then
       "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
           RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29713 \
