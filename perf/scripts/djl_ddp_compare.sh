@@ -33,6 +33,13 @@ echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) CPUs, load $(cut -d' ' -f1-3 /p
 TORCH_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup "$WARMUP" --lr "$LR")
 OURS_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup-steps "$WARMUP" --lr "$LR" --json)
 tag() { sed "s/^{/{\"round\": $round, \"run\": \"$1\", /"; }
+# ours across the namespaces: ours_netns TAG PORT JVM_OPTIONS EXTRA_ARGS (one rank per PER_HOST slot of each host)
+ours_netns() {
+  "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
+      RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT='"$2"' \
+      java '"$3 ${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]} $4"' & done; wait' 2>/dev/null \
+    | grep -o '{"framework".*' | tag "$1" >> "$OUT"
+}
 for ((round = 1; round <= ROUNDS; round++)); do
   if [[ "$HOSTS" -eq 0 ]]; then
     "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world 1 "${TORCH_ARGS[@]}" 2>&1 | grep '^{' | tag torch-single >> "$OUT"
@@ -50,22 +57,12 @@ for ((round = 1; round <= ROUNDS; round++)); do
         RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' MASTER_ADDR=h0 MASTER_PORT=29711 GLOO_SOCKET_IFNAME=eth0 \
         '"${TORCH_ENV[*]}"' '"$PY"' perf/scripts/ddp/torch_ddp_train.py --env '"${TORCH_ARGS[*]}"' & done; wait' 2>/dev/null \
       | grep -o '{"framework".*' | tag torch-ddp >> "$OUT"
-    "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
-        RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29712 \
-        java '"${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' & done; wait' 2>/dev/null \
-      | grep -o '{"framework".*' | tag ours >> "$OUT"
+    ours_netns ours 29712 "" ""
     if [[ "${DIRECTED:-0}" == 1 ]]; then   # the compiler directives collectives-run gives its ranks
-      DIRECTIVES="-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=$ROOT/reactive-tools/src/main/resources/io/reactivecollectives/tools/launch/compiler-directives.json"
-      "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
-          RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29714 \
-          java '"$DIRECTIVES ${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' & done; wait' 2>/dev/null \
-        | grep -o '{"framework".*' | tag ours-directed >> "$OUT"
+      ours_netns ours-directed 29714 "-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=$ROOT/reactive-tools/src/main/resources/io/reactivecollectives/tools/launch/compiler-directives.json" ""
     fi
     if [[ "${UNSTAGED:-0}" == 1 ]]; then
-      "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
-          RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT=29713 \
-          java '"${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]}"' --unstaged & done; wait' 2>/dev/null \
-        | grep -o '{"framework".*' | tag ours-unstaged >> "$OUT"
+      ours_netns ours-unstaged 29713 "" --unstaged
     fi
   fi
   tail -n 5 "$OUT"

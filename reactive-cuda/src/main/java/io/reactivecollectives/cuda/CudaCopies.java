@@ -146,18 +146,16 @@ public final class CudaCopies implements CopyEngine {
         }
         Sinks.One<Void> done = Sinks.one();
         CudaScheduler.get().schedule(() -> {
-            RuntimeException failure = null;
+            Throwable failure = null;
             try {
                 Cuda.check(JCuda.cudaEventSynchronize(ev), "cudaEventSynchronize(" + what + ")");
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {   // an Error too: the subscriber hears of it rather than waiting forever
                 failure = e;
             } finally {
                 JCuda.cudaEventDestroy(ev);
                 dst.release();
                 src.release();
             }
-            // signalled only after the copy's own references are gone: whoever the completion reaches
-            // (and releases its tensors) sees them as it left them, not still held by this copy
             if (failure == null) {
                 done.tryEmitEmpty();
             } else {

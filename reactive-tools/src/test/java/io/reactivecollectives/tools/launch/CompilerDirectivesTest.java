@@ -135,12 +135,15 @@ class CompilerDirectivesTest {
         assertFalse(CompilerDirectives.isNotice("loss 0.25\n"));
     }
 
+    private static String directivesJson() throws java.io.IOException {
+        try (InputStream in = CompilerDirectives.class.getResourceAsStream(CompilerDirectives.RESOURCE)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void theDirectivesLayerTheLoopOfEveryTransportTheMeshRunsOn() throws Exception {
-        String json;
-        try (InputStream in = CompilerDirectives.class.getResourceAsStream(CompilerDirectives.RESOURCE)) {
-            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        String json = directivesJson();
         // the mesh runs on native epoll on Linux and on NIO elsewhere: directives for one of them only left the
         // other's whole read path inlined into its loop (one large compile, compiled again after each deoptimization)
         for (String loop : List.of("io/netty/channel/nio/NioIoHandler.run", "io/netty/channel/epoll/EpollIoHandler.run",
@@ -153,10 +156,7 @@ class CompilerDirectivesTest {
 
     @Test
     void everyMethodTheDirectivesNameExists() throws Exception {
-        String json;
-        try (InputStream in = CompilerDirectives.class.getResourceAsStream(CompilerDirectives.RESOURCE)) {
-            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        String json = directivesJson();
         Matcher m = Pattern.compile("\"-?([\\w/$]+)\\.(\\w+|\\*)\"").matcher(json);
         List<String> checked = new ArrayList<>();
         while (m.find()) {
