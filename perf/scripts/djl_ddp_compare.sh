@@ -10,7 +10,9 @@
 #   HOSTS=2 PER_HOST=2 RATE=1gbit perf/scripts/djl_ddp_compare.sh    # across network namespaces (root)
 # UNSTAGED=1 adds a run of ours with --unstaged (one backward pass, then every bucket) to each round;
 # DIRECTED=1 (across hosts) a run of ours started with the compiler directives collectives-run gives its
-# ranks (one host runs ours through collectives-run, which gives them already).
+# ranks (one host runs ours through collectives-run, which gives them already; plain `java` ranks get
+# the data path's share of them from reactive-transport at run time, rc.jit.directives); QUICK=1 a run of ours
+# on C1 alone (-XX:TieredStopAtLevel=1, collectives-run --jit quick).
 #
 # PyTorch from Debian links the reference BLAS (about 20 times slower than OpenBLAS on this model):
 # OPENBLAS (default /tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-serial, made by
@@ -40,6 +42,10 @@ ours_netns() {
       java '"$3 ${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]} $4"' & done; wait' 2>/dev/null \
     | grep -o '{"framework".*' | tag "$1" >> "$OUT"
 }
+# the file collectives-run gives its ranks: its start-up directives and the transport's data-path ones in one list
+LAUNCH_DIRECTIVES="$(mktemp /tmp/rc-launch-directives-XXXX.json)"; trap 'rm -f "$LAUNCH_DIRECTIVES"' EXIT
+{ sed '$d' reactive-tools/src/main/resources/io/reactivecollectives/tools/launch/compiler-directives.json | sed '$ s/$/,/'
+  sed '1d' reactive-transport/src/main/resources/META-INF/io.reactivecollectives/data-path-directives.json; } > "$LAUNCH_DIRECTIVES"
 for ((round = 1; round <= ROUNDS; round++)); do
   if [[ "$HOSTS" -eq 0 ]]; then
     "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world 1 "${TORCH_ARGS[@]}" 2>&1 | grep '^{' | tag torch-single >> "$OUT"
@@ -50,6 +56,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
     if [[ "${UNSTAGED:-0}" == 1 ]]; then
       NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" --unstaged 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-unstaged >> "$OUT"
     fi
+    if [[ "${QUICK:-0}" == 1 ]]; then
+      bin/collectives-run --nproc-per-node "$NPROC" --jit quick --classpath "$CP" -- io.reactivecollectives.samples.djl.DjlTraining \
+        "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-quick >> "$OUT"
+    fi
   else
     WORLD=$((HOSTS * PER_HOST))
     NETNS=(bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" --)
@@ -59,7 +69,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
       | grep -o '{"framework".*' | tag torch-ddp >> "$OUT"
     ours_netns ours 29712 "" ""
     if [[ "${DIRECTED:-0}" == 1 ]]; then   # the compiler directives collectives-run gives its ranks
-      ours_netns ours-directed 29714 "-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=$ROOT/reactive-tools/src/main/resources/io/reactivecollectives/tools/launch/compiler-directives.json" ""
+      ours_netns ours-directed 29714 "-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=$LAUNCH_DIRECTIVES" ""
+    fi
+    if [[ "${QUICK:-0}" == 1 ]]; then      # C1 alone (collectives-run --jit quick)
+      ours_netns ours-quick 29715 "-XX:TieredStopAtLevel=1" ""
     fi
     if [[ "${UNSTAGED:-0}" == 1 ]]; then
       ours_netns ours-unstaged 29713 "" --unstaged

@@ -30,6 +30,8 @@ module io.reactivecollectives.transport {
     // automatic module and cannot say so itself)
     requires io.netty.resolver.dns;
     requires org.slf4j;
+    // the data path's compiler directives, added through HotSpot's DiagnosticCommand MBean (runtime.DataPathDirectives)
+    requires java.management;
 
     exports io.reactivecollectives.transport;
     exports io.reactivecollectives.transport.launch;

@@ -25,6 +25,7 @@ import io.reactivecollectives.transport.mesh.Connections;
 import io.reactivecollectives.transport.mesh.MeshChannels;
 import io.reactivecollectives.transport.ops.OpFamilies;
 import io.reactivecollectives.transport.runtime.CollectiveRunner;
+import io.reactivecollectives.transport.runtime.DataPathDirectives;
 import io.reactivecollectives.transport.runtime.GroupLifecycle;
 import io.reactivecollectives.transport.runtime.GroupRuntime;
 import io.reactivecollectives.transport.runtime.InboundFrames;
@@ -137,6 +138,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
             }
             MeshProcessGroup g = new MeshProcessGroup(store, rank, worldSize, options);
             FlightRecorder recorder = g.flightRecorder();
+            DataPathDirectives.addOnce();   // once per JVM, off this chain
             // the native reduction kernels load here, off the event loops, before the first collective
             return ReduceKernels.loadAsync()
                     .then(UnknownSettings.done() ? Mono.empty()

@@ -3,6 +3,7 @@ package io.reactivecollectives.tools.launch;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,6 +44,9 @@ final class CompilerDirectives {
     /** The resource, next to this class. */
     static final String RESOURCE = "compiler-directives.json";
 
+    /** The data path's directives in reactive-transport's jar (its {@code runtime.DataPathDirectives}). */
+    static final String DATA_PATH_RESOURCE = "META-INF/io.reactivecollectives/data-path-directives.json";
+
     private static final String OPTION = "-XX:CompilerDirectivesFile=";
     private static final Pattern NOTICE = Pattern.compile("\\d+ compiler directives? added\\R?");
 
@@ -67,16 +71,42 @@ final class CompilerDirectives {
     }
 
     private static CompilerDirectives write() {
-        try (InputStream in = CompilerDirectives.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IOException(RESOURCE + " is missing from the launcher's jar");
-            }
+        try {
+            String json = json();
             Path file = Files.createTempFile("rc-compiler-directives-", ".json");
             file.toFile().deleteOnExit();   // a launcher stopped by a signal runs no finally, only shutdown hooks
-            Files.write(file, in.readAllBytes());
+            Files.writeString(file, json);
             return new CompilerDirectives(file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the compiler directives: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The directives' text: this jar's start-up directives ({@value #RESOURCE}) and the data path's,
+     * which reactive-transport adds at run time to the JVMs the launcher does not start
+     * ({@value #DATA_PATH_RESOURCE}), in one list.
+     *
+     * @return the directives file's content
+     * @throws IOException when a resource is missing
+     */
+    static String json() throws IOException {
+        return "[\n" + objects(CompilerDirectives.class.getResourceAsStream(RESOURCE), RESOURCE) + ",\n"
+                + objects(CompilerDirectives.class.getClassLoader().getResourceAsStream(DATA_PATH_RESOURCE),
+                DATA_PATH_RESOURCE) + "\n]\n";
+    }
+
+    /** The objects of a directives file's list, without the list's brackets. */
+    private static String objects(InputStream resource, String name) throws IOException {
+        if (resource == null) {
+            throw new IOException(name + " is missing from the class path");
+        }
+        try (InputStream in = resource) {
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!text.startsWith("[") || !text.endsWith("]")) {
+                throw new IOException(name + " is not a list of directives");
+            }
+            return text.substring(1, text.length() - 1).strip();
         }
     }
 

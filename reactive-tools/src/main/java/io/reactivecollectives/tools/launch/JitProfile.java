@@ -7,7 +7,8 @@ import java.util.Locale;
 /**
  * How the launcher sets up the children's just-in-time compilers ({@code collectives-run --jit}).
  *
- * <p>{@link #DEFAULT} leaves the JVM's settings alone. {@link #FOCUSED} gives the children the
+ * <p>{@link #DEFAULT} leaves the JVM's settings alone (and tells the library not to add the data
+ * path's directives at run time, as it does in JVMs started without them: {@value #NO_RUNTIME_DIRECTIVES}). {@link #FOCUSED} gives the children the
  * {@link CompilerDirectives}: the optimizing compiler (C2) leaves the JDK's start-up code to the
  * quick compiler and compiles the layers of this library's data path one by one instead of inlining
  * each layer's tree into every caller; it concerns only those methods, not the user's own.
@@ -34,8 +35,13 @@ enum JitProfile {
     /** Less inlining by C2 everywhere (smaller, quicker compiles), and the {@link CompilerDirectives}. */
     LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"), true),
 
-    /** The quick compiler (C1) alone, for the whole JVM; no directives (they only steer C2). */
+    /** The quick compiler (C1) alone, for the whole JVM; no directives (they would steer C1's inlining too). */
     QUICK(List.of("-XX:TieredStopAtLevel=1"), false);
+
+    /** Tells reactive-transport not to add the data path's directives at run time (its {@code rc.jit.directives}). */
+    static final String NO_RUNTIME_DIRECTIVES = "-Drc.jit.directives=false";
+
+    private static final String NO_RUNTIME_DIRECTIVES_NAME = "-Drc.jit.directives=";
 
     private final List<String> flags;
     private final boolean directed;
@@ -93,6 +99,9 @@ enum JitProfile {
      */
     List<String> options(List<String> jvmArgs, CompilerDirectives directives) {
         List<String> out = new ArrayList<>(directives != null ? directives.options() : List.of());
+        if (!directed && jvmArgs.stream().noneMatch(a -> a.startsWith(NO_RUNTIME_DIRECTIVES_NAME))) {
+            out.add(NO_RUNTIME_DIRECTIVES);   // the library would add the data path's at run time otherwise
+        }
         for (String flag : flags) {
             String name = flag.substring(0, flag.indexOf('=') + 1);
             if (jvmArgs.stream().noneMatch(a -> a.startsWith(name))) {

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -44,6 +43,7 @@ class CompilerDirectivesTest {
             System.out.println("file " + file);
             System.out.println("drain-not-inlined " + printed.toString().contains("-io/reactivecollectives/transport/algorithms/Lanes$PairedSteps$Run.drain"));
             System.out.println("asm-excluded " + printed.toString().contains("jdk/internal/org/objectweb/asm/*.*"));
+            System.out.println("rc.jit.directives " + System.getProperty("rc.jit.directives"));
         }
     }
 
@@ -73,7 +73,7 @@ class CompilerDirectivesTest {
             assertTrue(r.out().contains("[rank " + rank + "] asm-excluded true"), r.out());
         }
         assertFalse(r.out().contains("compiler directive"), r.out());
-        assertEquals(6, r.out().lines().count(), r.out());
+        assertEquals(8, r.out().lines().count(), r.out());
         assertFalse(Files.exists(Path.of(fileOf(r))), "the launch's directives file outlives it");
     }
 
@@ -95,6 +95,12 @@ class CompilerDirectivesTest {
         assertEquals(0, plain.code(), plain.err());
         assertTrue(plain.out().contains("[rank 0] file none"), plain.out());
         assertTrue(plain.out().contains("drain-not-inlined false"), plain.out());
+        // and the library, which adds the data path's directives where a JVM has none, is told not to
+        assertTrue(plain.out().contains("[rank 0] rc.jit.directives false"), plain.out());
+        assertTrue(lean.out().contains("[rank 0] rc.jit.directives null"), lean.out());
+        LaunchResult quick = oneRank(DirectivesChild.class, "--jit", "quick", "--jvm-arg=-Drc.jit.directives=true");
+        assertEquals(0, quick.code(), quick.err());
+        assertTrue(quick.out().contains("[rank 0] rc.jit.directives true"), "the user's choice wins: " + quick.out());
     }
 
     @Test
@@ -136,9 +142,7 @@ class CompilerDirectivesTest {
     }
 
     private static String directivesJson() throws java.io.IOException {
-        try (InputStream in = CompilerDirectives.class.getResourceAsStream(CompilerDirectives.RESOURCE)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return CompilerDirectives.json();
     }
 
     @Test
@@ -150,7 +154,7 @@ class CompilerDirectivesTest {
                 "io/netty/channel/epoll/EpollIoHandler.processReady",
                 "io/netty/channel/epoll/AbstractEpollStreamChannel$EpollStreamUnsafe.epollInReady",
                 "io/netty/channel/epoll/AbstractEpollStreamChannel.doWrite")) {
-            assertTrue(json.contains("\"-" + loop + "\""), loop + " is not kept out of its callers in " + CompilerDirectives.RESOURCE);
+            assertTrue(json.contains("\"-" + loop + "\""), loop + " is not kept out of its callers in " + CompilerDirectives.DATA_PATH_RESOURCE);
         }
     }
 
@@ -168,7 +172,7 @@ class CompilerDirectivesTest {
             String method = m.group(2);
             if (!method.equals("*")) {
                 assertTrue(Arrays.stream(c.getDeclaredMethods()).map(Method::getName).anyMatch(method::equals),
-                        type + " has no method " + method + " any more: update " + CompilerDirectives.RESOURCE);
+                        type + " has no method " + method + " any more: update " + CompilerDirectives.RESOURCE + " or " + CompilerDirectives.DATA_PATH_RESOURCE);
             }
             checked.add(type + "." + method);
         }

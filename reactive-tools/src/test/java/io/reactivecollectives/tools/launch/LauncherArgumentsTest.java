@@ -270,7 +270,7 @@ class LauncherArgumentsTest {
         assertRankPrints("[rank 0] TieredStopAtLevel=1 directives=false", QuickChild.class, "--jit", "quick");
         assertRankPrints("[rank 0] TieredStopAtLevel=2 directives=false", QuickChild.class, "--jit", "Quick", "--jvm-arg=-XX:TieredStopAtLevel=2");
         assertRankPrints("[rank 0] TieredStopAtLevel=4 directives=true", QuickChild.class, "--jit", "focused");
-        assertEquals(List.of("-XX:TieredStopAtLevel=1"), JitProfile.QUICK.options(List.of(), null));
+        assertEquals(List.of("-Drc.jit.directives=false", "-XX:TieredStopAtLevel=1"), JitProfile.QUICK.options(List.of(), null));
         assertEquals(JitProfile.QUICK, JitProfile.of("quick", 1, 16));
         assertEquals(JitProfile.QUICK, JitProfile.of("QUICK", 8, 2));
     }
@@ -283,7 +283,8 @@ class LauncherArgumentsTest {
         assertEquals(JitProfile.LEAN, JitProfile.of("lean", 1, 16));
         assertEquals(JitProfile.FOCUSED, JitProfile.of("Focused", 8, 2));
         assertEquals(JitProfile.DEFAULT, JitProfile.of("default", 8, 2));
-        assertEquals(List.of(), JitProfile.DEFAULT.options(List.of(), null));
+        assertEquals(List.of("-Drc.jit.directives=false"), JitProfile.DEFAULT.options(List.of(), null));
+        assertEquals(List.of(), JitProfile.DEFAULT.options(List.of("-Drc.jit.directives=true"), null));
         assertEquals(List.of("-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"),
                 JitProfile.LEAN.options(List.of("-XX:MaxInlineLevel=12"), null));
     }
@@ -291,11 +292,11 @@ class LauncherArgumentsTest {
     /** JDK 24 and later keep Netty's Unsafe (and so shared memory) for the ranks; earlier JDKs do not know the flag. */
     @Test
     void ranksOnJdk24AndLaterGetUnsafeMemoryAccessUnlessTheUserSaysOtherwise() {
-        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), RankJvmAccess.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 17));
-        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), RankJvmAccess.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 23));
+        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), RankJvmAccess.childJvmOptions(List.of(), JitProfile.FOCUSED, null, 17));
+        assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS), RankJvmAccess.childJvmOptions(List.of(), JitProfile.FOCUSED, null, 23));
         assertEquals(List.of(RankJvmAccess.NATIVE_ACCESS, RankJvmAccess.UNSAFE_ACCESS),
-                RankJvmAccess.childJvmOptions(List.of(), JitProfile.DEFAULT, null, 25));
+                RankJvmAccess.childJvmOptions(List.of(), JitProfile.FOCUSED, null, 25));
         List<String> own = List.of("--sun-misc-unsafe-memory-access=deny", "--enable-native-access=io.reactivecollectives.core");
-        assertEquals(own, RankJvmAccess.childJvmOptions(own, JitProfile.DEFAULT, null, 25), "the user's own choice, alone");
+        assertEquals(own, RankJvmAccess.childJvmOptions(own, JitProfile.FOCUSED, null, 25), "the user's own choice, alone");
     }
 }

@@ -78,6 +78,15 @@ public final class TransportSettings implements SettingsProvider {
                     "received pieces at least this large are reduced on Reactor's parallel scheduler; 0: never")
             .defaultsTo(() -> PROCESSORS >= 4 ? 64L << 10 : 0L, "65536 with 4+ processors, else 0");
 
+    /** Whether a group's first start adds the data path's compiler directives to the JVM's JIT. */
+    public static final Setting<Boolean> JIT_DIRECTIVES = Setting.bool("rc.jit.directives", true,
+                    "the first group of a JVM adds the data path's compiler directives to HotSpot's JIT (as `jcmd "
+                            + "Compiler.directives_add` would: the data path's layers compiled one by one instead of "
+                            + "inlined into every caller; [tuning](tuning.md#the-jit-on-ranks-collectives-run-does-not-start)), "
+                            + "unless the JVM was started with `-XX:CompilerDirectivesFile` (`collectives-run` gives its "
+                            + "ranks the file); `false` leaves the JIT alone")
+            .env("RC_JIT_DIRECTIVES");
+
     /** Whether ranks of one host connect through Unix domain sockets. */
     public static final Setting<Boolean> UNIX_SOCKETS = Setting.bool("rc.transport.unixSockets", true,
             "ranks of one host connect through Unix domain sockets (and then shared memory); `false`: loopback TCP");
@@ -266,7 +275,7 @@ public final class TransportSettings implements SettingsProvider {
     @Override
     public List<Setting<?>> settings() {
         return List.of(DISTRIBUTED_DEBUG, DASHBOARD, CONNECTIONS_PER_PEER, MIN_QUORUM, IO_THREADS, HOME_LOOP, NATIVE, SPIN_MICROS, SPIN_ADAPTIVE, FRAME_LOW_WATER,
-                OFFLOAD_BYTES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO, MESH_ON_DEMAND_LIMIT, MESH_IDLE_AFTER, SUBGROUPS_SHARE_CONNECTIONS,
+                OFFLOAD_BYTES, JIT_DIRECTIVES, UNIX_SOCKETS, SHARED_MEMORY, SHM_DIR, SHM_RING_BYTES, SHM_RESERVE_BYTES, SHM_BUDGET_BYTES, LIVENESS_RING_ABOVE, LIVENESS_NEIGHBOURS, MESH_FULL_UP_TO, MESH_ON_DEMAND_LIMIT, MESH_IDLE_AFTER, SUBGROUPS_SHARE_CONNECTIONS,
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,
