@@ -11,8 +11,10 @@ import java.util.regex.Pattern;
 
 /**
  * The compiler directives the launcher gives its children ({@code -XX:CompilerDirectivesFile}, a
- * diagnostic option of HotSpot since JDK 9; JEP 165), written from the jar's
- * {@code compiler-directives.json} to a file of this launch and deleted when the launch ends.
+ * diagnostic option of HotSpot since JDK 9; JEP 165), written from this jar's
+ * {@code compiler-directives.json} (the start-up part) and reactive-transport's data-path
+ * directives (the part that library adds by itself to JVMs started without a file, see
+ * {@link #json()}) to a file of this launch, deleted when the launch ends.
  *
  * <p>They tell the optimizing compiler (C2) two things, and concern only the JDK's start-up code and
  * this library's and Netty's data path, never the user's own methods:

@@ -8,7 +8,8 @@ import java.util.Locale;
  * How the launcher sets up the children's just-in-time compilers ({@code collectives-run --jit}).
  *
  * <p>{@link #DEFAULT} leaves the JVM's settings alone (and tells the library not to add the data
- * path's directives at run time, as it does in JVMs started without them: {@value #NO_RUNTIME_DIRECTIVES}). {@link #FOCUSED} gives the children the
+ * path's directives at run time, as it does in JVMs started without them:
+ * {@value #NO_RUNTIME_DIRECTIVES}). {@link #FOCUSED} gives the children the
  * {@link CompilerDirectives}: the optimizing compiler (C2) leaves the JDK's start-up code to the
  * quick compiler and compiles the layers of this library's data path one by one instead of inlining
  * each layer's tree into every caller; it concerns only those methods, not the user's own.
