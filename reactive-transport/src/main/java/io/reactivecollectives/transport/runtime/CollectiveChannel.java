@@ -6,6 +6,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
+import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.observe.FlightRecorder;
@@ -197,12 +198,21 @@ public final class CollectiveChannel implements Peers {
         return link == null ? cause : link.writeFailure(cause);
     }
 
-    /** The error a send to {@code peer} fails with: a {@link CollectiveException} as is, else a peer failure. */
+    /**
+     * The error a send to {@code peer} fails with: a {@link CollectiveException} as is; where this rank
+     * has aborted or closed its group, the {@link GroupAbortedException} its other in-flight work fails
+     * with (the write failed because of that, not because of the peer; on another thread it can get to
+     * the caller before the mailbox's own failure does); else a peer failure.
+     */
     Throwable sendFailure(int peer, Throwable e) {
         if (e instanceof CollectiveException) {
             return e;
         }
         int rank = runtime.rank();
+        if (runtime.abortedWhy() != null || runtime.isClosed()) {
+            return new GroupAbortedException(op, rank, box.sequence(), CollectiveException.NO_PEER,
+                    runtime.abortedWhy() != null ? "the group was aborted" : "the group was closed");
+        }
         PeerLink link = runtime.link(peer);
         String dead = runtime.peerFailures().deathOf(peer);
         if (dead == null && e instanceof io.reactivecollectives.transport.mesh.PeerClosedException pc && pc.isUnreachable()) {
