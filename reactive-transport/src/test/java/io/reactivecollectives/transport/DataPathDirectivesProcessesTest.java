@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,7 +23,7 @@ class DataPathDirectivesProcessesTest {
 
     private List<String> run(List<String> options) throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
-        List<String> all = new java.util.ArrayList<>(options);
+        List<String> all = new ArrayList<>(options);
         all.add("-Djava.io.tmpdir=" + tmp);
         ChildJvm.Output o = ChildJvm.run(dir, all, System.getProperty("java.class.path"),
                 DataPathDirectivesMain.class.getName());

@@ -28,7 +28,7 @@ import java.util.Locale;
 enum JitProfile {
 
     /** The JVM's own settings. */
-    DEFAULT(List.of(), false),
+    DEFAULT(List.of(JitProfile.NO_RUNTIME_DIRECTIVES), false),
 
     /** The {@link CompilerDirectives}: C2 off start-up code, the data path's layers compiled one by one. */
     FOCUSED(List.of(), true),
@@ -37,12 +37,14 @@ enum JitProfile {
     LEAN(List.of("-XX:MaxInlineLevel=6", "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000"), true),
 
     /** The quick compiler (C1) alone, for the whole JVM; no directives (they would steer C1's inlining too). */
-    QUICK(List.of("-XX:TieredStopAtLevel=1"), false);
+    QUICK(List.of(JitProfile.NO_RUNTIME_DIRECTIVES, "-XX:TieredStopAtLevel=1"), false);
 
-    /** Tells reactive-transport not to add the data path's directives at run time (its {@code rc.jit.directives}). */
+    /**
+     * Tells reactive-transport not to add the data path's directives at run time (its
+     * {@code rc.jit.directives}); a flag of the profiles without directives, which the user's own
+     * {@code -Drc.jit.directives=} replaces as any flag of theirs does.
+     */
     static final String NO_RUNTIME_DIRECTIVES = "-Drc.jit.directives=false";
-
-    private static final String NO_RUNTIME_DIRECTIVES_NAME = "-Drc.jit.directives=";
 
     private final List<String> flags;
     private final boolean directed;
@@ -100,9 +102,6 @@ enum JitProfile {
      */
     List<String> options(List<String> jvmArgs, CompilerDirectives directives) {
         List<String> out = new ArrayList<>(directives != null ? directives.options() : List.of());
-        if (!directed && jvmArgs.stream().noneMatch(a -> a.startsWith(NO_RUNTIME_DIRECTIVES_NAME))) {
-            out.add(NO_RUNTIME_DIRECTIVES);   // the library would add the data path's at run time otherwise
-        }
         for (String flag : flags) {
             String name = flag.substring(0, flag.indexOf('=') + 1);
             if (jvmArgs.stream().noneMatch(a -> a.startsWith(name))) {

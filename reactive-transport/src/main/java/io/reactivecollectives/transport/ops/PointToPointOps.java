@@ -8,7 +8,6 @@ import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.P2POp;
-import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.runtime.GroupRuntime;
@@ -47,10 +46,8 @@ public final class PointToPointOps {
             Duration timeout = timeout(name, options);
             // a mesh that connects on demand connects first; the fragments are cut once the link is there
             return runtime.mesh().linkTo(dst).flatMap(link -> link.sendFragments(tag, fragments(tensor)))
-                    .onErrorMap(e -> !(e instanceof CollectiveException), e -> runtime.abortedWhy() != null || runtime.isClosed()
-                            // this rank aborted or closed its group while the send was under way: not the peer's failure
-                            ? new GroupAbortedException(name, rank, -1, CollectiveException.NO_PEER,
-                                    runtime.abortedWhy() != null ? "the group was aborted" : "the group was closed")
+                    .onErrorMap(e -> !(e instanceof CollectiveException), e -> runtime.isShut()
+                            ? runtime.endedHere(name, -1)   // this rank aborted or closed its group meanwhile
                             : new PeerFailureException(name, rank, -1, dst, "cannot send to peer " + dst + ": " + e, e))
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             dst, timeout, "send to rank " + dst + " with tag " + tag + " timed out after "

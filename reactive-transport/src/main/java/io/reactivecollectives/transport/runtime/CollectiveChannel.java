@@ -208,11 +208,11 @@ public final class CollectiveChannel implements Peers {
         if (e instanceof CollectiveException) {
             return e;
         }
-        int rank = runtime.rank();
-        if (runtime.abortedWhy() != null || runtime.isClosed()) {
-            return new GroupAbortedException(op, rank, box.sequence(), CollectiveException.NO_PEER,
-                    runtime.abortedWhy() != null ? "the group was aborted" : "the group was closed");
+        GroupAbortedException ended = runtime.endedHere(op, box.sequence());
+        if (ended != null) {
+            return ended;
         }
+        int rank = runtime.rank();
         PeerLink link = runtime.link(peer);
         String dead = runtime.peerFailures().deathOf(peer);
         if (dead == null && e instanceof io.reactivecollectives.transport.mesh.PeerClosedException pc && pc.isUnreachable()) {

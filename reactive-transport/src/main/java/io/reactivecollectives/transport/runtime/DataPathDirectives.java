@@ -74,13 +74,8 @@ public final class DataPathDirectives {
         return OUTCOME;
     }
 
-    /**
-     * The directives' text.
-     *
-     * @return the resource's content
-     * @throws IOException when it cannot be read
-     */
-    public static String json() throws IOException {
+    /** The directives' text (the resource's content). */
+    private static String json() throws IOException {
         try (InputStream in = DataPathDirectives.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new IOException(RESOURCE + " is missing from reactive-transport's jar");

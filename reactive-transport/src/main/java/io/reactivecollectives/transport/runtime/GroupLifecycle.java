@@ -1,6 +1,5 @@
 package io.reactivecollectives.transport.runtime;
 
-import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.mesh.Mesh;
@@ -32,10 +31,8 @@ public final class GroupLifecycle {
             int rank = runtime.rank();
             String why = "abort() called on rank " + rank;
             runtime.markAborted(why);
-            runtime.mailbox().failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(),
-                    CollectiveException.NO_PEER, "the group was aborted"));
-            runtime.p2p().close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER,
-                    "the group was aborted"));
+            runtime.mailbox().failAll(b -> runtime.endedHere(b.opName(), b.sequence()));
+            runtime.p2p().close(runtime.endedHere("recv", -1));
             return aborts.tellGroupAborted(why).doFinally(s -> close.run());
         });
     }
@@ -45,11 +42,9 @@ public final class GroupLifecycle {
         if (!runtime.markClosed()) {
             return false;
         }
-        int rank = runtime.rank();
         long finishedBelow = runtime.mailbox().lowestRunning();
-        runtime.mailbox().failAll(b -> new GroupAbortedException(b.opName(), rank, b.sequence(),
-                CollectiveException.NO_PEER, "the group was closed"));
-        runtime.p2p().close(new GroupAbortedException("recv", rank, -1, CollectiveException.NO_PEER, "the group was closed"));
+        runtime.mailbox().failAll(b -> runtime.endedHere(b.opName(), b.sequence()));
+        runtime.p2p().close(runtime.endedHere("recv", -1));
         runtime.observer().metrics().close();
         io.reactivecollectives.transport.mesh.Connections m = runtime.mesh();
         if (m != null && runtime.abortedWhy() == null) {

@@ -207,6 +207,23 @@ public final class GroupRuntime {
         return closed || abortedWhy != null;
     }
 
+    /**
+     * The error work already in flight ends with once this rank has aborted or closed its group (its
+     * mailbox's boxes, its receives, and a send whose write failed because of that, not because of the
+     * peer), or null while the group is open.
+     *
+     * @param name     the operation
+     * @param sequence its sequence number, -1 for point-to-point
+     * @return the error, or null
+     */
+    public GroupAbortedException endedHere(String name, long sequence) {
+        if (abortedWhy != null) {
+            return new GroupAbortedException(name, rank, sequence, CollectiveException.NO_PEER, "the group was aborted");
+        }
+        return closed ? new GroupAbortedException(name, rank, sequence, CollectiveException.NO_PEER, "the group was closed")
+                : null;
+    }
+
     /** The error a new collective gets at once (group aborted or closed, a peer dead), or null to run it. */
     public CollectiveException refusal(String name) {
         CollectiveException shut = shutRefusal(name);
