@@ -12,7 +12,10 @@
 # DIRECTED=1 (across hosts) a run of ours started with the compiler directives collectives-run gives its
 # ranks (one host runs ours through collectives-run, which gives them already; plain `java` ranks get
 # the data path's share of them from reactive-transport at run time, rc.jit.directives); QUICK=1 a run of ours
-# on C1 alone (-XX:TieredStopAtLevel=1, collectives-run --jit quick).
+# on C1 alone (-XX:TieredStopAtLevel=1, collectives-run --jit quick). ALSO="tag=ARGS;tag2=ARGS2" adds runs of
+# ours with more DjlTraining arguments (e.g. ALSO="b4m=--bucket-cap-kb 4096"), tagged ours-tag.
+# BEFORE_JAR=path (a reactive-djl jar of an earlier build) adds a run of ours with that jar instead of
+# this build's, tagged ours-before: an A/B of a trainer change inside the same rounds.
 #
 # PyTorch from Debian links the reference BLAS (about 20 times slower than OpenBLAS on this model):
 # OPENBLAS (default /tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-serial, made by
@@ -33,13 +36,13 @@ CP="$(ls samples-djl/target/samples-djl-*.jar | grep -v -e sources -e javadoc | 
 JOPTS=(-Dai.djl.offline=true -Dai.djl.pytorch.num_threads=1 -Dai.djl.pytorch.num_interop_threads=1 -Dorg.slf4j.simpleLogger.log.ai.djl=warn -Dorg.slf4j.simpleLogger.log.ai.djl.util.cuda=error)
 echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); preset $PRESET batch $BATCH/rank steps $STEPS warm-up $WARMUP lr $LR; hosts $HOSTS" | tee -a "$OUT"
 TORCH_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup "$WARMUP" --lr "$LR")
-OURS_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup-steps "$WARMUP" --lr "$LR" --json)
+OURS_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup-steps "$WARMUP" --lr "$LR" --nosync-steps 10 --json)
 tag() { sed "s/^{/{\"round\": $round, \"run\": \"$1\", /"; }
 # ours across the namespaces: ours_netns TAG PORT JVM_OPTIONS EXTRA_ARGS (one rank per PER_HOST slot of each host)
 ours_netns() {
   "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
       RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT='"$2"' \
-      java '"$3 ${JOPTS[*]}"' -cp '"$CP"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]} $4"' & done; wait' 2>/dev/null \
+      java '"$3 ${JOPTS[*]}"' -cp '"${RUN_CP:-$CP}"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]} $4"' & done; wait' 2>/dev/null \
     | grep -o '{"framework".*' | tag "$1" >> "$OUT"
 }
 # the file collectives-run gives its ranks: its start-up directives and the transport's data-path ones in one list
@@ -60,6 +63,15 @@ for ((round = 1; round <= ROUNDS; round++)); do
       bin/collectives-run --nproc-per-node "$NPROC" --jit quick --classpath "$CP" -- io.reactivecollectives.samples.djl.DjlTraining \
         "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-quick >> "$OUT"
     fi
+    if [[ -n "${BEFORE_JAR:-}" ]]; then
+      NPROC=$NPROC bin/collectives-run --nproc-per-node "$NPROC" --classpath "$(sed "s|[^:]*/reactive-djl-[^:]*\.jar|$BEFORE_JAR|" <<<"$CP")" \
+        -- io.reactivecollectives.samples.djl.DjlTraining "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-before >> "$OUT"
+    fi
+    while IFS='=' read -r name args; do
+      # shellcheck disable=SC2086  # the variant's arguments are words
+      [[ -n "$name" ]] && NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" $args < /dev/null 2>&1 \
+        | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag "ours-$name" >> "$OUT"
+    done < <(tr ';' '\n' <<<"${ALSO:-}")
   else
     WORLD=$((HOSTS * PER_HOST))
     NETNS=(bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" --)
@@ -77,6 +89,13 @@ for ((round = 1; round <= ROUNDS; round++)); do
     if [[ "${UNSTAGED:-0}" == 1 ]]; then
       ours_netns ours-unstaged 29713 "" --unstaged
     fi
+    if [[ -n "${BEFORE_JAR:-}" ]]; then
+      RUN_CP="$(sed "s|[^:]*/reactive-djl-[^:]*\.jar|$BEFORE_JAR|" <<<"$CP")" ours_netns ours-before 29716 "" ""
+    fi
+    port=29720
+    while IFS='=' read -r name args; do
+      [[ -n "$name" ]] && ours_netns "ours-$name" $((port++)) "" "$args" < /dev/null
+    done < <(tr ';' '\n' <<<"${ALSO:-}")
   fi
   tail -n 5 "$OUT"
 done

@@ -42,7 +42,8 @@ import java.util.function.Function;
  *       (a digest of every parameter's bytes, all-gathered);</li>
  *   <li>{@link #step} runs the forward and backward pass, then hands the gradients to a
  *       {@link GradientReducer} (DDP's buckets: reverse registration order, a small first bucket,
- *       25 MiB after, each averaged by the {@link CommHook}, {@link AllReduceHook} by default), and
+ *       25 MiB after, each averaged by the {@link CommHook}, {@link AllReduceHook} by default; with a
+ *       staged backward pass a bucket also ends where a stage does, so it never waits for the next), and
  *       as each bucket comes back runs the optimizer on its parameters while later buckets are
  *       still on the wire;</li>
  *   <li>{@link #accumulate} is DDP's {@code no_sync}: forward and backward only, the gradients add
@@ -382,14 +383,6 @@ public final class DistributedTrainer implements AutoCloseable {
         if (views == null) {
             closing.keep(ParameterViews.of(trainer.getModel().getBlock()), where(operation), v -> views = v);
         }
-        GradientReducer.Builder b = GradientReducer.builder(group).parameters(views.parameters()).hook(hook);
-        if (bucketCapBytes > 0) {
-            b.bucketCapBytes(bucketCapBytes);
-        }
-        if (firstBucketBytes > 0) {
-            b.firstBucketBytes(firstBucketBytes);
-        }
-        closing.keep(b.build(), where(operation), r -> reducer = r);
         Map<Parameter, Integer> index = new IdentityHashMap<>();
         List<Parameter> ps = views.parameters();
         for (int i = 0; i < ps.size(); i++) {
@@ -400,6 +393,24 @@ public final class DistributedTrainer implements AutoCloseable {
         Collections.reverse(reversed); // the backward pass ends with the first layers: last layers' buckets first
         readyOrder = List.copyOf(reversed);
         planStages();
+        GradientReducer.Builder b = GradientReducer.builder(group).parameters(ps).hook(hook);
+        if (bucketCapBytes > 0) {
+            b.bucketCapBytes(bucketCapBytes);
+        }
+        if (firstBucketBytes > 0) {
+            b.firstBucketBytes(firstBucketBytes);
+        }
+        if (stageParameters != null) {
+            // a bucket never waits for the next stage: it leaves as soon as its own stage is differentiated
+            int[] stageOf = new int[ps.size()];
+            for (int s = 0; s < stageParameters.length; s++) {
+                for (int i : stageParameters[s]) {
+                    stageOf[i] = s;
+                }
+            }
+            b.stageOf(p -> stageOf[index.get(p)]);
+        }
+        closing.keep(b.build(), where(operation), r -> reducer = r);
     }
 
     /** Each stage's parameters when the model has stages and the backward pass may run by them. */

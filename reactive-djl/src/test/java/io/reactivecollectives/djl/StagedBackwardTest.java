@@ -35,8 +35,14 @@ class StagedBackwardTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int BATCH = 8;
 
-    /** 2 ranks, 40 SGD steps; each rank's parameters at the end. */
+    /** 2 ranks, 40 SGD steps; each rank's parameters at the end (small buckets: 1 KiB, the first 256 B). */
     private static List<List<float[]>> train(boolean staged, java.util.function.Supplier<Block> block) {
+        return train(staged, block, 1024, 256, null);
+    }
+
+    /** 2 ranks, 40 SGD steps with these bucket caps; each rank's parameters at the end, rank 0's bucket count into {@code buckets}. */
+    private static List<List<float[]>> train(boolean staged, java.util.function.Supplier<Block> block, long cap, long first,
+                                             int[] buckets) {
         try (LocalCluster cluster = LocalCluster.start(2).block(WAIT)) {
             return cluster.run(g -> Mono.using(() -> {
                 if (block == null) {
@@ -47,7 +53,7 @@ class StagedBackwardTest {
                 return model;
             }, model -> Mono.using(
                     () -> DistributedTrainer.builder(model, TinyTask.config(g.rank() == 0 ? 0 : 7, false), g)
-                            .bucketCapBytes(1024).firstBucketBytes(256).stagedBackward(staged).build(),
+                            .bucketCapBytes(cap).firstBucketBytes(first).stagedBackward(staged).build(),
                     t -> t.initialize(new Shape(BATCH, TinyTask.FEATURES))
                             .thenMany(Flux.range(0, 40).concatMap(s -> Mono.using(NDManager::newBaseManager, m -> {
                                 NDList[] b = TinyTask.batch(m, s * 2L * BATCH + (long) g.rank() * BATCH, BATCH);
@@ -56,6 +62,9 @@ class StagedBackwardTest {
                             .then(t.parametersIdentical())
                             .map(same -> {
                                 assertTrue(same, "ranks identical");
+                                if (buckets != null && g.rank() == 0) {
+                                    buckets[0] = t.bucketCount();
+                                }
                                 return TinyTask.parameters(model);
                             }),
                     DistributedTrainer::close), Model::close)).block(WAIT);
@@ -67,6 +76,27 @@ class StagedBackwardTest {
         assertTrue(StagedBlock.of(TinyTask.sequential()) != null, "a SequentialBlock is staged by its children");
         List<List<float[]>> staged = train(true, null);
         List<List<float[]>> onePass = train(false, null);
+        for (int i = 0; i < staged.get(0).size(); i++) {
+            assertArrayEquals(onePass.get(0).get(i), staged.get(0).get(i), 1e-6f, "parameter " + i);
+        }
+    }
+
+    /**
+     * DDP's caps (25 MiB, the first 1 MiB) put all of the tiny model's gradients (3.5 KB) in one
+     * bucket, which leaves once the first layer is differentiated; staged, a bucket ends where a stage
+     * does (one per layer), so the last layers' gradients leave before the first layer's are made.
+     * The parameters are the same either way.
+     */
+    @Test
+    void aBucketEndsWhereAStageEnds() {
+        long cap = 25L << 20;
+        long first = 1L << 20;
+        int[] stagedBuckets = new int[1];
+        int[] onePassBuckets = new int[1];
+        List<List<float[]>> staged = train(true, null, cap, first, stagedBuckets);
+        List<List<float[]>> onePass = train(false, null, cap, first, onePassBuckets);
+        assertEquals(1, onePassBuckets[0], "by size alone every gradient of the tiny model fits the first bucket");
+        assertEquals(3, stagedBuckets[0], "one bucket per stage with parameters (3 Linear layers)");
         for (int i = 0; i < staged.get(0).size(); i++) {
             assertArrayEquals(onePass.get(0).get(i), staged.get(0).get(i), 1e-6f, "parameter " + i);
         }

@@ -16,6 +16,11 @@ import java.util.Map;
  * dtype uses {@code firstBucketBytes} (small, so communication starts early), later ones
  * {@code bucketCapBytes}. A sparse parameter gets a bucket of its own. Buckets are numbered in the
  * order of their first parameter, so bucket 0 holds the last-registered parameters.
+ *
+ * <p>Stages (this library's addition, for a backward pass run stage by stage): a bucket never holds
+ * parameters of two stages. It closes where the next parameter's stage begins, also below its size
+ * limit, so that it can leave as soon as its own stage's gradients are final rather than wait for the
+ * next stage's. Every parameter in one stage (the default) gives DDP's assignment.
  */
 public final class BucketAssignment {
 
@@ -33,8 +38,21 @@ public final class BucketAssignment {
      * @param bytes  its size in bytes
      * @param dtype  its element type (buckets hold one dtype)
      * @param sparse whether its gradient is sparse (sparse parameters get a bucket of their own)
+     * @param stage  the stage of the backward pass that makes its gradient final (no bucket holds
+     *               parameters of two stages)
      */
-    public record Entry(long bytes, DType dtype, boolean sparse) {
+    public record Entry(long bytes, DType dtype, boolean sparse, int stage) {
+
+        /**
+         * A parameter of the one stage of an ordinary backward pass.
+         *
+         * @param bytes  its size in bytes
+         * @param dtype  its element type
+         * @param sparse whether its gradient is sparse
+         */
+        public Entry(long bytes, DType dtype, boolean sparse) {
+            this(bytes, dtype, sparse, 0);
+        }
     }
 
     /**
@@ -53,11 +71,19 @@ public final class BucketAssignment {
         Map<DType, List<Integer>> open = new LinkedHashMap<>();
         Map<DType, Long> openBytes = new LinkedHashMap<>();
         Map<DType, Boolean> hadFirst = new LinkedHashMap<>();
+        Map<DType, Integer> openStage = new LinkedHashMap<>();
         for (int i = entries.size() - 1; i >= 0; i--) {
             Entry e = entries.get(i);
             if (e.sparse()) {
                 result.add(List.of(i));
                 continue;
+            }
+            Integer stage = openStage.put(e.dtype(), e.stage());
+            if (stage != null && stage != e.stage() && open.containsKey(e.dtype())) {
+                // the open bucket's stage ends here: it leaves with that stage, not with this one
+                result.add(List.copyOf(open.remove(e.dtype())));
+                openBytes.remove(e.dtype());
+                hadFirst.put(e.dtype(), true);
             }
             List<Integer> bucket = open.computeIfAbsent(e.dtype(), d -> new ArrayList<>());
             bucket.add(i);

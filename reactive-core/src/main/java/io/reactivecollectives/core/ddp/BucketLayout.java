@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * Where each parameter's gradient goes in a {@link GradientReducer}: the parameters checked (unique
@@ -23,7 +24,8 @@ final class BucketLayout {
     final long[] offsetInBucket;
     final GradBucket[] denseBuckets;
 
-    BucketLayout(List<Parameter> parameters, Set<String> sparseNames, long bucketCapBytes, long firstBucketBytes) {
+    BucketLayout(List<Parameter> parameters, Set<String> sparseNames, ToIntFunction<Parameter> stageOf, long bucketCapBytes,
+                 long firstBucketBytes) {
         sparse = new boolean[parameters.size()];
         List<BucketAssignment.Entry> entries = new ArrayList<>();
         Map<String, Integer> names = new HashMap<>();
@@ -40,7 +42,7 @@ final class BucketLayout {
                         + "; gradients must be floating point");
             }
             sparse[i] = sparseNames.contains(p.name());
-            entries.add(new BucketAssignment.Entry(p.nbytes(), p.grad().dtype(), sparse[i]));
+            entries.add(new BucketAssignment.Entry(p.nbytes(), p.grad().dtype(), sparse[i], stageOf.applyAsInt(p)));
         }
         if (!names.keySet().containsAll(sparseNames)) {
             throw new IllegalArgumentException("GradientReducer: sparse parameter names " + sparseNames + " not all registered");

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.ToIntFunction;
 
 /**
  * DDP's gradient reducer (c10d's {@code Reducer}) for CPU parameters: parameters are assigned to
@@ -64,7 +65,7 @@ public final class GradientReducer implements AutoCloseable {
         this.communication = new BucketCommunication(hook);
         this.maxBucketsInFlight = b.maxBucketsInFlight;
         this.broadcastBufferBytes = b.broadcastBufferBytes;
-        BucketLayout layout = new BucketLayout(parameters, b.sparse, b.bucketCapBytes, b.firstBucketBytes);
+        BucketLayout layout = new BucketLayout(parameters, b.sparse, b.stageOf, b.bucketCapBytes, b.firstBucketBytes);
         this.layout = layout;
         this.assignment = layout.assignment;
         this.denseBuckets = layout.denseBuckets;
@@ -263,6 +264,7 @@ public final class GradientReducer implements AutoCloseable {
         private long firstBucketBytes = BucketAssignment.DEFAULT_FIRST_BUCKET_BYTES;
         private long broadcastBufferBytes = DEFAULT_BROADCAST_BUFFER_BYTES;
         private int maxBucketsInFlight = 4;
+        private ToIntFunction<Parameter> stageOf = p -> 0;
         private CommHook hook;
 
         private Builder(ProcessGroup group) {
@@ -311,6 +313,20 @@ public final class GradientReducer implements AutoCloseable {
          */
         public Builder bucketCapBytes(long bytes) {
             this.bucketCapBytes = bytes;
+            return this;
+        }
+
+        /**
+         * For a backward pass run stage by stage: the stage whose pass makes each parameter's gradient
+         * final. No bucket then holds parameters of two stages (a bucket closes where a stage ends, also
+         * below its size limit), so each bucket can leave as soon as its own stage is differentiated.
+         * Default: one stage, buckets by size alone (DDP's).
+         *
+         * @param stageOf each registered parameter's stage
+         * @return this builder
+         */
+        public Builder stageOf(ToIntFunction<Parameter> stageOf) {
+            this.stageOf = Objects.requireNonNull(stageOf, "stageOf");
             return this;
         }
 

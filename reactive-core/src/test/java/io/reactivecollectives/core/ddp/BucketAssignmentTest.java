@@ -57,6 +57,22 @@ class BucketAssignmentTest {
     }
 
     @Test
+    void aBucketNeverHoldsTwoStages() {
+        List<BucketAssignment.Entry> e = new ArrayList<>();
+        int[] stages = {0, 0, 1, 1, 1, 2};
+        for (int s : stages) {
+            e.add(new BucketAssignment.Entry(40, DType.FLOAT32, false, s));
+        }
+        // by size alone (see reverseOrderSmallFirstBucketThenCap): {5, 4}, {3, 2, 1}, {0}; with stages {5} closes
+        // below its 50 B where stage 2 ends, stage 1 fills {4, 3, 2} (120 >= 100), stage 0 is {1, 0}
+        List<List<Integer>> b = BucketAssignment.assign(e, 100, 50);
+        assertEquals(List.of(List.of(5), List.of(4, 3, 2), List.of(1, 0)), b);
+        // one stage: DDP's assignment
+        assertEquals(BucketAssignment.assign(floats(40, 40, 40, 40, 40, 40), 100, 50),
+                BucketAssignment.assign(e.stream().map(x -> new BucketAssignment.Entry(x.bytes(), x.dtype(), false)).toList(), 100, 50));
+    }
+
+    @Test
     void rejectsNonPositiveLimits() {
         assertThrows(IllegalArgumentException.class, () -> BucketAssignment.assign(floats(4), 0, 10));
         assertThrows(IllegalArgumentException.class, () -> BucketAssignment.assign(floats(4), 10, -1));

@@ -20,6 +20,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 
@@ -32,7 +34,8 @@ final class DjlTrainingRun {
 
     /** What a run measured on this rank. */
     record Outcome(long parameters, int buckets, double meanLoss, double msPerStep, double samplesPerSecond,
-                   double commShare, double exposedShare, double computeMs, double optimizerMs, boolean identical) {
+                   double commShare, double exposedShare, double computeMs, double optimizerMs, double exposedCommMs,
+                   boolean identical) {
     }
 
     private final Settings s;
@@ -40,7 +43,8 @@ final class DjlTrainingRun {
 
     /** The run's settings (from the command line). */
     record Settings(EncoderConfig model, int steps, int batch, long samples, float lr, long seed, String hook,
-                    long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery, boolean memory, boolean staged) {
+                    long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery, boolean memory, boolean staged,
+                    int nosyncSteps) {
     }
 
     DjlTrainingRun(Settings settings, PrintStream out) {
@@ -77,6 +81,9 @@ final class DjlTrainingRun {
         long computeNanos;
         long commAtWarmup;
         long timedStart;
+        /** Each timed step's time less its optimizer's, and each no_sync step's time (for the exposed communication as DDP measures it). */
+        final List<Long> synced = new ArrayList<>();
+        final List<Long> nosync = new ArrayList<>();
 
         Resources(ProcessGroup group) {
             model.setBlock(new TransformerEncoder(s.model()));
@@ -100,13 +107,16 @@ final class DjlTrainingRun {
                                     trainer.parameterCount(), trainer.bucketCount(), stepsPerEpoch, s.samples());
                         }
                     })
-                    .thenMany(Flux.range(0, s.steps()).concatMap(this::step))
+                    .thenMany(Flux.range(0, s.steps()).concatMap(step -> step(step, false)))
                     .doOnNext(r -> record(r, chatty))
+                    // DDP's no_sync after the timed steps (as torch_ddp_train.py's --nosync-steps): gradients add up, nothing is applied
+                    .thenMany(Flux.range(s.steps(), s.nosyncSteps()).concatMap(step -> step(step, true)))
+                    .doOnNext(r -> nosync.add(r.stepNanos()))
                     .then(trainer.parametersIdentical())
                     .map(this::outcome);
         }
 
-        private Mono<StepResult> step(int step) {
+        private Mono<StepResult> step(int step, boolean noSync) {
             int epoch = step / stepsPerEpoch;
             int inEpoch = step % stepsPerEpoch;
             if (inEpoch == 0) {
@@ -117,7 +127,7 @@ final class DjlTrainingRun {
                 int from = inEpoch * s.batch();
                 long[] mine = java.util.Arrays.copyOfRange(epochIndices, from, Math.min(epochIndices.length, from + s.batch()));
                 SyntheticTokens.Samples b = tokens.batch(mine, m);
-                return trainer.step(b.data(), b.labels());
+                return noSync ? trainer.accumulate(b.data(), b.labels()) : trainer.step(b.data(), b.labels());
             }, NDManager::close);
         }
 
@@ -131,6 +141,7 @@ final class DjlTrainingRun {
                 exposedNanos += r.exposedNanos();
                 optimizerNanos += r.optimizerNanos();
                 computeNanos += r.computeNanos();
+                synced.add(r.stepNanos() - r.optimizerNanos());
             }
             if (r.step() > s.steps() - Math.min(100, s.steps() / 2 + 1)) {
                 lossSum += r.loss();
@@ -149,9 +160,18 @@ final class DjlTrainingRun {
             double wall = Math.max(1, System.nanoTime() - timedStart);
             double msPerStep = timedNanos / 1e6 / timedSteps;
             double comm = (trainer.communicationNanos() - commAtWarmup) / wall;
+            // DDP's measure: median step with the all-reduce less median step under no_sync (its first one left out, as the script does)
+            double exposedMs = nosync.size() < 2 ? Double.NaN
+                    : (median(synced) - median(nosync.subList(1, nosync.size()))) / 1e6;
             return new Outcome(trainer.parameterCount(), trainer.bucketCount(), lossSum / Math.max(1, lossCount), msPerStep,
                     1000.0 * s.batch() * trainer.group().size() / msPerStep, comm, exposedNanos / (double) Math.max(1, timedNanos),
-                    computeNanos / 1e6 / timedSteps, optimizerNanos / 1e6 / timedSteps, identical);
+                    computeNanos / 1e6 / timedSteps, optimizerNanos / 1e6 / timedSteps, exposedMs, identical);
+        }
+
+        private static double median(List<Long> values) {
+            long[] v = values.stream().mapToLong(Long::longValue).sorted().toArray();
+            int n = v.length;
+            return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
         }
 
         void close() {
