@@ -17,10 +17,12 @@ import java.util.Map;
  * {@code bucketCapBytes}. A sparse parameter gets a bucket of its own. Buckets are numbered in the
  * order of their first parameter, so bucket 0 holds the last-registered parameters.
  *
- * <p>Stages (this library's addition, for a backward pass run stage by stage): a bucket never holds
- * parameters of two stages. It closes where the next parameter's stage begins, also below its size
- * limit, so that it can leave as soon as its own stage's gradients are final rather than wait for the
- * next stage's. Every parameter in one stage (the default) gives DDP's assignment.
+ * <p>Stages (this library's addition, for a backward pass run stage by stage): a bucket that holds at
+ * least {@code firstBucketBytes} closes where its stage ends, also below its size limit, so that it
+ * leaves as soon as its own stage's gradients are final rather than wait for the next stage's. A
+ * smaller one goes on into the next stage: a collective that small gains less by leaving early than
+ * it costs, and a model of many tiny stages still travels in buckets of at least that size. Every
+ * parameter in one stage (the default) gives DDP's assignment.
  */
 public final class BucketAssignment {
 
@@ -38,8 +40,8 @@ public final class BucketAssignment {
      * @param bytes  its size in bytes
      * @param dtype  its element type (buckets hold one dtype)
      * @param sparse whether its gradient is sparse (sparse parameters get a bucket of their own)
-     * @param stage  the stage of the backward pass that makes its gradient final (no bucket holds
-     *               parameters of two stages)
+     * @param stage  the stage of the backward pass that makes its gradient final (a bucket of at
+     *               least the first bucket's size ends with its stage)
      */
     public record Entry(long bytes, DType dtype, boolean sparse, int stage) {
 
@@ -79,7 +81,7 @@ public final class BucketAssignment {
                 continue;
             }
             Integer stage = openStage.put(e.dtype(), e.stage());
-            if (stage != null && stage != e.stage() && open.containsKey(e.dtype())) {
+            if (stage != null && stage != e.stage() && openBytes.getOrDefault(e.dtype(), 0L) >= firstBucketBytes) {
                 // the open bucket's stage ends here: it leaves with that stage, not with this one
                 result.add(List.copyOf(open.remove(e.dtype())));
                 openBytes.remove(e.dtype());

@@ -318,9 +318,9 @@ public final class GradientReducer implements AutoCloseable {
 
         /**
          * For a backward pass run stage by stage: the stage whose pass makes each parameter's gradient
-         * final. No bucket then holds parameters of two stages (a bucket closes where a stage ends, also
-         * below its size limit), so each bucket can leave as soon as its own stage is differentiated.
-         * Default: one stage, buckets by size alone (DDP's).
+         * final. A bucket of at least the first bucket's size then ends where its stage ends, also below
+         * its size limit, so that it leaves as soon as its own stage is differentiated instead of waiting
+         * for the next ({@link BucketAssignment}). Default: one stage, buckets by size alone (DDP's).
          *
          * @param stageOf each registered parameter's stage
          * @return this builder

@@ -56,20 +56,29 @@ class BucketAssignmentTest {
         assertEquals(List.of(List.of(4, 1), List.of(3, 0), List.of(2)), b);
     }
 
-    @Test
-    void aBucketNeverHoldsTwoStages() {
+    private static List<BucketAssignment.Entry> staged(long bytes, int... stages) {
         List<BucketAssignment.Entry> e = new ArrayList<>();
-        int[] stages = {0, 0, 1, 1, 1, 2};
         for (int s : stages) {
-            e.add(new BucketAssignment.Entry(40, DType.FLOAT32, false, s));
+            e.add(new BucketAssignment.Entry(bytes, DType.FLOAT32, false, s));
         }
-        // by size alone (see reverseOrderSmallFirstBucketThenCap): {5, 4}, {3, 2, 1}, {0}; with stages {5} closes
-        // below its 50 B where stage 2 ends, stage 1 fills {4, 3, 2} (120 >= 100), stage 0 is {1, 0}
-        List<List<Integer>> b = BucketAssignment.assign(e, 100, 50);
-        assertEquals(List.of(List.of(5), List.of(4, 3, 2), List.of(1, 0)), b);
+        return e;
+    }
+
+    @Test
+    void aBucketEndsWithItsStageOnceItHoldsTheFirstBucketsSize() {
+        // by size alone (see reverseOrderSmallFirstBucketThenCap): {5, 4}, {3, 2, 1}, {0}; with stages (2, 2 | 1, 1 | 0, 0)
+        // {5, 4} closes by size, stage 1's {3, 2} (80 B, below the cap) ends with stage 1 instead of taking 1, and stage 0 is {1, 0}
+        assertEquals(List.of(List.of(5, 4), List.of(3, 2), List.of(1, 0)),
+                BucketAssignment.assign(staged(40, 0, 0, 1, 1, 2, 2), 100, 50));
+        // a stage's bucket that reaches the first bucket's size ends with its stage, below the cap
+        assertEquals(List.of(List.of(5), List.of(4, 3), List.of(2, 1, 0)),
+                BucketAssignment.assign(staged(40, 0, 0, 0, 1, 1, 2), 1000, 40));
+        // many tiny stages still travel in buckets of at least the first bucket's size
+        assertEquals(List.of(List.of(5, 4), List.of(3, 2), List.of(1, 0)),
+                BucketAssignment.assign(staged(40, 0, 1, 2, 3, 4, 5), 1000, 80));
         // one stage: DDP's assignment
         assertEquals(BucketAssignment.assign(floats(40, 40, 40, 40, 40, 40), 100, 50),
-                BucketAssignment.assign(e.stream().map(x -> new BucketAssignment.Entry(x.bytes(), x.dtype(), false)).toList(), 100, 50));
+                BucketAssignment.assign(staged(40, 0, 0, 0, 0, 0, 0), 100, 50));
     }
 
     @Test
