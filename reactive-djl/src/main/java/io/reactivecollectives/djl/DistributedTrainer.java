@@ -400,14 +400,8 @@ public final class DistributedTrainer implements AutoCloseable {
         if (firstBucketBytes > 0) {
             b.firstBucketBytes(firstBucketBytes);
         }
-        if (stageParameters != null) {
-            // a bucket never waits for the next stage: it leaves as soon as its own stage is differentiated
-            int[] stageOf = new int[ps.size()];
-            for (int s = 0; s < stageParameters.length; s++) {
-                for (int i : stageParameters[s]) {
-                    stageOf[i] = s;
-                }
-            }
+        if (stageParameters != null) { // a bucket does not wait for the next stage: it leaves when its own is differentiated
+            int[] stageOf = StagePlan.stageOf(stageParameters, ps.size());
             b.stageOf(p -> stageOf[index.get(p)]);
         }
         closing.keep(b.build(), where(operation), r -> reducer = r);

@@ -49,4 +49,15 @@ final class StagePlan {
         }
         return plan;
     }
+
+    /** Each parameter's stage (by view index) in a {@code plan} over {@code parameters} parameters. */
+    static int[] stageOf(int[][] plan, int parameters) {
+        int[] stage = new int[parameters];
+        for (int s = 0; s < plan.length; s++) {
+            for (int i : plan[s]) {
+                stage[i] = s;
+            }
+        }
+        return stage;
+    }
 }
