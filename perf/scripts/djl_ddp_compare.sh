@@ -14,8 +14,8 @@
 # the data path's share of them from reactive-transport at run time, rc.jit.directives); QUICK=1 a run of ours
 # on C1 alone (-XX:TieredStopAtLevel=1, collectives-run --jit quick). ALSO="tag=ARGS;tag2=ARGS2" adds runs of
 # ours with more DjlTraining arguments (e.g. ALSO="b4m=--bucket-cap-kb 4096"), tagged ours-tag.
-# BEFORE_JAR=path (a reactive-djl jar of an earlier build) adds a run of ours with that jar instead of
-# this build's, tagged ours-before: an A/B of a trainer change inside the same rounds.
+# BEFORE_JAR=path (a jar of an earlier build, named as this build's: e.g. /tmp/before/reactive-djl-0.1.0-SNAPSHOT.jar)
+# adds a run of ours with that jar in place of this build's, tagged ours-before: an A/B inside the same rounds.
 #
 # PyTorch from Debian links the reference BLAS (about 20 times slower than OpenBLAS on this model):
 # OPENBLAS (default /tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-serial, made by
@@ -64,7 +64,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-quick >> "$OUT"
     fi
     if [[ -n "${BEFORE_JAR:-}" ]]; then
-      NPROC=$NPROC bin/collectives-run --nproc-per-node "$NPROC" --classpath "$(sed "s|[^:]*/reactive-djl-[^:]*\.jar|$BEFORE_JAR|" <<<"$CP")" \
+      NPROC=$NPROC bin/collectives-run --nproc-per-node "$NPROC" --classpath "$(sed "s|[^:]*/$(basename "$BEFORE_JAR")|$BEFORE_JAR|" <<<"$CP")" \
         -- io.reactivecollectives.samples.djl.DjlTraining "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-before >> "$OUT"
     fi
     while IFS='=' read -r name args; do
@@ -90,7 +90,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
       ours_netns ours-unstaged 29713 "" --unstaged
     fi
     if [[ -n "${BEFORE_JAR:-}" ]]; then
-      RUN_CP="$(sed "s|[^:]*/reactive-djl-[^:]*\.jar|$BEFORE_JAR|" <<<"$CP")" ours_netns ours-before 29716 "" ""
+      RUN_CP="$(sed "s|[^:]*/$(basename "$BEFORE_JAR")|$BEFORE_JAR|" <<<"$CP")" ours_netns ours-before 29716 "" ""
     fi
     port=29720
     while IFS='=' read -r name args; do

@@ -74,6 +74,39 @@ class TransformerEncoderTest {
         }
     }
 
+    /**
+     * The stages are the embedding, each layer and the head; every parameter is in exactly one, and
+     * the stages chained give the forward pass.
+     */
+    @Test
+    void theStagesCoverEveryParameterOnceAndChainedGiveTheForwardPass() {
+        EncoderConfig config = EncoderConfig.TINY;
+        TransformerEncoder net = new TransformerEncoder(config);
+        SyntheticTokens data = SyntheticTokens.forConfig(7, config);
+        try (Model model = Model.newInstance("tiny", "PyTorch");
+             Trainer trainer = trainer(model, net, 0.1f, 3)) {
+            assertEquals(config.layers() + 2, net.stageCount());
+            List<String> staged = new ArrayList<>();
+            for (int s = 0; s < net.stageCount(); s++) {
+                assertTrue(!net.stageParameters(s).isEmpty(), "stage " + s + " has parameters");
+                net.stageParameters(s).forEach(p -> staged.add(p.getValue().getId()));
+            }
+            List<String> all = new ArrayList<>();
+            net.getParameters().forEach(p -> all.add(p.getValue().getId()));
+            assertEquals(all.size(), staged.size(), "no parameter in two stages");
+            assertEquals(new java.util.HashSet<>(all), new java.util.HashSet<>(staged), "every parameter in a stage");
+            try (SyntheticTokens.Samples samples = data.batch(SyntheticTokens.range(0, 3), trainer.getManager())) {
+                float[] whole = trainer.evaluate(samples.data()).singletonOrThrow().toFloatArray();
+                ai.djl.training.ParameterStore store = new ai.djl.training.ParameterStore(trainer.getManager(), false);
+                NDList x = samples.data();
+                for (int s = 0; s < net.stageCount(); s++) {
+                    x = net.forwardStage(s, store, x, false);
+                }
+                assertArrayEquals(whole, x.singletonOrThrow().toFloatArray(), 1e-6f);
+            }
+        }
+    }
+
     @Test
     void lossFallsOverFiftySgdSteps() {
         EncoderConfig config = EncoderConfig.TINY;
