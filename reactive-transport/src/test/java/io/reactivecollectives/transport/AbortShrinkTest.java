@@ -150,6 +150,25 @@ class AbortShrinkTest {
             cluster.close();
         }
 
+        // a peer gone between two collectives: the next one is refused at once, and that tears down too
+        // (ReliabilityProcessesTest saw a rank refused so live on in TEAR_DOWN mode)
+        CountDownLatch exitedBetween = new CountDownLatch(1);
+        LocalCluster between = LocalCluster.start(2, options("teardown-between")
+                .withErrorHandling(ErrorHandling.tearDown(s -> exitedBetween.countDown()))).block(ClusterTesting.TIMEOUT);
+        Tensor v = Tensor.zeros(DType.FLOAT32, 10);
+        try {
+            between.run(g -> g.allReduce(v.copy(), ReduceOp.SUM).doOnNext(Tensor::release).thenReturn(true)).block(ClusterTesting.TIMEOUT);
+            between.group(1).close();
+            Thread.sleep(500);   // rank 0 hears that rank 1 left
+            StepVerifier.create(between.group(0).allReduce(v, ReduceOp.SUM))
+                    .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("peer 1"), e.getMessage()))
+                    .verify(Duration.ofSeconds(5));
+            assertTrue(exitedBetween.await(5, TimeUnit.SECONDS), "exit hook not called for a refused collective");
+        } finally {
+            v.release();
+            between.close();
+        }
+
         AtomicInteger failOpsCalls = new AtomicInteger();
         GroupOptions failOps = options("failops").withTimeout(Duration.ofMillis(300))
                 .withErrorHandling(new ErrorHandling(ErrorHandling.Mode.FAIL_OPERATIONS, s -> failOpsCalls.incrementAndGet()));
