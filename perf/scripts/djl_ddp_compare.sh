@@ -38,6 +38,10 @@ echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) CPUs, load $(cut -d' ' -f1-3 /p
 TORCH_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup "$WARMUP" --lr "$LR")
 OURS_ARGS=(--preset "$PRESET" --batch "$BATCH" --steps "$STEPS" --warmup-steps "$WARMUP" --lr "$LR" --nosync-steps 10 --json)
 tag() { sed "s/^{/{\"round\": $round, \"run\": \"$1\", /"; }
+# rank 0's JSON line of a run of ours on one host, tagged, into OUT: ... | rank0_json TAG
+rank0_json() { sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag "$1" >> "$OUT"; }
+# the class path with BEFORE_JAR in place of this build's jar of the same name
+before_cp() { sed "s|[^:]*/$(basename "$BEFORE_JAR")|$BEFORE_JAR|" <<<"$CP"; }
 # ours across the namespaces: ours_netns TAG PORT JVM_OPTIONS EXTRA_ARGS (one rank per PER_HOST slot of each host)
 ours_netns() {
   "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
@@ -55,22 +59,22 @@ for ((round = 1; round <= ROUNDS; round++)); do
     java "${JOPTS[@]}" -cp "$CP" io.reactivecollectives.samples.djl.SingleProcessBench preset="$PRESET" batch="$BATCH" steps="$STEPS" warmup="$WARMUP" lr="$LR" 2>&1 \
       | sed -n 's/.*ms\/step median=\([0-9.]*\).*/{"framework": "djl", "world": 1, "ms_per_step_median": \1}/p' | tag djl-single >> "$OUT"
     "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world "$NPROC" "${TORCH_ARGS[@]}" 2>&1 | grep '^{' | tag torch-ddp >> "$OUT"
-    NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours >> "$OUT"
+    NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" 2>&1 | rank0_json ours
     if [[ "${UNSTAGED:-0}" == 1 ]]; then
-      NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" --unstaged 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-unstaged >> "$OUT"
+      NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" --unstaged 2>&1 | rank0_json ours-unstaged
     fi
     if [[ "${QUICK:-0}" == 1 ]]; then
       bin/collectives-run --nproc-per-node "$NPROC" --jit quick --classpath "$CP" -- io.reactivecollectives.samples.djl.DjlTraining \
-        "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-quick >> "$OUT"
+        "${OURS_ARGS[@]}" 2>&1 | rank0_json ours-quick
     fi
     if [[ -n "${BEFORE_JAR:-}" ]]; then
-      NPROC=$NPROC bin/collectives-run --nproc-per-node "$NPROC" --classpath "$(sed "s|[^:]*/$(basename "$BEFORE_JAR")|$BEFORE_JAR|" <<<"$CP")" \
-        -- io.reactivecollectives.samples.djl.DjlTraining "${OURS_ARGS[@]}" 2>&1 | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag ours-before >> "$OUT"
+      NPROC=$NPROC bin/collectives-run --nproc-per-node "$NPROC" --classpath "$(before_cp)" \
+        -- io.reactivecollectives.samples.djl.DjlTraining "${OURS_ARGS[@]}" 2>&1 | rank0_json ours-before
     fi
     while IFS='=' read -r name args; do
       # shellcheck disable=SC2086  # the variant's arguments are words
       [[ -n "$name" ]] && NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" $args < /dev/null 2>&1 \
-        | sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag "ours-$name" >> "$OUT"
+        | rank0_json "ours-$name"
     done < <(tr ';' '\n' <<<"${ALSO:-}")
   else
     WORLD=$((HOSTS * PER_HOST))
@@ -90,7 +94,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
       ours_netns ours-unstaged 29713 "" --unstaged
     fi
     if [[ -n "${BEFORE_JAR:-}" ]]; then
-      RUN_CP="$(sed "s|[^:]*/$(basename "$BEFORE_JAR")|$BEFORE_JAR|" <<<"$CP")" ours_netns ours-before 29716 "" ""
+      RUN_CP="$(before_cp)" ours_netns ours-before 29716 "" ""
     fi
     port=29720
     while IFS='=' read -r name args; do

@@ -43,7 +43,8 @@ import java.util.function.Function;
  *   <li>{@link #step} runs the forward and backward pass, then hands the gradients to a
  *       {@link GradientReducer} (DDP's buckets: reverse registration order, a small first bucket,
  *       25 MiB after, each averaged by the {@link CommHook}, {@link AllReduceHook} by default; with a
- *       staged backward pass a bucket also ends where a stage does, so it never waits for the next), and
+ *       staged backward pass a bucket of at least the first bucket's size also ends where its stage
+ *       does, so it does not wait for the next), and
  *       as each bucket comes back runs the optimizer on its parameters while later buckets are
  *       still on the wire;</li>
  *   <li>{@link #accumulate} is DDP's {@code no_sync}: forward and backward only, the gradients add

@@ -73,15 +73,15 @@ public final class BucketAssignment {
         Map<DType, List<Integer>> open = new LinkedHashMap<>();
         Map<DType, Long> openBytes = new LinkedHashMap<>();
         Map<DType, Boolean> hadFirst = new LinkedHashMap<>();
-        Map<DType, Integer> openStage = new LinkedHashMap<>();
         for (int i = entries.size() - 1; i >= 0; i--) {
             Entry e = entries.get(i);
             if (e.sparse()) {
                 result.add(List.of(i));
                 continue;
             }
-            Integer stage = openStage.put(e.dtype(), e.stage());
-            if (stage != null && stage != e.stage() && openBytes.getOrDefault(e.dtype(), 0L) >= firstBucketBytes) {
+            List<Integer> opened = open.get(e.dtype());
+            if (opened != null && entries.get(opened.get(opened.size() - 1)).stage() != e.stage()
+                    && openBytes.get(e.dtype()) >= firstBucketBytes) {
                 // the open bucket's stage ends here: it leaves with that stage, not with this one
                 result.add(List.copyOf(open.remove(e.dtype())));
                 openBytes.remove(e.dtype());

@@ -46,9 +46,11 @@ public final class PointToPointOps {
             Duration timeout = timeout(name, options);
             // a mesh that connects on demand connects first; the fragments are cut once the link is there
             return runtime.mesh().linkTo(dst).flatMap(link -> link.sendFragments(tag, fragments(tensor)))
-                    .onErrorMap(e -> !(e instanceof CollectiveException), e -> runtime.isShut()
-                            ? runtime.endedHere(name, -1)   // this rank aborted or closed its group meanwhile
-                            : new PeerFailureException(name, rank, -1, dst, "cannot send to peer " + dst + ": " + e, e))
+                    .onErrorMap(e -> !(e instanceof CollectiveException), e -> {
+                        CollectiveException ended = runtime.endedHere(name, -1);   // this rank aborted or closed its group meanwhile
+                        return ended != null ? ended
+                                : new PeerFailureException(name, rank, -1, dst, "cannot send to peer " + dst + ": " + e, e);
+                    })
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             dst, timeout, "send to rank " + dst + " with tag " + tag + " timed out after "
                             + timeout.toMillis() + " ms"))));

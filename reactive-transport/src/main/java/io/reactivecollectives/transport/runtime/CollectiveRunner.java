@@ -7,6 +7,7 @@ import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
 import io.reactivecollectives.transport.algorithms.FingerprintCheck;
@@ -80,7 +81,7 @@ public final class CollectiveRunner {
             P decided = plan;
             CollectiveException refused = runtime.refusal(name);
             if (refused != null) {
-                return invalid != null ? Mono.error(invalid) : Mono.error(refused);
+                return invalid != null ? Mono.error(invalid) : Mono.error(reported(refused));
             }
             Mailbox mailbox = runtime.mailbox();
             if (invalid != null) {
@@ -155,6 +156,18 @@ public final class CollectiveRunner {
     }
 
     /**
+     * A refused collective's error, told to the error handling as a failed collective's is when a
+     * peer died (one that died between two collectives still tears the process down in
+     * {@code TEAR_DOWN} mode); a group this rank aborted or closed is not a failure to report.
+     */
+    private CollectiveException reported(CollectiveException refused) {
+        if (refused instanceof PeerFailureException) {
+            runtime.settings().onCollectiveError().accept(refused);
+        }
+        return refused;
+    }
+
+    /**
      * A stream of chunks reduced as they come (every chunk an all-reduce under the stream's one
      * sequence number, tagged with the chunk's index); each chunk has the group's timeout.
      */
@@ -163,7 +176,7 @@ public final class CollectiveRunner {
             IllegalArgumentException invalid = check(validate);
             CollectiveException refused = runtime.refusal(name);
             if (refused != null) {
-                return Flux.error(invalid != null ? invalid : refused);
+                return Flux.error(invalid != null ? invalid : reported(refused));
             }
             CollectiveBox box = runtime.mailbox().open(name);
             if (invalid != null) {

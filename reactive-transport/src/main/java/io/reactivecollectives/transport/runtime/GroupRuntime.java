@@ -224,12 +224,7 @@ public final class GroupRuntime {
                 : null;
     }
 
-    /**
-     * The error a new collective gets at once (group aborted or closed, a peer dead), or null to run
-     * it. A dead peer's refusal goes to the group's error handling too, as a failed collective's
-     * does: a peer that died between two collectives still tears the process down in
-     * {@code TEAR_DOWN} mode.
-     */
+    /** The error a new collective gets at once (group aborted or closed, a peer dead), or null to run it. */
     public CollectiveException refusal(String name) {
         CollectiveException shut = shutRefusal(name);
         if (shut != null) {
@@ -239,12 +234,7 @@ public final class GroupRuntime {
             return null;
         }
         int dead = peerFailures.firstBlocking(mailbox.nextSequence());
-        if (dead < 0) {
-            return null;
-        }
-        CollectiveException refused = new PeerFailureException(name, rank, -1, dead, peerFailures.deathOf(dead), null);
-        settings.onCollectiveError().accept(refused);
-        return refused;
+        return dead < 0 ? null : new PeerFailureException(name, rank, -1, dead, peerFailures.deathOf(dead), null);
     }
 
     /** The error a point-to-point operation with {@code peer} gets at once, or null to run it. */
