@@ -79,4 +79,48 @@ class OrderlyCloseTest {
             return null;
         });
     }
+
+    /**
+     * A rank whose collective failed because another peer went silent tells its peers so (ABORT),
+     * then leaves. A rank that had finished that collective and waits in the next one must fail naming
+     * the silent peer, the first and precise cause, not the departure it led to: the SIGSTOP test saw
+     * a rank whose own heartbeat watch fired 100 ms after its neighbour's fail with "peer 2 left the
+     * group". Before and after the collective starts.
+     */
+    @ParameterizedTest(name = "leaves {0} ms before the next collective")
+    @ValueSource(ints = {0, 300})
+    void aPeerThatLeftAfterReportingAFailureIsNotTheCauseNamed(int leadMs) {
+        ClusterTesting.withCluster(3, GroupOptions.defaults().withGroupId("reported-" + leadMs), cluster -> {
+            Tensor t = ClusterTesting.filled(DType.FLOAT32, 16, 1);
+            try {
+                Flux.range(0, 3).flatMap(r -> cluster.group(r).allReduce(ClusterTesting.filled(DType.FLOAT32, 16, 1),
+                        ReduceOp.SUM).doOnNext(Tensor::release)).blockLast(Duration.ofSeconds(30));
+                String finding = "peer 2 unresponsive: nothing heard for 0.5 s (peer 2 missed 5 heartbeats)";
+                Mono<Void> report = Mono.fromRunnable(() -> {
+                    aborts(cluster.group(1)).tellPeers(0, new PeerFailureException("allReduce", 1, 0, 2, finding, null));
+                    cluster.group(1).close();
+                });
+                Mono<Tensor> next = cluster.group(0).allReduce(t, ReduceOp.SUM, CollectiveOptions.timeout(Duration.ofSeconds(20)));
+                Mono<Tensor> run = leadMs > 0 ? report.then(Mono.delay(Duration.ofMillis(leadMs))).then(next)
+                        : Mono.when(next.then(), Mono.delay(Duration.ofMillis(200)).then(report)).then(Mono.<Tensor>empty());
+                Throwable e = run.materialize().block(Duration.ofSeconds(30)).getThrowable();
+                PeerFailureException pf = assertInstanceOf(PeerFailureException.class, e);
+                assertEquals(2, pf.peer(), e.getMessage());
+                assertTrue(e.getMessage().contains(finding + " (reported by rank 1; then peer 1 left the group"), e.getMessage());
+            } finally {
+                t.release();
+            }
+            return null;
+        });
+    }
+
+    private static io.reactivecollectives.transport.failure.AbortProtocol aborts(MeshProcessGroup g) {
+        try {
+            java.lang.reflect.Field f = MeshProcessGroup.class.getDeclaredField("aborts");
+            f.setAccessible(true);
+            return (io.reactivecollectives.transport.failure.AbortProtocol) f.get(g);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
 }

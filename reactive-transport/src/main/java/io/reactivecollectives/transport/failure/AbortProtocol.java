@@ -122,6 +122,17 @@ public final class AbortProtocol {
     }
 
     /**
+     * Keeps in {@code failures} what {@code sender}'s ABORT frame says of another peer (a PEER_FAILED
+     * notice names the peer it found dead), whether or not the collective still runs here. Does not
+     * release {@code frame}.
+     */
+    public void noteReport(int sender, ByteBuf frame, PeerFailures failures) {
+        if (AbortFrameCodec.kind(frame) == AbortFrameCodec.Kind.PEER_FAILED) {
+            failures.reported(sender, AbortFrameCodec.peer(frame), AbortFrameCodec.reason(frame));
+        }
+    }
+
+    /**
      * The error a peer's ABORT frame means for this rank's copy of the collective, as a factory of
      * the box (whose op name and wait state it reads). Does not release {@code frame}.
      */

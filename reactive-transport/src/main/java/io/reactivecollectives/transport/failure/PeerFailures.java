@@ -1,5 +1,8 @@
 package io.reactivecollectives.transport.failure;
 
+import io.reactivecollectives.core.PeerFailureException;
+import io.reactivecollectives.transport.group.RemotePeerFailureException;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -29,8 +32,14 @@ public final class PeerFailures {
         }
     }
 
+    /** A peer's word, in an ABORT notice, that it found {@code failed} dead: {@code finding} says how. */
+    public record Report(int failed, String finding) {
+    }
+
     private final int rank;
     private final AtomicReferenceArray<Death> dead;
+    /** Per peer, the first peer failure it reported to this rank (null: none). */
+    private final AtomicReferenceArray<Report> reports;
     /** Whether any peer was ever recorded dead (read first by every collective's start). */
     private volatile boolean anyDead;
     private final AtomicLongArray lastSeqFrom;
@@ -38,6 +47,7 @@ public final class PeerFailures {
     public PeerFailures(int rank, int size) {
         this.rank = rank;
         this.dead = new AtomicReferenceArray<>(size);
+        this.reports = new AtomicReferenceArray<>(size);
         this.lastSeqFrom = new AtomicLongArray(size);
         for (int p = 0; p < size; p++) {
             lastSeqFrom.set(p, -1);
@@ -61,6 +71,39 @@ public final class PeerFailures {
                 false, finishedBelow);
         anyDead = true;
         return dead.compareAndSet(peer, null, mine) ? mine : dead.get(peer);
+    }
+
+    /**
+     * {@code reporter} told this rank (an ABORT of kind PEER_FAILED, for a collective running here or
+     * already finished) that it found {@code failed} dead; the first report of each peer is kept.
+     */
+    public void reported(int reporter, int failed, String finding) {
+        if (failed != rank && failed != reporter && failed >= 0 && failed < dead.length()) {
+            reports.compareAndSet(reporter, null, new Report(failed, finding));
+        }
+    }
+
+    /**
+     * The error of collective {@code seq} (-1: refused before it ran) stopped by {@code peer}'s
+     * recorded death. A peer that reported another peer's failure before it left or its connection
+     * ended went because of that failure: the error names the failed peer and the finding, the first
+     * and precise cause, and the departure after it. A peer that aborted the group is not asked here.
+     *
+     * @param op    the operation's name
+     * @param seq   its sequence number
+     * @param peer  the dead peer
+     * @param cause what was observed locally, or null
+     * @return the error, naming the failed peer
+     */
+    public PeerFailureException failure(String op, long seq, int peer, Throwable cause) {
+        Death d = dead.get(peer);
+        String why = d == null ? "peer " + peer + " failed" : d.why();
+        Report r = reports.get(peer);
+        if (r != null && (d == null || !d.groupAbort())) {
+            return new RemotePeerFailureException(op, rank, seq, r.failed(),
+                    r.finding() + " (reported by rank " + peer + "; then " + why + ")");
+        }
+        return new PeerFailureException(op, rank, seq, peer, why, cause);
     }
 
     /** The recorded death of {@code peer}, or null. */

@@ -214,10 +214,13 @@ public final class CollectiveChannel implements Peers {
         }
         int rank = runtime.rank();
         PeerLink link = runtime.link(peer);
-        String dead = runtime.peerFailures().deathOf(peer);
-        if (dead == null && e instanceof io.reactivecollectives.transport.mesh.PeerClosedException pc && pc.isUnreachable()) {
+        if (runtime.peerFailures().isDead(peer)) {
+            return runtime.peerFailures().failure(op, box.sequence(), peer, e);
+        }
+        String dead = null;
+        if (e instanceof io.reactivecollectives.transport.mesh.PeerClosedException pc && pc.isUnreachable()) {
             dead = e.getMessage();   // no connection could be made on demand: says what was tried
-        } else if (dead == null && (e instanceof java.io.IOException || link == null || !link.isActive())) {
+        } else if (e instanceof java.io.IOException || link == null || !link.isActive()) {
             dead = "peer " + peer + " closed the connection (" + e.getMessage() + ")";
         }
         return new PeerFailureException(op, rank, box.sequence(), peer,

@@ -234,7 +234,7 @@ public final class GroupRuntime {
             return null;
         }
         int dead = peerFailures.firstBlocking(mailbox.nextSequence());
-        return dead < 0 ? null : new PeerFailureException(name, rank, -1, dead, peerFailures.deathOf(dead), null);
+        return dead < 0 ? null : peerFailures.failure(name, -1, dead, null);
     }
 
     /** The error a point-to-point operation with {@code peer} gets at once, or null to run it. */

@@ -3,7 +3,6 @@ package io.reactivecollectives.transport.runtime;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import io.reactivecollectives.core.CollectiveMismatchException;
-import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.failure.PeerFailures;
 import io.reactivecollectives.transport.frame.FrameCodec;
@@ -52,6 +51,7 @@ public final class InboundFrames implements FrameListener {
                 break;
             case ABORT:
                 try {
+                    aborts.noteReport(peer, frame, runtime.peerFailures());
                     runtime.mailbox().abortFromPeer(FrameCodec.sequence(frame), aborts.errorOf(peer, frame));
                 } finally {
                     frame.release();
@@ -178,7 +178,7 @@ public final class InboundFrames implements FrameListener {
         runtime.mailbox().failFrom(death.finishedBelow() < 0 ? Long.MIN_VALUE : death.finishedBelow(),
                 b -> death.groupAbort()
                         ? new RemoteAbortException(b.opName(), rank, b.sequence(), peer, why)
-                        : new PeerFailureException(b.opName(), rank, b.sequence(), peer, why, cause));
+                        : runtime.peerFailures().failure(b.opName(), b.sequence(), peer, cause));
         runtime.p2p().failSource(peer, why);
     }
 }
