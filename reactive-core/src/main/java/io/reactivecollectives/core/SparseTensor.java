@@ -248,12 +248,17 @@ public final class SparseTensor implements ReferenceCounted {
         int sd = sparseDim();
         long row = rowElements();
         long nnz = nnz();
+        int rowBytes = Math.toIntExact(row * dtype().byteSize());
         for (long k = 0; k < nnz; k++) {
             long lin = 0;
             for (int d = 0; d < sd; d++) {
                 lin = lin * denseShape[d] + indices.getLong(d * nnz + k);
             }
-            SparseSum.addInto(dtype(), out.buffer(), lin * row, values.buffer(), k * row, row);
+            if (coalesced) {   // each index once: the row is copied, not added
+                out.buffer().setBytes(Math.toIntExact(lin * rowBytes), values.buffer(), Math.toIntExact(k * rowBytes), rowBytes);
+            } else {
+                SparseSum.addInto(dtype(), out.buffer(), lin * row, values.buffer(), k * row, row);
+            }
         }
         return out;
     }

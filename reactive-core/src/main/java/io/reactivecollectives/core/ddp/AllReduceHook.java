@@ -2,6 +2,7 @@ package io.reactivecollectives.core.ddp;
 
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.ReduceOp;
+import io.reactivecollectives.core.SparseTensor;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.kernels.ReduceKernels;
 import reactor.core.publisher.Mono;
@@ -11,7 +12,10 @@ import java.util.Objects;
 /**
  * DDP's default hook ({@code allreduce_hook}): multiplies the bucket by {@code 1 / worldSize} and
  * all-reduces it with SUM, in place, so every rank ends with the average gradient. A sparse bucket
- * is made dense first.
+ * (one row-sparse parameter) is sent sparse, as DDP's hook sends a sparse gradient: its rows,
+ * scaled, go through {@link ProcessGroup#allReduceSparse} (every rank's rows gathered and summed),
+ * so the traffic follows the rows the ranks touched, not the parameter's size, and the dense average
+ * is made from the sum on each rank.
  *
  * <p>The scaling is {@link ReduceKernels#preprocess PREMUL_SUM's pre-multiply}, in place and in the
  * bucket's own precision: float64 for FLOAT64, float32 for FLOAT32, FLOAT16 and BFLOAT16 (rounded
@@ -37,21 +41,33 @@ public final class AllReduceHook implements CommHook {
     public Mono<Tensor> runHook(GradBucket bucket) {
         return Mono.defer(() -> {
             if (bucket.isSparse()) {
-                Tensor dense = bucket.toDense();
-                try {
-                    divideByWorldSize(dense);
-                } catch (RuntimeException e) {
-                    dense.release();
-                    throw e;
-                }
-                return group.allReduce(dense, ReduceOp.SUM)
-                        .doOnError(e -> dense.release())
-                        .doOnCancel(dense::release);
+                return Mono.using(() -> sparseOf(bucket), rows -> group.allReduceSparse(rows, ReduceOp.SUM),
+                        SparseTensor::release).map(sum -> {
+                            try {
+                                return sum.toDense();
+                            } finally {
+                                sum.release();
+                            }
+                        });
             }
             Tensor buffer = bucket.buffer();
             divideByWorldSize(buffer);
             return group.allReduce(buffer, ReduceOp.SUM);
         });
+    }
+
+    /**
+     * The bucket's rows, scaled by {@code 1 / worldSize} in place, as a sparse tensor of the
+     * parameter's shape holding a reference of the bucket's tensors (which the iteration owns).
+     */
+    private SparseTensor sparseOf(GradBucket bucket) {
+        Tensor indices = bucket.sparseIndices(0);
+        Tensor values = bucket.buffer();
+        divideByWorldSize(values);
+        long[] shape = bucket.parameters().get(0).value().shape();
+        long[] rows = shape.clone();
+        rows[0] = indices.numel();
+        return SparseTensor.of(indices.reshape(1, indices.numel()).retain(), values.reshape(rows).retain(), shape);
     }
 
     /** {@code t *= 1 / worldSize}, in place; nothing for a world of one. */

@@ -294,7 +294,11 @@ public final class GradientReducer implements AutoCloseable {
         }
 
         /**
-         * Registers one parameter whose gradient is row-sparse (it gets a bucket of its own).
+         * Registers one parameter whose gradient is row-sparse, as {@code nn.Embedding(sparse=True)}'s
+         * (it gets a bucket of its own, filled by {@link GradientReducer#markReady(Parameter,
+         * SparseGradient)}): {@link AllReduceHook} sends only the rows each rank touched, so this pays
+         * when the ranks together touch a small share of the rows; every rank must register the same
+         * parameters as sparse.
          *
          * @param p the parameter
          * @return this builder

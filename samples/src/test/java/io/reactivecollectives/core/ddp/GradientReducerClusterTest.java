@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -194,6 +195,70 @@ class GradientReducerClusterTest {
         float[] expected = {0, 0, 2, 3, 0, 0, 3, 4, 1.5f, 1.5f, 1.5f};
         assertArrayEquals(expected, results.get(0), 1e-6f);
         assertArrayEquals(expected, results.get(1), 1e-6f);
+    }
+
+    /**
+     * A sparse bucket travels as its rows, as DDP's hook sends a sparse gradient: 3 ranks each touch
+     * 16 rows (some shared) of a 4096 x 64 float embedding (1 MiB dense), and each sends a few
+     * KiB, not the ring all-reduce's 1.3 MiB; every rank ends with the dense average.
+     */
+    @Test
+    void aSparseBucketTravelsAsItsRowsNotAsTheDenseParameter() {
+        int world = 3;
+        int rows = 4096;
+        int width = 64;
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        io.reactivecollectives.transport.LocalCluster cluster = io.reactivecollectives.transport.LocalCluster.start(world,
+                io.reactivecollectives.transport.GroupOptions.defaults().withGroupId("sparse-rows").withMeterRegistry(registry))
+                .block(Duration.ofSeconds(30));
+        List<float[]> results;
+        double[] sent = new double[world];
+        try {
+            results = cluster.run(group -> {
+                int r = group.rank();
+                Parameter emb = new Parameter("emb", Tensor.zeros(DType.FLOAT32, rows, width), Tensor.zeros(DType.FLOAT32, rows, width));
+                GradientReducer reducer = GradientReducer.builder(group).sparseParameter(emb).build();
+                long[] touched = new long[16];
+                float[] vals = new float[16 * width];
+                for (int k = 0; k < 16; k++) {
+                    touched[k] = k < 4 ? k * 7 : 100 * (r + 1) + k;   // rows 0, 7, 14, 21 on every rank
+                    for (int j = 0; j < width; j++) {
+                        vals[k * width + j] = r + 1 + j;
+                    }
+                }
+                Tensor idx = Tensor.fromLongs(touched);
+                Tensor v = Tensor.fromFloats(vals, 16, width);
+                reducer.markReady(emb, new SparseGradient(idx, v));
+                return reducer.finish().then(Mono.fromCallable(() -> emb.grad().toFloatArray())).doFinally(s -> {
+                    reducer.close();
+                    idx.release();
+                    v.release();
+                    emb.value().release();
+                    emb.grad().release();
+                });
+            }).block(Duration.ofSeconds(60));
+            for (int r = 0; r < world; r++) {   // the group's meters leave the registry when it closes
+                sent[r] = registry.get(io.reactivecollectives.core.observe.MetricNames.BYTES_SENT)
+                        .tag(io.reactivecollectives.core.observe.MetricNames.TAG_RANK, Integer.toString(r)).counter().count();
+            }
+        } finally {
+            cluster.close();
+        }
+        float[] expected = new float[rows * width];
+        for (int r = 0; r < world; r++) {
+            for (int k = 0; k < 16; k++) {
+                int row = k < 4 ? k * 7 : 100 * (r + 1) + k;
+                for (int j = 0; j < width; j++) {
+                    expected[row * width + j] += (r + 1 + j) / (float) world;
+                }
+            }
+        }
+        for (float[] got : results) {
+            assertArrayEquals(expected, got, 1e-4f);
+        }
+        for (int r = 0; r < world; r++) {
+            assertTrue(sent[r] > 0 && sent[r] < 64 * 1024, "rank " + r + " sent " + sent[r] + " bytes for 16 rows of 256 bytes");
+        }
     }
 
     @Test
