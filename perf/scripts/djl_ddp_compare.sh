@@ -14,6 +14,9 @@
 # the data path's share of them from reactive-transport at run time, rc.jit.directives); QUICK=1 a run of ours
 # on C1 alone (-XX:TieredStopAtLevel=1, collectives-run --jit quick). ALSO="tag=ARGS;tag2=ARGS2" adds runs of
 # ours with more DjlTraining arguments (e.g. ALSO="b4m=--bucket-cap-kb 4096"), tagged ours-tag.
+# TORCH_ALSO="tag=ARGS" adds runs of PyTorch DDP with more torch_ddp_train.py arguments, tagged torch-ddp-tag
+# (e.g. TORCH_ALSO="sparse=--sparse-embedding" with ALSO="sparse=--sparse-embedding": both sides send the token
+# table's gradient as its rows).
 # BEFORE_JAR=path (a jar of an earlier build, named as this build's: e.g. /tmp/before/reactive-djl-0.1.0-SNAPSHOT.jar)
 # adds a run of ours with that jar in place of this build's, tagged ours-before: an A/B inside the same rounds.
 #
@@ -49,6 +52,13 @@ ours_netns() {
       java '"$3 ${JOPTS[*]}"' -cp '"${RUN_CP:-$CP}"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]} $4"' & done; wait' 2>/dev/null \
     | grep -o '{"framework".*' | tag "$1" >> "$OUT"
 }
+# PyTorch DDP across the namespaces: torch_netns TAG PORT EXTRA_ARGS
+torch_netns() {
+  "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
+      RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' MASTER_ADDR=h0 MASTER_PORT='"$2"' GLOO_SOCKET_IFNAME=eth0 \
+      '"${TORCH_ENV[*]}"' '"$PY"' perf/scripts/ddp/torch_ddp_train.py --env '"${TORCH_ARGS[*]} $3"' & done; wait' 2>/dev/null \
+    | grep -o '{"framework".*' | tag "$1" >> "$OUT"
+}
 # the file collectives-run gives its ranks: its start-up directives and the transport's data-path ones in one list
 LAUNCH_DIRECTIVES="$(mktemp /tmp/rc-launch-directives-XXXX.json)"; trap 'rm -f "$LAUNCH_DIRECTIVES"' EXIT
 { sed '$d' reactive-tools/src/main/resources/io/reactivecollectives/tools/launch/compiler-directives.json | sed '$ s/$/,/'
@@ -59,6 +69,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
     java "${JOPTS[@]}" -cp "$CP" io.reactivecollectives.samples.djl.SingleProcessBench preset="$PRESET" batch="$BATCH" steps="$STEPS" warmup="$WARMUP" lr="$LR" 2>&1 \
       | sed -n 's/.*ms\/step median=\([0-9.]*\).*/{"framework": "djl", "world": 1, "ms_per_step_median": \1}/p' | tag djl-single >> "$OUT"
     "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world "$NPROC" "${TORCH_ARGS[@]}" 2>&1 | grep '^{' | tag torch-ddp >> "$OUT"
+    while IFS='=' read -r name args; do
+      # shellcheck disable=SC2086  # the variant's arguments are words
+      [[ -n "$name" ]] && "${TORCH_ENV[@]}" $PY perf/scripts/ddp/torch_ddp_train.py --world "$NPROC" "${TORCH_ARGS[@]}" $args < /dev/null 2>&1 \
+        | grep '^{' | tag "torch-ddp-$name" >> "$OUT"
+    done < <(tr ';' '\n' <<<"${TORCH_ALSO:-}")
     NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" 2>&1 | rank0_json ours
     if [[ "${UNSTAGED:-0}" == 1 ]]; then
       NPROC=$NPROC bin/collectives-train --engine djl "${OURS_ARGS[@]}" --unstaged 2>&1 | rank0_json ours-unstaged
@@ -79,10 +94,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
   else
     WORLD=$((HOSTS * PER_HOST))
     NETNS=(bash perf/scripts/netns_hosts.sh --hosts "$HOSTS" --rate "$RATE" --)
-    "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
-        RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' MASTER_ADDR=h0 MASTER_PORT=29711 GLOO_SOCKET_IFNAME=eth0 \
-        '"${TORCH_ENV[*]}"' '"$PY"' perf/scripts/ddp/torch_ddp_train.py --env '"${TORCH_ARGS[*]}"' & done; wait' 2>/dev/null \
-      | grep -o '{"framework".*' | tag torch-ddp >> "$OUT"
+    torch_netns torch-ddp 29711 ""
+    port=29740
+    while IFS='=' read -r name args; do
+      [[ -n "$name" ]] && torch_netns "torch-ddp-$name" $((port++)) "$args" < /dev/null
+    done < <(tr ';' '\n' <<<"${TORCH_ALSO:-}")
     ours_netns ours 29712 "" ""
     if [[ "${DIRECTED:-0}" == 1 ]]; then   # the compiler directives collectives-run gives its ranks
       ours_netns ours-directed 29714 "-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=$LAUNCH_DIRECTIVES" ""

@@ -113,9 +113,9 @@ class EncoderLayer(nn.Module):
 
 
 class TransformerEncoder(nn.Module):
-    def __init__(self, vocab, seq, d, heads, ffn, layers, classes):
+    def __init__(self, vocab, seq, d, heads, ffn, layers, classes, sparse=False):
         super().__init__()
-        self.token = nn.Embedding(vocab, d)
+        self.token = nn.Embedding(vocab, d, sparse=sparse)  # sparse: DDP all-reduces the rows the batch touched
         self.position = nn.Embedding(seq, d)
         self.layers = nn.ModuleList(EncoderLayer(d, heads, ffn) for _ in range(layers))
         self.final_norm = nn.LayerNorm(d, eps=1e-5)
@@ -172,7 +172,7 @@ def run(rank, a, port):
             os.environ["MASTER_PORT"] = str(port)
         dist.init_process_group("gloo", rank=rank, world_size=W)
     torch.manual_seed(a.seed)  # the same initial weights on every rank (DDP also broadcasts rank 0's)
-    model = TransformerEncoder(*dims)
+    model = TransformerEncoder(*dims, sparse=a.sparse_embedding)
     params = sum(p.numel() for p in model.parameters())
     if rank == 0:
         print(f"# torch {torch.__version__} world={W} backend={'gloo DDP' if W > 1 else 'none (single process)'}"
@@ -246,6 +246,8 @@ def main():
     p.add_argument("--nosync-steps", type=int, default=10)
     p.add_argument("--lr", type=float, default=0.01)
     p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--sparse-embedding", action="store_true",
+                   help="nn.Embedding(sparse=True) for the token table: its gradient is sparse and DDP sends its rows")
     p.add_argument("--print-sample", type=int, nargs="*", metavar="INDEX",
                    help="print these samples of the preset's data (seed --seed) and exit")
     a = p.parse_args()

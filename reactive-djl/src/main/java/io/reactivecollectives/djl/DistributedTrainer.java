@@ -15,6 +15,7 @@ import io.reactivecollectives.core.ddp.CommHook;
 import io.reactivecollectives.core.ddp.GradBucket;
 import io.reactivecollectives.core.ddp.GradientReducer;
 import io.reactivecollectives.core.ddp.Parameter;
+import io.reactivecollectives.core.ddp.SparseGradient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -30,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * PyTorch DDP for a DJL {@link Model}: every rank trains a replica on its own batch, and the replicas
@@ -83,6 +85,7 @@ public final class DistributedTrainer implements AutoCloseable {
     private final Integer seed;
     private final LibtorchPasses passes;
     private final boolean stagedBackward;
+    private final Predicate<String> rowSparse;
     /** The model's stages when the backward pass runs stage by stage, else null; and each stage's parameters (view indices). */
     private StagedBlock stages;
     private int[][] stageParameters;
@@ -114,6 +117,7 @@ public final class DistributedTrainer implements AutoCloseable {
         this.trainer = b.model.newTrainer(b.config);
         this.passes = new LibtorchPasses(trainer);
         this.stagedBackward = b.stagedBackward;
+        this.rowSparse = b.rowSparse;
         this.compute = Schedulers.single(BlockingScheduler.get());
     }
 
@@ -269,7 +273,7 @@ public final class DistributedTrainer implements AutoCloseable {
                     loss[0] = forwardBackwardStaged(data, labels, ready);
                     backwardEnd[0] = System.nanoTime();
                 });
-                applied = Mono.when(apply(reducer.reduce(ready.asFlux())), passes.doOnError(ready::tryEmitError));
+                applied = Mono.when(apply(reducer.reduce(ready.asFlux(), this::rowsOf)), passes.doOnError(ready::tryEmitError));
             } else {
                 loss[0] = passes.forwardBackward(data, labels);
                 backwardEnd[0] = System.nanoTime();
@@ -277,7 +281,7 @@ public final class DistributedTrainer implements AutoCloseable {
                     LOG.debug("rank {}: libtorch moved a gradient at step {}; viewing the gradients again", group.rank(), n);
                     rebuildReducer();
                 }
-                applied = apply(reducer.reduce(Flux.fromIterable(readyOrder)));
+                applied = apply(reducer.reduce(Flux.fromIterable(readyOrder), this::rowsOf));
             }
             return applied
                     .then(Mono.fromCallable(() -> {
@@ -394,18 +398,8 @@ public final class DistributedTrainer implements AutoCloseable {
         Collections.reverse(reversed); // the backward pass ends with the first layers: last layers' buckets first
         readyOrder = List.copyOf(reversed);
         planStages();
-        GradientReducer.Builder b = GradientReducer.builder(group).parameters(ps).hook(hook);
-        if (bucketCapBytes > 0) {
-            b.bucketCapBytes(bucketCapBytes);
-        }
-        if (firstBucketBytes > 0) {
-            b.firstBucketBytes(firstBucketBytes);
-        }
-        if (stageParameters != null) { // a bucket does not wait for the next stage: it leaves when its own is differentiated
-            int[] stageOf = StagePlan.stageOf(stageParameters, ps.size());
-            b.stageOf(p -> stageOf[index.get(p)]);
-        }
-        closing.keep(b.build(), where(operation), r -> reducer = r);
+        closing.keep(BucketPlan.reducer(group, hook, ps, index, bucketCapBytes, firstBucketBytes, stageParameters, rowSparse),
+                where(operation), r -> reducer = r);
     }
 
     /** Each stage's parameters when the model has stages and the backward pass may run by them. */
@@ -422,6 +416,11 @@ public final class DistributedTrainer implements AutoCloseable {
             views = null;
         });
         buildReducer("step");
+    }
+
+    /** The rows of a parameter sent by rows ({@link Builder#rowSparseGradients}), read from its gradient. */
+    private SparseGradient rowsOf(Parameter p) {
+        return RowSparseGradients.of(views.array(indexOf.get(p)), p.name());
     }
 
     /** The optimizer's update of one averaged bucket's parameters, then their gradients zeroed. */
@@ -444,16 +443,8 @@ public final class DistributedTrainer implements AutoCloseable {
     }
 
     private Mono<Void> checkIdentical(String operation) {
-        return allDigests()
-                .flatMap(digests -> {
-                    List<Integer> differ = ParameterDigests.differing(digests);
-                    if (differ.isEmpty()) {
-                        return Mono.<Void>empty();
-                    }
-                    return Mono.error(new IllegalStateException("DistributedTrainer." + operation + " on rank " + group.rank()
-                            + " of " + group.size() + ": after the broadcast from rank 0 the parameters of rank(s) " + differ
-                            + " differ from rank 0's (digests " + digests + "); do all ranks build the same model?"));
-                });
+        return allDigests().flatMap(digests -> ParameterDigests.requireIdentical(digests, "DistributedTrainer." + operation
+                + " on rank " + group.rank() + " of " + group.size()));
     }
 
     /** {@code operation} as error messages name it, with this rank. */
@@ -485,6 +476,7 @@ public final class DistributedTrainer implements AutoCloseable {
         private long firstBucketBytes;
         private Integer seed;
         private boolean stagedBackward = true;
+        private Predicate<String> rowSparse = name -> false;
 
         /** {@code group} null: an {@link ElasticTrainer}'s, in a group only once attached, its steps whole. */
         Builder(Model model, TrainingConfig config, ProcessGroup group) {
@@ -533,6 +525,23 @@ public final class DistributedTrainer implements AutoCloseable {
                 throw new IllegalArgumentException("DistributedTrainer: first bucket cap must be positive, got " + bytes);
             }
             this.firstBucketBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The parameters, by name, whose gradients travel as their rows, as DDP sends an
+         * {@code nn.Embedding(sparse=True)}'s (default none): an embedding's table, of which a batch
+         * touches few rows. Each step the rows of the gradient holding anything but zeros are
+         * gathered by libtorch and summed across the ranks ({@code ProcessGroup.allReduceSparse}, by
+         * {@code AllReduceHook}; the compressing hooks send them dense), and the average is written
+         * back dense, so the update is the one the dense all-reduce gives. It pays when the ranks
+         * together touch a small share of the rows; every rank must name the same parameters.
+         *
+         * @param parameterName true for the parameters to send by rows
+         * @return this builder
+         */
+        public Builder rowSparseGradients(Predicate<String> parameterName) {
+            this.rowSparse = Objects.requireNonNull(parameterName, "parameterName");
             return this;
         }
 

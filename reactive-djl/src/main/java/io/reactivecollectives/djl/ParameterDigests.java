@@ -36,6 +36,16 @@ final class ParameterDigests {
         return out;
     }
 
+    /**
+     * Completes when every digest equals rank 0's; else fails naming the ranks that differ, for
+     * {@code where} (the operation and the rank).
+     */
+    static Mono<Void> requireIdentical(List<Long> digests, String where) {
+        List<Integer> differ = differing(digests);
+        return differ.isEmpty() ? Mono.empty() : Mono.error(new IllegalStateException(where + ": after the broadcast from rank 0"
+                + " the parameters of rank(s) " + differ + " differ from rank 0's (digests " + digests + "); do all ranks build the same model?"));
+    }
+
     private static final class Buffers {
         final Tensor input;
         final List<Tensor> outputs = new ArrayList<>();

@@ -91,7 +91,7 @@ final class ParameterViews implements AutoCloseable {
         return Tensors.wrap(memory.order(ByteOrder.LITTLE_ENDIAN), dtype(array.getDataType(), name), array.getShape().getShape());
     }
 
-    private static DType dtype(DataType type, String name) {
+    static DType dtype(DataType type, String name) {
         return switch (type) {
             case FLOAT32 -> DType.FLOAT32;
             case FLOAT64 -> DType.FLOAT64;

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -64,8 +66,13 @@ class DistributedTrainerTest {
     /** Each rank trains on its slice of every global batch; returns its parameters and whether all ranks agreed. */
     private static List<Result> distributed(int world, int steps, boolean adam, int accumulateEvery,
                                             Function<ProcessGroup, CommHook> hook) {
+        return distributed(world, steps, adam, accumulateEvery, hook, name -> false);
+    }
+
+    private static List<Result> distributed(int world, int steps, boolean adam, int accumulateEvery,
+                                            Function<ProcessGroup, CommHook> hook, Predicate<String> rowSparse) {
         try (LocalCluster cluster = LocalCluster.start(world).block(Duration.ofSeconds(60))) {
-            return cluster.run(g -> Mono.using(() -> new Rank(g, adam, hook), r -> r.train(steps, accumulateEvery), Rank::close))
+            return cluster.run(g -> Mono.using(() -> new Rank(g, adam, hook, rowSparse), r -> r.train(steps, accumulateEvery), Rank::close))
                     .block(Duration.ofSeconds(200));
         }
     }
@@ -80,9 +87,14 @@ class DistributedTrainerTest {
         final NDManager data = NDManager.newBaseManager();
 
         Rank(ProcessGroup group, boolean adam, Function<ProcessGroup, CommHook> hook) {
+            this(group, adam, hook, name -> false);
+        }
+
+        Rank(ProcessGroup group, boolean adam, Function<ProcessGroup, CommHook> hook, Predicate<String> rowSparse) {
             this.group = group;
             DistributedTrainer.Builder b = DistributedTrainer.builder(model, TinyTask.config(group.rank() == 0 ? 0 : 100 + group.rank(), adam), group)
-                    .bucketCapBytes(2048).firstBucketBytes(256); // several buckets even for this small model
+                    .bucketCapBytes(2048).firstBucketBytes(256) // several buckets even for this small model
+                    .rowSparseGradients(rowSparse);
             if (hook != null) {
                 b.hook(hook);
             }
@@ -130,6 +142,23 @@ class DistributedTrainerTest {
             assertTrue(res.buckets() > 1, "the gradients travel in several buckets, got " + res.buckets());
             assertSameParameters(reference, res.parameters(), 2e-5f, "rank " + r + " after " + steps + " steps");
             assertArrayEquals(flatten(results.get(0).parameters()), flatten(res.parameters()), 0f, "rank " + r + " bit for bit as rank 0");
+        }
+    }
+
+    /**
+     * Every parameter sent by its rows (the weights' rows of ReLU units that saw nothing, the biases'
+     * zero elements left out), with accumulated steps in between: the same parameters as one
+     * process on the global batch, as the dense all-reduce gives.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 4})
+    void parametersSentByRowsTrainAsOneProcessOnTheGlobalBatch(int world) {
+        int steps = 60;
+        List<float[]> reference = singleProcess(steps, world * BATCH, false, 2);
+        List<Result> results = distributed(world, steps, false, 2, null, name -> true);
+        for (int r = 0; r < world; r++) {
+            assertTrue(results.get(r).identical(), "rank " + r + " saw different parameters on another rank");
+            assertSameParameters(reference, results.get(r).parameters(), 2e-5f, "rank " + r + " after " + steps + " steps by rows");
         }
     }
 

@@ -67,4 +67,10 @@ final class BucketLayout {
             }
         }
     }
+
+    /** Whether {@code p} is registered, and registered sparse. */
+    boolean isSparse(Parameter p) {
+        Integer i = indexOf.get(p);
+        return i != null && sparse[i];
+    }
 }

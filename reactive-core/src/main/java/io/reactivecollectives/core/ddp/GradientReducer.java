@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
@@ -162,6 +163,22 @@ public final class GradientReducer implements AutoCloseable {
      */
     public Flux<GradBucket> reduce(Flux<Parameter> readyParameters) {
         return reduceReady(readyParameters.map(p -> new Ready(p, null)));
+    }
+
+    /**
+     * {@link #reduce(Flux)} for a model with parameters registered sparse
+     * ({@link Builder#sparseParameter}): when such a parameter arrives, {@code rowsOf} gives its
+     * row-sparse gradient (on the thread that emitted the parameter); the reducer copies it into the
+     * parameter's bucket and then releases the returned tensors. Dense parameters are read from
+     * their gradients as {@link #reduce(Flux)} reads them.
+     *
+     * @param readyParameters the parameters whose gradients are ready, in the order they become ready
+     * @param rowsOf          a sparse parameter's gradient, owned by the reducer once returned
+     * @return a cold {@code Flux} of the reduced buckets, in index order
+     */
+    public Flux<GradBucket> reduce(Flux<Parameter> readyParameters, Function<Parameter, SparseGradient> rowsOf) {
+        Objects.requireNonNull(rowsOf, "rowsOf");
+        return reduceReady(readyParameters.map(p -> layout.isSparse(p) ? new Ready(p, rowsOf.apply(p), true) : new Ready(p, null)));
     }
 
     private Flux<GradBucket> reduceReady(Flux<Ready> ready) {

@@ -13,8 +13,14 @@ import java.util.List;
  */
 final class IterationBuckets {
 
-    /** A parameter whose gradient is ready, with its sparse gradient if it was registered sparse. */
-    record Ready(Parameter parameter, SparseGradient sparse) {
+    /**
+     * A parameter whose gradient is ready, with its sparse gradient if it was registered sparse;
+     * {@code owned}: the sparse gradient's tensors are released once copied (or refused).
+     */
+    record Ready(Parameter parameter, SparseGradient sparse, boolean owned) {
+        Ready(Parameter parameter, SparseGradient sparse) {
+            this(parameter, sparse, false);
+        }
     }
 
     private final List<Parameter> parameters;
@@ -43,6 +49,17 @@ final class IterationBuckets {
      * @throws IllegalStateException    when the parameter was already marked ready in this iteration
      */
     List<GradBucket> accept(Ready r) {
+        try {
+            return acceptCopied(r);
+        } finally {
+            if (r.owned() && r.sparse() != null) {
+                r.sparse().indices().release();
+                r.sparse().values().release();
+            }
+        }
+    }
+
+    private List<GradBucket> acceptCopied(Ready r) {
         Integer i = layout.indexOf.get(r.parameter());
         if (i == null) {
             throw new IllegalArgumentException("GradientReducer: parameter '" + r.parameter().name() + "' is not registered");

@@ -78,6 +78,10 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
             + " benchmark measures it: median step less median no_sync step (default ${DEFAULT-VALUE}: not measured)")
     int nosyncSteps;
 
+    @Option(names = "--sparse-embedding", description = "the token table's gradient travels as the rows the batch touched,"
+            + " as DDP sends an nn.Embedding(sparse=True)'s (default: dense, the whole table)")
+    boolean sparseEmbedding;
+
     @Option(names = "--elastic", description = "train elastically (a lost rank shrunk out, a restarted one admitted); "
             + "on by itself under collectives-run --max-restarts N")
     boolean elastic;
@@ -143,7 +147,7 @@ public final class DjlTraining implements Callable<Integer>, Cli.Validated {
         float rate = lr != null ? lr : preset.equalsIgnoreCase("tiny") ? 0.05f : 0.003f;
         return new DjlTrainingRun.Settings(EncoderConfig.preset(preset), steps, batch, samples, rate, seed, hook,
                 bucketCapKb << 10, firstBucketKb << 10, warmupSteps, logEvery > 0 ? logEvery : Math.max(1, steps / 10), memory,
-                !unstaged, nosyncSteps);
+                !unstaged, nosyncSteps, sparseEmbedding);
     }
 
     @Override

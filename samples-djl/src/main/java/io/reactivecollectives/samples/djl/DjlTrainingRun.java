@@ -44,7 +44,7 @@ final class DjlTrainingRun {
     /** The run's settings (from the command line). */
     record Settings(EncoderConfig model, int steps, int batch, long samples, float lr, long seed, String hook,
                     long bucketCapBytes, long firstBucketBytes, int warmupSteps, int logEvery, boolean memory, boolean staged,
-                    int nosyncSteps) {
+                    int nosyncSteps, boolean sparseEmbedding) {
     }
 
     DjlTrainingRun(Settings settings, PrintStream out) {
@@ -91,7 +91,8 @@ final class DjlTrainingRun {
                     .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(s.lr())).build());
             trainer = DistributedTrainer.builder(model, config, group).hook(hook(s.hook()))
                     .bucketCapBytes(s.bucketCapBytes()).firstBucketBytes(s.firstBucketBytes()).seed((int) s.seed())
-                    .stagedBackward(s.staged()).build();
+                    .stagedBackward(s.staged()).rowSparseGradients(name -> s.sparseEmbedding() && TokenEmbedding.isTokenTable(name))
+                    .build();
             sampler = DistributedSampler.builder(s.samples(), group.size(), group.rank()).seed(s.seed()).build();
             // the epoch's last batch is short when the shard does not divide (as PyTorch's DataLoader without drop_last);
             // every rank's shard has the same length, so every rank's last batch has the same size

@@ -41,6 +41,17 @@ public final class TokenEmbedding extends AbstractBlock {
                 .setType(Parameter.Type.WEIGHT).optShape(new Shape(seq, dModel)).build());
     }
 
+    /**
+     * Whether {@code parameterName} (as a model's {@code getParameters()} names it) is this block's
+     * token table, the parameter a batch touches only some rows of.
+     *
+     * @param parameterName the parameter's name
+     * @return true for the token table
+     */
+    public static boolean isTokenTable(String parameterName) {
+        return parameterName.equals("token") || parameterName.endsWith("_token");
+    }
+
     @Override
     protected NDList forwardInternal(ParameterStore store, NDList inputs, boolean training,
                                      PairList<String, Object> params) {

@@ -200,7 +200,8 @@ class GradientReducerClusterTest {
     /**
      * A sparse bucket travels as its rows, as DDP's hook sends a sparse gradient: 3 ranks each touch
      * 16 rows (some shared) of a 4096 x 64 float embedding (1 MiB dense), and each sends a few
-     * KiB, not the ring all-reduce's 1.3 MiB; every rank ends with the dense average.
+     * KiB, not the ring all-reduce's 1.3 MiB; every rank ends with the dense average. The rows come
+     * through the reactive form, which asks for them when the parameter arrives and releases them.
      */
     @Test
     void aSparseBucketTravelsAsItsRowsNotAsTheDenseParameter() {
@@ -226,13 +227,10 @@ class GradientReducerClusterTest {
                         vals[k * width + j] = r + 1 + j;
                     }
                 }
-                Tensor idx = Tensor.fromLongs(touched);
-                Tensor v = Tensor.fromFloats(vals, 16, width);
-                reducer.markReady(emb, new SparseGradient(idx, v));
-                return reducer.finish().then(Mono.fromCallable(() -> emb.grad().toFloatArray())).doFinally(s -> {
+                // the reactive form: the reducer asks for the rows and releases them once copied
+                return reducer.reduce(Flux.just(emb), p -> new SparseGradient(Tensor.fromLongs(touched),
+                        Tensor.fromFloats(vals, 16, width))).then(Mono.fromCallable(() -> emb.grad().toFloatArray())).doFinally(s -> {
                     reducer.close();
-                    idx.release();
-                    v.release();
                     emb.value().release();
                     emb.grad().release();
                 });
