@@ -250,6 +250,19 @@ class DistributedTrainerTest {
         assertTrue(results.get(0).lastLoss() < 1.2f, kind + ": the loss fell, last " + results.get(0).lastLoss());
     }
 
+    /** Rank 0 sends every parameter by rows, rank 1 none: the first step fails on both, as a mismatch. */
+    @Test
+    void ranksThatDisagreeOnWhatGoesByRowsFailTheirStepOnEveryRank() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<String> errors = cluster.run(g -> Mono.using(() -> new Rank(g, false, null, name -> g.rank() == 0),
+                    r -> r.train(1, 1).then(Mono.just("no error")).onErrorResume(e -> Mono.just(e.toString())),
+                    Rank::close)).block(Duration.ofSeconds(120));
+            for (String e : errors) {
+                assertTrue(e.contains("mismatch"), "every rank fails naming the mismatch, got " + e);
+            }
+        }
+    }
+
     @Test
     void ranksWithDifferentModelsFailAtInitializeOnEveryRank() {
         try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
