@@ -1,5 +1,6 @@
 package io.reactivecollectives.core.ddp;
 
+import io.reactivecollectives.core.SparseTensor;
 import io.reactivecollectives.core.Tensor;
 
 import java.util.ArrayList;
@@ -227,23 +228,17 @@ public final class GradBucket {
             return buffer.copy();
         }
         Parameter p = parameters.get(0);
-        long rows = p.value().size(0);
-        int rowLen = Math.toIntExact(p.numel() / Math.max(1, rows));
-        float[] dense = new float[Math.toIntExact(p.numel())];
-        float[] vals = FloatOps.read(buffer);
-        long[] idx = sparseIndices.toLongArray();
-        for (int k = 0; k < idx.length; k++) {
-            if (idx[k] < 0 || idx[k] >= rows) {
-                throw new IndexOutOfBoundsException("sparse gradient of " + p.name() + ": row " + idx[k] + " of " + rows);
-            }
-            int base = (int) idx[k] * rowLen;
-            for (int j = 0; j < rowLen; j++) {
-                dense[base + j] += vals[k * rowLen + j];
-            }
+        long[] shape = p.value().shape();
+        long[] rowShape = shape.clone();
+        rowShape[0] = sparseIndices.numel();
+        // off-heap, any floating dtype; SparseTensor.of checks every index against the parameter's rows
+        SparseTensor rows = SparseTensor.of(sparseIndices.reshape(1, sparseIndices.numel()).retain(),
+                buffer.reshape(rowShape).retain(), shape);
+        try {
+            return rows.toDense().flatten();
+        } finally {
+            rows.release();
         }
-        Tensor out = Tensor.empty(buffer.dtype(), p.numel());
-        FloatOps.write(out, dense);
-        return out;
     }
 
     /** Total number of elements of the parameters (what a hook's result must hold). */
