@@ -45,19 +45,21 @@ tag() { sed "s/^{/{\"round\": $round, \"run\": \"$1\", /"; }
 rank0_json() { sed -n 's/^\[rank 0\] \({.*\)/\1/p' | tag "$1" >> "$OUT"; }
 # the class path with BEFORE_JAR in place of this build's jar of the same name
 before_cp() { sed "s|[^:]*/$(basename "$BEFORE_JAR")|$BEFORE_JAR|" <<<"$CP"; }
-# ours across the namespaces: ours_netns TAG PORT JVM_OPTIONS EXTRA_ARGS (one rank per PER_HOST slot of each host)
-ours_netns() {
+# one run across the namespaces: per_rank TAG PORT COMMAND, COMMAND started once per rank slot of every
+# host with the rank's environment (torchrun's variables, gloo's interface); each rank's JSON line into OUT
+per_rank() {
   "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
-      RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' MASTER_ADDR=h0 MASTER_PORT='"$2"' \
-      java '"$3 ${JOPTS[*]}"' -cp '"${RUN_CP:-$CP}"' io.reactivecollectives.samples.djl.DjlTraining '"${OURS_ARGS[*]} $4"' & done; wait' 2>/dev/null \
+      RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' LOCAL_WORLD_SIZE='"$PER_HOST"' \
+      MASTER_ADDR=h0 MASTER_PORT='"$2"' GLOO_SOCKET_IFNAME=eth0 '"$3"' & done; wait' 2>/dev/null \
     | grep -o '{"framework".*' | tag "$1" >> "$OUT"
+}
+# ours across the namespaces: ours_netns TAG PORT JVM_OPTIONS EXTRA_ARGS
+ours_netns() {
+  per_rank "$1" "$2" "java $3 ${JOPTS[*]} -cp ${RUN_CP:-$CP} io.reactivecollectives.samples.djl.DjlTraining ${OURS_ARGS[*]} $4"
 }
 # PyTorch DDP across the namespaces: torch_netns TAG PORT EXTRA_ARGS
 torch_netns() {
-  "${NETNS[@]}" bash -c 'for l in $(seq 0 '"$((PER_HOST - 1))"'); do
-      RANK=$(( {host} * '"$PER_HOST"' + l )) LOCAL_RANK=$l WORLD_SIZE='"$WORLD"' MASTER_ADDR=h0 MASTER_PORT='"$2"' GLOO_SOCKET_IFNAME=eth0 \
-      '"${TORCH_ENV[*]}"' '"$PY"' perf/scripts/ddp/torch_ddp_train.py --env '"${TORCH_ARGS[*]} $3"' & done; wait' 2>/dev/null \
-    | grep -o '{"framework".*' | tag "$1" >> "$OUT"
+  per_rank "$1" "$2" "${TORCH_ENV[*]} $PY perf/scripts/ddp/torch_ddp_train.py --env ${TORCH_ARGS[*]} $3"
 }
 # the file collectives-run gives its ranks: its start-up directives and the transport's data-path ones in one list
 LAUNCH_DIRECTIVES="$(mktemp /tmp/rc-launch-directives-XXXX.json)"; trap 'rm -f "$LAUNCH_DIRECTIVES"' EXIT

@@ -31,6 +31,10 @@ final class SparseSum {
             }
             total += p.nnz();
         }
+        if (parts.size() == 1 && (first.isCoalesced() || increasing(first))) {
+            // already sorted without repeats (a gradient's rows as found): coalescing it is a copy
+            return new SparseTensor(first.indices().copy(), first.values().copy(), denseShape, true);
+        }
         int n = Math.toIntExact(total);
         // gather (part, entry) in one list
         int[] partOf = new int[n];
@@ -84,6 +88,22 @@ final class SparseSum {
             addInto(dtype, val.buffer(), u * row, p.values().buffer(), entryOf[e] * row, row);
         }
         return new SparseTensor(idx, val, denseShape, true);
+    }
+
+    /** Whether {@code t}'s entries are in strictly increasing row-major order of their indices. */
+    private static boolean increasing(SparseTensor t) {
+        int sd = t.sparseDim();
+        long nnz = t.nnz();
+        for (long k = 1; k < nnz; k++) {
+            int c = 0;
+            for (int d = 0; d < sd && c == 0; d++) {
+                c = Long.compare(t.indices().getLong(d * nnz + k - 1), t.indices().getLong(d * nnz + k));
+            }
+            if (c >= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean sameIndex(List<SparseTensor> parts, int[] partOf, int[] entryOf, int a, int b, int sd) {

@@ -33,6 +33,22 @@ class SparseTensorTest {
     }
 
     @Test
+    void coalescingSortedRowsWithoutRepeatsCopiesThem() {
+        SparseTensor s = SparseTensor.of(Tensor.fromLongs(new long[] {0, 2, 5}, 1, 3),
+                Tensor.fromFloats(new float[] {1f, -0f, 7f, 8f, Float.NaN, 3f}, 3, 2), 6, 2);
+        SparseTensor c = s.coalesce();
+        try {
+            assertTrue(c.isCoalesced());
+            assertTrue(c.contentEquals(s), "the same entries, bit for bit");
+            c.values().setDouble(0, 42);   // a copy: the original is left as it was
+            assertEquals(1.0, s.values().getDouble(0));
+        } finally {
+            s.release();
+            c.release();
+        }
+    }
+
+    @Test
     void coalesceOfTwoSparseDimsIsRowMajor() {
         // dense [3, 4]: (2,1) (0,3) (2,1) (0,0)
         SparseTensor s = SparseTensor.of(Tensor.fromLongs(new long[] {2, 0, 2, 0, 1, 3, 1, 0}, 2, 4),

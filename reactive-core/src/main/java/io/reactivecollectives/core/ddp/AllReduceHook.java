@@ -56,18 +56,10 @@ public final class AllReduceHook implements CommHook {
         });
     }
 
-    /**
-     * The bucket's rows, scaled by {@code 1 / worldSize} in place, as a sparse tensor of the
-     * parameter's shape holding a reference of the bucket's tensors (which the iteration owns).
-     */
+    /** The bucket's rows, scaled by {@code 1 / worldSize} in place, as a sparse tensor over the bucket's memory. */
     private SparseTensor sparseOf(GradBucket bucket) {
-        Tensor indices = bucket.sparseIndices(0);
-        Tensor values = bucket.buffer();
-        divideByWorldSize(values);
-        long[] shape = bucket.parameters().get(0).value().shape();
-        long[] rows = shape.clone();
-        rows[0] = indices.numel();
-        return SparseTensor.of(indices.reshape(1, indices.numel()).retain(), values.reshape(rows).retain(), shape);
+        divideByWorldSize(bucket.buffer());
+        return bucket.sparseRows();
     }
 
     /** {@code t *= 1 / worldSize}, in place; nothing for a world of one. */

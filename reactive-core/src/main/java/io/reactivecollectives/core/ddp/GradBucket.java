@@ -227,18 +227,30 @@ public final class GradBucket {
         if (sparseIndices == null) {
             return buffer.copy();
         }
-        Parameter p = parameters.get(0);
-        long[] shape = p.value().shape();
-        long[] rowShape = shape.clone();
-        rowShape[0] = sparseIndices.numel();
-        // off-heap, any floating dtype; SparseTensor.of checks every index against the parameter's rows
-        SparseTensor rows = SparseTensor.of(sparseIndices.reshape(1, sparseIndices.numel()).retain(),
-                buffer.reshape(rowShape).retain(), shape);
+        SparseTensor rows = sparseRows();   // off-heap, any floating dtype
         try {
             return rows.toDense().flatten();
         } finally {
             rows.release();
         }
+    }
+
+    /**
+     * A sparse bucket's rows as a sparse tensor of the parameter's shape, over the bucket's own
+     * memory (no copy): it holds a reference of the bucket's tensors, which the caller releases by
+     * releasing it. Every index is checked against the parameter's rows.
+     *
+     * @return the rows, owned by the caller
+     * @throws IllegalStateException for a dense bucket
+     */
+    SparseTensor sparseRows() {
+        if (sparseIndices == null) {
+            throw new IllegalStateException("bucket " + index + " is dense");
+        }
+        long[] shape = parameters.get(0).value().shape();
+        long[] rowShape = shape.clone();
+        rowShape[0] = sparseIndices.numel();
+        return SparseTensor.of(sparseIndices.reshape(1, sparseIndices.numel()).retain(), buffer.reshape(rowShape).retain(), shape);
     }
 
     /** Total number of elements of the parameters (what a hook's result must hold). */

@@ -195,7 +195,8 @@ public final class GradientReducer implements AutoCloseable {
                         IllegalStateException incomplete = iteration.incomplete();
                         return incomplete != null ? Mono.error(incomplete) : Mono.<GradBucket>empty();
                     }))
-                    .doFinally(s -> iteration.releaseSparse());
+                    .doFinally(s -> iteration.releaseSparse())
+                    .doOnDiscard(Ready.class, IterationBuckets::discard);   // rows queued when the stream ends early
         });
     }
 

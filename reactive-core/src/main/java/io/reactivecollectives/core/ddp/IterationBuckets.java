@@ -15,7 +15,8 @@ final class IterationBuckets {
 
     /**
      * A parameter whose gradient is ready, with its sparse gradient if it was registered sparse;
-     * {@code owned}: the sparse gradient's tensors are released once copied (or refused).
+     * {@code owned}: the iteration takes the sparse gradient's tensors as its bucket (no copy) and
+     * releases them with the bucket; one it refuses is released by {@link #discard}.
      */
     record Ready(Parameter parameter, SparseGradient sparse, boolean owned) {
         Ready(Parameter parameter, SparseGradient sparse) {
@@ -49,17 +50,6 @@ final class IterationBuckets {
      * @throws IllegalStateException    when the parameter was already marked ready in this iteration
      */
     List<GradBucket> accept(Ready r) {
-        try {
-            return acceptCopied(r);
-        } finally {
-            if (r.owned() && r.sparse() != null) {
-                r.sparse().indices().release();
-                r.sparse().values().release();
-            }
-        }
-    }
-
-    private List<GradBucket> acceptCopied(Ready r) {
         Integer i = layout.indexOf.get(r.parameter());
         if (i == null) {
             throw new IllegalArgumentException("GradientReducer: parameter '" + r.parameter().name() + "' is not registered");
@@ -77,7 +67,7 @@ final class IterationBuckets {
         seen[i] = true;
         int k = layout.bucketOf[i];
         if (sparse) {
-            buckets[k] = sparseBucket(k, r.parameter(), r.sparse());
+            buckets[k] = sparseBucket(k, r.parameter(), r.sparse(), r.owned());
         } else {
             layout.denseBuckets[k].buffer().narrow(layout.offsetInBucket[i], r.parameter().numel())
                     .copyFrom(r.parameter().grad().flatten());
@@ -110,6 +100,18 @@ final class IterationBuckets {
                 + (pending.length - nextToLaunch) + " bucket(s) not launched; gradients never marked ready: " + missing);
     }
 
+    /**
+     * Releases an owned sparse gradient that no bucket took: the reducer's stream discards it when
+     * {@link #accept} refuses it (Reactor discards the element a mapper failed on) or when the stream
+     * ends with it still queued.
+     */
+    static void discard(Ready r) {
+        if (r.owned() && r.sparse() != null) {
+            r.sparse().indices().release();
+            r.sparse().values().release();
+        }
+    }
+
     /** Releases this iteration's sparse buckets (the dense ones are the reducer's). */
     void releaseSparse() {
         for (GradBucket b : buckets) {
@@ -120,7 +122,11 @@ final class IterationBuckets {
         }
     }
 
-    private GradBucket sparseBucket(int k, Parameter p, SparseGradient g) {
+    /** {@code g} as bucket {@code k}: its own tensors when owned (the caller gave them up), else copies. */
+    private GradBucket sparseBucket(int k, Parameter p, SparseGradient g, boolean owned) {
+        if (owned) {   // refused, they are released by discard
+            return GradBucket.sparse(k, buckets.length, p, g.values().flatten(), g.indices());
+        }
         Tensor values = g.values().flatten().copy();
         Tensor indices = g.indices().copy();
         try {

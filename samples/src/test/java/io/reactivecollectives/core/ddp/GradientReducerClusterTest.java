@@ -259,6 +259,35 @@ class GradientReducerClusterTest {
         }
     }
 
+    /**
+     * The reactive form owns the rows it asks for: taken as the bucket (no copy) and released with
+     * it, or released at once when refused (a sparse parameter arriving twice).
+     */
+    @Test
+    void rowsTheReducerAskedForAreReleasedAlsoWhenRefused() {
+        List<Tensor> made = new ArrayList<>();
+        List<String> errors = ClusterFixture.onRanks(1, group -> {
+            Parameter emb = new Parameter("emb", Tensor.zeros(DType.FLOAT32, 8, 2), Tensor.zeros(DType.FLOAT32, 8, 2));
+            GradientReducer reducer = GradientReducer.builder(group).sparseParameter(emb).build();
+            return reducer.reduce(Flux.just(emb, emb), p -> {
+                Tensor idx = Tensor.fromLongs(new long[] {1, 5});
+                Tensor vals = Tensor.fromFloats(new float[] {1, 2, 3, 4}, 2, 2);
+                made.add(idx);
+                made.add(vals);
+                return new SparseGradient(idx, vals);
+            }).then(Mono.just("no error")).onErrorResume(e -> Mono.just(e.getMessage())).doFinally(s -> {
+                reducer.close();
+                emb.value().release();
+                emb.grad().release();
+            });
+        });
+        assertTrue(errors.get(0).contains("marked ready twice"), errors.get(0));
+        assertEquals(4, made.size());
+        for (Tensor t : made) {
+            assertEquals(0, t.refCnt(), "a tensor of the rows was not released: " + t);
+        }
+    }
+
     @Test
     void broadcastCoalescedCopiesTheRootsTensorsThroughSeveralBuffers() {
         List<List<double[]>> results = ClusterFixture.onRanks(3, group -> {
