@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.reactivecollectives.core.BlockingScheduler;
 import io.reactivecollectives.core.rendezvous.KeyValueWaiters;
 import io.reactivecollectives.core.rendezvous.StoreTimeoutException;
 
@@ -78,7 +79,9 @@ final class StoreRequests {
      */
     void dispatchReplicated(StoreFrameCodec.Request r, byte[] command, Consumer<StoreProtocolException> protocolError) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        previous.whenComplete((x, y) -> onEventLoop(() -> {
+        // the replication is asked from the library's bounded scheduler, not from this event loop: handing
+        // a call to its own threads may wait on their executor's lock (a replica closing under load did)
+        previous.whenComplete((x, y) -> offEventLoop(r, done, () -> {
             CompletableFuture<?> step = command != null
                     ? replication.commit(command).thenAccept(response -> onEventLoop(() -> {
                         if (response.length > 0) {   // none for a set without reply
@@ -96,13 +99,27 @@ final class StoreRequests {
                 if (e != null) {
                     Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                             ? e.getCause() : e;
-                    onEventLoop(() -> write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
-                            StoreServerSession.opName(r), "the store's replicas did not answer: " + cause, List.of(), 0)));
+                    answerClosed(r, "the store's replicas did not answer: " + cause);
                 }
                 done.complete(null);
             });
         }));
         previous = done;
+    }
+
+    /** Runs {@code task} on the library's bounded scheduler; if it takes no more work, answers {@code r} closed. */
+    private void offEventLoop(StoreFrameCodec.Request r, CompletableFuture<Void> done, Runnable task) {
+        try {
+            BlockingScheduler.get().schedule(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            answerClosed(r, "the store server is overloaded: " + e.getMessage());
+            done.complete(null);
+        }
+    }
+
+    private void answerClosed(StoreFrameCodec.Request r, String why) {
+        onEventLoop(() -> write(StoreResponseCodec.error(channel.alloc(), r.id(), StoreFrameCodec.E_CLOSED,
+                StoreServerSession.opName(r), why, List.of(), 0)));
     }
 
     /** {@link #dispatch}, with its argument and state errors answered ({@link #refusal}); protocol errors are thrown. */
