@@ -5,7 +5,6 @@ import ai.djl.training.dataset.Sampler;
 
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.SplittableRandom;
 
 /**
  * One rank's shard of a data set, with PyTorch's {@code DistributedSampler} semantics: every epoch
@@ -15,9 +14,11 @@ import java.util.SplittableRandom;
  * The shards of one epoch are disjoint (except for the padding) and together cover the data set;
  * every rank has the same number of samples, so every rank takes the same number of steps.
  *
- * <p>The permutation is the same on every rank of a run (and across runs for the same seed and
- * epoch) but is not the one {@code torch.randperm} draws: this sampler shuffles with
- * {@link SplittableRandom}.
+ * <p>The permutation is the one {@code torch.randperm} draws from a CPU generator seeded with
+ * {@code seed + epoch} (PyTorch's Mersenne Twister, reproduced here), so for the same data set
+ * length, world size, seed and epoch every rank gets the indices PyTorch's
+ * {@code DistributedSampler} gives it, in the same order: a DJL job and a PyTorch DDP job can be
+ * compared batch for batch. As in PyTorch, only the low 32 bits of {@code seed + epoch} count.
  *
  * <p>As a DJL {@link Sampler.SubSampler} it plugs into a {@code RandomAccessDataset}
  * ({@code optSampler(new BatchSampler(sampler, batchSize))}); call {@link #setEpoch} before each
@@ -120,17 +121,11 @@ public final class DistributedSampler implements Sampler.SubSampler {
         if (size > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("DistributedSampler: a data set of " + size + " samples is too large to permute in memory");
         }
+        if (shuffle) {
+            return TorchRandperm.permutation((int) size, seed + epoch);
+        }
         long[] all = new long[(int) size];
         Arrays.setAll(all, i -> i);
-        if (shuffle) {
-            SplittableRandom random = new SplittableRandom(seed + epoch);
-            for (int i = all.length - 1; i > 0; i--) {
-                int j = random.nextInt(i + 1);
-                long t = all[i];
-                all[i] = all[j];
-                all[j] = t;
-            }
-        }
         return all;
     }
 

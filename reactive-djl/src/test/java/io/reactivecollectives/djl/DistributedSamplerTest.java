@@ -7,6 +7,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -117,5 +122,41 @@ class DistributedSamplerTest {
             DistributedSampler wrong = DistributedSampler.builder(11, 2, 0).build();
             assertThrows(IllegalArgumentException.class, () -> wrong.sample(data));
         }
+    }
+
+    /**
+     * PyTorch's own shards (torch 1.13's {@code DistributedSampler}, written by
+     * {@code perf/scripts/ddp/torch_sampler_reference.py}): the same indices in the same order for
+     * every rank, epoch, seed (negative and above 32 bits too), padded or dropped tail, and lengths
+     * around the generator's 624-word state.
+     */
+    @Test
+    void everyRankGetsTheShardPyTorchsSamplerGivesIt() throws IOException {
+        int cases = 0;
+        try (InputStream in = DistributedSamplerTest.class.getResourceAsStream("torch-distributed-sampler.csv");
+             BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (line.startsWith("#")) {
+                    continue;
+                }
+                String[] f = line.split(",", -1);
+                DistributedSampler s = DistributedSampler.builder(Long.parseLong(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]))
+                        .seed(Long.parseLong(f[3])).shuffle(Boolean.parseBoolean(f[5])).dropLast(Boolean.parseBoolean(f[6])).build();
+                s.setEpoch(Long.parseLong(f[4]));
+                long[] torch = Arrays.stream(f[7].split(" ")).mapToLong(Long::parseLong).toArray();
+                String which = line.substring(0, line.lastIndexOf(','));
+                assertArrayEquals(torch, s.indices(), () -> "PyTorch's shard for " + which);
+                cases++;
+            }
+        }
+        assertEquals(87, cases, "every case of the reference file was compared");
+    }
+
+    @Test
+    void theGeneratorIsPyTorchsMersenneTwister() {
+        // torch.Generator().manual_seed(0); torch.randperm(10, generator=g), and the same for seed 5 and length 7
+        assertArrayEquals(new long[] {4, 1, 7, 5, 3, 9, 0, 8, 6, 2}, TorchRandperm.permutation(10, 0));
+        assertArrayEquals(new long[] {1, 0, 4, 2, 6, 5, 3}, TorchRandperm.permutation(7, 5));
+        assertArrayEquals(new long[0], TorchRandperm.permutation(0, 1));
     }
 }
