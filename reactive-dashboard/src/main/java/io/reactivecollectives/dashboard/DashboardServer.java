@@ -54,7 +54,7 @@ public final class DashboardServer implements DashboardProvider {
             if (needsSecret && !view.hasSecret()) {
                 return Mono.error(new IllegalStateException("group '" + view.groupId() + "' rank " + view.rank()
                         + ": the dashboard at " + options.spec() + " is not on loopback, so it needs the group's "
-                        + "secret to serve, and the group has none (GroupOptions.withSecret, RC_SECRET)"));
+                        + "secret to serve, and the group has none (GroupOptions.withSecret, or RC_STORE_SECRET under ProcessGroups)"));
             }
             return Mono.fromCallable(StaticPage::files).subscribeOn(BlockingScheduler.get())
                     .flatMap(files -> bind(view, options, needsSecret, files));

@@ -1,5 +1,6 @@
 package io.reactivecollectives.tools.launch;
 
+import io.reactivecollectives.transport.rendezvous.StoreAuth;
 import io.reactivecollectives.transport.DashboardOptions;
 
 import java.io.File;
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,10 +32,12 @@ record DashboardFlag(DashboardOptions options) {
      *
      * @param value    the flag's value (null when the flag is absent)
      * @param nodeRank this node's rank
+     * @param env      the launcher's environment (the ranks inherit it): a host other than loopback needs
+     *                 {@code RC_STORE_SECRET} there
      * @return the flag, or null when absent
      * @throws IllegalArgumentException with a one-line message naming the flag
      */
-    static DashboardFlag of(String value, int nodeRank) {
+    static DashboardFlag of(String value, int nodeRank, Map<String, String> env) {
         if (value == null) {
             return null;
         }
@@ -45,6 +49,12 @@ record DashboardFlag(DashboardOptions options) {
         }
         if (o == null) {
             return null;
+        }
+        String secret = env.get(StoreAuth.SECRET_ENV);
+        if (!o.loopbackOnly() && (secret == null || secret.isBlank())) {
+            throw new IllegalArgumentException("--dashboard " + value + ": " + o.host() + " is not loopback, so the ranks"
+                    + " need the group's secret to serve the page, and " + StoreAuth.SECRET_ENV
+                    + " is not set; set it (the same value on every node) or serve on loopback");
         }
         if (nodeRank == 0 && o.port() != 0) {
             try {
@@ -96,6 +106,30 @@ record DashboardFlag(DashboardOptions options) {
         } catch (ReflectiveOperationException | java.net.URISyntaxException | NullPointerException e) {
             throw new IllegalStateException("--dashboard: the launcher's class path lacks " + className
                     + " (io.reactivecollectives:reactive-dashboard)", e);
+        }
+    }
+
+    /**
+     * Takes the word after a bare {@code --dashboard} as its value only when it looks like one (a
+     * port, or host and port): {@code --dashboard my.Main} is the flag without a value, then the
+     * main class, not a dashboard at {@code my.Main}.
+     */
+    static final class Value implements picocli.CommandLine.IParameterPreprocessor {
+        /** A port, or HOST:PORT with the host as a name, an IPv4 address or a bracketed IPv6 one. */
+        private static final java.util.regex.Pattern LOOKS_LIKE = java.util.regex.Pattern.compile("(\\[[^]]*]:|[^:/\\s]+:)?[0-9]+");
+
+        @Override
+        public boolean preprocess(java.util.Stack<String> args, picocli.CommandLine.Model.CommandSpec spec,
+                                  picocli.CommandLine.Model.ArgSpec argSpec, Map<String, Object> info) {
+            if ("=".equals(info.get("separator"))) {
+                return false; // --dashboard=VALUE: picocli reads it
+            }
+            if (args.isEmpty() || !LOOKS_LIKE.matcher(args.peek()).matches()) {
+                argSpec.setValue(((picocli.CommandLine.Model.OptionSpec) argSpec).fallbackValue());
+                return true;
+            }
+            argSpec.setValue(args.pop());
+            return true;
         }
     }
 }

@@ -114,11 +114,11 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
     /** The ranks' class path and main class (set by {@link #validate()}). */
     private ChildClassPath child;
 
-    @Option(names = "--dashboard", paramLabel = "[HOST:]PORT", arity = "0..1",
+    @Option(names = "--dashboard", paramLabel = "[HOST:]PORT", arity = "0..1", preprocessor = DashboardFlag.Value.class,
             fallbackValue = "" + io.reactivecollectives.transport.DashboardOptions.DEFAULT_PORT,
             description = {"every rank serves its live view (reactive-dashboard) and rank 0 the whole job's page on PORT"
                     + " (" + io.reactivecollectives.transport.DashboardOptions.DEFAULT_PORT + " without a value), on"
-                    + " loopback unless HOST is given (then the ranks need a secret, RC_SECRET); the ranks read it from "
+                    + " loopback unless HOST is given (then the ranks need a secret, RC_STORE_SECRET); the ranks read it from "
                     + io.reactivecollectives.transport.DashboardOptions.ENV})
     String dashboard;
 
@@ -261,6 +261,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         if (maxRestarts < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-restarts must be >= 0, got " + maxRestarts);
         }
+        if (masterAddr.isBlank()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--master-addr is empty; give the host of rank 0's store");
+        }
         if (masterPort == 0 && nnodes > 1 && storePeersSpec == null) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--master-port is required with --nnodes > 1 (every node must use the same port)");
@@ -271,7 +274,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     launcherCp);
             storePeers = StorePeers.parse(storePeersSpec, nnodes);
             port = storePeers != null ? storePeers.port(nodeRank) : StorePort.settle(masterAddr, masterPort, nodeRank, nnodes, System.getenv());
-            dashboardFlag = DashboardFlag.of(dashboard, nodeRank);
+            dashboardFlag = DashboardFlag.of(dashboard, nodeRank, System.getenv());
         } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code collectives-run --dashboard}: real rank JVMs, the job's page on the port asked for, naming a rank held back. */
@@ -204,5 +205,37 @@ class LauncherDashboardTest {
             assertEquals(2, code2);
             assertTrue(err2.toString(StandardCharsets.UTF_8).contains("is in use"), err2.toString());
         }
+    }
+
+    @Test
+    void aHostOtherThanLoopbackWithoutTheSecretIsOneLineAndExitCode2() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(System.getenv("RC_STORE_SECRET") != null, "RC_STORE_SECRET is set here");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = Launcher.run(new String[] {"--nproc-per-node", "2", "--dashboard=0.0.0.0:0", "--", HeldBackChild.class.getName()},
+                new PrintStream(out, true), new PrintStream(err, true));
+        assertEquals(2, code, err.toString());
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.contains("--dashboard 0.0.0.0:0: 0.0.0.0 is not loopback") && e.contains("RC_STORE_SECRET is not set"), e);
+        assertEquals(1, e.strip().lines().count(), "one line: " + e);
+        assertFalse(out.toString(StandardCharsets.UTF_8).contains("[rank"), "no rank started");
+    }
+
+    @Test
+    void aBareFlagBeforeTheMainClassTakesTheDefaultPortNotTheClass() {
+        Launcher bare = new Launcher();
+        new picocli.CommandLine(bare).parseArgs("--nproc-per-node", "2", "--dashboard", HeldBackChild.class.getName(), "x");
+        assertEquals("" + io.reactivecollectives.transport.DashboardOptions.DEFAULT_PORT, bare.dashboard);
+        assertEquals(HeldBackChild.class.getName(), bare.mainClass);
+        Launcher valued = new Launcher();
+        new picocli.CommandLine(valued).parseArgs("--dashboard", "127.0.0.1:9000", HeldBackChild.class.getName());
+        assertEquals("127.0.0.1:9000", valued.dashboard);
+        Launcher port = new Launcher();
+        new picocli.CommandLine(port).parseArgs("--dashboard", "9001", HeldBackChild.class.getName());
+        assertEquals("9001", port.dashboard);
+        Launcher attached = new Launcher();
+        new picocli.CommandLine(attached).parseArgs("--dashboard=[::1]:9002", HeldBackChild.class.getName());
+        assertEquals("[::1]:9002", attached.dashboard);
+        assertEquals(HeldBackChild.class.getName(), attached.mainClass);
     }
 }

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The launcher with tiny child main classes, as separate JVMs. */
@@ -118,5 +119,9 @@ class LauncherTest {
         Captured c = new Captured().run("--nproc-per-node", "2", "--nnodes", "2", "--", EnvChild.class.getName());
         assertEquals(2, c.code);
         assertTrue(c.err().contains("--master-port is required"), c.err());
+        Captured empty = new Captured().run("--nproc-per-node", "2", "--master-addr", "", "--", EnvChild.class.getName());
+        assertEquals(2, empty.code, empty.err());
+        assertTrue(empty.err().contains("--master-addr is empty"), empty.err());
+        assertFalse(empty.out().contains("[rank"), "no rank started: " + empty.out());
     }
 }
