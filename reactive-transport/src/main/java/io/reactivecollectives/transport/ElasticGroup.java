@@ -115,7 +115,8 @@ public final class ElasticGroup implements AutoCloseable {
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(options, "options");
         String base = options.groupId();
-        return GrowPlanner.request(store, base, identity, state.fingerprint(), options.connectTimeout())
+        return GrowPlanner.request(store, base, identity, state.fingerprint(), options.connectTimeout(),
+                        options.diagnostics().waitReportInterval())
                 .flatMap(admission -> {
                     GrowPlan plan = admission.plan();
                     log.info("group '{}': admitted as identity {}, rank {} of {} in generation {}", base,

@@ -142,4 +142,27 @@ class WaitReportsTest {
                 during);
         assertEquals(0, count(afterwards, "group 'p2p'"), "no report once the receives ended:\n" + afterwards);
     }
+
+    @Test
+    void aJoinerThatNoMemberAdmitsSaysSoUntilItGivesUp() throws Exception {
+        HashStore store = new HashStore(T);
+        GroupOptions o = GroupOptions.defaults().withGroupId("nobody-left").withWaitReportInterval(EVERY)
+                .withConnectTimeout(Duration.ofSeconds(4));
+        String text;
+        Throwable failure;
+        ElasticGroupTest.State state = new ElasticGroupTest.State(0f, 0, "m");
+        try (StandardErrorCapture err = new StandardErrorCapture()) {
+            List<Signal<ElasticGroup>> end = ElasticGroup.join(store, 1, state, o)
+                    .materialize().flux().collectList().block(T);
+            failure = end.get(0).getThrowable();
+            text = err.text();
+        } finally {
+            state.weights.release();
+            store.close();
+        }
+        assertInstanceOf(CollectiveTimeoutException.class, failure, String.valueOf(failure));
+        String line = "join of group 'nobody-left' as identity 1 (ticket 1): waiting for a member to admit it at a step boundary (";
+        assertTrue(count(text, line) >= 2, "the joiner said every second that it waits:\n" + text);
+        assertTrue(text.contains(" of 4 s); only members that still run admit joiners"), text);
+    }
 }

@@ -321,6 +321,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             if (dashboardFlag != null && nodeRank == 0) {
                 out.println("collectives-run: the job's dashboard: " + dashboardFlag.url() + " (served by rank 0)");
             }
+            String quorumWarning = nodeRank == 0 ? restarts.quorumWarning(nnodes * nprocPerNode, System.getenv()) : null;
+            if (quorumWarning != null) {
+                err.println(quorumWarning);
+            }
             for (int local = 0; local < nprocPerNode; local++) {
                 start.start(local, 0);
             }

@@ -15,6 +15,9 @@ import java.util.TreeMap;
  */
 final class Restarts {
 
+    /** The ranks' quorum variable (the transport's {@code rc.group.minQuorum}). */
+    static final String QUORUM_ENV = "RC_GROUP_MIN_QUORUM";
+
     private final int max;
     /** Restarts so far, by rank (only ranks restarted at least once). */
     private final Map<Integer, Integer> counts = new TreeMap<>();
@@ -103,6 +106,39 @@ final class Restarts {
     /** {@return whether every rank of {@code ranks} (all on this node; 0: not) but {@code rank} has finished} */
     boolean othersFinished(int rank, int ranks) {
         return max > 0 && ranks > 0 && finished.size() == ranks - 1 && !finished.contains(rank);
+    }
+
+    /**
+     * The launcher's warning when restarts are on but no rank of the {@code world} ranks can be lost
+     * and replaced in place: the survivors of one loss would keep fewer ranks than the quorum
+     * ({@code RC_GROUP_MIN_QUORUM} in {@code env}, else a majority) needs, so they leave the job too
+     * and a restarted rank finds no group to join. Null when a loss is survivable, restarts are off,
+     * or the quorum's spelling is not one (the ranks then say so themselves).
+     *
+     * @param world the job's world size
+     * @param env   the launcher's environment (the ranks inherit it)
+     * @return the warning line, or null
+     */
+    String quorumWarning(int world, Map<String, String> env) {
+        if (max == 0) {
+            return null;
+        }
+        String spelled = env.getOrDefault(QUORUM_ENV, "majority");
+        io.reactivecollectives.core.Quorum quorum;
+        try {
+            quorum = io.reactivecollectives.core.Quorum.parse(spelled);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        int needed = quorum.required(world);
+        if (needed <= world - 1) {
+            return null;
+        }
+        return "collectives-run: warning: --max-restarts " + max + " with " + world + " rank" + (world == 1 ? "" : "s")
+                + ": a lost rank leaves " + (world - 1) + " of " + world + ", and the quorum (" + quorum + ") needs "
+                + needed + ", so the survivors leave the job too and a restarted rank finds no group to join; run "
+                + Math.max(3, world + 1) + " or more ranks, or lower the quorum (" + QUORUM_ENV + "=1: safe only where"
+                + " the ranks cannot be cut apart)";
     }
 
     /** The launcher's line when the job is done and the ranks still joining are stopped. */

@@ -240,4 +240,16 @@ class LauncherRestartTest {
         assertEquals("collectives-run: rank 4 exited with code 42; stopping the other ranks", none.limitLine(4, 42));
         assertEquals(null, none.summary());
     }
+
+    @Test
+    void restartsThatNoLossCanUseAreWarnedAboutAtTheStart() {
+        Restarts one = new Restarts(1);
+        String two = one.quorumWarning(2, java.util.Map.of());
+        assertTrue(two != null && two.contains("--max-restarts 1 with 2 ranks: a lost rank leaves 1 of 2, and the quorum"
+                + " (majority) needs 2") && two.contains("run 3 or more ranks"), String.valueOf(two));
+        assertEquals(null, one.quorumWarning(3, java.util.Map.of()), "3 ranks: a majority survives one loss");
+        assertEquals(null, one.quorumWarning(2, java.util.Map.of("RC_GROUP_MIN_QUORUM", "1")), "a quorum of 1 lets the survivor go on");
+        assertTrue(one.quorumWarning(4, java.util.Map.of("RC_GROUP_MIN_QUORUM", "100%")) != null, "all of 4: no loss survivable");
+        assertEquals(null, new Restarts(0).quorumWarning(2, java.util.Map.of()), "no restarts, nothing to warn about");
+    }
 }

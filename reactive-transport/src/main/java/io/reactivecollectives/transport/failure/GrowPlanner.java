@@ -1,5 +1,8 @@
 package io.reactivecollectives.transport.failure;
 
+import io.reactivecollectives.core.observe.Notices;
+import io.reactivecollectives.core.observe.WaitReports;
+import reactor.core.Disposable;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.JobEndedException;
@@ -102,9 +105,19 @@ public final class GrowPlanner {
      * @return a cold {@code Mono} of the admission
      */
     public static Mono<Admission> request(Store store, String base, int identity, String fingerprint, Duration wait) {
+        return request(store, base, identity, fingerprint, wait, Duration.ZERO);
+    }
+
+    /**
+     * {@link #request(Store, String, int, String, Duration)}, saying every {@code reportEvery} (zero:
+     * never) that it still waits, for how long, and what would answer: {@code join of group 'job' as
+     * identity 1 (ticket 3): waiting for a member to admit it at a step boundary (10 s of 2 min 0 s)}.
+     */
+    public static Mono<Admission> request(Store store, String base, int identity, String fingerprint, Duration wait,
+                                          Duration reportEvery) {
         String request = "identity=" + identity + "\nfingerprint=" + fingerprint.replace('\n', ' ');
         return Mono.defer(() -> store.add(prefix(base) + "tickets", 1)
-                .flatMap(t -> store.set(prefix(base) + "request/" + t, utf8(request))
+                .flatMap(t -> reported(store.set(prefix(base) + "request/" + t, utf8(request))
                         .then(Mono.firstWithSignal(store.get(prefix(base) + "answer/" + t, wait),
                                 // the members finished instead: nobody will answer
                                 store.get(finishedKey(base), wait).flatMap(f -> Mono.error(new JobEndedException(base, identity)))))
@@ -112,7 +125,19 @@ public final class GrowPlanner {
                                 CollectiveException.NO_PEER, wait, "join of group '" + base + "' as identity " + identity
                                 + ": no answer to ticket " + t + " within " + wait.toMillis() + " ms from store " + store
                                 + " (the members reach a boundary only while they run)"))
-                        .map(answer -> admission(base, identity, t, text(answer)))));
+                        .map(answer -> admission(base, identity, t, text(answer))), base, identity, t, wait, reportEvery)));
+    }
+
+    /** {@code asked}, with a wait report every {@code every} while it runs. */
+    private static <T> Mono<T> reported(Mono<T> asked, String base, int identity, long ticket, Duration wait, Duration every) {
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            Disposable report = WaitReports.every(every, () -> Notices.warn(log, "join of group '" + base + "' as identity "
+                    + identity + " (ticket " + ticket + "): waiting for a member to admit it at a step boundary ("
+                    + WaitReports.duration(System.nanoTime() - start) + " of " + WaitReports.duration(wait.toNanos())
+                    + "); only members that still run admit joiners"));
+            return asked.doFinally(s -> report.dispose());
+        });
     }
 
     /**
