@@ -173,6 +173,32 @@ class CollectiveDiagnosticsTest {
     }
 
     @Test
+    void aRankThatCallsAfterThePeersGaveUpFailsAndDumpsItsOwnRecorderToo() throws Exception {
+        List<Tensor> ts = tensors(3, 16);
+        LocalCluster c = track(LocalCluster.start(3, options("late")).block(T));
+        try {
+            CollectiveOptions shortWait = CollectiveOptions.timeout(Duration.ofMillis(800));
+            List<Signal<Tensor>> sig = Flux.mergeSequential(
+                            c.group(0).allReduce(ts.get(0), ReduceOp.SUM, shortWait).materialize(),
+                            c.group(1).allReduce(ts.get(1), ReduceOp.SUM, shortWait).materialize())
+                    .collectList().block(T);
+            assertTrue(sig.stream().allMatch(s -> s.getThrowable() instanceof CollectiveTimeoutException), sig.toString());
+            awaitFile(c.group(0).flightRecorder().dumpFile());
+            // rank 2 comes late: the group gave up on seq 0 before it started here
+            Signal<Tensor> late = c.group(2).allReduce(ts.get(2), ReduceOp.SUM, shortWait).materialize().block(T);
+            CollectiveException e = assertInstanceOf(CollectiveException.class, late.getThrowable());
+            assertTrue(e.getMessage().startsWith("allReduce[seq=0] rank 2: timed out group-wide"), e.getMessage());
+            FlightRecorderDump d2 = FlightRecorder.read(awaitFile(c.group(2).flightRecorder().dumpFile()));
+            assertEquals(1, d2.entries().size(), "the late start is recorded");
+            assertEquals(0, d2.entries().get(0).seq());
+            assertEquals("FAILED", d2.entries().get(0).state());
+        } finally {
+            c.close();
+            release(ts);
+        }
+    }
+
+    @Test
     void aPeerThatGoesAwayFailsTheOthersAndDumpsTheirRecorders() throws Exception {
         List<Tensor> ts = tensors(3, 1024);
         LocalCluster c = track(LocalCluster.start(3, options("gone")).block(T));

@@ -100,14 +100,17 @@ public final class CollectiveRunner {
             if (inUse != null) {
                 return Mono.error(refuseHere(box, new IllegalArgumentException(name + ": " + inUse)));
             }
+            long[][] shapes = fp.shapes().toArray(NO_SHAPES);   // NO_SHAPES itself when there are none
             CollectiveException pending = mailbox.pendingAbort(box);
             if (pending != null) {
+                // the peers gave up on it before it started here (this rank came late): recorded as
+                // started and failed, and dumped as a failure is, so that every rank leaves a dump
                 claims.release(owner);
                 mailbox.close(box);
-                return Mono.error(pending);
+                return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes,
+                        decided.recordedName(), start, entry -> Mono.error(pending));
             }
             CollectiveChannel channel = new CollectiveChannel(runtime, box, call.op(), name, 0);
-            long[][] shapes = fp.shapes().toArray(NO_SHAPES);   // NO_SHAPES itself when there are none
             return runtime.observer().observe(box.sequence(), fp.op(), fp.dtype(), shapes, shapes,
                     decided.recordedName(), start, entry -> {
                 channel.entry(entry);
