@@ -68,6 +68,20 @@ public interface ProcessGroup extends AutoCloseable {
     Mono<List<Tensor>> allReduceCoalesced(List<Tensor> tensors, ReduceOp op, CollectiveOptions options);
 
     /**
+     * Reduces {@code tensor} across all ranks into {@code root}'s tensor ({@code torch.distributed.reduce});
+     * other ranks' tensors are unspecified after. {@link #reduce(Tensor, int, ReduceOp, CollectiveOptions)}
+     * with the default options.
+     *
+     * @param tensor this rank's contribution; on {@code root} overwritten with the result
+     * @param root   the root rank, in {@code [0, size())}
+     * @param op     the reduction
+     * @return a cold {@code Mono} emitting {@code tensor} once this rank's part is done
+     */
+    default Mono<Tensor> reduce(Tensor tensor, int root, ReduceOp op) {
+        return reduce(tensor, root, op, CollectiveOptions.DEFAULT);
+    }
+
+    /**
      * Reduces {@code tensor} across all ranks into {@code root}'s tensor; other ranks' tensors are unspecified after.
      *
      * @param tensor  this rank's contribution; on {@code root} overwritten with the result

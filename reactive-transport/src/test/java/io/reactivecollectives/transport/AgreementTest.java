@@ -222,4 +222,75 @@ class AgreementTest {
             return null;
         });
     }
+
+    @Test
+    void nullOptionsOnOneRankFailThereAndThePeersPromptly() {
+        ClusterTesting.withCluster(3, options("agree-null-options"), cluster -> {
+            List<Object> res = outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 64, 1);
+                return g.allReduce(t, ReduceOp.SUM, r == 2 ? null : io.reactivecollectives.core.CollectiveOptions.DEFAULT)
+                        .doFinally(s -> t.release());
+            });
+            assertInstanceOf(IllegalArgumentException.class, res.get(2), String.valueOf(res.get(2)));
+            assertTrue(((Throwable) res.get(2)).getMessage().contains("options is null"), res.get(2).toString());
+            for (int r = 0; r < 2; r++) {
+                assertInstanceOf(io.reactivecollectives.core.CollectiveException.class, res.get(r), "rank " + r + ": " + res.get(r));
+                assertTrue(((Throwable) res.get(r)).getMessage().contains("options is null"), res.get(r).toString());
+            }
+            allReduceIsCorrect(cluster);   // the refused call took its number on rank 2 too
+            return null;
+        });
+    }
+
+    @Test
+    void algorithmsForcedOnSomeRanksOnlyFailOnEveryRankNamingThem() {
+        ClusterTesting.withCluster(3, options("agree-algorithm"), cluster -> {
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 7, 1);
+                var forced = io.reactivecollectives.core.CollectiveOptions.algorithm(
+                        r == 1 ? io.reactivecollectives.core.Algorithm.RING : io.reactivecollectives.core.Algorithm.RECURSIVE_DOUBLING);
+                return g.allReduce(t, ReduceOp.SUM, forced).doFinally(s -> t.release());
+            }), "algorithm ");
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 4096, r == 0 ? 5 : 0);
+                var forced = io.reactivecollectives.core.CollectiveOptions.algorithm(
+                        r == 1 ? io.reactivecollectives.core.Algorithm.BINOMIAL_TREE : io.reactivecollectives.core.Algorithm.PIPELINED_CHAIN);
+                return g.broadcast(t, 0, forced).doFinally(s -> t.release());
+            }), "algorithm ");
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
+    @Test
+    void anEmptyTensorOnSomeRanksOnlyFailsEveryRankAndEmptyEverywhereCompletes() {
+        ClusterTesting.withCluster(3, options("agree-empty"), cluster -> {
+            // all-reduce: rank 2 empty, the others 1 element
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, r == 2 ? 0 : 1, 1);
+                return g.allReduce(t, ReduceOp.SUM).doFinally(s -> t.release());
+            }), "element count ");
+            // broadcast from root 1 (3 elements) to a rank with an empty tensor; and an empty root
+            for (int emptyRank : new int[] {0, 1}) {
+                everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                    Tensor t = ClusterTesting.filled(DType.FLOAT32, r == emptyRank ? 0 : 3, r == 1 ? 7 : 0);
+                    return g.broadcast(t, 1).doFinally(s -> t.release());
+                }), "element count ");
+            }
+            // reduce to root 0 with rank 1 empty
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, r == 1 ? 0 : 5, 1);
+                return g.reduce(t, 0, ReduceOp.SUM).doFinally(s -> t.release());
+            }), "element count ");
+            // every rank empty: nothing to do, and done everywhere
+            List<Object> empty = outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 0, 0);
+                return g.allReduce(t, ReduceOp.SUM).then(g.broadcast(t, 2)).then(g.reduce(t, 1, ReduceOp.MAX))
+                        .map(x -> x.numel()).doFinally(s -> t.release());
+            });
+            assertEquals(List.of(0L, 0L, 0L), empty);
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
 }

@@ -243,30 +243,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (nprocPerNode < 1 || nnodes < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), nprocPerNode < 1
-                    ? "--nproc-per-node must be >= 1, got " + nprocPerNode : "--nnodes must be >= 1, got " + nnodes);
-        }
-        if (nodeRank < 0 || nodeRank >= nnodes) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--node-rank must be in [0, --nnodes " + nnodes
-                    + "), got " + nodeRank);
-        }
-        if ((long) nprocPerNode * nnodes > Integer.MAX_VALUE) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--nnodes times --nproc-per-node exceeds "
-                    + Integer.MAX_VALUE + " ranks");
-        }
-        if (graceMillis < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--grace-ms must be >= 0, got " + graceMillis);
-        }
-        if (maxRestarts < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--max-restarts must be >= 0, got " + maxRestarts);
-        }
-        if (masterAddr.isBlank()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--master-addr is empty; give the host of rank 0's store");
-        }
-        if (masterPort == 0 && nnodes > 1 && storePeersSpec == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--master-port is required with --nnodes > 1 (every node must use the same port)");
+        String problem = LaunchNumbers.problem(nprocPerNode, nnodes, nodeRank, graceMillis, maxRestarts, masterAddr,
+                masterPort, storePeersSpec != null);
+        if (problem != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
         try {
             String launcherCp = System.getProperty("java.class.path");

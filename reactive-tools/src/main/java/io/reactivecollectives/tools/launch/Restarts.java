@@ -15,7 +15,8 @@ import java.util.TreeMap;
  */
 final class Restarts {
 
-    /** The ranks' quorum variable (the transport's {@code rc.group.minQuorum}). */
+    /** The ranks' quorum setting (its variable: {@value #QUORUM_ENV}). */
+    static final String QUORUM_SETTING = "rc.group.minQuorum";
     static final String QUORUM_ENV = "RC_GROUP_MIN_QUORUM";
 
     private final int max;
@@ -123,10 +124,11 @@ final class Restarts {
         if (max == 0) {
             return null;
         }
-        String spelled = env.getOrDefault(QUORUM_ENV, "majority");
         io.reactivecollectives.core.Quorum quorum;
-        try {
-            quorum = io.reactivecollectives.core.Quorum.parse(spelled);
+        try {   // the transport's setting, as the ranks read it (the launcher passes its environment on)
+            Object spelled = io.reactivecollectives.core.settings.SettingsRegistry.find(QUORUM_SETTING)
+                    .<Object>map(s -> s.get(env)).orElse("majority");
+            quorum = io.reactivecollectives.core.Quorum.parse(String.valueOf(spelled));
         } catch (IllegalArgumentException e) {
             return null;
         }

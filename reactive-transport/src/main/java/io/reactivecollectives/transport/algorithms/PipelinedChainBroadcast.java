@@ -20,8 +20,11 @@ public final class PipelinedChainBroadcast {
     public static Mono<Void> run(Peers p, Tensor tensor, int root) {
         int n = p.size();
         long bytes = tensor.nbytes();
-        if (n == 1 || bytes == 0) {
+        if (n == 1) {
             return Mono.empty();
+        }
+        if (bytes == 0) {
+            return EmptyExchange.run(p);   // the ranks' element counts still meet
         }
         ByteBuf buf = tensor.buffer();
         int vr = Math.floorMod(p.rank() - root, n);

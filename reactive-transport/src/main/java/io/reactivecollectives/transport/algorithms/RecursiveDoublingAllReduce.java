@@ -27,8 +27,11 @@ public final class RecursiveDoublingAllReduce {
     public static Mono<Void> run(Peers p, Tensor tensor, ReduceOp op) {
         int n = p.size();
         long numel = tensor.numel();
-        if (n == 1 || numel == 0) {
+        if (n == 1) {
             return Mono.empty();
+        }
+        if (numel == 0) {
+            return EmptyExchange.run(p);   // the ranks' element counts still meet
         }
         DType dtype = tensor.dtype();
         int es = dtype.byteSize();

@@ -53,8 +53,11 @@ public final class RingAllReduce {
     private static Mono<Void> run(Peers p, Tensor tensor, ReduceOp op, boolean scatter, boolean gather) {
         int n = p.size();
         long numel = tensor.numel();
-        if (n == 1 || numel == 0) {
+        if (n == 1) {
             return Mono.empty();
+        }
+        if (numel == 0) {
+            return EmptyExchange.run(p);   // the ranks' element counts still meet
         }
         DType dtype = tensor.dtype();
         int es = dtype.byteSize();

@@ -70,6 +70,12 @@ public final class AllReduceDecision {
      */
     public record Coalesced(Chosen<Body> flat, List<Chosen<Body>> each) implements Plan {
 
+        /** The flat exchange's code; tensor by tensor, not compared (0). */
+        @Override
+        public int agreementCode() {
+            return flat != null ? flat.agreementCode() : 0;
+        }
+
         /** The flat exchange's algorithm, else the tensors' distinct algorithms joined by {@code +}. */
         @Override
         public String recordedName() {

@@ -15,4 +15,10 @@ import io.reactivecollectives.core.OpType;
  * @param <B>          the shape of the collective's bodies
  */
 public record Chosen<B>(OpType op, Algorithm algorithm, String recordedName, B body) implements Plan {
+
+    /** {@return the algorithm's ordinal plus one} */
+    @Override
+    public int agreementCode() {
+        return algorithm.ordinal() + 1;
+    }
 }

@@ -12,4 +12,16 @@ public interface Plan {
      * @return the name, never null
      */
     String recordedName();
+
+    /**
+     * The algorithm as the ranks compare it in every frame's agreement word (0 to 127; 0: not
+     * compared), so that ranks that chose differently (a {@code CollectiveOptions.algorithm} forced
+     * on some ranks only, a setting that differs between processes) fail on every rank with a
+     * mismatch naming the algorithms instead of waiting for frames that never come.
+     *
+     * @return the code; 0 by default
+     */
+    default int agreementCode() {
+        return 0;
+    }
 }

@@ -22,6 +22,7 @@ public final class Agreement {
     private static final OpType[] OPS = OpType.values();
     private static final DType[] DTYPES = DType.values();
     private static final ReduceOp.Kind[] KINDS = ReduceOp.Kind.values();
+    private static final io.reactivecollectives.core.Algorithm[] ALGORITHMS = io.reactivecollectives.core.Algorithm.values();
 
     private Agreement() {
     }
@@ -54,6 +55,11 @@ public final class Agreement {
         return i < 0 ? "none" : i < KINDS.length ? KINDS[i].name() : "?";
     }
 
+    private static String algorithm(long w) {
+        int i = (int) (w >>> 33 & 0x7F) - 1;
+        return i < 0 ? "any" : i < ALGORITHMS.length ? ALGORITHMS[i].name().toLowerCase(java.util.Locale.ROOT) : "?";
+    }
+
     private static long root(long w) {
         return (w & 0xFFFF_FFFFL) - 1;
     }
@@ -79,6 +85,11 @@ public final class Agreement {
         }
         if (countA != countB) {
             diff(sb, "element count", String.valueOf(countA), a, String.valueOf(countB), b);
+        }
+        if (sb.length() == 0 && !algorithm(wordA).equals(algorithm(wordB))) {
+            // only when nothing else differs: another size or root may choose another algorithm by itself
+            diff(sb, "algorithm", algorithm(wordA), a, algorithm(wordB), b);
+            sb.append(" (forced through CollectiveOptions on some ranks only, or settings that differ between the ranks)");
         }
         return sb.length() == 0 ? "ranks " + a + " and " + b + " disagree" : sb.toString();
     }

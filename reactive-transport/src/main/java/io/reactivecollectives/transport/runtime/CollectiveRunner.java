@@ -67,16 +67,16 @@ public final class CollectiveRunner {
         String name = call.name();
         return runtime.settings().deliver(Mono.defer(() -> {
             CollectiveOptions opts = call.options();
-            if (opts == null) {
-                throw new IllegalArgumentException(name + ": options is null");
-            }
-            P plan;
+            P plan = null;
             IllegalArgumentException invalid = null;
-            try {
-                plan = call.decide().get();
-            } catch (IllegalArgumentException e) {
-                plan = null;
-                invalid = e;
+            if (opts == null) {   // refused as any bad argument is: it takes its number and tells the peers
+                invalid = new IllegalArgumentException(name + ": options is null");
+            } else {
+                try {
+                    plan = call.decide().get();
+                } catch (IllegalArgumentException e) {
+                    invalid = e;
+                }
             }
             P decided = plan;
             CollectiveException refused = runtime.refusal(name);
@@ -93,7 +93,7 @@ public final class CollectiveRunner {
             long start = System.nanoTime();   // the one clock reading at the start: box, recorder, meters, deadline
             Duration timeout = opts.timeout() != null ? opts.timeout() : runtime.settings().timeout();
             CollectiveBox box = mailbox.open(name, detail ? Agreement.NONE
-                    : agreementWord(fp), detail ? 0 : agreementCount(fp), start,
+                    : agreementWord(fp) | (long) (decided.agreementCode() & 0x7F) << 33, detail ? 0 : agreementCount(fp), start,
                     timeout.toNanos());
             Object owner = box;
             String inUse = claims.claim(call.tensors(), owner, () -> name + "[seq=" + box.sequence() + "]");
