@@ -293,4 +293,42 @@ class AgreementTest {
             return null;
         });
     }
+
+    @Test
+    void streamsWhoseReduceOpsDisagreeFailOnEveryRank() {
+        ClusterTesting.withCluster(3, options("agree-stream-op"), cluster -> {
+            everyRankFailsWithMismatch(outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 4, r + 1);
+                return g.allReduceStream(reactor.core.publisher.Flux.just(new io.reactivecollectives.core.Chunk(0, 0, t)),
+                        r == 1 ? ReduceOp.MAX : ReduceOp.SUM, 1).then().doFinally(s -> t.release());
+            }), "reduce op ");
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
+    @Test
+    void aStreamWhoseSourceFailsOnOneRankFailsOnEveryRank() {
+        ClusterTesting.withCluster(3, options("agree-stream-error"), cluster -> {
+            List<Object> res = outcomes(cluster, (g, r) -> {
+                Tensor a = ClusterTesting.filled(DType.FLOAT32, 4, 1);
+                Tensor b = ClusterTesting.filled(DType.FLOAT32, 4, 1);
+                reactor.core.publisher.Flux<io.reactivecollectives.core.Chunk> source = r == 0
+                        ? reactor.core.publisher.Flux.concat(reactor.core.publisher.Flux.just(new io.reactivecollectives.core.Chunk(0, 0, a)),
+                                reactor.core.publisher.Flux.error(new IllegalStateException("boom")))
+                        : reactor.core.publisher.Flux.just(new io.reactivecollectives.core.Chunk(0, 0, a),
+                                new io.reactivecollectives.core.Chunk(1, 4, b));
+                return g.allReduceStream(source, ReduceOp.SUM, 2).then().doFinally(s -> {
+                    a.release();
+                    b.release();
+                });
+            });
+            for (int r = 0; r < 3; r++) {
+                assertInstanceOf(io.reactivecollectives.core.CollectiveException.class, res.get(r), "rank " + r + ": " + res.get(r));
+                assertTrue(((Throwable) res.get(r)).getMessage().contains("boom"), "rank " + r + ": " + res.get(r));
+            }
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
 }

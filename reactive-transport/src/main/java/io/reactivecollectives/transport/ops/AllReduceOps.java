@@ -89,7 +89,7 @@ public final class AllReduceOps {
 
     public Flux<Chunk> allReduceStream(Flux<Chunk> chunks, ReduceOp op, int prefetch) {
         String name = "allReduceStream";
-        return runner.runStream(name, () -> {
+        return runner.runStream(name, op, () -> {
             if (chunks == null) {
                 throw new IllegalArgumentException(name + ": chunks is null");
             }

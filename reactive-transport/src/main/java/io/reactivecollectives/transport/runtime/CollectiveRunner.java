@@ -7,6 +7,7 @@ import io.reactivecollectives.core.CollectiveMismatchException;
 import io.reactivecollectives.core.CollectiveOptions;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.OpType;
+import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.CollectiveFingerprint;
@@ -174,22 +175,33 @@ public final class CollectiveRunner {
      * A stream of chunks reduced as they come (every chunk an all-reduce under the stream's one
      * sequence number, tagged with the chunk's index); each chunk has the group's timeout.
      */
-    public Flux<Chunk> runStream(String name, Runnable validate, Function<CollectiveChannel, Flux<Chunk>> body) {
+    public Flux<Chunk> runStream(String name, ReduceOp op, Runnable validate, Function<CollectiveChannel, Flux<Chunk>> body) {
         return Flux.defer(() -> {
             IllegalArgumentException invalid = check(validate);
             CollectiveException refused = runtime.refusal(name);
             if (refused != null) {
                 return Flux.error(invalid != null ? invalid : reported(refused));
             }
-            CollectiveBox box = runtime.mailbox().open(name);
+            // the stream's frames carry its op and reduce op (its chunks' dtypes and sizes are the callers' to agree on)
+            long word = invalid != null ? Agreement.NONE : streamWord(op);
+            CollectiveBox box = runtime.mailbox().open(name, word, 0, System.nanoTime());
             if (invalid != null) {
                 return Flux.error(refuseHere(box, invalid));
+            }
+            CollectiveException pending = runtime.mailbox().pendingAbort(box);
+            if (pending != null) {   // a peer's copy failed before this rank subscribed: fail here too
+                runtime.mailbox().close(box);
+                return runtime.observer().observeMany(box.sequence(), OpType.ALLREDUCE, null, null, null, null,
+                        entry -> Flux.<Chunk>error(pending));
             }
             CollectiveChannel channel = new CollectiveChannel(runtime, box, OpType.ALLREDUCE, name, 0);
             return runtime.observer().observeMany(box.sequence(), OpType.ALLREDUCE, null, null, null, null,
                     entry -> {
                         channel.entry(entry);
-                        return body.apply(channel)
+                        return Flux.defer(() -> {
+                                    agreeWithEarlyFrames(box);
+                                    return body.apply(channel);
+                                })
                                 .onErrorMap(e -> !(e instanceof CollectiveException) && !(e instanceof IllegalArgumentException),
                                         e -> new CollectiveException(name, runtime.rank(), box.sequence(),
                                                 CollectiveException.NO_PEER, e.toString(), e))
@@ -279,6 +291,11 @@ public final class CollectiveRunner {
         w |= (long) (fp.reduceOp() == null ? 0 : fp.reduceOp().kind().ordinal() + 1) << 40;
         w |= (fp.root() + 1L) & 0xFFFF_FFFFL;
         return w;
+    }
+
+    /** A stream's agreement word: the all-reduce and its reduce op (no dtype, no root). */
+    static long streamWord(ReduceOp op) {
+        return (long) (OpType.ALLREDUCE.ordinal() + 1) << 56 | (long) (op.kind().ordinal() + 1) << 40;
     }
 
     /** The agreement count of a fingerprint: its shapes' elements in all. */
