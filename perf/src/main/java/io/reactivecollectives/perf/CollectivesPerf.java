@@ -284,6 +284,12 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
                 throw usage(e.getMessage());
             }
         }
+        for (String problem : new String[] {PerfChecks.outputFile("-J/--json", jsonFile), PerfChecks.outputFile("-F/--csv", csvFile),
+                PerfChecks.tlsDir(tlsDir), PerfChecks.tunings(depth, settleTimeMs)}) {
+            if (problem != null) {
+                throw usage(problem);
+            }
+        }
         try {
             decisionTable(collective).check(opType(collective), algorithm);
         } catch (IllegalArgumentException e) {

@@ -120,6 +120,12 @@ class PerfFlagsTest {
             {"-z", "4"},
             {"-t", "2"},
             {"-g", "8"},
+            {"-J", "/nonexistent-dir/x.json"},
+            {"-F", "/nonexistent-dir/x.csv"},
+            {"-J", System.getProperty("java.io.tmpdir")},
+            {"--tls-dir", "/nonexistent-dir"},
+            {"--depth", "-1"},
+            {"--settle-time-ms", "-1"},
         };
         for (String[] args : cases) {
             Result r = run(args);
@@ -129,6 +135,8 @@ class PerfFlagsTest {
             assertTrue(lines.get(0).startsWith("collectives-perf: ") && lines.get(0).endsWith("(see --help)"), lines.get(0));
             assertEquals("", r.out());
         }
+        assertTrue(run("-J", "/nonexistent-dir/x.json").err().contains("-J/--json /nonexistent-dir/x.json: the directory /nonexistent-dir does not exist"),
+                run("-J", "/nonexistent-dir/x.json").err());
         assertTrue(run("--algorithm", "ring", "--op", "broadcast").err().contains("--algorithm RING does not run broadcast"),
                 run("--algorithm", "ring", "--op", "broadcast").err());
     }

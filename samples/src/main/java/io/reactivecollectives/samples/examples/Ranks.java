@@ -38,10 +38,41 @@ public final class Ranks {
             return ProcessGroups.run(options.apply(GroupOptions.defaults().withConnectTimeout(Duration.ofSeconds(120))),
                     body::apply).block();
         } catch (RuntimeException e) {
-            System.err.println("failed: " + e);
-            e.printStackTrace();
+            System.err.println("failed: " + describe(e));
+            if (!expected(e)) {
+                e.printStackTrace();   // not a failure the library reports in words: a bug, shown in full
+            }
             System.exit(1);
             throw e;
         }
+    }
+
+    /** The error and its causes, one line: {@code X: message; caused by Y: message}. */
+    static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder(String.valueOf(e));
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.add(e);
+        for (Throwable c = e.getCause(); c != null && seen.add(c); c = c.getCause()) {
+            if (c.getMessage() != null && e.getMessage() != null && e.getMessage().contains(c.getMessage())) {
+                continue;   // already said
+            }
+            b.append("; caused by ").append(c);
+        }
+        return b.toString();
+    }
+
+    /**
+     * Whether {@code e} is a failure the library describes in its message (a collective's, the
+     * store's, a time-out, a bad argument), so that its stack trace would only bury the message.
+     */
+    static boolean expected(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof io.reactivecollectives.core.CollectiveException || c instanceof IllegalArgumentException
+                    || c instanceof java.util.concurrent.TimeoutException || c instanceof java.io.IOException
+                    || c.getClass().getName().startsWith("io.reactivecollectives.")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

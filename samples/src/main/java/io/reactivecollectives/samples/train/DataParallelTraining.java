@@ -132,7 +132,7 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
         }
         String bound = atLeast("--steps", steps, 1) + atLeast("--warmup-steps", warmupSteps, 0)
                 + atLeast("--log-every", logEvery, 0) + atLeast("--batch", batch, 1) + atLeast("--input", input, 1)
-                + atLeast("--hidden", hidden, 1) + atLeast("--layers", layers, 0) + atLeast("--classes", classes, 1)
+                + atLeast("--hidden", hidden, 1) + atLeast("--layers", layers, 0) + atLeast("--classes", classes, 2)
                 + atLeast("--prefetch", prefetch, 1) + atLeast("--bucket-cap-kb", bucketCapKb, 1)
                 + atLeast("--first-bucket-kb", firstBucketKb, 1) + atLeast("--small-allreduce-kb", smallAllReduceKb, 0)
                 + atMostKb("--bucket-cap-kb", bucketCapKb) + atMostKb("--first-bucket-kb", firstBucketKb)
@@ -245,8 +245,8 @@ public final class DataParallelTraining implements Callable<Integer>, Cli.Valida
     }
 
     private void report(ProcessGroup group, TrainConfig cfg, TrainResult r, boolean same) {
-        System.out.printf(Locale.ROOT, "loss (mean of the last 100 steps) %.4f | %.3f ms/step | %.0f samples/s | communication %.1f%% of step time (%.1f%% not overlapped with compute)%n",
-                r.meanLoss(100), r.msPerStep(), r.samplesPerSecond(), 100 * r.commShare(), 100 * r.exposedCommShare());
+        System.out.printf(Locale.ROOT, "loss (mean of the last %d steps) %.4f | %.3f ms/step | %.0f samples/s | communication %.1f%% of step time (%.1f%% not overlapped with compute)%n",
+                Math.min(100, r.losses().length), r.meanLoss(100), r.msPerStep(), r.samplesPerSecond(), 100 * r.commShare(), 100 * r.exposedCommShare());
         System.out.println("parameters identical on all " + group.size() + " ranks: " + (same ? "yes" : "NO"));
         if (json) {
             System.out.printf(Locale.ROOT, "{\"framework\": \"reactive-collectives\", \"world\": %d, \"batch_per_rank\": %d, \"params\": %d,"

@@ -49,6 +49,7 @@ class TrainArgumentsTest {
             {"--input", "100000", "--hidden", "100000"},
             {"--hidden", "30000", "--layers", "4"},
             {"--batch", "100000000", "--hidden", "100"},
+            {"--classes", "1"},
         };
         for (String[] args : cases) {
             Result r = train(args);
@@ -59,6 +60,7 @@ class TrainArgumentsTest {
         }
         assertEquals("collectives-train: --hook fp32 is not one of allreduce, fp16, bf16, powersgd (see --help)",
                 train("--hook", "fp32").err().strip());
+        assertEquals("collectives-train: --classes must be >= 2, got 1 (see --help)", train("--classes", "1").err().strip());
         // no step would leave nothing to time (it printed NaN)
         assertEquals("collectives-train: --steps must be >= 1, got 0 (see --help)", train("--steps", "0").err().strip());
         assertEquals("collectives-train: --steps must be >= 1, got 0; --batch must be >= 1, got 0 (see --help)",
