@@ -20,7 +20,10 @@ import java.util.concurrent.CountDownLatch;
  */
 @Command(name = "tcp-store-server", mixinStandardHelpOptions = true, versionProvider = TcpStoreServerCommand.Version.class,
         description = "Runs the Reactive Collectives TCP store server until killed.")
-public final class TcpStoreServerCommand implements Callable<Integer> {
+public final class TcpStoreServerCommand implements Callable<Integer>, io.reactivecollectives.tools.cli.Cli.Validated {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     /** {@code --version}: the project version. */
     static final class Version implements CommandLine.IVersionProvider {
@@ -66,12 +69,30 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
     @Option(names = "--no-unix-socket", description = "serve TCP only: no Unix domain socket for clients on this host")
     boolean noUnixSocket;
 
+    /** Every option checked before anything is bound: one line and exit 2 for a bad one. */
     @Override
-    public Integer call() throws Exception {
+    public void validate() {
+        String problem = null;
         if ((tlsCert == null) != (tlsKey == null)) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--tls-cert and --tls-key go together");
+            problem = "--tls-cert and --tls-key go together";
+        } else if (tlsCert != null && (!tlsCert.canRead() || !tlsKey.canRead())) {
+            problem = "cannot read " + (!tlsCert.canRead() ? "--tls-cert " + tlsCert : "--tls-key " + tlsKey);
+        } else if (handshakeTimeoutMs < 1 || frameTimeoutMs < 1) {
+            problem = "--handshake-timeout-ms and --frame-timeout-ms must be >= 1, got " + handshakeTimeoutMs + " and " + frameTimeoutMs;
+        } else {
+            try {
+                builder(null);   // the server's own checks of port, sizes and counts
+            } catch (IllegalArgumentException e) {
+                problem = e.getMessage().replace("port must", "--port must").replace("maxFrameSize", "--max-frame-size")
+                        .replace("frameMemory", "--frame-memory").replace("maxConnections", "--max-connections");
+            }
         }
-        SslContext ssl = tlsCert == null ? null : SslContextBuilder.forServer(tlsCert, tlsKey).build();
+        if (problem != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), problem);
+        }
+    }
+
+    private TcpStoreServer.Builder builder(SslContext ssl) {
         TcpStoreServer.Builder builder = TcpStoreServer.builder();
         if (maxFrameSize != null) {
             builder.maxFrameSize(maxFrameSize);
@@ -79,7 +100,7 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
         if (frameMemory != null) {
             builder.frameMemory(frameMemory);
         }
-        TcpStoreServer server = builder
+        return builder
                 .host(host)
                 .port(port)
                 .handshakeTimeout(java.time.Duration.ofMillis(handshakeTimeoutMs))
@@ -87,15 +108,25 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
                 .secret(StoreAuth.secretFrom(System.getenv()))
                 .ssl(ssl)
                 .unixSocket(!noUnixSocket)
-                .maxConnections(maxConnections)
-                .start()
-                .toFuture()
-                .get();
+                .maxConnections(maxConnections);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        TcpStoreServer server;
+        try {
+            SslContext ssl = tlsCert == null ? null : SslContextBuilder.forServer(tlsCert, tlsKey).build();
+            server = builder(ssl).start().toFuture().get();
+        } catch (java.util.concurrent.ExecutionException | javax.net.ssl.SSLException | IllegalArgumentException e) {
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            spec.commandLine().getErr().println("tcp-store-server: cannot serve on " + host + ":" + port + ": " + cause.getMessage());
+            return 1;
+        }
         CountDownLatch closed = new CountDownLatch(1);
         server.onClose().doFinally(s -> closed.countDown()).subscribe();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tcp-store-shutdown"));
         System.out.println("TCP store listening on " + server.address().getHostString() + ":" + server.port()
-                + (ssl != null ? " (TLS)" : "") + (StoreAuth.secretFrom(System.getenv()) != null ? " (HMAC)" : "")
+                + (tlsCert != null ? " (TLS)" : "") + (StoreAuth.secretFrom(System.getenv()) != null ? " (HMAC)" : "")
                 + (server.localSocket() != null ? ", and for this host on " + server.localSocket() : ""));
         System.out.flush();
         closed.await();
@@ -112,7 +143,7 @@ public final class TcpStoreServerCommand implements Callable<Integer> {
      * @param args the command line
      */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new TcpStoreServerCommand()).execute(args));
+        System.exit(io.reactivecollectives.tools.cli.Cli.execute(new TcpStoreServerCommand(), args));
     }
 
 }

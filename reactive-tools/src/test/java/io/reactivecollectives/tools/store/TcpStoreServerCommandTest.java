@@ -45,4 +45,35 @@ class TcpStoreServerCommandTest {
             p.destroyForcibly();
         }
     }
+
+    private static String[] run(String... args) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int code = io.reactivecollectives.tools.cli.Cli.commandLine(new TcpStoreServerCommand(),
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)).execute(args);
+        return new String[] {String.valueOf(code), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
+    }
+
+    @Test
+    void badOptionsAreOneLineWithExitCode2AndABusyPortOneLineWithExitCode1() throws Exception {
+        String[][] cases = {
+            {"--port", "abc"}, {"--bogus"}, {"--port", "-1"}, {"--port", "70000"}, {"--max-connections", "0"},
+            {"--frame-memory", "1"}, {"--max-frame-size", "10"}, {"--handshake-timeout-ms", "0"},
+            {"--tls-cert", "/nonexistent.pem"}, {"--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.key"},
+        };
+        for (String[] args : cases) {
+            String[] r = run(args);
+            assertEquals("2", r[0], String.join(" ", args) + ": " + r[2]);
+            List<String> lines = r[2].lines().toList();
+            assertEquals(1, lines.size(), String.join(" ", args) + ": " + r[2]);
+            assertTrue(lines.get(0).startsWith("tcp-store-server: ") && lines.get(0).endsWith("(see --help)"), lines.get(0));
+        }
+        assertTrue(run("--port", "-1")[2].contains("--port must be 0..65535, was -1"), run("--port", "-1")[2]);
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            String[] busy = run("--host", "127.0.0.1", "--port", String.valueOf(taken.getLocalPort()), "--no-unix-socket");
+            assertEquals("1", busy[0], busy[2]);
+            assertEquals(1, busy[2].lines().count(), busy[2]);
+            assertTrue(busy[2].startsWith("tcp-store-server: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": "), busy[2]);
+        }
+    }
 }
