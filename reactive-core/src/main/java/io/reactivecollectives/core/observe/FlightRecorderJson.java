@@ -20,11 +20,21 @@ final class FlightRecorderJson {
 
     /** Reads a dump file (blocking). */
     static FlightRecorderDump read(Path file) throws IOException {
-        return MAPPER.readValue(file.toFile(), FlightRecorderDump.class);
+        return checked(MAPPER.readValue(file.toFile(), FlightRecorderDump.class), "the file");
     }
 
     /** Parses the JSON text of a dump. */
     static FlightRecorderDump fromJson(String json) throws IOException {
-        return MAPPER.readValue(json, FlightRecorderDump.class);
+        return checked(MAPPER.readValue(json, FlightRecorderDump.class), "the text");
+    }
+
+    /** {@code dump}, unless it lacks what every dump has (JSON of another kind, or {@code {}}). */
+    private static FlightRecorderDump checked(FlightRecorderDump dump, String what) throws IOException {
+        if (dump == null || dump.version() < 1 || dump.groupId() == null || dump.worldSize() < 1 || dump.rank() < 0
+                || dump.rank() >= dump.worldSize()) {
+            throw new IOException("not a flight-recorder dump (" + what + " lacks the version, group, rank or world size"
+                    + " every dump has)");
+        }
+        return dump;
     }
 }

@@ -284,4 +284,13 @@ class FlightRecorderTest {
         assertEquals(mapper, FlightRecorder.toJson(d));
         assertEquals(d, FlightRecorder.fromJson(FlightRecorder.toJson(d)));
     }
+
+    @Test
+    void jsonThatIsNotADumpIsRefusedNotReadAsAnEmptyOne() {
+        for (String json : new String[] {"{}", "{\"version\": 1, \"groupId\": \"g\", \"rank\": 3, \"worldSize\": 2}", "{\"name\": \"x\"}"}) {
+            java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                    () -> FlightRecorder.fromJson(json), json);
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("not a flight-recorder dump"), e.getMessage());
+        }
+    }
 }
