@@ -83,6 +83,10 @@ public final class PerfPlot implements Callable<Integer>, Cli.Validated {
         if (width < 100 || height < 100) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--width and --height must be >= 100");
         }
+        if (!BusFactor.known(op)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--op " + op + " is not one of "
+                    + String.join(", ", BusFactor.names()));
+        }
     }
 
     @Override

@@ -88,5 +88,12 @@ class PerfPlotTest {
                 .execute("-o", dir.resolve("x.gif").toString(), dir.toString());
         assertEquals(2, code);
         assertEquals(1, err.toString(StandardCharsets.UTF_8).lines().count());
+        ByteArrayOutputStream err2 = new ByteArrayOutputStream();
+        int code2 = Cli.commandLine(new PerfPlot(), new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err2, true))
+                .execute("--op", "bogus", "-o", dir.resolve("x.png").toString(), dir.toString());
+        assertEquals(2, code2, err2.toString(StandardCharsets.UTF_8));
+        String e = err2.toString(StandardCharsets.UTF_8);
+        assertEquals(1, e.lines().count(), e);
+        assertTrue(e.contains("--op bogus is not one of ") && e.contains("all_reduce"), e);
     }
 }
