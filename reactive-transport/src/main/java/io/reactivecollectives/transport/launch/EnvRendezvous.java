@@ -98,7 +98,8 @@ public final class EnvRendezvous {
         Objects.requireNonNull(env, "env");
         if (present(env, "RANK") || (present(env, "WORLD_SIZE") && !present(env, INDEX_ENV))) {
             boolean torchrun = present(env, "LOCAL_RANK");
-            String launcher = torchrun ? "torchrun" : "PyTorchJob";
+            // collectives-run speaks torchrun's variables and gives every rank RC_MAX_RESTARTS besides
+            String launcher = !torchrun ? "PyTorchJob" : present(env, MAX_RESTARTS_ENV) ? "collectives-run" : "torchrun";
             require(env, launcher, "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE");
             return check(new LaunchEnvironment(launcher, env.get("MASTER_ADDR").trim(), port(env, "MASTER_PORT", -1),
                     integer(env, "RANK"), integer(env, "WORLD_SIZE"), torchrun ? integer(env, "LOCAL_RANK") : 0),

@@ -44,6 +44,10 @@ class EnvRendezvousTest {
                 "RANK", "5", "WORLD_SIZE", "8", "LOCAL_RANK", "1",
                 "SLURM_PROCID", "0", "SLURM_NTASKS", "2", "SLURM_LOCALID", "0"));
         assertEquals(new LaunchEnvironment("torchrun", "10.0.0.1", 29400, 5, 8, 1), l);
+        java.util.Map<String, String> ours = new java.util.HashMap<>(Map.of("MASTER_ADDR", "10.0.0.1", "MASTER_PORT", "29400",
+                "RANK", "5", "WORLD_SIZE", "8", "LOCAL_RANK", "1"));
+        ours.put(EnvRendezvous.MAX_RESTARTS_ENV, "0");
+        assertEquals("collectives-run", EnvRendezvous.resolve(ours).launcher(), "collectives-run's ranks say so in the log");
         assertNames(bad(Map.of("RANK", "1")), "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE");
         assertFalse(bad(Map.of("RANK", "1")).getMessage().contains("RANK,"), "RANK is present");
         assertNames(bad(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1", "RANK", "4", "WORLD_SIZE", "4", "LOCAL_RANK", "0")),
