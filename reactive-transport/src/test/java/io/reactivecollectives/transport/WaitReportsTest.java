@@ -7,6 +7,7 @@ import io.reactivecollectives.core.ReduceOp;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.rendezvous.HashStore;
+import io.reactivecollectives.core.testing.StandardErrorCapture;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -20,6 +20,7 @@ import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.ReadIndexException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
@@ -27,6 +28,8 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
+import io.reactivecollectives.core.observe.Notices;
+import io.reactivecollectives.core.observe.WaitReports;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,14 +83,56 @@ final class RaftStoreReplication implements StoreReplication {
     private final RaftGroupId groupId;
     private final ClientId readerId = ClientId.randomId();
     private final AtomicLong readCalls = new AtomicLong();
+    /** The replicas' addresses and how many make a majority, for the messages. */
+    private final String replicas;
+    private final int majority;
+    /** Says every wait-report interval that no leader is known yet (disposed once one is). */
+    private volatile reactor.core.Disposable leaderless = () -> { };
 
     private RaftStoreReplication(RaftServer server, RaftClient client, RaftPeerId self, RaftGroupId groupId,
-                                 ScheduledExecutorService sends) {
+                                 ScheduledExecutorService sends, List<RaftPeer> peers) {
         this.server = server;
         this.client = client;
         this.self = self;
         this.groupId = groupId;
         this.sends = sends;
+        this.majority = peers.size() / 2 + 1;
+        this.replicas = peers.stream().map(RaftPeer::getAddress).collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    /**
+     * Says every wait-report interval, until a leader is known, that this replica waits for a
+     * majority of the replicas: a node whose launcher never starts would otherwise leave the
+     * others' ranks silent until their store calls fail.
+     */
+    private void reportLeaderless(String me) {
+        long start = System.nanoTime();
+        leaderless = WaitReports.every(WaitReports.defaultInterval(), () -> {
+            if (leaderKnown()) {
+                leaderless.dispose();
+                return;
+            }
+            Notices.warn(LOG, "store replica " + me + ": no leader yet: waiting for " + majority + " of the store's replicas ("
+                    + replicas + ") to answer (" + WaitReports.duration(System.nanoTime() - start) + "); is collectives-run"
+                    + " running on every node of --store-peers?");
+        });
+    }
+
+    private boolean leaderKnown() {
+        try {
+            return server.getDivision(groupId).getInfo().getLeaderId() != null;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** A call's failure as the store's clients read it: no majority, said in words, else Ratis's own. */
+    private Throwable described(Throwable failure) {
+        if (failure instanceof RaftRetryFailureException || notTaken(failure)) {
+            return new IOException("no majority of the store's replicas answered (" + majority + " of " + replicas
+                    + ", for " + RETRY_MILLIS / 1000 + " s): are the other nodes' launchers running?", failure);
+        }
+        return failure;
     }
 
     /** Starts replica {@code r.self()} of {@code r.peers()} over a fresh log in {@code r.storage()}. */
@@ -130,7 +175,9 @@ final class RaftStoreReplication implements StoreReplication {
             return t;
         });
         LOG.info("store replica {} of {} serving at {} (group {})", r.self(), peers.size(), me.getAddress(), r.group());
-        return new RaftStoreReplication(server, client, me.getId(), group.getGroupId(), sends);
+        RaftStoreReplication replication = new RaftStoreReplication(server, client, me.getId(), group.getGroupId(), sends, peers);
+        replication.reportLeaderless(r.self() + " of " + peers.size());
+        return replication;
     }
 
     private static RaftProperties properties(Replicas r) {
@@ -210,7 +257,7 @@ final class RaftStoreReplication implements StoreReplication {
                     } else if ((idempotent || notTaken(failure)) && System.nanoTime() < deadline && !sends.isShutdown()) {
                         attempt(send, idempotent, out, deadline, 100);
                     } else {
-                        out.completeExceptionally(failure);
+                        out.completeExceptionally(described(failure));
                     }
                 });
             }, delayMillis, TimeUnit.MILLISECONDS);
@@ -227,6 +274,7 @@ final class RaftStoreReplication implements StoreReplication {
 
     @Override
     public void close() {
+        leaderless.dispose();
         sends.shutdownNow();
         try {
             client.close();

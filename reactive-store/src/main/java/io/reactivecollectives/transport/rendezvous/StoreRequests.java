@@ -99,7 +99,8 @@ final class StoreRequests {
                 if (e != null) {
                     Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                             ? e.getCause() : e;
-                    answerClosed(r, "the store's replicas did not answer: " + cause);
+                    answerClosed(r, "the store's replicas did not answer: "
+                            + (cause.getMessage() != null ? cause.getMessage() : cause.toString()));
                 }
                 done.complete(null);
             });

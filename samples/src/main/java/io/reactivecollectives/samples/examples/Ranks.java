@@ -63,11 +63,12 @@ public final class Ranks {
 
     /**
      * Whether {@code e} is a failure the library describes in its message (a collective's, the
-     * store's, a time-out, a bad argument), so that its stack trace would only bury the message.
+     * store's, a time-out, a bad argument or state), so that its stack trace would only bury the message.
      */
     static boolean expected(Throwable e) {
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof io.reactivecollectives.core.CollectiveException || c instanceof IllegalArgumentException
+                    || c instanceof IllegalStateException
                     || c instanceof java.util.concurrent.TimeoutException || c instanceof java.io.IOException
                     || c.getClass().getName().startsWith("io.reactivecollectives.")) {
                 return true;

@@ -1,4 +1,4 @@
-package io.reactivecollectives.transport;
+package io.reactivecollectives.core.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -9,12 +9,13 @@ import java.nio.charset.StandardCharsets;
  * What is written to {@code System.err} while it is open (slf4j-simple, the tests' binding, and
  * {@code Notices} both write there), still passed on to the real stream.
  */
-final class StandardErrorCapture implements AutoCloseable {
+public final class StandardErrorCapture implements AutoCloseable {
 
     private final PrintStream saved = System.err;
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
-    StandardErrorCapture() {
+    /** Starts capturing. */
+    public StandardErrorCapture() {
         OutputStream tee = new OutputStream() {
             @Override
             public void write(int b) {
@@ -36,7 +37,7 @@ final class StandardErrorCapture implements AutoCloseable {
     }
 
     /** Everything captured so far. */
-    String text() {
+    public String text() {
         synchronized (bytes) {
             return bytes.toString(StandardCharsets.UTF_8);
         }
