@@ -107,6 +107,7 @@ class GroupBehaviourTest {
             Tensor rbig = Tensor.zeros(DType.FLOAT32, 700_000);
             Tensor any = Tensor.zeros(DType.INT32, 3);
             Tensor wrong = Tensor.zeros(DType.INT32, 4);
+            Tensor floats = ClusterTesting.filled(DType.FLOAT32, 3, 1.5);
             try {
                 // tag 7 then tag 8 sent; received in the other order: tags, not arrival, match
                 StepVerifier.create(Mono.when(g0.send(a, 1, 7), g0.send(b, 1, 8), g0.send(big, 1, 9))
@@ -129,8 +130,17 @@ class GroupBehaviourTest {
                             assertTrue(e.getMessage().contains("rank 0"), e.getMessage());
                         })
                         .verify(ClusterTesting.TIMEOUT);
+                // a message of another dtype of the same size is an error too, not its bytes read as ints
+                StepVerifier.create(g0.send(floats, 2, 2).then(g2.recv(ra, 0, 2)))
+                        .expectErrorSatisfies(e -> {
+                            assertTrue(e instanceof CollectiveException, e.toString());
+                            assertTrue(e.getMessage().contains("message from rank 0 with tag 2 holds float32, the receive"
+                                    + " tensor is int32"), e.getMessage());
+                        })
+                        .verify(ClusterTesting.TIMEOUT);
+                assertArrayEquals(new int[] {1, 2, 3}, ra.toIntArray(), "nothing written into the receive tensor");
             } finally {
-                for (Tensor t : List.of(a, b, big, ra, rb, rbig, any, wrong)) {
+                for (Tensor t : List.of(a, b, big, ra, rb, rbig, any, wrong, floats)) {
                     t.release();
                 }
             }

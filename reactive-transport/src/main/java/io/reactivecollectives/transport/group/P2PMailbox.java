@@ -73,6 +73,11 @@ public final class P2PMailbox {
         int count(ByteBuf frame);
 
         ByteBuf payload(ByteBuf frame); // not retained
+
+        /** The dtype the message says it holds (its first frame), or null when it says none. */
+        default io.reactivecollectives.core.DType dtype(ByteBuf frame) {
+            return null;
+        }
     }
 
     private final int rank;
@@ -248,6 +253,12 @@ public final class P2PMailbox {
                 ByteBuf payload = reader.payload(frame);
                 if (r.expectedFragments < 0) {
                     r.expectedFragments = count;
+                    io.reactivecollectives.core.DType sent = reader.dtype(frame);
+                    if (sent != null && sent != r.tensor.dtype()) {   // the same bytes would be read as another type
+                        r.error = "message from rank " + s.source + " with tag " + s.tag + " holds " + sent.toString()
+                                .toLowerCase(java.util.Locale.ROOT) + ", the receive tensor is " + r.tensor.dtype()
+                                .toString().toLowerCase(java.util.Locale.ROOT);
+                    }
                 }
                 if (index != r.fragments || count != r.expectedFragments) {
                     r.error = "fragment " + index + "/" + count + " out of order (expected " + r.fragments + "/"

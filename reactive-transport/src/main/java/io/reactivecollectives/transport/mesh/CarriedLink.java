@@ -78,19 +78,19 @@ final class CarriedLink implements PeerLink {
     }
 
     @Override
-    public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
-        return current().sendFragmentsAs(groupHash, tag, fragments);
+    public Mono<Void> sendFragments(int tag, long kind, ByteBuf[] fragments) {
+        return current().sendFragmentsAs(groupHash, tag, kind, fragments);
     }
 
     @Override
-    public Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments) {
+    public Mono<Void> sendFragmentsAs(int group, int tag, long kind, ByteBuf[] fragments) {
         if (group != groupHash) {
             for (ByteBuf f : fragments) {
                 ReferenceCountUtil.safeRelease(f);
             }
             throw new IllegalArgumentException("a subgroup's link writes its own group's frames only");
         }
-        return sendFragments(tag, fragments);
+        return sendFragments(tag, kind, fragments);
     }
 
     @Override

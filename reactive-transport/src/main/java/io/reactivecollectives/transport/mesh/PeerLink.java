@@ -105,10 +105,12 @@ public interface PeerLink {
      *
      * @param group     the group id written in each header
      * @param tag       the message's tag
+     * @param kind      what the message holds, in each header's agreement word (the sent tensor's
+     *                  dtype, {@link io.reactivecollectives.transport.frame.P2PFrameCodec#kindOf}); 0: unsaid
      * @param fragments the fragments' payloads, ownership taken
      * @return completes when written
      */
-    Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments);
+    Mono<Void> sendFragmentsAs(int group, int tag, long kind, ByteBuf[] fragments);
 
     /**
      * Why a write failed, as {@link #send} reports it: the cause this link was closed for when this
@@ -125,10 +127,11 @@ public interface PeerLink {
      * frame between them). Completes when the last was written.
      *
      * @param tag       the message's tag
+     * @param kind      what the message holds ({@link #sendFragmentsAs}); 0: unsaid
      * @param fragments the fragments' payloads, ownership taken
      * @return completes when written, errors with {@link #writeFailure}'s error
      */
-    Mono<Void> sendFragments(int tag, ByteBuf[] fragments);
+    Mono<Void> sendFragments(int tag, long kind, ByteBuf[] fragments);
 
     /**
      * Closes the link from this side for {@code why} (any thread): the listener hears {@code why}

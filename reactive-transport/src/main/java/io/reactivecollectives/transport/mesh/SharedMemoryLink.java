@@ -128,21 +128,21 @@ final class SharedMemoryLink implements PeerLink {
 
     /** The fragments go into the ring as one write: nothing comes between them. */
     @Override
-    public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
-        return sendFragmentsAs(group, tag, fragments);
+    public Mono<Void> sendFragments(int tag, long kind, ByteBuf[] fragments) {
+        return sendFragmentsAs(group, tag, kind, fragments);
     }
 
     @Override
-    public Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments) {
+    public Mono<Void> sendFragmentsAs(int group, int tag, long kind, ByteBuf[] fragments) {
         if (!ring.reserve()) {
-            return socket.sendFragmentsAs(group, tag, fragments);
+            return socket.sendFragmentsAs(group, tag, kind, fragments);
         }
         return Mono.create(sink -> {
             Promise<Void> last = new DefaultPromise<>(ImmediateEventExecutor.INSTANCE);
             ByteBuf[] parts = new ByteBuf[2 * fragments.length];
             for (int i = 0; i < fragments.length; i++) {
                 parts[2 * i] = FrameCodec.encodeHeader(socket.channel().alloc(), FrameType.P2P, group, 0, tag,
-                        fragments.length, i, self, fragments[i].readableBytes(), 0);
+                        fragments.length, i, self, kind, 0L, fragments[i].readableBytes(), 0);
                 parts[2 * i + 1] = fragments[i];
             }
             ring.write(parts, last);

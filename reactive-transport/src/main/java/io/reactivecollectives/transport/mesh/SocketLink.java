@@ -155,19 +155,19 @@ public final class SocketLink implements PeerLink {
 
     /** The fragments go on the first stripe in one event-loop task. */
     @Override
-    public Mono<Void> sendFragments(int tag, ByteBuf[] fragments) {
-        return sendFragmentsAs(group, tag, fragments);
+    public Mono<Void> sendFragments(int tag, long kind, ByteBuf[] fragments) {
+        return sendFragmentsAs(group, tag, kind, fragments);
     }
 
     @Override
-    public Mono<Void> sendFragmentsAs(int group, int tag, ByteBuf[] fragments) {
+    public Mono<Void> sendFragmentsAs(int group, int tag, long kind, ByteBuf[] fragments) {
         return Mono.create(sink -> {
             ChannelPromise last = channel.newPromise();
             Runnable task = () -> {
                 for (int i = 0; i < fragments.length; i++) {
                     ByteBuf p = fragments[i];
                     ByteBuf h = FrameCodec.encodeHeader(channel.alloc(), FrameType.P2P, group, 0, tag, fragments.length,
-                            i, self, p.readableBytes(), 0);
+                            i, self, kind, 0L, p.readableBytes(), 0);
                     channel.write(h, channel.voidPromise());
                     if (i == fragments.length - 1) {
                         channel.write(p, last);

@@ -8,6 +8,7 @@ import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveTimeoutException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.P2POp;
+import io.reactivecollectives.transport.frame.P2PFrameCodec;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.transport.runtime.GroupRuntime;
@@ -45,7 +46,7 @@ public final class PointToPointOps {
             }
             Duration timeout = timeout(name, options);
             // a mesh that connects on demand connects first; the fragments are cut once the link is there
-            return runtime.mesh().linkTo(dst).flatMap(link -> link.sendFragments(tag, fragments(tensor)))
+            return runtime.mesh().linkTo(dst).flatMap(link -> link.sendFragments(tag, P2PFrameCodec.kindOf(tensor.dtype()), fragments(tensor)))
                     .onErrorMap(e -> !(e instanceof CollectiveException), e -> {
                         CollectiveException ended = runtime.endedHere(name, -1);   // this rank aborted or closed its group meanwhile
                         return ended != null ? ended

@@ -67,6 +67,11 @@ public final class GroupRuntime {
             public io.netty.buffer.ByteBuf payload(io.netty.buffer.ByteBuf frame) {
                 return P2PFrameCodec.payload(frame);
             }
+
+            @Override
+            public io.reactivecollectives.core.DType dtype(io.netty.buffer.ByteBuf frame) {
+                return P2PFrameCodec.dtype(frame);
+            }
         });
     }
 

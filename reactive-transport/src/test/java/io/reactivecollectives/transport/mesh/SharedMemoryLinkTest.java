@@ -121,7 +121,7 @@ class SharedMemoryLinkTest {
         assertEquals(8, g.seq());
         assertArrayEquals(large, g.payload());
 
-        shm0.sendFragments(9, new ByteBuf[] {Unpooled.wrappedBuffer(LinkPair.bytes(10, 3)), Unpooled.wrappedBuffer(LinkPair.bytes(20, 4))})
+        shm0.sendFragments(9, 0L, new ByteBuf[] {Unpooled.wrappedBuffer(LinkPair.bytes(10, 3)), Unpooled.wrappedBuffer(LinkPair.bytes(20, 4))})
                 .block(Duration.ofSeconds(10));
         LinkPair.Recorder.Frame first = pair.heard1.next();
         LinkPair.Recorder.Frame second = pair.heard1.next();

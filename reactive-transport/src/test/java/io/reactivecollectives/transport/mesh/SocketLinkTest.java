@@ -61,7 +61,7 @@ class SocketLinkTest {
             assertEquals(6, g.chunk());
             assertArrayEquals(large, g.payload());
 
-            pair.link0.sendFragments(9, new ByteBuf[] {Unpooled.wrappedBuffer(LinkPair.bytes(10, 3)),
+            pair.link0.sendFragments(9, 0L, new ByteBuf[] {Unpooled.wrappedBuffer(LinkPair.bytes(10, 3)),
                     Unpooled.wrappedBuffer(LinkPair.bytes(20, 4))}).block(Duration.ofSeconds(10));
             LinkPair.Recorder.Frame first = pair.heard1.next();
             LinkPair.Recorder.Frame second = pair.heard1.next();
