@@ -33,6 +33,9 @@ final class Subgroups {
     /** Store key (under the subgroup's prefix) each member sets once its frames are carried. */
     private static final String CARRIED = "rc/carried/";
     private static final String ALL_CARRIED = "rc/carried/all";
+    /** Store keys (under the subgroup's prefix): the members the first member named, and why the lists differ. */
+    private static final String MEMBERS = "rc/members";
+    private static final String DISAGREED = "rc/members/disagreed";
 
     private final AtomicInteger made = new AtomicInteger();
     private final List<ProcessGroup> children = new CopyOnWriteArrayList<>();
@@ -86,7 +89,27 @@ final class Subgroups {
             Mono<G> made = parent != null && TransportSettings.SUBGROUPS_SHARE_CONNECTIONS.get()
                     ? carry.carry(parent, own, index, members, subOptions, job)
                     : join.join(own, index, members.length, subOptions, job);
-            return made.doOnNext(children::add).map(g -> (ProcessGroup) g);
+            return agreeOnMembers(own, id, members, runtime.rank()).then(made)
+                    .doOnNext(children::add).map(g -> (ProcessGroup) g);
+        });
+    }
+
+    /**
+     * Fails when this member's list differs from the one the first member of the k-th call named
+     * (then the others waiting for the subgroup fail too, through {@link #DISAGREED}), instead of
+     * two ranks taking one place and the subgroup failing only at its first collective.
+     */
+    static Mono<Void> agreeOnMembers(Store store, String id, int[] members, int parentRank) {
+        byte[] mine = Arrays.toString(members).getBytes(StandardCharsets.UTF_8);
+        return store.compareSet(MEMBERS, new byte[0], mine).flatMap(held -> {
+            if (Arrays.equals(held, mine)) {
+                return Mono.<Void>empty();
+            }
+            String why = "newGroup: group '" + id + "': rank " + parentRank + " of the parent was called with ranks "
+                    + Arrays.toString(members) + ", an earlier member with " + new String(held, StandardCharsets.UTF_8)
+                    + " (the k-th newGroup or split must name the same ranks on every member)";
+            return store.set(DISAGREED, why.getBytes(StandardCharsets.UTF_8))
+                    .then(Mono.<Void>error(new IllegalArgumentException(why)));
         });
     }
 
@@ -103,7 +126,9 @@ final class Subgroups {
         return store.set(CARRIED + rank, yes)
                 .then(store.add(CARRIED + "count", 1))
                 .flatMap(n -> n == size ? store.set(ALL_CARRIED, yes) : Mono.<Void>empty())
-                .then(store.await(List.of(ALL_CARRIED), timeout))
+                .then(Mono.firstWithSignal(store.await(List.of(ALL_CARRIED), timeout),
+                        store.get(DISAGREED, timeout).flatMap(why -> Mono.<Void>error(
+                                new IllegalArgumentException(new String(why, StandardCharsets.UTF_8))))))
                 .timeout(timeout.plusSeconds(1))
                 .onErrorResume(e -> e instanceof StoreTimeoutException || e instanceof TimeoutException,
                         e -> missing(store, size).flatMap(absent -> Mono.error(new MeshStartException(

@@ -130,6 +130,43 @@ class CarriedSubgroupTest {
     }
 
     @Test
+    void membersCalledWithDifferentListsFailPromptlyNamingBoth() {
+        LocalCluster cluster = LocalCluster.start(3, GroupOptions.defaults().withGroupId("lists")).block(WAIT);
+        assertNotNull(cluster);
+        List<Tensor> held = new ArrayList<>();
+        try {
+            long t0 = System.nanoTime();
+            // ranks 0 and 1 ask for [0, 1], rank 2 for [1, 2]: the same (first) subgroup, two views of it
+            List<Object> outcomes = cluster.run(g -> g.newGroup(g.rank() == 2 ? List.of(1, 2) : List.of(0, 1))
+                    .map(sub -> (Object) sub).defaultIfEmpty("none").onErrorResume(e -> Mono.just(e))).block(WAIT);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertNotNull(outcomes);
+            long refused = outcomes.stream().filter(o -> o instanceof IllegalArgumentException).count();
+            assertTrue(refused >= 1, "a member whose list differs is refused: " + outcomes);
+            for (Object o : outcomes) {
+                if (o instanceof IllegalArgumentException e) {
+                    assertTrue(e.getMessage().contains("newGroup: group 'lists/0'") && e.getMessage().contains("[0, 1]")
+                            && e.getMessage().contains("[1, 2]"), e.getMessage());
+                } else if (o instanceof ProcessGroup sub) {
+                    sub.close();
+                }
+            }
+            // whichever list came first, nobody waited out the 60 s connect timeout
+            assertTrue(ms < 20_000, "took " + ms + " ms: " + outcomes);
+            List<Tensor> whole = new ArrayList<>();
+            for (int r = 0; r < 3; r++) {
+                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
+            }
+            held.addAll(whole);
+            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
+            assertEquals(6, whole.get(0).getLong(0), "the parent is untouched");
+        } finally {
+            held.forEach(Tensor::release);
+            cluster.close();
+        }
+    }
+
+    @Test
     void aMemberThatClosesItsSubgroupFailsTheOthersThereNotInTheParent() {
         LocalCluster cluster = LocalCluster.start(4, GroupOptions.defaults().withGroupId("leaving")).block(WAIT);
         assertNotNull(cluster);
