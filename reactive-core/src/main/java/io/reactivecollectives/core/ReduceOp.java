@@ -8,10 +8,13 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #SUM} on BOOL is logical OR, {@link #PRODUCT} on BOOL is logical AND;</li>
  *   <li>{@link #AVG} on BOOL is an error; on integers it is the sum divided by the world size,
- *       truncated toward zero;</li>
+ *       truncated toward zero, and the sum is taken in the element type first, so it wraps as
+ *       {@link #SUM} does: the AVG of three UINT8 200s is (600 mod 256) / 3 = 29, not 200 (as
+ *       NCCL's); average wide values in a wider type, or in floating point;</li>
  *   <li>{@link #BAND}, {@link #BOR}, {@link #BXOR} only on integer and bool types;</li>
  *   <li>{@link #premulSum(double)} only on floating types: each rank's input is multiplied by the
- *       factor, then summed;</li>
+ *       factor, then summed. The factor is each rank's own, as NCCL's pre-multiplied sum allows (a
+ *       rank may weigh its contribution); the ranks compare the kind of op, not the factor;</li>
  *   <li>{@link #MIN} and {@link #MAX} propagate NaN; integer arithmetic wraps on overflow.</li>
  * </ul>
  * Use {@link #validate(String, DType)} to reject an (op, dtype) pair before anything is sent.
