@@ -213,9 +213,14 @@ public final class DistributedSampler implements Sampler.SubSampler {
          * The sampler.
          *
          * @return a new sampler at epoch 0
-         * @throws IllegalArgumentException if {@code dropLast} leaves no sample per rank
+         * @throws IllegalArgumentException if {@code dropLast} leaves no sample per rank, or the data set
+         *                                  is too large to permute in memory (over 2^31 - 9 samples)
          */
         public DistributedSampler build() {
+            if (size > Integer.MAX_VALUE - 8) {   // before an epoch's arrays are asked for
+                throw new IllegalArgumentException("DistributedSampler: a data set of " + size
+                        + " samples is too large to permute in memory (at most " + (Integer.MAX_VALUE - 8) + ")");
+            }
             if (dropLast && size < world) {
                 throw new IllegalArgumentException("DistributedSampler: dropping the tail of " + size
                         + " samples over " + world + " ranks leaves none per rank");

@@ -163,10 +163,17 @@ public final class DistributedTrainer implements AutoCloseable {
      * @return a cold {@code Mono} completing when this rank holds rank 0's parameters
      */
     public Mono<Void> initialize(Shape... inputShapes) {
-        return guard.run("initialize", initializeLocally(inputShapes)
-                .then(Mono.fromRunnable(() -> buildReducer("initialize")).subscribeOn(compute))
-                .then(Mono.defer(() -> reducer.broadcastParameters()))
-                .then(checkIdentical("initialize")));
+        return guard.run("initialize", Mono.defer(() -> {
+            if (guard.agreed()) {
+                return Mono.error(new IllegalStateException("DistributedTrainer: already initialized"));
+            }
+            // one that failed or was cancelled after its parameters were drawn is made again from its broadcast
+            return (views == null ? initializeLocally(inputShapes) : Mono.<Void>empty())
+                    .then(Mono.fromRunnable(() -> buildReducerOnce("initialize")).subscribeOn(compute))
+                    .then(Mono.defer(() -> reducer.broadcastParameters()))
+                    .then(checkIdentical("initialize"))
+                    .then(Mono.fromRunnable(() -> guard.agreed(true)));
+        }));
     }
 
     /** The parameters drawn and their gradients made, on this process only (nothing is sent). */
@@ -190,20 +197,21 @@ public final class DistributedTrainer implements AutoCloseable {
     Mono<Void> regroup(ProcessGroup next, boolean broadcast) {
         return guard.run("regroup", Mono.<Void>fromRunnable(() -> {
                     requireViews("regroup");
+                    guard.agreed(false);
+                    guard.takeFailure();   // the gradients are zeroed below and the state is the group's
                     closing.release(() -> {
                         if (reducer != null) {
                             reducer.close();
                             reducer = null;
                         }
                     });
-                    for (int i = 0; i < views.size(); i++) {
-                        views.zeroGradient(i);
-                    }
+                    views.zeroGradients();
                     group = next;
                     hook = hookFactory.apply(next);
                     buildReducer("regroup");
                 }).subscribeOn(compute)
-                .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters()).then(checkIdentical("regroup")) : Mono.empty()));
+                .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters()).then(checkIdentical("regroup")) : Mono.empty())
+                .then(Mono.fromRunnable(() -> guard.agreed(true))));
     }
 
     /** The views of the trainable parameters (null before initialization). */
@@ -235,8 +243,8 @@ public final class DistributedTrainer implements AutoCloseable {
      */
     public Mono<Boolean> parametersIdentical() {
         return Mono.defer(() -> {
-            requireInitialized("parametersIdentical");
-            return allDigests()
+            requireViews("parametersIdentical");
+            return ParameterDigests.all(group, views, compute)
                     .map(ParameterDigests::differing)
                     .map(List::isEmpty);
         });
@@ -254,7 +262,7 @@ public final class DistributedTrainer implements AutoCloseable {
      * @return a cold {@code Mono} emitting what the step did once this rank's parameters are updated
      */
     public Mono<StepResult> step(NDList data, NDList labels) {
-        return guard.run("step", Mono.defer(() -> {
+        return guard.runTraining("step", Mono.defer(() -> afterFailure("step")).then(Mono.defer(() -> {
             requireInitialized("step");
             if (rebuildNext) {
                 rebuildNext = false;
@@ -291,7 +299,15 @@ public final class DistributedTrainer implements AutoCloseable {
                         return new StepResult(n, loss[0], true, backwardEnd[0] - start,
                                 Math.max(0, end - backwardEnd[0] - optimizerNanos), optimizerNanos, end - start);
                     }));
-        }).subscribeOn(compute));
+        }).subscribeOn(compute)));
+    }
+
+    /** After a failed step or accumulation: its gradients zeroed and, before a step, the parameters checked ({@link StepGuard}). */
+    private Mono<Void> afterFailure(String operation) {
+        return guard.afterFailure(operation, Mono.<Void>fromRunnable(() -> {
+            requireInitialized(operation);
+            views.zeroGradients();
+        }).subscribeOn(compute), () -> checkIdentical(operation + " after a failed one"));
     }
 
     /** The optimizer over the averaged buckets: bucket by bucket as each comes back, or all at the end (whole steps). */
@@ -330,13 +346,13 @@ public final class DistributedTrainer implements AutoCloseable {
      * @return a cold {@code Mono} emitting what the step did
      */
     public Mono<StepResult> accumulate(NDList data, NDList labels) {
-        return guard.run("accumulate", Mono.fromCallable(() -> {
+        return guard.runTraining("accumulate", Mono.defer(() -> afterFailure("accumulate")).then(Mono.fromCallable(() -> {
             requireInitialized("accumulate");
             long start = System.nanoTime();
             float loss = passes.forwardBackward(data, labels);
             long end = System.nanoTime();
             return new StepResult(++steps, loss, false, end - start, 0, 0, end - start);
-        }).subscribeOn(compute));
+        }).subscribeOn(compute)));
     }
 
     /**
@@ -369,6 +385,7 @@ public final class DistributedTrainer implements AutoCloseable {
     /** Releases the buckets and views and closes the DJL trainer. Call when no step is running. */
     @Override
     public void close() {
+        guard.close();
         closing.close(() -> {
             if (reducer != null) {
                 reducer.close();
@@ -402,6 +419,12 @@ public final class DistributedTrainer implements AutoCloseable {
                 where(operation), r -> reducer = r);
     }
 
+    private void buildReducerOnce(String operation) {
+        if (reducer == null) {
+            buildReducer(operation);
+        }
+    }
+
     /** Each stage's parameters when the model has stages and the backward pass may run by them. */
     private void planStages() {
         StagedBlock staged = stagedBackward ? StagedBlock.of(trainer.getModel().getBlock()) : null;
@@ -427,24 +450,14 @@ public final class DistributedTrainer implements AutoCloseable {
     private void update(GradBucket bucket) {
         long start = System.nanoTime();
         for (Parameter p : bucket.parameters()) {
-            int i = indexOf.get(p);
-            NDArray weight = views.array(i);
-            try (NDArray grad = weight.getGradient()) {
-                optimizer.update(views.id(i), weight, grad);
-            }
-            views.zeroGradient(i);
+            views.update(optimizer, indexOf.get(p));
         }
         optimizerNanos += System.nanoTime() - start;
     }
 
     /** Every rank's digest of its parameters (a collective). */
-    private Mono<List<Long>> allDigests() {
-        return Mono.fromCallable(() -> views.digest()).subscribeOn(compute).flatMap(d -> ParameterDigests.allGather(group, d));
-    }
-
     private Mono<Void> checkIdentical(String operation) {
-        return allDigests().flatMap(digests -> ParameterDigests.requireIdentical(digests, "DistributedTrainer." + operation
-                + " on rank " + group.rank() + " of " + group.size()));
+        return Mono.defer(() -> ParameterDigests.check(group, views, compute, "DistributedTrainer." + operation));
     }
 
     /** {@code operation} as error messages name it, with this rank. */
@@ -453,17 +466,11 @@ public final class DistributedTrainer implements AutoCloseable {
     }
 
     private void requireViews(String operation) {
-        if (views == null) {
-            throw new IllegalStateException(where(operation) + ": call initialize(inputShapes) first");
-        }
+        StepGuard.requireViews(views != null, where(operation));
     }
 
     private void requireInitialized(String operation) {
-        requireViews(operation);
-        if (reducer == null) {
-            throw new IllegalStateException("DistributedTrainer." + operation
-                    + ": not in a group yet (ElasticTrainer.begin or regroup first)");
-        }
+        guard.requireReady(operation, views != null, reducer != null, where(operation));
     }
 
     /** Settings of a {@link DistributedTrainer}. */

@@ -62,4 +62,15 @@ final class ParameterDigests {
             outputs.forEach(Tensor::release);
         }
     }
+
+    /** Every rank's digest of {@code views} (made on {@code compute}), all-gathered over {@code group}. */
+    static Mono<List<Long>> all(ProcessGroup group, ParameterViews views, reactor.core.scheduler.Scheduler compute) {
+        return Mono.fromCallable(views::digest).subscribeOn(compute).flatMap(d -> allGather(group, d));
+    }
+
+    /** Fails on every rank, naming the ranks that differ, unless every rank's parameters are identical. */
+    static Mono<Void> check(ProcessGroup group, ParameterViews views, reactor.core.scheduler.Scheduler compute, String operation) {
+        return all(group, views, compute).flatMap(digests -> requireIdentical(digests, operation + " on rank " + group.rank()
+                + " of " + group.size()));
+    }
 }

@@ -149,6 +149,22 @@ final class ParameterViews implements AutoCloseable {
         }
     }
 
+    /** The optimizer's update of parameter {@code i} from its (averaged) gradient, which is then zeroed. */
+    void update(ai.djl.training.optimizer.Optimizer optimizer, int i) {
+        NDArray weight = arrays.get(i);
+        try (NDArray grad = weight.getGradient()) {
+            optimizer.update(ids.get(i), weight, grad);
+        }
+        zeroGradient(i);
+    }
+
+    /** Zeroes every gradient through its view (the partial sums a failed step left). */
+    void zeroGradients() {
+        for (int i = 0; i < parameters.size(); i++) {
+            zeroGradient(i);
+        }
+    }
+
     /** Zeroes parameter {@code i}'s gradient through its view. */
     void zeroGradient(int i) {
         Tensor g = parameters.get(i).grad();

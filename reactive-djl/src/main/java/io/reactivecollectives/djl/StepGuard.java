@@ -4,14 +4,27 @@ import reactor.core.publisher.Mono;
 
 import java.util.concurrent.atomic.AtomicReference;
 
-/** One operation of a trainer at a time: a second one started while the first runs fails at once. */
+/**
+ * What a trainer may do next: one operation at a time (a second one started while the first runs
+ * fails at once); training only once the ranks' parameters were found identical (an
+ * {@code initialize} or {@code regroup} that failed, or was cancelled, leaves the trainer
+ * unagreed); and, after a step or accumulation that failed, a fresh start: its gradients (partial
+ * sums) discarded and the parameters checked again before the next step, since a failed step can
+ * have updated some buckets on some ranks only.
+ */
 final class StepGuard {
 
     private final AtomicReference<String> running = new AtomicReference<>();
+    private volatile boolean agreed;
+    private volatile boolean failed;
+    private volatile boolean closed;
 
     /** {@code work}, unless another operation is running (then an {@link IllegalStateException} naming both). */
     <T> Mono<T> run(String operation, Mono<T> work) {
         return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(new IllegalStateException("DistributedTrainer." + operation + ": the trainer is closed"));
+            }
             String other = running.compareAndExchange(null, operation);
             if (other != null) {
                 return Mono.error(new IllegalStateException("DistributedTrainer." + operation + ": " + other
@@ -20,5 +33,65 @@ final class StepGuard {
             // before the result reaches downstream (a Mono's value is its end), so a chained next step may start at once
             return work.doOnTerminate(() -> running.set(null)).doOnCancel(() -> running.set(null));
         });
+    }
+
+    /** {@link #run}, for a step or accumulation: one that errs or is cancelled marks the trainer failed. */
+    <T> Mono<T> runTraining(String operation, Mono<T> work) {
+        return run(operation, work.doOnError(e -> failed = true).doOnCancel(() -> failed = true));
+    }
+
+    /** The trainer was closed: every operation from now on fails saying so. */
+    void close() {
+        closed = true;
+    }
+
+    /** The ranks' parameters were found identical (or not: an agreement being made again). */
+    void agreed(boolean agreed) {
+        this.agreed = agreed;
+    }
+
+    /** {@return whether the ranks' parameters were found identical by the last initialize or regroup} */
+    boolean agreed() {
+        return agreed;
+    }
+
+    /** {@return whether a step or accumulation failed since the last call, clearing it} */
+    boolean takeFailure() {
+        boolean f = failed;
+        failed = false;
+        return f;
+    }
+
+    /**
+     * After a step or accumulation that failed: its gradients (partial sums) zeroed, and, before a
+     * step, every rank's parameters checked identical (a collective every rank makes, since the
+     * failure reached every rank): a failed step can have updated some buckets on some ranks only.
+     * Nothing when none failed.
+     */
+    Mono<Void> afterFailure(String operation, Mono<Void> zeroGradients, java.util.function.Supplier<Mono<Void>> check) {
+        if (!takeFailure()) {
+            return Mono.empty();
+        }
+        return operation.equals("step") ? zeroGradients.then(Mono.defer(check)) : zeroGradients;
+    }
+
+    /** Fails (naming {@code where}) when the trainer has no parameters viewed yet. */
+    static void requireViews(boolean viewed, String where) {
+        if (!viewed) {
+            throw new IllegalStateException(where + ": call initialize(inputShapes) first");
+        }
+    }
+
+    /** Fails when the trainer may not train: no parameters, no group, or parameters not found identical. */
+    void requireReady(String operation, boolean viewed, boolean grouped, String where) {
+        requireViews(viewed, where);
+        if (!grouped) {
+            throw new IllegalStateException("DistributedTrainer." + operation + ": not in a group yet (ElasticTrainer.begin"
+                    + " or regroup first; or initialize again, if it failed)");
+        }
+        if (!agreed) {
+            throw new IllegalStateException(where + ": the ranks' parameters were not found identical yet:"
+                    + " initialize (or regroup) did not complete; call it again");
+        }
     }
 }

@@ -283,6 +283,60 @@ class DistributedTrainerTest {
         }
     }
 
+    @Test
+    void afterAFailedInitializeNoStepTrainsUntilAnInitializeSucceeds() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<String> outcomes = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> {
+                // rank 0 gives up on the broadcast before rank 1 arrives: the initialize fails on both ranks
+                Mono<Void> first = g.rank() == 0 ? r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES)).timeout(Duration.ofMillis(500))
+                        : Mono.delay(Duration.ofSeconds(2)).then(r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES)));
+                return first.then(Mono.just("initialized")).onErrorResume(e -> Mono.just("failed"))
+                        .flatMap(init -> Mono.using(r.data::newSubManager, m -> {
+                            NDList[] b = TinyTask.batch(m, (long) g.rank() * BATCH, BATCH);
+                            return r.trainer.step(b[0], b[1]).map(x -> "stepped").onErrorResume(IllegalStateException.class,
+                                    e -> Mono.just(e.getMessage().contains("not found identical yet") ? "refused" : e.getMessage()));
+                        }, NDManager::close).map(step -> init + ", " + step))
+                        // initialize again: it completes (from the broadcast), and the ranks train identical
+                        .flatMap(before -> r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                                .then(Mono.using(r.data::newSubManager, m -> {
+                                    NDList[] b = TinyTask.batch(m, (long) g.rank() * BATCH, BATCH);
+                                    return r.trainer.step(b[0], b[1]);
+                                }, NDManager::close))
+                                .then(r.trainer.parametersIdentical())
+                                .map(same -> before + ", again: identical " + same));
+            }, Rank::close)).block(Duration.ofSeconds(120));
+            for (String o : outcomes) {
+                assertEquals("failed, refused, again: identical true", o);
+            }
+        }
+    }
+
+    @Test
+    void aFailedStepDiscardsItsGradientsAndTheNextStepAveragesOnlyItsOwn() {
+        int world = 2;
+        List<float[]> reference = singleProcess(1, world * BATCH, false, 1);
+        List<float[]> after;
+        try (LocalCluster cluster = LocalCluster.start(world).block(Duration.ofSeconds(60))) {
+            after = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                    // gradients left by accumulate, then a step that fails on every rank before it sends anything
+                    .then(Mono.using(r.data::newSubManager, m -> {
+                        NDList[] other = TinyTask.batch(m, 1000L + (long) g.rank() * BATCH, BATCH);
+                        return r.trainer.accumulate(other[0], other[1]);
+                    }, NDManager::close))
+                    .then(Mono.using(r.data::newSubManager, m -> {
+                        NDList wrong = new NDList(m.ones(new Shape(BATCH, TinyTask.FEATURES + 3)));
+                        return r.trainer.step(wrong, TinyTask.batch(m, 0, BATCH)[1]).then(Mono.just(false)).onErrorReturn(true);
+                    }, NDManager::close))
+                    .doOnNext(failed -> assertTrue(failed, "a step on inputs of another shape fails"))
+                    .then(Mono.using(r.data::newSubManager, m -> {
+                        NDList[] b = TinyTask.batch(m, (long) g.rank() * BATCH, BATCH);
+                        return r.trainer.step(b[0], b[1]);
+                    }, NDManager::close))
+                    .map(x -> TinyTask.parameters(r.model)), Rank::close)).block(Duration.ofSeconds(120)).get(0);
+        }
+        assertSameParameters(reference, after, 2e-5f, "one step on the global batch, nothing of the failed step's");
+    }
+
     private static Model wider() {
         Model m = Model.newInstance("wider");
         m.setBlock(new ai.djl.nn.SequentialBlock().add(ai.djl.nn.core.Linear.builder().setUnits(64).build())
