@@ -18,6 +18,7 @@ import io.reactivecollectives.core.kernels.ReduceKernels;
 import io.reactivecollectives.core.observe.CollectiveMetrics;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.core.settings.SettingsRegistry;
 import io.reactivecollectives.core.settings.UnknownSettings;
 import io.reactivecollectives.transport.failure.AbortProtocol;
 import io.reactivecollectives.transport.group.RemoteAbortException;
@@ -136,6 +137,7 @@ public final class MeshProcessGroup extends TcpProcessGroup {
                 throw new IllegalArgumentException(store == null || options == null ? "connect: store and options are "
                         + "required" : "connect: invalid rank " + rank + " for world size " + worldSize);
             }
+            SettingsRegistry.requireValid();   // a bad value named here, not in a class's static initializer
             MeshProcessGroup g = new MeshProcessGroup(store, rank, worldSize, options);
             FlightRecorder recorder = g.flightRecorder();
             DataPathDirectives.addOnce();   // once per JVM, off this chain

@@ -85,6 +85,25 @@ public final class SettingsRegistry {
     }
 
     /**
+     * Parses every setting that is set (its system property or environment variable), so that a bad
+     * value fails here, naming the setting and the value, before any class that reads it once
+     * (an event loop's thread count, a kernel's block size) is first loaded on some other thread,
+     * where the error would not reach the caller. Logs nothing and blocks on nothing.
+     *
+     * @throws IllegalArgumentException for the first value set that does not parse
+     */
+    public static void requireValid() {
+        Map<String, String> env = System.getenv();
+        for (List<Setting<?>> module : byModule().values()) {
+            for (Setting<?> s : module) {
+                if (s.isSet(env)) {
+                    s.get(env);
+                }
+            }
+        }
+    }
+
+    /**
      * The setting with {@code name} (its property or variable).
      *
      * @param name a system property or environment variable
