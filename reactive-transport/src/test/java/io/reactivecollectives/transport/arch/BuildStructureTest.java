@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The published artifacts and the BOM agree: the BOM (which has no parent, so that importing it
- * manages nothing but this project's artifacts and the Reactor and JUnit BOMs) carries the parent's
+ * manages nothing but this project's artifacts and the Reactor, Netty and JUnit BOMs) carries the parent's
  * version and manages every module that is published (all but the BOM and those with
  * {@code maven.deploy.skip}), each at {@code ${project.version}}, and imports Reactor's and JUnit's
  * BOMs at the parent's versions; each published jar names its module (Automatic-Module-Name).
@@ -65,8 +65,8 @@ class BuildStructureTest {
         }
         assertTrue(published.contains("reactive-transport") && published.contains("reactive-testkit"), published.toString());
         assertEquals(published, managed, "the BOM manages exactly the published modules");
-        assertEquals(Set.of("io.projectreactor:reactor-bom", "org.junit:junit-bom"), imported,
-                "the BOM imports Reactor's and JUnit's BOMs, nothing else");
+        assertEquals(Set.of("io.projectreactor:reactor-bom", "io.netty:netty-bom", "org.junit:junit-bom"), imported,
+                "the BOM imports Reactor's, Netty's and JUnit's BOMs, nothing else");
     }
 
     @Test
