@@ -28,7 +28,8 @@ public final class TransportSettings implements SettingsProvider {
     /** Every rank serves its live view: off, on, PORT or HOST:PORT ({@code DashboardOptions.parse}). */
     public static final Setting<String> DASHBOARD = Setting.string("rc.dashboard", null,
                     "every rank serves its live view and the job's page ([operations](operations.md#a-live-view-of-a-running-job)); "
-                            + "rank 0 on `PORT` (0: any), the others on any free port of `HOST` (default `127.0.0.1`); "
+                            + "rank 0 on `PORT` (0 or `on`: any free port, which the log names; `collectives-run --dashboard` "
+                            + "takes 8470), the others on any free port of `HOST` (default `127.0.0.1`); "
                             + "off loopback the group's secret is needed; needs `reactive-dashboard` on the class path")
             .env("RC_DASHBOARD").typeText("`off`, `on`, `PORT` or `HOST:PORT`").defaultText("off");
 
