@@ -17,7 +17,8 @@ class BadSettingsTest {
     @Test
     void aBadValueFailsTheStartNamingTheSetting() {
         for (String[] bad : new String[][] {{"rc.transport.ioThreads", "0"}, {"rc.transport.native", "epoll-please"},
-            {"rc.transport.homeLoop", "yes"}, {"rc.transport.spinMicros", "-1"}}) {
+            {"rc.transport.homeLoop", "yes"}, {"rc.transport.spinMicros", "-1"}, {"rc.transport.offloadBytes", "12Q"},
+            {"rc.kernels.blockBytes", "abc"}, {"rc.results.threads", "0"}}) {
             String saved = System.getProperty(bad[0]);
             System.setProperty(bad[0], bad[1]);
             try {
