@@ -130,6 +130,9 @@ public final class MeshProcessGroup extends TcpProcessGroup {
     /**
      * {@link #connect(Store, int, int, GroupOptions)} for a group of the job {@code job} (a subgroup,
      * a later generation), or of the job its ranks agree on now when null (see {@link GroupJob}).
+     * Every setting that is set is parsed first, on the library's bounded scheduler (the registry
+     * reads the class path), so that a bad value fails the start naming it, rather than a class's
+     * static initializer on another thread.
      */
     static Mono<MeshProcessGroup> connect(Store store, int rank, int worldSize, GroupOptions options, String job) {
         return Mono.defer(() -> {
@@ -137,29 +140,23 @@ public final class MeshProcessGroup extends TcpProcessGroup {
                 throw new IllegalArgumentException(store == null || options == null ? "connect: store and options are "
                         + "required" : "connect: invalid rank " + rank + " for world size " + worldSize);
             }
-            // every setting set parsed first (off the event loops: the registry reads the class path), so that a
-            // bad value is named here rather than failing a class's static initializer on another thread
-            return Mono.fromRunnable(SettingsRegistry::requireValid).subscribeOn(BlockingScheduler.get())
-                    .then(Mono.defer(() -> start(store, rank, worldSize, options, job)));
+            return Mono.fromRunnable(SettingsRegistry::requireValid).subscribeOn(BlockingScheduler.get()).then(Mono.defer(() -> {
+                MeshProcessGroup g = new MeshProcessGroup(store, rank, worldSize, options);
+                FlightRecorder recorder = g.flightRecorder();
+                DataPathDirectives.addOnce();   // once per JVM, off this chain
+                // the native reduction kernels load here, off the event loops, before the first collective
+                return ReduceKernels.loadAsync()
+                        .then(UnknownSettings.done() ? Mono.empty() : Mono.fromRunnable(UnknownSettings::warnOnce).subscribeOn(BlockingScheduler.get()))
+                        .then(GroupJob.before(store, options.groupId(), rank, worldSize, job))
+                        .doOnNext(recorder::job)
+                        .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts), g.aborts,
+                                options.diagnostics().waitReportInterval()))
+                        .then(Mono.defer(() -> recorder.job() != null ? Mono.<String>empty()
+                                : GroupJob.after(store, options.groupId(), options.connectTimeout()).doOnNext(recorder::job)))
+                        .then(job == null ? Dashboards.open(g) : Mono.empty())
+                        .thenReturn(g);
+            }));
         });
-    }
-
-    private static Mono<MeshProcessGroup> start(Store store, int rank, int worldSize, GroupOptions options, String job) {
-        MeshProcessGroup g = new MeshProcessGroup(store, rank, worldSize, options);
-        FlightRecorder recorder = g.flightRecorder();
-        DataPathDirectives.addOnce();   // once per JVM, off this chain
-        // the native reduction kernels load here, off the event loops, before the first collective
-        return ReduceKernels.loadAsync()
-                .then(UnknownSettings.done() ? Mono.empty()
-                        : Mono.fromRunnable(UnknownSettings::warnOnce).subscribeOn(BlockingScheduler.get()))
-                .then(GroupJob.before(store, options.groupId(), rank, worldSize, job))
-                .doOnNext(recorder::job)
-                .then(g.runtime.connect(store, options.mesh(), new InboundFrames(g.runtime, g.aborts), g.aborts,
-                        options.diagnostics().waitReportInterval()))
-                .then(Mono.defer(() -> recorder.job() != null ? Mono.<String>empty()
-                        : GroupJob.after(store, options.groupId(), options.connectTimeout()).doOnNext(recorder::job)))
-                .then(job == null ? Dashboards.open(g) : Mono.empty())
-                .thenReturn(g);
     }
 
     /**
