@@ -198,7 +198,7 @@ public final class DistributedTrainer implements AutoCloseable {
         return guard.run("regroup", Mono.<Void>fromRunnable(() -> {
                     requireViews("regroup");
                     guard.agreed(false);
-                    guard.takeFailure();   // the gradients are zeroed below and the state is the group's
+                    guard.clearFailure();   // the gradients are zeroed below and the state is the group's
                     closing.release(() -> {
                         if (reducer != null) {
                             reducer.close();
@@ -262,8 +262,7 @@ public final class DistributedTrainer implements AutoCloseable {
      * @return a cold {@code Mono} emitting what the step did once this rank's parameters are updated
      */
     public Mono<StepResult> step(NDList data, NDList labels) {
-        return guard.runTraining("step", Mono.defer(() -> afterFailure("step")).then(Mono.defer(() -> {
-            requireInitialized("step");
+        return guard.runTraining("step", () -> requireInitialized("step"), Mono.defer(() -> afterFailure("step")).then(Mono.defer(() -> {
             if (rebuildNext) {
                 rebuildNext = false;
                 rebuildReducer();
@@ -304,10 +303,8 @@ public final class DistributedTrainer implements AutoCloseable {
 
     /** After a failed step or accumulation: its gradients zeroed and, before a step, the parameters checked ({@link StepGuard}). */
     private Mono<Void> afterFailure(String operation) {
-        return guard.afterFailure(operation, Mono.<Void>fromRunnable(() -> {
-            requireInitialized(operation);
-            views.zeroGradients();
-        }).subscribeOn(compute), () -> checkIdentical(operation + " after a failed one"));
+        return guard.afterFailure(operation, Mono.<Void>fromRunnable(() -> views.zeroGradients()).subscribeOn(compute),
+                () -> checkIdentical(operation + " after a failed one"));
     }
 
     /** The optimizer over the averaged buckets: bucket by bucket as each comes back, or all at the end (whole steps). */
@@ -346,8 +343,8 @@ public final class DistributedTrainer implements AutoCloseable {
      * @return a cold {@code Mono} emitting what the step did
      */
     public Mono<StepResult> accumulate(NDList data, NDList labels) {
-        return guard.runTraining("accumulate", Mono.defer(() -> afterFailure("accumulate")).then(Mono.fromCallable(() -> {
-            requireInitialized("accumulate");
+        return guard.runTraining("accumulate", () -> requireInitialized("accumulate"),
+                Mono.defer(() -> afterFailure("accumulate")).then(Mono.fromCallable(() -> {
             long start = System.nanoTime();
             float loss = passes.forwardBackward(data, labels);
             long end = System.nanoTime();

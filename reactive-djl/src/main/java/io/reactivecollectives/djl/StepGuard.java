@@ -16,7 +16,10 @@ final class StepGuard {
 
     private final AtomicReference<String> running = new AtomicReference<>();
     private volatile boolean agreed;
-    private volatile boolean failed;
+    /** A step or accumulation failed: the gradients it left are to be zeroed before the next one. */
+    private volatile boolean dirty;
+    /** A step failed (on every rank: its collectives failed everywhere): the parameters are to be checked before the next step. */
+    private volatile boolean recheck;
     private volatile boolean closed;
 
     /** {@code work}, unless another operation is running (then an {@link IllegalStateException} naming both). */
@@ -35,9 +38,20 @@ final class StepGuard {
         });
     }
 
-    /** {@link #run}, for a step or accumulation: one that errs or is cancelled marks the trainer failed. */
-    <T> Mono<T> runTraining(String operation, Mono<T> work) {
-        return run(operation, work.doOnError(e -> failed = true).doOnCancel(() -> failed = true));
+    /**
+     * {@link #run}, for a step or accumulation: once {@code ready} passed (a refusal there changed
+     * nothing, on this rank only), one that errs or is cancelled leaves gradients to discard and, for
+     * a step, the parameters to check ({@link #afterFailure}).
+     */
+    <T> Mono<T> runTraining(String operation, Runnable ready, Mono<T> work) {
+        return run(operation, Mono.defer(() -> {
+            ready.run();
+            Runnable failed = () -> {
+                dirty = true;
+                recheck |= operation.equals("step");
+            };
+            return work.doOnError(e -> failed.run()).doOnCancel(failed);
+        }));
     }
 
     /** The trainer was closed: every operation from now on fails saying so. */
@@ -55,24 +69,22 @@ final class StepGuard {
         return agreed;
     }
 
-    /** {@return whether a step or accumulation failed since the last call, clearing it} */
-    boolean takeFailure() {
-        boolean f = failed;
-        failed = false;
-        return f;
+    /** Forgets a failure (the group's state replaces the trainer's). */
+    void clearFailure() {
+        dirty = false;
+        recheck = false;
     }
 
     /**
      * After a step or accumulation that failed: its gradients (partial sums) zeroed, and, before a
      * step, every rank's parameters checked identical (a collective every rank makes, since the
      * failure reached every rank): a failed step can have updated some buckets on some ranks only.
-     * Nothing when none failed.
+     * Nothing when none failed. An accumulation that failed is this rank's alone: its gradients are
+     * zeroed, and nothing collective follows from it.
      */
     Mono<Void> afterFailure(String operation, Mono<Void> zeroGradients, java.util.function.Supplier<Mono<Void>> check) {
-        if (!takeFailure()) {
-            return Mono.empty();
-        }
-        return operation.equals("step") ? zeroGradients.then(Mono.defer(check)) : zeroGradients;
+        Mono<Void> zeroed = dirty ? zeroGradients.doOnSuccess(v -> dirty = false) : Mono.empty();
+        return operation.equals("step") && recheck ? zeroed.then(Mono.defer(check)).doOnSuccess(v -> recheck = false) : zeroed;
     }
 
     /** Fails (naming {@code where}) when the trainer has no parameters viewed yet. */

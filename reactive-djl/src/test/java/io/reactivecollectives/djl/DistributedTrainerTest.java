@@ -312,6 +312,26 @@ class DistributedTrainerTest {
     }
 
     @Test
+    void aStepRefusedOnOneRankBeforeAnythingRanLeavesNothingForTheOthersToMatch() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<Boolean> same = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> {
+                // rank 0 steps before initializing: refused there alone, with nothing to undo collectively
+                Mono<Void> early = g.rank() != 0 ? Mono.empty() : Mono.using(r.data::newSubManager, m -> {
+                    NDList[] b = TinyTask.batch(m, 0, BATCH);
+                    return r.trainer.step(b[0], b[1]).then().onErrorResume(IllegalStateException.class, e -> Mono.empty());
+                }, NDManager::close);
+                return early.then(r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES)))
+                        .then(Mono.using(r.data::newSubManager, m -> {
+                            NDList[] b = TinyTask.batch(m, (long) g.rank() * BATCH, BATCH);
+                            return r.trainer.step(b[0], b[1]);
+                        }, NDManager::close))
+                        .then(r.trainer.parametersIdentical());
+            }, Rank::close)).block(Duration.ofSeconds(60));
+            assertEquals(List.of(true, true), same);
+        }
+    }
+
+    @Test
     void aFailedStepDiscardsItsGradientsAndTheNextStepAveragesOnlyItsOwn() {
         int world = 2;
         List<float[]> reference = singleProcess(1, world * BATCH, false, 1);
