@@ -37,8 +37,12 @@ final class Replicas implements AutoCloseable {
 
     Replicas(int n) {
         // below the ephemeral range: no replica's own connection to a peer can take a port first
-        for (int i = 0; i < n; i++) {
-            peers.add(new InetSocketAddress("127.0.0.1", FreePorts.one()));
+        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        while (peers.size() < n) {
+            int port = FreePorts.one();   // free now, but nothing binds it before the next pick: no port twice
+            if (taken.add(port)) {
+                peers.add(new InetSocketAddress("127.0.0.1", port));
+            }
         }
         servers.addAll(Flux.range(0, n).flatMapSequential(i -> start(i)
                 .subscribeOn(Schedulers.boundedElastic())).collectList().block(T));

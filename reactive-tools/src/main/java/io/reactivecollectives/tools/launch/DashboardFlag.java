@@ -50,8 +50,7 @@ record DashboardFlag(DashboardOptions options) {
         if (o == null) {
             return null;
         }
-        String secret = env.get(StoreAuth.SECRET_ENV);
-        if (!o.loopbackOnly() && (secret == null || secret.isBlank())) {
+        if (!o.loopbackOnly() && StoreAuth.secretFrom(env) == null) {   // as the ranks will read it
             throw new IllegalArgumentException("--dashboard " + value + ": " + o.host() + " is not loopback, so the ranks"
                     + " need the group's secret to serve the page, and " + StoreAuth.SECRET_ENV
                     + " is not set; set it (the same value on every node) or serve on loopback");

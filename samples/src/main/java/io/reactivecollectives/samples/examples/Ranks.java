@@ -67,7 +67,7 @@ public final class Ranks {
      */
     static boolean expected(Throwable e) {
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof io.reactivecollectives.core.CollectiveException || c instanceof IllegalArgumentException
+            if (c instanceof IllegalArgumentException
                     || c instanceof IllegalStateException
                     || c instanceof java.util.concurrent.TimeoutException || c instanceof java.io.IOException
                     || c.getClass().getName().startsWith("io.reactivecollectives.")) {
