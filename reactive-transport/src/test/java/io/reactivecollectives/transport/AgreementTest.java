@@ -308,6 +308,52 @@ class AgreementTest {
     }
 
     @Test
+    void streamChunksWhoseDtypesDisagreeFailOnEveryRank() {
+        // float32 and int32 have one width: before, rank 1's int bits were summed as floats
+        ClusterTesting.withCluster(3, options("agree-stream-dtype"), cluster -> {
+            List<Object> res = outcomes(cluster, (g, r) -> {
+                Tensor a = ClusterTesting.filled(DType.FLOAT32, 4, 1);
+                Tensor b = ClusterTesting.filled(r == 1 ? DType.INT32 : DType.FLOAT32, 4, 1);
+                return g.allReduceStream(reactor.core.publisher.Flux.just(new io.reactivecollectives.core.Chunk(0, 0, a),
+                                new io.reactivecollectives.core.Chunk(1, 4, b)), ReduceOp.SUM, 1)
+                        .then().doFinally(s -> {
+                            a.release();
+                            b.release();
+                        });
+            });
+            everyRankFailsWithMismatch(res, "chunk 1");
+            for (int r = 0; r < 3; r++) {
+                String m = ((Throwable) res.get(r)).getMessage();
+                assertTrue(m.contains("int32 on rank 1") && m.contains("float32 on rank"), "rank " + r + ": " + m);
+            }
+            allReduceIsCorrect(cluster);
+            return null;
+        });
+    }
+
+    @Test
+    void aStreamOfMixedDtypesThatEveryRankAgreesOnIsReduced() {
+        ClusterTesting.withCluster(2, options("agree-stream-mixed"), cluster -> {
+            List<Object> res = outcomes(cluster, (g, r) -> {
+                Tensor a = ClusterTesting.filled(DType.FLOAT32, 4, r + 1);
+                Tensor b = ClusterTesting.filled(DType.INT64, 3, r + 2);
+                return g.allReduceStream(reactor.core.publisher.Flux.just(new io.reactivecollectives.core.Chunk(0, 0, a),
+                                new io.reactivecollectives.core.Chunk(1, 4, b)), ReduceOp.SUM, 2)
+                        .then(Mono.fromCallable(() -> java.util.Arrays.toString(a.toFloatArray())
+                                + java.util.Arrays.toString(b.toLongArray())))
+                        .doFinally(s -> {
+                            a.release();
+                            b.release();
+                        });
+            });
+            for (int r = 0; r < 2; r++) {
+                assertEquals("[3.0, 3.0, 3.0, 3.0][5, 5, 5]", res.get(r), "rank " + r);
+            }
+            return null;
+        });
+    }
+
+    @Test
     void aStreamWhoseSourceFailsOnOneRankFailsOnEveryRank() {
         ClusterTesting.withCluster(3, options("agree-stream-error"), cluster -> {
             List<Object> res = outcomes(cluster, (g, r) -> {

@@ -186,7 +186,7 @@ class CollectiveDiagnosticsTest {
             awaitFile(c.group(0).flightRecorder().dumpFile());
             // rank 2 comes late: the group gave up on seq 0 before it started here
             Signal<Tensor> late = c.group(2).allReduce(ts.get(2), ReduceOp.SUM, shortWait).materialize().block(T);
-            CollectiveException e = assertInstanceOf(CollectiveException.class, late.getThrowable());
+            CollectiveException e = assertInstanceOf(CollectiveException.class, late.getThrowable(), String.valueOf(late));
             assertTrue(e.getMessage().startsWith("allReduce[seq=0] rank 2: timed out group-wide"), e.getMessage());
             FlightRecorderDump d2 = FlightRecorder.read(awaitFile(c.group(2).flightRecorder().dumpFile()));
             assertEquals(1, d2.entries().size(), "the late start is recorded");

@@ -24,6 +24,17 @@ public final class CollectiveBox {
     /** Bit of an agreement word that asks the receiver for a receipt (ACK); not part of the agreement. */
     public static final long ACK_REQUESTED = 1L << 32;
 
+    /**
+     * Bit of the agreement word of a stream ({@code allReduceStream}), where other collectives hold
+     * their root (a rank, below 2^31). A stream has no root: its frames carry their chunk's dtype
+     * (plus one) in the bits below this one ({@link #CHUNK_DTYPE}), checked chunk by chunk
+     * ({@link ChunkDtypes}) since the chunks of one stream may have different dtypes.
+     */
+    public static final long STREAM = 1L << 31;
+
+    /** Bits of a stream frame's agreement word that hold its chunk's dtype plus one (0: not said). */
+    public static final long CHUNK_DTYPE = STREAM - 1;
+
     final long sequence;
     String op;                      // null while no local collective owns it
     final Slots slots = new Slots(); // ByteBuf (arrived) | MailboxReceive.Waiter (waiting), by address
@@ -38,6 +49,9 @@ public final class CollectiveBox {
     // the agreement: the local collective's (word 0: not checked), and the first early frames' that differ
     long word;
     long count;
+    private volatile ChunkDtypes chunkDtypes;   // a stream's chunks' dtypes as they arrive and start (null until the first)
+    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<CollectiveBox, ChunkDtypes> CHUNK_DTYPES =
+            java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(CollectiveBox.class, ChunkDtypes.class, "chunkDtypes");
     int earlySource = -1;
     long earlyWord;
     long earlyCount;
@@ -94,7 +108,57 @@ public final class CollectiveBox {
 
     /** Whether a frame's agreement differs from this box's (neither unchecked). */
     boolean disagrees(long frameWord, long frameCount) {
-        return word != 0 && frameWord != 0 && ((frameWord & ~ACK_REQUESTED) != word || frameCount != count);
+        long w = frameWord & ~ACK_REQUESTED;
+        if ((word & STREAM) != 0) {
+            w &= ~CHUNK_DTYPE;      // a stream's chunks: their dtypes are checked chunk by chunk
+        }
+        return word != 0 && frameWord != 0 && (w != word || frameCount != count);
+    }
+
+    /**
+     * The sources whose early frames asked for a receipt (the caller sends them), cleared; by the
+     * collective that opened the box.
+     */
+    public int[] takeOwedAcks() {
+        if (acksOwed == null) {
+            return NO_ACKS;
+        }
+        int[] owed = acksOwed.stream().toArray();
+        acksOwed = null;
+        return owed;
+    }
+
+    /**
+     * A frame of chunk {@code tag} from {@code source} with agreement {@code frameWord}: where it is a
+     * stream's chunk whose dtype differs from the chunk's here, the conflict; else null.
+     */
+    ChunkConflict chunkFrame(int tag, int source, long frameWord) {
+        int dtype = (int) (frameWord & CHUNK_DTYPE);
+        return (frameWord & STREAM) == 0 || dtype == 0 ? null : chunkDtypes().frame(tag, source, dtype);
+    }
+
+    /**
+     * Chunk {@code tag} of this box's stream starts here with {@code dtype} (plus one): the conflict
+     * with a frame of that chunk that came with another dtype, or null.
+     */
+    public ChunkConflict chunkStarts(int tag, int dtype) {
+        return chunkDtypes().local(tag, dtype);
+    }
+
+    /** Chunk {@code tag} of this box's stream ended here (every frame of it arrived): its dtype is forgotten. */
+    public void chunkEnds(int tag) {
+        ChunkDtypes c = chunkDtypes;
+        if (c != null) {
+            c.done(tag);
+        }
+    }
+
+    private ChunkDtypes chunkDtypes() {
+        ChunkDtypes c = chunkDtypes;
+        if (c == null && !CHUNK_DTYPES.compareAndSet(this, null, c = new ChunkDtypes())) {
+            c = chunkDtypes;
+        }
+        return c;
     }
 
     /** A frame that came before the local collective opened: keep its agreement for {@link #earlyDisagreement}. */
@@ -117,8 +181,13 @@ public final class CollectiveBox {
         }
     }
 
-    /** The first early frame whose agreement differs from the local collective's, or null. */
-    Disagreement earlyDisagreement() {
+    private static final int[] NO_ACKS = new int[0];
+
+    /**
+     * The first early frame (arrived before {@link Mailbox#open}) whose agreement differs from the
+     * local collective's, or null; call after the open, by the collective that opened the box.
+     */
+    public Disagreement earlyDisagreement() {
         if (earlySource >= 0 && disagrees(earlyWord, earlyCount)) {
             return new Disagreement(earlySource, earlyWord, earlyCount);
         }

@@ -47,8 +47,6 @@ public final class Mailbox {
         this.onRelief = onRelief;
     }
 
-    private static final int[] NO_ACKS = new int[0];
-
     /**
      * Starts a local collective: assigns the next sequence number and returns its box (adopting
      * frames that arrived early). A collective a peer already aborted gets a box that fails at
@@ -65,7 +63,7 @@ public final class Mailbox {
      *
      * <p>What arrived before the box was opened (early frames' agreement and receipts owed, a
      * peer's abort) is written only while the box has no owner, under this lock: once this call
-     * returns it no longer changes, so {@link #disagreement}, {@link #takeOwedAcks} and
+     * returns it no longer changes, so {@link CollectiveBox#earlyDisagreement}, {@link CollectiveBox#takeOwedAcks} and
      * {@link #pendingAbort} read it without the lock (on the opening thread, or one that the
      * subscription handed over to).
      */
@@ -99,27 +97,6 @@ public final class Mailbox {
             fail(box, failed.apply(box));
         }
         return box;
-    }
-
-    /**
-     * The first early frame (arrived before {@link #open}) whose agreement differs from the box's,
-     * or null; call after {@link #open}, by the collective that opened the box.
-     */
-    public Disagreement disagreement(CollectiveBox box) {
-        return box.earlyDisagreement();
-    }
-
-    /**
-     * The sources whose early frames asked for a receipt (the caller sends them), cleared; by the
-     * collective that opened the box.
-     */
-    public int[] takeOwedAcks(CollectiveBox box) {
-        if (box.acksOwed == null) {
-            return NO_ACKS;
-        }
-        int[] owed = box.acksOwed.stream().toArray();
-        box.acksOwed = null;
-        return owed;
     }
 
     /** A receipt from {@code source} for collective {@code seq} (see {@link Receipts}). */
@@ -241,7 +218,7 @@ public final class Mailbox {
      * {@link #disagreement}. A frame whose word asks for a receipt ({@link CollectiveBox#ACK_REQUESTED})
      * is acknowledged through {@code receipts} before the payload goes to its receive (the sender
      * learns of the agreement without waiting for what the receiver does next with the data) or,
-     * early, by the collective once it opened ({@link #takeOwedAcks}).
+     * early, by the collective once it opened ({@link CollectiveBox#takeOwedAcks}).
      */
     public Delivery deliver(long seq, int tag, int step, int chunk, int source, long word, long count, ByteBuf payload,
                             ReceiptSender receipts) {
@@ -270,6 +247,11 @@ public final class Mailbox {
             if (box.op != null && box.disagrees(word, count)) {
                 payload.release();
                 return Delivery.DISAGREES;
+            }
+            ChunkConflict chunkConflict = box.chunkFrame(tag, source, word);
+            if (chunkConflict != null) {
+                payload.release();
+                return new Delivery(null, true, chunkConflict);
             }
             if (box.op == null && word != 0) {
                 box.noteEarly(source, word, count);

@@ -106,7 +106,9 @@ public final class AllReduceOps {
             Chosen<AllReduceDecision.Body> chosen = AllReduceDecision.decide(OpType.ALLREDUCE, Algorithm.AUTO,
                     chunk.tensor().nbytes(), runner.runtime().shape());
             ch.recordAlgorithm(chosen.recordedName());
-            return runner.withTimeout(ch, body(ch.withTag(chunk.index()), chunk.tensor(), op, chosen)
+            CollectiveChannel view = ch.forChunk(chunk.index(), chunk.dtype());
+            return runner.withTimeout(ch, body(view, chunk.tensor(), op, chosen)
+                    .doOnSuccess(x -> view.chunkEnds())
                     .thenReturn(chunk));
         }), prefetch, 1));
     }

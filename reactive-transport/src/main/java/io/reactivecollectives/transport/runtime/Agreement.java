@@ -16,7 +16,7 @@ import io.reactivecollectives.core.ReduceOp;
  */
 public final class Agreement {
 
-    /** No agreement (frames of groups that do not check, or of a stream's chunks). */
+    /** No agreement (frames of groups that do not check). */
     public static final long NONE = 0L;
 
     private static final OpType[] OPS = OpType.values();
@@ -40,13 +40,41 @@ public final class Agreement {
                 "collective mismatch: " + what);
     }
 
+    /**
+     * The error for chunk {@code c.tag()} of {@code box}'s stream, whose dtype differs between
+     * {@code rank} and {@code c.source()}.
+     */
+    public static io.reactivecollectives.core.CollectiveMismatchException chunkMismatch(
+            io.reactivecollectives.transport.group.CollectiveBox box, int rank,
+            io.reactivecollectives.transport.group.ChunkConflict c) {
+        int source = c.source();
+        String ours = dtypeName(c.ours());
+        String theirs = dtypeName(c.theirs());
+        String what = rank < source ? ours + " on rank " + rank + ", " + theirs + " on rank " + source
+                : theirs + " on rank " + source + ", " + ours + " on rank " + rank;
+        return new io.reactivecollectives.core.CollectiveMismatchException(box.opName(), rank, box.sequence(), source,
+                "collective mismatch: chunk " + c.tag() + " dtype " + what);
+    }
+
+    private static boolean stream(long w) {
+        return (w & io.reactivecollectives.transport.group.CollectiveBox.STREAM) != 0;
+    }
+
     private static String op(long w) {
+        if (stream(w)) {
+            return "allReduceStream";
+        }
         int i = (int) (w >>> 56 & 0xFF) - 1;
         return i >= 0 && i < OPS.length ? OPS[i].displayName() : "?";
     }
 
     private static String dtype(long w) {
-        int i = (int) (w >>> 48 & 0xFF) - 1;
+        return dtypeName((int) (w >>> 48 & 0xFF));
+    }
+
+    /** A dtype's name from its ordinal plus one (0: none). */
+    private static String dtypeName(int plusOne) {
+        int i = plusOne - 1;
         return i < 0 ? "none" : i < DTYPES.length ? DTYPES[i].toString().toLowerCase(java.util.Locale.ROOT) : "?";
     }
 
@@ -61,7 +89,7 @@ public final class Agreement {
     }
 
     private static long root(long w) {
-        return (w & 0xFFFF_FFFFL) - 1;
+        return stream(w) ? -1 : (w & 0xFFFF_FFFFL) - 1;   // a stream has no root: its chunks' dtypes are there
     }
 
     /**

@@ -6,12 +6,14 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
 import io.reactivecollectives.core.CollectiveException;
 import io.reactivecollectives.core.CollectiveMismatchException;
+import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.GroupAbortedException;
 import io.reactivecollectives.core.OpType;
 import io.reactivecollectives.core.PeerFailureException;
 import io.reactivecollectives.core.observe.FlightRecorder;
 import io.reactivecollectives.transport.algorithms.Peers;
 import io.reactivecollectives.transport.frame.FrameType;
+import io.reactivecollectives.transport.group.ChunkConflict;
 import io.reactivecollectives.transport.group.CollectiveBox;
 import io.reactivecollectives.transport.group.ReceiveHooks;
 import io.reactivecollectives.transport.mesh.PeerLink;
@@ -33,28 +35,53 @@ public final class CollectiveChannel implements Peers {
     private final OpType opType;
     private final String op;
     private final int tag;
+    private final long chunkWord;                   // a stream chunk's dtype bits on its frames (else 0)
     private volatile FlightRecorder.Entry entry;  // set before the body runs; shared by withTag copies
     private final Receipts receipts;                // shared by withTag copies
 
     CollectiveChannel(GroupRuntime runtime, CollectiveBox box, OpType opType, String op, int tag) {
-        this(runtime, box, opType, op, tag, new Receipts());
+        this(runtime, box, opType, op, tag, 0, new Receipts());
     }
 
     private CollectiveChannel(GroupRuntime runtime, CollectiveBox box, OpType opType, String op, int tag,
-                              Receipts receipts) {
+                              long chunkWord, Receipts receipts) {
         this.runtime = runtime;
         this.box = box;
         this.opType = opType;
         this.op = op;
         this.tag = tag;
+        this.chunkWord = chunkWord;
         this.receipts = receipts;
     }
 
     /** The view of sub-operation {@code t} of the same collective. */
     public CollectiveChannel withTag(int t) {
-        CollectiveChannel c = new CollectiveChannel(runtime, box, opType, op, t, receipts);
+        CollectiveChannel c = new CollectiveChannel(runtime, box, opType, op, t, chunkWord, receipts);
         c.entry = entry;
         return c;
+    }
+
+    /**
+     * The view of a stream's chunk {@code index} of {@code dtype}: tagged with the index, its frames
+     * carry the dtype, and a frame of this chunk that came with another dtype fails it (here and,
+     * through the caller's error, on every rank). End it with {@link #chunkEnds()}.
+     *
+     * @throws CollectiveMismatchException when a peer's frame of this chunk has another dtype
+     */
+    public CollectiveChannel forChunk(int index, DType dtype) {
+        int plusOne = dtype.ordinal() + 1;
+        ChunkConflict c = box.chunkStarts(index, plusOne);
+        if (c != null) {
+            throw Agreement.chunkMismatch(box, runtime.rank(), c);
+        }
+        CollectiveChannel v = new CollectiveChannel(runtime, box, opType, op, index, plusOne, receipts);
+        v.entry = entry;
+        return v;
+    }
+
+    /** This view's stream chunk ended here (every frame of it arrived): its dtype is forgotten. */
+    public void chunkEnds() {
+        box.chunkEnds(tag);
     }
 
     /**
@@ -179,7 +206,7 @@ public final class CollectiveChannel implements Peers {
                     + " bytes for rank " + peer + " is over the frame limit " + limit, null);
         }
         runtime.observer().metrics().bytesSent(peer, payload.readableBytes());
-        long word = box.word();
+        long word = box.word() | chunkWord;
         if (receipts.requested) {
             word |= CollectiveBox.ACK_REQUESTED;
             synchronized (receipts) {

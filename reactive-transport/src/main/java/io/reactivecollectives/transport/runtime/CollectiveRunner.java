@@ -182,7 +182,7 @@ public final class CollectiveRunner {
             if (refused != null) {
                 return Flux.error(invalid != null ? invalid : reported(refused));
             }
-            // the stream's frames carry its op and reduce op (its chunks' dtypes and sizes are the callers' to agree on)
+            // the stream's frames carry its op and reduce op, and each its chunk's dtype (checked chunk by chunk)
             long word = invalid != null ? Agreement.NONE : streamWord(op);
             CollectiveBox box = runtime.mailbox().open(name, word, 0, System.nanoTime());
             if (invalid != null) {
@@ -230,11 +230,11 @@ public final class CollectiveRunner {
      * opened here disagrees with it; else acknowledges the early frames that asked for a receipt.
      */
     private void agreeWithEarlyFrames(CollectiveBox box) {
-        Disagreement d = runtime.mailbox().disagreement(box);
+        Disagreement d = box.earlyDisagreement();
         if (d != null) {
             throw Agreement.mismatch(box, runtime.rank(), d.source(), d.word(), d.count());
         }
-        for (int peer : runtime.mailbox().takeOwedAcks(box)) {
+        for (int peer : box.takeOwedAcks()) {
             aborts.acknowledge(peer, box.sequence());
         }
     }
@@ -293,9 +293,12 @@ public final class CollectiveRunner {
         return w;
     }
 
-    /** A stream's agreement word: the all-reduce and its reduce op (no dtype, no root). */
+    /**
+     * A stream's agreement word: the all-reduce, its reduce op and {@link CollectiveBox#STREAM} (no
+     * dtype, no root: its frames add their chunk's dtype, see {@link CollectiveChannel#forChunk}).
+     */
     static long streamWord(ReduceOp op) {
-        return (long) (OpType.ALLREDUCE.ordinal() + 1) << 56 | (long) (op.kind().ordinal() + 1) << 40;
+        return (long) (OpType.ALLREDUCE.ordinal() + 1) << 56 | (long) (op.kind().ordinal() + 1) << 40 | CollectiveBox.STREAM;
     }
 
     /** The agreement count of a fingerprint: its shapes' elements in all. */

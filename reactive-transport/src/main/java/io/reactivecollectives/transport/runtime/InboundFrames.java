@@ -98,7 +98,9 @@ public final class InboundFrames implements FrameListener {
         } else if (d.disagrees()) {
             // fail the local collective naming both sides, and tell every peer (theirs fail as a mismatch too)
             CollectiveMismatchException[] made = new CollectiveMismatchException[1];
-            runtime.mailbox().abortFromPeer(seq, b -> made[0] = Agreement.mismatch(b, runtime.rank(), peer, word, count));
+            runtime.mailbox().abortFromPeer(seq, b -> made[0] = d.chunk() != null
+                    ? Agreement.chunkMismatch(b, runtime.rank(), d.chunk())
+                    : Agreement.mismatch(b, runtime.rank(), peer, word, count));
             if (made[0] != null) {
                 aborts.tellPeers(seq, made[0]);
             }
