@@ -30,7 +30,7 @@ public interface Codec<T> {
      * What the bytes are: the format and the type, e.g. {@code json:java.util.Map<java.lang.String,java.lang.Long>}.
      * Ranks compare ids, not behaviour: two codecs with one id must read each other's bytes.
      *
-     * @return the id, at most 200 characters are compared
+     * @return the id; ranks compare a hash of all of it, and messages show its first 96 bytes
      */
     String id();
 

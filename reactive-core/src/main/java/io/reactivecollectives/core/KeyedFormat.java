@@ -34,15 +34,22 @@ interface KeyedFormat<R> {
     /** The result from runs in rank order; {@code disjoint} when no key is in two runs (nothing to combine). */
     R result(List<byte[]> runs, boolean disjoint);
 
-    /** A run that could not be read: which one, and why. */
+    /** A run that could not be read, or whose values the user's function could not combine: which one, and why. */
     final class BadRun extends RuntimeException {
         private static final long serialVersionUID = 1L;
         /** The index of the run that could not be read (its rank, in rank order). */
         final int run;
+        /** The user's combine function failed (the bytes were fine). */
+        final boolean combining;
 
         BadRun(int run, Throwable cause) {
-            super(cause.toString(), cause);
+            this(run, cause, false);
+        }
+
+        BadRun(int run, Throwable cause, boolean combining) {
+            super(combining ? cause.getMessage() : cause.toString(), cause);
             this.run = run;
+            this.combining = combining;
         }
     }
 }

@@ -33,7 +33,16 @@ final class KeyedMapFormat<K, V> implements KeyedFormat<Map<K, V>> {
 
     @Override
     public String descriptor() {
-        return "map<" + (keys == null ? "null" : keys.id()) + "," + (values == null ? "null" : values.id()) + ">";
+        return "map<" + idOf(keys) + "," + idOf(values) + ">";
+    }
+
+    /** A codec's id; {@code null} or {@code ?} (its id() failed: the ranks then differ, and fail, instead of one throwing alone). */
+    private static String idOf(Codec<?> c) {
+        try {
+            return c == null ? "null" : c.id();
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            return "? (id() failed: " + e + ")";
+        }
     }
 
     @Override
@@ -119,17 +128,35 @@ final class KeyedMapFormat<K, V> implements KeyedFormat<Map<K, V>> {
                     if (k == null || v == null) {
                         throw new IOException("a null " + (k == null ? "key" : "value"));
                     }
-                    if (disjoint) {
-                        m.put(k, v);
-                    } else {
-                        m.merge(k, v, combine);
+                    V before = m.putIfAbsent(k, v);
+                    if (before != null) {
+                        if (disjoint) {     // one owner per key: the same key from two means other bytes for it
+                            throw new BadRun(r, new IOException("key " + k + " came from two owners: equal keys must encode"
+                                    + " to equal bytes on every rank (the key codec '" + keys.id() + "' did not)"), false);
+                        }
+                        m.put(k, combined(k, before, v, r));
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                throw new BadRun(r, e);
+                throw e instanceof BadRun bad ? bad : new BadRun(r, e);
             }
         }
         return m;
+    }
+
+    /** {@code combine(before, v)} for key {@code k} of run {@code r}: a failure or a null names the combine function. */
+    private V combined(K k, V before, V v, int r) {
+        V c;
+        try {
+            c = combine.apply(before, v);
+        } catch (RuntimeException e) {
+            throw new BadRun(r, new IllegalStateException("the combine function failed for key " + k + ": " + e, e), true);
+        }
+        if (c == null) {
+            throw new BadRun(r, new IllegalStateException("the combine function returned null for key " + k
+                    + " (null values are refused)"), true);
+        }
+        return c;
     }
 
     private static ByteArrayInputStream part(ByteBuffer b) throws IOException {

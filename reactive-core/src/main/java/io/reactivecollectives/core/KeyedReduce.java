@@ -32,7 +32,7 @@ final class KeyedReduce {
         return Mono.defer(() -> {
             KeySketch sketch = new KeySketch();
             Supplier<byte[][]> local = attempt(() -> format.partition(n, sketch));
-            Supplier<byte[]> summary = attempt(() -> Summary.encode(format.entries(), local.get(), sketch));
+            Supplier<byte[]> summary = attempt(() -> Summary.encode(format.entries(), call.options, local.get(), sketch));
             return ObjectAllGather.run(call, (Object) summary, runs).flatMap(all -> {
                 List<Summary> s = new ArrayList<>(n);
                 for (int q = 0; q < n; q++) {
@@ -40,9 +40,15 @@ final class KeyedReduce {
                 }
                 long bytes = 0;
                 long entries = 0;
+                long limit = Long.MAX_VALUE;
                 KeySketch union = new KeySketch();
                 for (int q = 0; q < n; q++) {
                     Summary x = s.get(q);
+                    if (x.asked() != s.get(0).asked()) {   // against rank 0's, so that every rank names the same pair
+                        throw new CollectiveMismatchException(call.name(), call.rank, call.sequence, q, "keyed algorithm "
+                                + s.get(0).asked() + " on rank 0, " + x.asked() + " on rank " + q + " (ObjectOptions.withKeyed)");
+                    }
+                    limit = Math.min(limit, x.maxBytes());
                     if (x.bytes() > Integer.MAX_VALUE - 8) {
                         throw call.error(q, "rank " + q + "'s entries take " + x.bytes()
                                 + " bytes, over the 2 GiB one rank's entries may take in one call");
@@ -51,11 +57,11 @@ final class KeyedReduce {
                     entries += x.entries();
                     union.merge(x.sketch());
                 }
-                if (bytes > call.options.maxBytes()) {
+                if (bytes > limit) {
                     throw call.error(CollectiveException.NO_PEER, call.name() + " moves up to " + bytes
-                            + " bytes of entries, over the limit of " + call.options.maxBytes() + " (ObjectOptions.maxBytes)");
+                            + " bytes of entries, over the limit of " + limit + " (ObjectOptions.maxBytes, the smallest any rank set)");
                 }
-                KeyedAlgorithm a = choose(call.options.keyed(), n, entries, union.estimate());
+                KeyedAlgorithm a = choose(s.get(0).asked(), n, entries, union.estimate());
                 if (a == KeyedAlgorithm.PARTITIONED && largestColumn(s) > Integer.MAX_VALUE - 8) {
                     a = KeyedAlgorithm.GATHER_MERGE;   // an owner's share would not fit one buffer
                 }
@@ -118,7 +124,9 @@ final class KeyedReduce {
                     try {
                         return format.reduce(received);
                     } catch (KeyedFormat.BadRun e) {
-                        throw new IllegalStateException("combining the entries from rank " + e.run + " failed: " + e.getMessage(), e);
+                        throw new IllegalStateException(e.combining ? "combining the entries from rank " + e.run
+                                + " with those of the ranks before: " + e.getMessage()
+                                : "reading the entries from rank " + e.run + " failed: " + e.getMessage(), e);
                     }
                 })))
                 .flatMap(reduced -> ObjectAllGather.run(call, (Object) reduced, runs))
@@ -133,7 +141,8 @@ final class KeyedReduce {
         try {
             return format.result(bytes, disjoint);
         } catch (KeyedFormat.BadRun e) {
-            throw call.error(e.run, "reading the entries " + (disjoint ? "that rank " + e.run + " owns" : "from rank " + e.run)
+            throw call.error(e.run, e.combining ? "combining the entries from rank " + e.run + " with those of the ranks before: "
+                    + e.getMessage() : "reading the entries " + (disjoint ? "that rank " + e.run + " owns" : "from rank " + e.run)
                     + " failed: " + e.getMessage(), e.getCause());
         }
     }
@@ -143,9 +152,9 @@ final class KeyedReduce {
         try {
             T b = work.get();
             return () -> b;
-        } catch (RuntimeException e) {
-            return () -> {
-                throw e;
+        } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+            return () -> {   // an Error too (a class missing on this node): announced, not left to the peers' timeout
+                throw e instanceof RuntimeException r ? r : new IllegalStateException(e.toString(), e);
             };
         }
     }
@@ -179,12 +188,21 @@ final class KeyedReduce {
         return t;
     }
 
-    /** A rank's first-round announcement: its entries, its bytes per owner, its keys' sketch. */
-    record Summary(long entries, long bytes, long[] partBytes, KeySketch sketch) {
+    /**
+     * A rank's first-round announcement: its entries, its limit and algorithm
+     * ({@link ObjectOptions#maxBytes}, {@link ObjectOptions#keyed}: ranks may set other limits, the
+     * smallest holds; they must ask for one algorithm), its bytes per owner, its keys' sketch.
+     */
+    record Summary(long entries, long maxBytes, KeyedAlgorithm asked, long bytes, long[] partBytes, KeySketch sketch) {
 
-        static byte[] encode(long entries, byte[][] parts, KeySketch sketch) {
-            ByteBuffer b = ByteBuffer.allocate(8 + 8 * parts.length + KeySketch.REGISTERS);
+        private static final KeyedAlgorithm[] ALGORITHMS = KeyedAlgorithm.values();
+        private static final int FIXED = 24;
+
+        static byte[] encode(long entries, ObjectOptions options, byte[][] parts, KeySketch sketch) {
+            ByteBuffer b = ByteBuffer.allocate(FIXED + 8 * parts.length + KeySketch.REGISTERS);
             b.putLong(entries);
+            b.putLong(options.maxBytes());
+            b.putLong(options.keyed().ordinal());
             for (byte[] p : parts) {
                 b.putLong(p.length);
             }
@@ -193,12 +211,17 @@ final class KeyedReduce {
         }
 
         static Summary decode(ObjectCall call, byte[] bytes, int from, int n) {
-            if (bytes.length != 8 + 8 * n + KeySketch.REGISTERS) {
+            if (bytes.length != FIXED + 8 * n + KeySketch.REGISTERS) {
                 throw call.error(from, "rank " + from + " announced its entries in " + bytes.length + " bytes, not "
-                        + (8 + 8 * n + KeySketch.REGISTERS));
+                        + (FIXED + 8 * n + KeySketch.REGISTERS));
             }
             ByteBuffer b = ByteBuffer.wrap(bytes);
             long entries = b.getLong();
+            long maxBytes = b.getLong();
+            long asked = b.getLong();
+            if (asked < 0 || asked >= ALGORITHMS.length) {
+                throw call.error(from, "rank " + from + " announced keyed algorithm " + asked);
+            }
             long[] part = new long[n];
             long sum = 0;
             for (int q = 0; q < n; q++) {
@@ -208,7 +231,7 @@ final class KeyedReduce {
                 }
                 sum += part[q];
             }
-            return new Summary(entries, sum, part, KeySketch.of(bytes, 8 + 8 * n));
+            return new Summary(entries, maxBytes, ALGORITHMS[(int) asked], sum, part, KeySketch.of(bytes, FIXED + 8 * n));
         }
     }
 

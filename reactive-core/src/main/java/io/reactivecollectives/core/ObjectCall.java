@@ -121,10 +121,17 @@ final class ObjectCall {
      * rank fails alike (its peers, given another root, see a mismatch) instead of waiting for it.
      */
     Fields header(Codec<?> codec, ObjectCoding.Encoded mine, long largest, boolean sendsFirst) {
-        Status status = badArgument != null ? Status.BAD_ARGUMENT : mine.status();
-        String detail = badArgument != null ? badArgument : mine.detail();
-        int first = sendsFirst ? (int) Math.min(mine.length(), firstData()) : 0;
-        return Fields.of(op, status, root, size, sequence, codec == null ? "" : codec.id(), mine.length(), largest,
+        String id = "";
+        String wrong = badArgument;
+        try {
+            id = codec == null ? "" : codec.id();
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            wrong = wrong != null ? wrong : "the codec's id() failed: " + e;   // announced like any wrong argument
+        }
+        Status status = wrong != null ? Status.BAD_ARGUMENT : mine.status();
+        String detail = wrong != null ? wrong : mine.detail();
+        int first = sendsFirst && wrong == null ? (int) Math.min(mine.length(), firstData()) : 0;
+        return Fields.of(op, status, root, size, sequence, id, mine.length(), largest,
                 options.maxBytes(), options.roundBytes(), first, detail);
     }
 }

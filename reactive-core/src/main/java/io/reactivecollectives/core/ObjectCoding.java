@@ -54,7 +54,7 @@ final class ObjectCoding {
             try (OutputStream out = blob.writer(limit)) {
                 codec.encode(value, out);
             }
-        } catch (Exception | StackOverflowError e) {
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {   // an Error of the codec's too: named, never left to the peers' timeout
             ObjectBlob.LimitExceeded over = limitExceeded(e);
             if (over != null) {
                 return Encoded.failed(Status.OVER_LIMIT, over.getMessage());
@@ -77,7 +77,7 @@ final class ObjectCoding {
     static <T> T decode(ObjectCall call, Codec<T> codec, ObjectBlob bytes, int from) {
         try (InputStream in = bytes.reader()) {
             return codec.decode(in);
-        } catch (Exception | StackOverflowError e) {
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {   // an Error of the codec's too: named, never left to the peers' timeout
             throw call.error(from, "decoding the object from rank " + from + " (" + bytes.length() + " bytes, codec '"
                     + codec.id() + "') failed: " + e, e);
         }

@@ -235,4 +235,55 @@ class KeyedReduceTest {
                 CollectiveException.class, "over the limit of 100000");
         nextCallWorks();
     }
+
+    @Test
+    void limitsThatDifferBetweenRanksFailEveryRankAtTheSmallest() {
+        // before: only rank 0 (the smaller limit) failed; the others went on to the all-to-all and timed out
+        KeyedDoubles big = features(0, 5_000, 0, 1);
+        everyRankFails(outcomes((g, r) -> g.allReduceMap(big, ReduceOp.SUM,
+                        r == 0 ? ObjectOptions.DEFAULT.withMaxBytes(50_000) : ObjectOptions.DEFAULT)),
+                CollectiveException.class, "over the limit of 50000", "the smallest any rank set");
+        nextCallWorks();
+    }
+
+    @Test
+    void keyedAlgorithmsThatDifferBetweenRanksFailEveryRankNamingThem() {
+        everyRankFails(outcomes((g, r) -> g.allReduceMap(features(r, 50, 10, 3), ReduceOp.SUM,
+                        ObjectOptions.DEFAULT.withKeyed(r == 2 ? KeyedAlgorithm.GATHER_MERGE : KeyedAlgorithm.PARTITIONED))),
+                CollectiveMismatchException.class, "PARTITIONED on rank 0", "GATHER_MERGE on rank 2");
+        nextCallWorks();
+    }
+
+    @Test
+    void aCombineThatReturnsNullOrThrowsFailsEveryRankNamingTheCombine() {
+        for (KeyedAlgorithm a : new KeyedAlgorithm[]{KeyedAlgorithm.GATHER_MERGE, KeyedAlgorithm.PARTITIONED}) {
+            ObjectOptions o = ObjectOptions.DEFAULT.withKeyed(a);
+            // before: the key was dropped (Map.merge's null) and a later rank's value came back alone
+            everyRankFails(outcomes((g, r) -> g.allReduceMap(Map.of("a", 1L + r, "b", 10L), (x, y) -> x == 1L ? null : x + y,
+                            STRINGS, LONGS, o)),
+                    CollectiveException.class, "combine function returned null for key a");
+            nextCallWorks();
+            everyRankFails(outcomes((g, r) -> g.allReduceMap(Map.of("a", 1L, "b", 2L), (x, y) -> Math.addExact(x, Long.MAX_VALUE),
+                            STRINGS, LONGS, o)),
+                    CollectiveException.class, "combine function failed for key", "ArithmeticException");
+            nextCallWorks();
+        }
+    }
+
+    @Test
+    void equalKeysThatEncodeDifferentlyOnSomeRankFailInsteadOfOverwriting() {
+        // one id, other bytes for equal keys: partitioned sends them to different owners
+        Codec<Object> plain = Codec.json(Object.class);
+        com.fasterxml.jackson.databind.ObjectMapper indenting = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        Codec<Object> pretty = Codec.json(indenting, indenting.constructType(Object.class));
+        Map<Object, Long> m = new LinkedHashMap<>();
+        for (int i = 0; i < 40; i++) {
+            m.put(List.of(i, i), 1L);
+        }
+        List<Object> res = outcomes((g, r) -> g.allReduceMap(m, Long::sum, r == 1 ? pretty : plain, LONGS,
+                ObjectOptions.DEFAULT.withKeyed(KeyedAlgorithm.PARTITIONED)));
+        everyRankFails(res, CollectiveException.class, "came from two owners", "equal keys must encode to equal bytes");
+        nextCallWorks();
+    }
 }

@@ -241,6 +241,60 @@ class ObjectCollectivesTest {
         nextCallWorks();
     }
 
+    @Test
+    void aCodecThatThrowsAnErrorOrWhoseIdFailsOnOneRankFailsEveryRankPromptly() {
+        // an Error (an assertion, a class missing on one node), not an exception: before, the peers waited out the timeout
+        Codec<byte[]> asserting = new Codec<>() {
+            @Override
+            public String id() {
+                return "test:asserting";
+            }
+
+            @Override
+            public void encode(byte[] value, OutputStream out) throws IOException {
+                if (value[0] == 1) {
+                    throw new AssertionError("not on rank " + value[0]);
+                }
+                out.write(value);
+            }
+
+            @Override
+            public byte[] decode(InputStream in) throws IOException {
+                return in.readAllBytes();
+            }
+        };
+        everyRankFails(outcomes(PROMPT, (g, r) -> g.allGatherObject(new byte[]{(byte) (int) r}, asserting)),
+                CollectiveException.class, r -> "allGatherObject", "rank 1 could not encode its object", "not on rank 1");
+        nextCallWorks();
+        Codec<byte[]> noId = new Codec<>() {
+            @Override
+            public String id() {
+                throw new IllegalStateException("no id here");
+            }
+
+            @Override
+            public void encode(byte[] value, OutputStream out) throws IOException {
+                out.write(value);
+            }
+
+            @Override
+            public byte[] decode(InputStream in) throws IOException {
+                return in.readAllBytes();
+            }
+        };
+        everyRankFails(outcomes(PROMPT, (g, r) -> g.allGatherObject(new byte[]{(byte) (int) r}, r == 2 ? noId : BYTES)),
+                CollectiveException.class, r -> "allGatherObject", "rank 2 was called with a wrong argument", "no id here");
+        nextCallWorks();
+    }
+
+    @Test
+    void aNullCodecOnOneRankIsNamedAsSuchOnEveryRank() {
+        // before: "codecs 'bytes' vs ''", the rank's own reason hidden behind the difference it made
+        everyRankFails(outcomes(PROMPT, (g, r) -> g.allGatherObject(new byte[]{1}, r == 1 ? null : BYTES)),
+                CollectiveException.class, r -> "allGatherObject", "rank 1 was called with a wrong argument", "the codec is null");
+        nextCallWorks();
+    }
+
     // ------------------------------------------------------------------ 4. limits
 
     @Test
