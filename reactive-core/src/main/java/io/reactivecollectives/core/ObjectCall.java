@@ -31,8 +31,11 @@ final class ObjectCall {
     final ObjectOptions options;
     /** A wrong argument this rank announces in its header instead of its status, or null. */
     private final String badArgument;
+    /** Cancelled while it waited for its turn: it runs only to announce that ({@link Status#CANCELLED}). */
+    private final boolean cancelled;
 
-    ObjectCall(ProcessGroup group, ObjectOp op, long sequence, int root, ObjectOptions options, String badArgument) {
+    ObjectCall(ProcessGroup group, ObjectOp op, long sequence, int root, ObjectOptions options, String badArgument,
+               boolean cancelled) {
         this.group = group;
         this.op = op;
         this.sequence = sequence;
@@ -41,6 +44,7 @@ final class ObjectCall {
         this.size = group.size();
         this.options = options;
         this.badArgument = badArgument;
+        this.cancelled = cancelled;
     }
 
     String name() {
@@ -128,9 +132,9 @@ final class ObjectCall {
         } catch (RuntimeException | LinkageError | AssertionError e) {
             wrong = wrong != null ? wrong : "the codec's id() failed: " + e;   // announced like any wrong argument
         }
-        Status status = wrong != null ? Status.BAD_ARGUMENT : mine.status();
-        String detail = wrong != null ? wrong : mine.detail();
-        int first = sendsFirst && wrong == null ? (int) Math.min(mine.length(), firstData()) : 0;
+        Status status = cancelled ? Status.CANCELLED : wrong != null ? Status.BAD_ARGUMENT : mine.status();
+        String detail = cancelled ? "cancelled on rank " + rank + " while it waited for its turn" : wrong != null ? wrong : mine.detail();
+        int first = sendsFirst && status == Status.OK ? (int) Math.min(mine.length(), firstData()) : 0;
         return Fields.of(op, status, root, size, sequence, id, mine.length(), largest,
                 options.maxBytes(), options.roundBytes(), first, detail);
     }

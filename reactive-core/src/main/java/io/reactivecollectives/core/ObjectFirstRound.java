@@ -66,6 +66,7 @@ final class ObjectFirstRound {
                 throw call.error(q, "rank " + q + " " + switch (f.status()) {
                     case ENCODE_FAILED -> "could not encode its object";
                     case OVER_LIMIT -> "has more than its limit of " + f.limit() + " bytes to send";
+                    case CANCELLED -> "cancelled its call";
                     default -> "was called with a wrong argument";
                 } + ": " + f.detail() + " (it sent only its header in this round)");
             }

@@ -34,7 +34,9 @@ final class ObjectHeader {
         /** Its encoding outgrew its limit. */
         OVER_LIMIT,
         /** Its arguments were wrong (a scatter list of the wrong size, a root out of range, no codec). */
-        BAD_ARGUMENT
+        BAD_ARGUMENT,
+        /** Its subscriber cancelled it before its turn came: it sends only its header. */
+        CANCELLED
     }
 
     private ObjectHeader() {

@@ -474,6 +474,59 @@ class ObjectCollectivesTest {
         }
     }
 
+    @Test
+    void aCallCancelledWhileItWaitsForItsTurnFailsOnEveryOtherRankAndTheGroupStaysInStep() {
+        // before: the cancelled call took its object number but none of its rounds; the peers waited it out,
+        // then every later collective of the group was one sequence number apart
+        Codec<String> json = Codec.json(String.class);
+        reactor.core.publisher.Sinks.One<Object> firstOnRank0 = reactor.core.publisher.Sinks.one();
+        cluster.group(0).allGatherObject("a0", json).subscribe(firstOnRank0::tryEmitValue, firstOnRank0::tryEmitValue);
+        reactor.core.Disposable second = cluster.group(0).allGatherObject("b0", json).subscribe();
+        second.dispose();   // it waits behind the first, which waits for the other ranks
+        List<Object> res = outcomes(PROMPT, (g, r) -> r == 0 ? firstOnRank0.asMono()
+                : g.allGatherObject("a" + r, json).then(g.allGatherObject("b" + r, json)));
+        assertEquals(List.of("a0", "a1", "a2"), res.get(0), "rank 0's first call");
+        for (int r = 1; r < WORLD; r++) {
+            CollectiveException e = assertInstanceOf(CollectiveException.class, res.get(r), "rank " + r + ": " + res.get(r));
+            assertEquals(0, e.peer(), e.getMessage());
+            assertTrue(e.getMessage().startsWith("allGatherObject[seq=" + e.sequence() + "] rank " + r + ": rank 0 cancelled its call: "
+                    + "cancelled on rank 0 while it waited for its turn"), e.getMessage());
+        }
+        tensorsAndObjectsPairUp();
+    }
+
+    @Test
+    void aCallCancelledWhileItsRoundsRunEndsOnEveryOtherRankAndTheGroupStaysInStep() {
+        // before: a peer already in the next round never heard of the cancel and waited it out,
+        // then every later collective of the group was out of step
+        byte[][] objects = objects(0, 77);
+        for (long delayMs : new long[]{0, 5, 40}) {
+            reactor.core.Disposable cancelled = Mono.delay(Duration.ofMillis(delayMs))
+                    .then(cluster.group(1).allGatherObject(objects[1], BYTES, ROUNDS)).subscribe();
+            List<Object> res = outcomes(PROMPT, (g, r) -> r == 1
+                    ? Mono.delay(Duration.ofMillis(delayMs + 20)).doOnNext(x -> cancelled.dispose()).thenReturn("cancelled")
+                    : g.allGatherObject(objects[r], BYTES, ROUNDS));
+            for (int r = 0; r < WORLD; r += 2) {
+                @SuppressWarnings("unchecked")
+                List<byte[]> got = (List<byte[]>) res.get(r);
+                for (int q = 0; q < WORLD; q++) {
+                    assertArrayEquals(objects[q], got.get(q), "rank " + r + ", from " + q + " (cancelled after " + delayMs + " ms)");
+                }
+            }
+            tensorsAndObjectsPairUp();
+        }
+    }
+
+    /** The next tensor collective and object call pair up on every rank (each rank took part in the same rounds). */
+    private static void tensorsAndObjectsPairUp() {
+        List<Object> sums = outcomes(PROMPT, (g, r) -> Mono.using(
+                () -> io.reactivecollectives.core.Tensor.fromFloats(new float[]{r + 1}),
+                t -> g.allReduce(t, io.reactivecollectives.core.ReduceOp.SUM).map(x -> x.toFloatArray()[0]),
+                io.reactivecollectives.core.Tensor::release));
+        assertEquals(List.of(6f, 6f, 6f), sums);
+        nextCallWorks();
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** The group's next object call (a small JSON all-gather, then bytes in several rounds) is right on every rank. */
