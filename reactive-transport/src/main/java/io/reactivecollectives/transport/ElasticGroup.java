@@ -119,6 +119,7 @@ public final class ElasticGroup implements AutoCloseable {
                         options.diagnostics().waitReportInterval())
                 .flatMap(admission -> {
                     GrowPlan plan = admission.plan();
+                    // collectives-run watches a restarted rank's output for this line (Restarts.ADMITTED)
                     log.info("group '{}': admitted as identity {}, rank {} of {} in generation {}", base,
                             admission.identity(), plan.rankOf(admission.identity()), plan.size(), plan.generation());
                     return connect(store, plan, admission.identity(), options)

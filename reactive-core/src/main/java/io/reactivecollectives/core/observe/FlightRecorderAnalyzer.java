@@ -280,7 +280,7 @@ public final class FlightRecorderAnalyzer {
         if (!missing.isEmpty()) {
             out.add(new Finding(Kind.MISSING_DUMP, group, -1, missing, "no dump from " + ranks(missing)
                     + " (dumps from " + ranks(new ArrayList<>(views.keySet())) + " of " + world
-                    + "); nothing is known of " + (missing.size() == 1 ? "it" : "them")));
+                    + "); all that is known of " + (missing.size() == 1 ? "it" : "them") + " is what the others recorded"));
         }
 
         TreeSet<Long> allSeqs = new TreeSet<>();

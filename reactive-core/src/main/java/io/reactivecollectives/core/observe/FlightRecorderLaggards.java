@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeSet;
 
 import static io.reactivecollectives.core.observe.FlightRecorderAnalyzer.ranks;
 
@@ -26,8 +27,10 @@ final class FlightRecorderLaggards {
     /**
      * Adds the BEHIND finding (ranks that never started or only scheduled {@code seq}, and who waits
      * for them) or the STUCK one (every rank started it), with where each waiting rank stood, and a
-     * FAILED finding when ranks recorded errors for it. With fewer dumps than {@code world} ranks,
-     * the STUCK finding speaks of every rank with a dump, naming them: nothing is known of the others.
+     * FAILED finding when ranks recorded errors for it. A rank with no dump that a waiting rank's
+     * dump names as the peer it waited on counts as behind ("rank 2 (no dump) never started ... as
+     * far as ranks 0, 1 know"). With fewer dumps than {@code world} ranks and no such rank, the
+     * STUCK finding speaks of every rank with a dump, naming them: nothing is known of the others.
      */
     static void find(String group, long seq, int world, Map<Integer, RankView> views, List<Finding> out) {
         List<Integer> notReached = new ArrayList<>();
@@ -54,13 +57,29 @@ final class FlightRecorderLaggards {
         waiting.addAll(failed);
         waiting.sort(null);
 
+        // ranks with no dump that a waiting rank's dump says it was waiting for
+        TreeSet<Integer> undumped = new TreeSet<>();
+        TreeSet<Integer> tellers = new TreeSet<>();
+        for (int r : waiting) {
+            Integer peer = views.get(r).bySeq.get(seq).waitingFor();
+            if (peer != null && peer >= 0 && peer < world && !views.containsKey(peer)) {
+                undumped.add(peer);
+                tellers.add(r);
+            }
+        }
         List<Integer> laggards = new ArrayList<>(notReached);
         laggards.addAll(scheduled);
+        laggards.addAll(undumped);
         laggards.sort(null);
         StringBuilder sb = new StringBuilder();
         if (!laggards.isEmpty()) {
             if (!notReached.isEmpty()) {
                 sb.append(ranks(notReached)).append(" never started ").append(what);
+            }
+            if (!undumped.isEmpty()) {
+                sb.append(sb.length() > 0 ? "; " : "").append(ranks(undumped)).append(" (no dump) never started ")
+                        .append(what).append(" as far as ").append(ranks(tellers))
+                        .append(tellers.size() == 1 ? " knows" : " know");
             }
             if (!scheduled.isEmpty()) {
                 sb.append(sb.length() > 0 ? "; " : "").append(ranks(scheduled))
@@ -85,6 +104,11 @@ final class FlightRecorderLaggards {
                     sb.append("last recorded ").append(last.op()).append(" seq ").append(last.seq()).append(' ')
                             .append(last.state());
                 }
+            }
+            for (int r : undumped) {
+                sb.append("\n  rank ").append(r).append(": no dump (a rank that never called the collective, or died,"
+                        + " writes none); ").append(ranks(tellers)).append(tellers.size() == 1 ? " was" : " were")
+                        .append(" waiting for it");
             }
             for (int r : scheduled) {
                 RankView v = views.get(r);

@@ -282,8 +282,16 @@ public final class Setting<T> {
             return parser.apply(text.trim());
         } catch (IllegalArgumentException e) {
             String why = e instanceof NumberFormatException || e.getMessage() == null ? "" : ": " + e.getMessage();
-            throw new IllegalArgumentException("setting " + name + (source == null ? "" : " (" + source + ")")
-                    + ": '" + text + "' is not a valid " + type.replace("`", "") + why, e);
+            // a type that lists the values it takes (`1`, `true`, ...) says it all: no "expected ..." after it
+            boolean listed = type.startsWith("`");
+            if (listed && why.startsWith(": expected")) {
+                why = "";
+            }
+            // "(environment variable)", not "(environment variable RC_X)" again when the setting is RC_X
+            String from = source == null ? "" : " (" + (source.endsWith(" " + name)
+                    ? source.substring(0, source.length() - name.length() - 1) : source) + ")";
+            throw new IllegalArgumentException("setting " + name + from + ": '" + text + "' is not "
+                    + (listed ? "one of " : "a valid ") + type.replace("`", "") + why, e);
         }
     }
 

@@ -184,6 +184,29 @@ class FlightRecorderAnalyzerTest {
         assertTrue(behind.message().contains("rank 2: recorded no collective"), behind.message());
     }
 
+    /**
+     * Rank 2 of 3 never called allReduce seq 0 and so wrote no dump; ranks 0 and 1 timed out in it
+     * (rank 0 waiting for rank 2, rank 1 for rank 0): rank 2 is behind, not "nothing known".
+     */
+    @Test
+    void aRankWithNoDumpThatOthersWaitedForIsBehind() {
+        List<FlightRecorder> rs = ranks("g", 3, 100);
+        rs.get(0).record(0, OpType.ALLREDUCE, DType.FLOAT32, V4, V4, "ring").started().waitingFor(2, "recv step 0")
+                .failed("allReduce[seq=0] rank 0: timed out after 1000 ms waiting for rank 2");
+        rs.get(1).record(0, OpType.ALLREDUCE, DType.FLOAT32, V4, V4, "ring").started().waitingFor(0, "recv step 0")
+                .failed("allReduce[seq=0] rank 1: timed out group-wide");
+        Report report = FlightRecorderAnalyzer.analyze(dumps(rs.subList(0, 2)));
+        assertEquals(List.of(2), only(report, Kind.MISSING_DUMP).ranks());
+        assertTrue(report.of(Kind.STUCK).isEmpty(), report.text());
+        Finding behind = only(report, Kind.BEHIND);
+        assertEquals(List.of(2), behind.ranks());
+        assertTrue(behind.message().startsWith("rank 2 (no dump) never started allReduce seq 0 as far as rank 0 knows;"
+                + " ranks 0, 1 are waiting for it\n"), behind.message());
+        assertTrue(behind.message().contains("rank 2: no dump"), behind.message());
+        assertTrue(behind.message().contains("rank 0: failed while waiting for rank 2"), behind.message());
+        assertEquals(List.of(0, 1), only(report, Kind.FAILED).ranks());
+    }
+
     @Test
     void evictedEntriesAreNotMistakenForLaggards() {
         List<FlightRecorder> rs = ranks("g", 2, 5);

@@ -280,7 +280,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             Predicate<String> notice = local == 0 && restart == 0 && archive.isPresent() && !archive.get().exists()
                     ? archive.get()::isRecordingNotice : null;
             children.start(rankProcess(local, restart, restarts, cp, jvmOptions, archive, columns), local, restart,
-                    prefix(rank), directives != null, notice);
+                    prefix(rank), directives != null, notice, restart > 0 ? restarts.admissionWatch(rank) : null);
         };
         Thread cleanup = new Thread(() -> {
             // Ctrl-C: end a progress line (\r-terminated) a child left open, so the shell prompt starts on its own line
@@ -324,8 +324,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     running--;
                     if (!joinersStopped && !stopping && restarts.onlyJoinersLeft(whole)) {
                         joinersStopped = true;
-                        err.println(restarts.doneLine());
-                        children.terminate();
+                        restarts.stopJoiners(whole, children, graceMillis, err);
                     }
                     continue;
                 }

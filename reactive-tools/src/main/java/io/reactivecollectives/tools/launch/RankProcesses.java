@@ -22,6 +22,7 @@ final class RankProcesses {
 
     private final BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
     private final List<Process> all = new ArrayList<>();
+    private final java.util.Map<Integer, Process> current = new java.util.HashMap<>();   // by local rank
     private final List<Thread> pumps = new ArrayList<>();
     private final LineSink outLine;
     private final LineSink errLine;
@@ -50,18 +51,28 @@ final class RankProcesses {
      * @param prefix     what each of its output lines starts with ({@code [rank N] })
      * @param dropNotice whether to drop the compiler directives' notice from its output
      * @param drop       lines of its output to drop, or null
+     * @param watch      sees every line of its output and error (it drops none), or null
      * @throws IOException when it cannot be started
      */
     synchronized void start(ProcessBuilder pb, int local, int restart, String prefix, boolean dropNotice,
-                            Predicate<String> drop) throws IOException {
+                            Predicate<String> drop, java.util.function.Consumer<String> watch) throws IOException {
         if (closed) {
             return;
         }
         Process p = pb.start();
         all.add(p);
+        current.put(local, p);
         String name = prefix.replaceAll("\\D", "") + (restart == 0 ? "" : "-restart-" + restart);
-        pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + name, dropNotice, drop));
-        pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + name, false, null));
+        Predicate<String> out = watch == null ? drop : line -> {
+            watch.accept(line);
+            return drop != null && drop.test(line);
+        };
+        Predicate<String> err = watch == null ? null : line -> {
+            watch.accept(line);
+            return false;
+        };
+        pumps.add(OutputPump.start(p.getInputStream(), outLine, prefix, "stdout-" + name, dropNotice, out));
+        pumps.add(OutputPump.start(p.getErrorStream(), errLine, prefix, "stderr-" + name, false, err));
         Thread waiter = new Thread(() -> {
             try {
                 exits.add(new Exit(local, p.waitFor(), restart));
@@ -95,6 +106,39 @@ final class RankProcesses {
         }, "collectives-run-kill");
         killer.setDaemon(true);
         killer.start();
+    }
+
+    /**
+     * Stops the current processes of some local ranks: SIGTERM after {@code delayMillis} (those
+     * still running then), SIGKILL a grace period later.
+     *
+     * @param locals      the local ranks
+     * @param delayMillis how long they have to exit on their own first
+     */
+    synchronized void terminate(java.util.Collection<Integer> locals, long delayMillis) {
+        List<Process> ps = new ArrayList<>();
+        locals.forEach(l -> {
+            if (current.containsKey(l)) {
+                ps.add(current.get(l));
+            }
+        });
+        Thread stopper = new Thread(() -> {
+            try {
+                Thread.sleep(delayMillis);
+                ps.forEach(Process::destroy);
+                Thread.sleep(graceMillis);
+            } catch (InterruptedException ie) {
+                return;
+            }
+            for (Process p : ps) {
+                if (p.isAlive()) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                }
+            }
+        }, "collectives-run-stop");
+        stopper.setDaemon(true);
+        stopper.start();
     }
 
     /** Kills every process still running, and their descendants; nothing starts after. */

@@ -24,6 +24,8 @@ final class Restarts {
     private final Map<Integer, Integer> counts = new TreeMap<>();
     /** The ranks whose process finished the job (exited 0). */
     private final java.util.Set<Integer> finished = new java.util.TreeSet<>();
+    /** Restarted ranks whose current process was admitted (written by the output pumps' threads). */
+    private final java.util.Set<Integer> admitted = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Bookkeeping for {@code --max-restarts max}.
@@ -61,7 +63,62 @@ final class Restarts {
         if (!mayRestart(rank)) {
             throw new IllegalStateException("rank " + rank + " has had its " + max + " restarts");
         }
+        admitted.remove(rank);
         return counts.merge(rank, 1, Integer::sum);
+    }
+
+    /**
+     * What a restarted rank's output is watched with: the library's line of its admission
+     * ({@code ElasticGroup.join}'s INFO line {@value #ADMITTED}, which bin/collectives-run's
+     * slf4j-simple prints) marks it a member again. A rank whose logging hides that line is taken
+     * for one still asking to join, as before.
+     *
+     * @param rank the restarted rank
+     * @return the watch for its current process's lines
+     */
+    java.util.function.Consumer<String> admissionWatch(int rank) {
+        return line -> {
+            if (line.contains(ADMITTED)) {
+                admitted.add(rank);
+            }
+        };
+    }
+
+    /** Part of {@code ElasticGroup.join}'s log line once the members admitted the process. */
+    static final String ADMITTED = "': admitted as identity ";
+
+    boolean admitted(int rank) {
+        return admitted.contains(rank);
+    }
+
+    /**
+     * Every rank that stayed in the group has finished: stops the restarted ranks still asking to
+     * join now, and gives those admitted (members again, finishing too) the grace period to exit on
+     * their own before they are stopped.
+     */
+    void stopJoiners(int ranks, RankProcesses children, long graceMillis, java.io.PrintStream err) {
+        java.util.List<Integer> asking = new java.util.ArrayList<>();
+        java.util.List<Integer> members = new java.util.ArrayList<>();
+        for (int r = 0; r < ranks; r++) {
+            if (!finished.contains(r)) {
+                (admitted(r) ? members : asking).add(r);
+            }
+        }
+        if (!asking.isEmpty()) {
+            err.println(doneLine());
+            children.terminate(asking, 0);
+        }
+        if (!members.isEmpty()) {
+            err.println("collectives-run: every other rank has finished the job; " + names(members)
+                    + (members.size() == 1 ? ", restarted and admitted, has " : ", restarted and admitted, have ")
+                    + graceMillis + " ms (--grace-ms) to finish before " + (members.size() == 1 ? "it is" : "they are")
+                    + " stopped");
+            children.terminate(members, graceMillis);
+        }
+    }
+
+    private static String names(java.util.List<Integer> ranks) {
+        return ranks.stream().map(r -> "rank " + r).collect(java.util.stream.Collectors.joining(", "));
     }
 
     /**
@@ -146,8 +203,8 @@ final class Restarts {
     /** The launcher's line when the job is done and the ranks still joining are stopped. */
     String doneLine() {
         return "collectives-run: every rank that stayed in the group has finished the job; stopping the restarted "
-                + "ranks still asking to join (" + (counts.keySet().stream().filter(r -> !finished.contains(r))
-                .map(r -> "rank " + r).collect(java.util.stream.Collectors.joining(", "))) + ")";
+                + "ranks still asking to join (" + names(counts.keySet().stream()
+                .filter(r -> !finished.contains(r) && !admitted(r)).collect(java.util.stream.Collectors.toList())) + ")";
     }
 
     /** The launcher's line when {@code rank} failed with {@code code} after every other rank finished the job. */

@@ -73,10 +73,28 @@ class FlightRecorderAnalyzeTest {
         }
         Run r = run(dir.toString());
         assertEquals(1, r.code, r.out + r.err);
-        assertTrue(r.out.startsWith("[job] no dump from rank 1 (dumps from ranks 0, 2 of 3); nothing is known of it\n"), r.out);
-        assertTrue(r.out.contains("[job] every rank with a dump (ranks 0, 2) started allReduce seq 0; ranks 0, 2 have not completed it"),
-                r.out);
-        assertFalse(r.out.contains("every rank started"), r.out);
+        assertTrue(r.out.startsWith("[job] no dump from rank 1 (dumps from ranks 0, 2 of 3); all that is known of it"
+                + " is what the others recorded\n"), r.out);
+        // rank 2's dump says it waited for rank 1: rank 1 is behind, as far as rank 2 knows
+        assertTrue(r.out.contains("[job] rank 1 (no dump) never started allReduce seq 0 as far as rank 2 knows;"
+                + " ranks 0, 2 are waiting for it"), r.out);
+        assertFalse(r.out.contains("every rank"), r.out);
+    }
+
+    /** Rank 2 of 3 never called allReduce: it wrote no dump; ranks 0 and 1 timed out waiting (0 for 2, 1 for 0). */
+    @Test
+    void aRankThatNeverCalledAndWroteNoDumpIsNamedBehind() {
+        for (int r : new int[] {0, 1}) {
+            FlightRecorder rec = new FlightRecorder("job", r, 3, FlightRecorder.Config.defaults().withDumpDirectory(dir));
+            rec.record(0, OpType.ALLREDUCE, DType.FLOAT32, new long[][] {{16}}, new long[][] {{16}}, "ring")
+                    .started().waitingFor(r == 0 ? 2 : 0, "recv step 0").failed("timed out");
+            rec.dump().block(Duration.ofSeconds(10));
+        }
+        Run r = run(dir.toString());
+        assertEquals(1, r.code, r.out + r.err);
+        assertTrue(r.out.contains("[job] rank 2 (no dump) never started allReduce seq 0 as far as rank 0 knows;"
+                + " ranks 0, 1 are waiting for it\n"), r.out);
+        assertFalse(r.out.contains("nothing is known"), r.out);
     }
 
     @Test

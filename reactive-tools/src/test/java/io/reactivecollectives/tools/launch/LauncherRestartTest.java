@@ -144,6 +144,43 @@ class LauncherRestartTest {
         assertEquals(1, count(r.out(), "[rank 1] joining"), r.out());
     }
 
+    /**
+     * Rank 1 fails at once; its restart is admitted (it logs ElasticGroup.join's admission line, as
+     * the library does through slf4j-simple) and, a full member again, finishes a moment after the
+     * others (ranks 0 and 2 finish after 2 s).
+     */
+    public static final class AdmittedJoinerFinishesLastChild {
+        public static void main(String[] args) throws Exception {
+            int rank = Integer.parseInt(System.getenv("RANK"));
+            if (rank == 1) {
+                if (System.getenv("RC_RESTART_COUNT") == null) {
+                    System.exit(3);
+                }
+                System.err.println("[main] INFO io.reactivecollectives.transport.ElasticGroup - group 'default': "
+                        + "admitted as identity 1, rank 1 of 3 in generation 1");
+                System.err.flush();
+                Thread.sleep(3_500);
+                System.out.println("finished rank=1");
+                return;
+            }
+            Thread.sleep(2_000);
+            System.out.println("finished rank=" + rank);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anAdmittedRestartedRankIsGivenTheGracePeriodToFinishNotStopped() {
+        LaunchResult r = launch("--nproc-per-node", "3", "--class-data", "off", "--max-restarts", "2", "--grace-ms", "20000",
+                "--", AdmittedJoinerFinishesLastChild.class.getName());
+        assertEquals(0, r.code(), r.err() + r.out());
+        assertFalse(r.err().contains("still asking to join"), r.err());
+        assertTrue(r.err().contains("collectives-run: every other rank has finished the job; rank 1, restarted and"
+                + " admitted, has 20000 ms (--grace-ms) to finish before it is stopped"), r.err());
+        assertTrue(r.out().contains("[rank 1] finished rank=1"), r.out());
+        assertEquals(1, count(r.out(), "[rank 0] finished rank=0"), r.out());
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aRankFailingAfterEveryOtherFinishedIsNotRestarted() {

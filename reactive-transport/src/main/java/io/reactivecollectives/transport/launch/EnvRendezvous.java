@@ -100,7 +100,12 @@ public final class EnvRendezvous {
             boolean torchrun = present(env, "LOCAL_RANK");
             // collectives-run speaks torchrun's variables and gives every rank RC_MAX_RESTARTS besides
             String launcher = !torchrun ? "PyTorchJob" : present(env, MAX_RESTARTS_ENV) ? "collectives-run" : "torchrun";
-            require(env, launcher, "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE");
+            try {
+                require(env, launcher, "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE");
+            } catch (IllegalArgumentException e) {
+                throw torchrun ? e : new IllegalArgumentException(e.getMessage() + " (no LOCAL_RANK: read as a "
+                        + "Kubernetes PyTorchJob launch; torchrun and collectives-run set LOCAL_RANK)", e);
+            }
             return check(new LaunchEnvironment(launcher, env.get("MASTER_ADDR").trim(), port(env, "MASTER_PORT", -1),
                     integer(env, "RANK"), integer(env, "WORLD_SIZE"), torchrun ? integer(env, "LOCAL_RANK") : 0),
                     "RANK", "WORLD_SIZE", "LOCAL_RANK");
@@ -166,7 +171,12 @@ public final class EnvRendezvous {
      */
     public static String groupHost(Map<String, String> env) {
         LaunchEnvironment launch = resolve(env);
-        return HostAddress.choose(env, launch.masterAddr(), launch.worldSize());
+        try {
+            return HostAddress.choose(env, launch.masterAddr(), HostAddress.origin(env, launch.launcher()),
+                    launch.worldSize());
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(launch.launcher() + " launch, rank " + launch.rank() + ": " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -58,11 +58,32 @@ public final class HostAddress {
      * @return the address to bind and publish
      */
     public static String choose(Map<String, String> env, String storeHost, int worldSize) {
+        return choose(env, storeHost, null, worldSize);
+    }
+
+    /**
+     * {@link #choose(Map, String, int)}, naming where the store's host came from when it cannot be
+     * resolved.
+     *
+     * @param env        the launcher's environment
+     * @param storeHost  the store's host
+     * @param hostOrigin the variable (and launcher option) {@code storeHost} came from, null when unknown
+     * @param worldSize  the world size
+     * @return the address to bind and publish
+     */
+    static String choose(Map<String, String> env, String storeHost, String hostOrigin, int worldSize) {
         String explicit = TransportSettings.HOST.get(env);
         if (explicit != null && !explicit.isBlank()) {
+            try {
+                lookUp(explicit.trim());
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("setting " + HOST_ENV + " (environment variable): cannot resolve '"
+                        + explicit.trim() + "': " + e.getMessage() + "; set it to an address or name of this host that "
+                        + "the other ranks reach, or unset it (the route to the store then picks one)", e);
+            }
             return explicit.trim();
         }
-        InetAddress store = resolve(storeHost);
+        InetAddress store = resolve(storeHost, hostOrigin);
         String ifname = TransportSettings.SOCKET_IFNAME.get(env);
         if (ifname != null && !ifname.isBlank()) {
             return fromInterfaces(ifname.trim(), store).orElseThrow(() -> new IllegalStateException(IFNAME_ENV + "='"
@@ -166,12 +187,34 @@ public final class HostAddress {
         return pct < 0 ? address : address.substring(0, pct);
     }
 
-    private static InetAddress resolve(String host) {
+    private static InetAddress resolve(String host, String origin) {
         try {
-            return InetAddress.getByName(host.startsWith("[") ? HostPorts.hostOf(host + ":0") : host);
+            return lookUp(host);
         } catch (UnknownHostException e) {
-            throw new IllegalStateException("cannot resolve the store's host '" + host + "': " + e.getMessage()
-                    + "; set " + HOST_ENV + " to the address peers should use", e);
+            String from = origin == null ? "the store's host" : origin;
+            throw new IllegalStateException("cannot resolve the store's host '" + host + "'"
+                    + (origin == null ? "" : " (from " + origin + ")") + ": " + e.getMessage() + "; check that " + from
+                    + " names the host that serves the store and that this host resolves the name (DNS, /etc/hosts)", e);
+        }
+    }
+
+    private static InetAddress lookUp(String host) throws UnknownHostException {
+        return InetAddress.getByName(host.startsWith("[") ? HostPorts.hostOf(host + ":0") : host);
+    }
+
+    /**
+     * Where a launch's store host came from, for messages: {@code MASTER_ADDR (collectives-run
+     * --master-addr)}, {@code PET_MASTER_ADDR}, {@code SLURM_JOB_NODELIST (its first host)}.
+     */
+    static String origin(Map<String, String> env, String launcher) {
+        switch (launcher) {
+            case "collectives-run": return "MASTER_ADDR (collectives-run --master-addr or --store-peers)";
+            case "torchrun": return "MASTER_ADDR (torchrun --master-addr)";
+            case "TrainJob": return "PET_MASTER_ADDR";
+            case "Slurm": return EnvRendezvous.present(env, "MASTER_ADDR") ? "MASTER_ADDR"
+                    : EnvRendezvous.present(env, "SLURM_JOB_NODELIST") ? "SLURM_JOB_NODELIST (its first host)"
+                    : "SLURM_NODELIST (its first host)";
+            default: return "MASTER_ADDR";
         }
     }
 }

@@ -19,11 +19,15 @@ import java.util.List;
 public final class TransportSettings implements SettingsProvider {
 
     private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
+    private static final String HOST_TYPE = "host name or IP address";
+    private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile(
+            "[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?");
 
     /** Turns the collective check on by default ({@code DETAIL}). */
-    public static final Setting<String> DISTRIBUTED_DEBUG = Setting.string("rc.distributed.debug", null,
+    public static final Setting<String> DISTRIBUTED_DEBUG = Setting.choice("rc.distributed.debug", null,
             "`DETAIL` turns on the collective check (whole fingerprints exchanged before every collective), as "
-                    + "c10d's `TORCH_DISTRIBUTED_DEBUG`").env("RC_DISTRIBUTED_DEBUG");
+                    + "c10d's `TORCH_DISTRIBUTED_DEBUG`; `OFF` and `INFO` leave it off (any case; another value is refused)",
+            "OFF", "INFO", "DETAIL").env("RC_DISTRIBUTED_DEBUG").defaultText("unset (`OFF`)");
 
     /** Every rank serves its live view: off, on, PORT or HOST:PORT ({@code DashboardOptions.parse}). */
     public static final Setting<String> DASHBOARD = Setting.string("rc.dashboard", null,
@@ -185,7 +189,7 @@ public final class TransportSettings implements SettingsProvider {
             "how long an idle result thread polls before it parks");
 
     /** The address this rank binds and publishes. */
-    public static final Setting<String> HOST = Setting.string("RC_HOST", null,
+    public static final Setting<String> HOST = Setting.of("RC_HOST", HOST_TYPE, TransportSettings::host, null,
             "the address this rank binds and publishes");
 
     /** The interfaces to take this rank's address from. */
@@ -193,8 +197,8 @@ public final class TransportSettings implements SettingsProvider {
             "the interfaces to take that address from (`eth0,ens` by prefix, `=eth0` exactly, `^lo,docker` all but)");
 
     /** Where rank 0's embedded store binds. */
-    public static final Setting<String> STORE_BIND = Setting.string("RC_STORE_BIND", "0.0.0.0",
-            "where rank 0's embedded store binds");
+    public static final Setting<String> STORE_BIND = Setting.of("RC_STORE_BIND", HOST_TYPE, TransportSettings::host,
+            "0.0.0.0", "where rank 0's embedded store binds (an address of its host)");
 
     /** PEM certificate of rank 0's embedded store (TLS). */
     public static final Setting<Path> STORE_TLS_CERT = Setting.path("RC_STORE_TLS_CERT", null,
@@ -244,6 +248,32 @@ public final class TransportSettings implements SettingsProvider {
             return Boolean.FALSE;
         }
         throw new IllegalArgumentException("expected 1, true, 0 or false");
+    }
+
+    /**
+     * Checks a host's spelling without looking it up: an IPv4 address (four numbers 0-255), an IPv6
+     * address (in brackets or not) or a DNS name (letters, digits, '-', '_' and dots).
+     */
+    private static String host(String v) {
+        String t = v.trim();
+        String h = t.startsWith("[") && t.endsWith("]") ? t.substring(1, t.length() - 1) : t;
+        if (h.contains(":")) {
+            try {
+                java.net.InetAddress.getByName("[" + h + "]"); // a literal in brackets: parsed, never looked up
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalArgumentException("not an IPv6 address");
+            }
+        } else if (h.matches("[0-9.]+")) {
+            String[] parts = h.split("\\.", -1);
+            for (String p : parts) {
+                if (parts.length != 4 || p.isEmpty() || p.length() > 3 || Integer.parseInt(p) > 255) {
+                    throw new IllegalArgumentException("not an IPv4 address (four numbers 0-255 with dots)");
+                }
+            }
+        } else if (h.length() > 253 || !HOST_NAME.matcher(h).matches()) {
+            throw new IllegalArgumentException("a host name has only letters, digits, '-', '_' and dots (no spaces)");
+        }
+        return t;
     }
 
     /** Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent); {@code Quorum.parse} reads it. */

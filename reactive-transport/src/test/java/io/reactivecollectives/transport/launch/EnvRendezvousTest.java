@@ -50,6 +50,12 @@ class EnvRendezvousTest {
         assertEquals("collectives-run", EnvRendezvous.resolve(ours).launcher(), "collectives-run's ranks say so in the log");
         assertNames(bad(Map.of("RANK", "1")), "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE");
         assertFalse(bad(Map.of("RANK", "1")).getMessage().contains("RANK,"), "RANK is present");
+        // no LOCAL_RANK: read as a PyTorchJob, and the message says why
+        assertEquals("PyTorchJob launch: missing environment variable(s) RANK (no LOCAL_RANK: read as a Kubernetes "
+                + "PyTorchJob launch; torchrun and collectives-run set LOCAL_RANK)",
+                bad(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1", "WORLD_SIZE", "4")).getMessage());
+        assertFalse(bad(Map.of("MASTER_ADDR", "h", "RANK", "1", "WORLD_SIZE", "4", "LOCAL_RANK", "1")).getMessage()
+                .contains("PyTorchJob"), "with LOCAL_RANK it is torchrun's");
         assertNames(bad(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1", "RANK", "4", "WORLD_SIZE", "4", "LOCAL_RANK", "0")),
                 "RANK=4", "WORLD_SIZE=4");
         assertNames(bad(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1", "RANK", "x", "WORLD_SIZE", "4", "LOCAL_RANK", "0")),

@@ -38,6 +38,33 @@ class HostAddressTest {
     }
 
     @Test
+    void anUnresolvableExplicitAddressNamesTheSetting() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> HostAddress.choose(Map.of("RC_HOST", "nohost.invalid"), "127.0.0.1", 4));
+        assertTrue(e.getMessage().startsWith("setting RC_HOST (environment variable): cannot resolve 'nohost.invalid'"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("or unset it"), e.getMessage());
+    }
+
+    /** The store's host names the variable it came from, and the launcher and rank, not RC_HOST. */
+    @Test
+    void anUnresolvableStoreHostNamesTheVariableItCameFrom() {
+        Map<String, String> torchrun = Map.of("MASTER_ADDR", "nohost.invalid", "MASTER_PORT", "29500", "RANK", "1",
+                "WORLD_SIZE", "3", "LOCAL_RANK", "1", "LOCAL_WORLD_SIZE", "3");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> EnvRendezvous.groupHost(torchrun));
+        assertTrue(e.getMessage().startsWith("torchrun launch, rank 1: cannot resolve the store's host 'nohost.invalid'"
+                + " (from MASTER_ADDR (torchrun --master-addr)): "), e.getMessage());
+        assertTrue(e.getMessage().endsWith("; check that MASTER_ADDR (torchrun --master-addr) names the host that serves"
+                + " the store and that this host resolves the name (DNS, /etc/hosts)"), e.getMessage());
+        assertFalse(e.getMessage().contains("RC_HOST"), e.getMessage());
+        Map<String, String> slurm = Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "2", "SLURM_LOCALID", "0",
+                "SLURM_JOB_NODELIST", "nohost.invalid");
+        e = assertThrows(IllegalStateException.class, () -> EnvRendezvous.groupHost(slurm));
+        assertTrue(e.getMessage().startsWith("Slurm launch, rank 0: cannot resolve the store's host 'nohost.invalid'"
+                + " (from SLURM_JOB_NODELIST (its first host))"), e.getMessage());
+    }
+
+    @Test
     void aLocalRunStaysOnLoopback() {
         assertEquals("127.0.0.1", HostAddress.choose(Map.of(), "127.0.0.1", 4));
         assertEquals("127.0.0.1", HostAddress.choose(Map.of("LOCAL_WORLD_SIZE", "4"), "localhost", 4));

@@ -80,14 +80,68 @@ class TransportSettingsTest {
             assertTrue(o.diagnostics().checkCollectives());
             System.setProperty("rc.transport.connectionsPerPeer", "65");
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, GroupOptions::defaults);
-            assertTrue(e.getMessage().startsWith("setting rc.transport.connectionsPerPeer (system property "
-                    + "rc.transport.connectionsPerPeer): '65' is not a valid int, 1-64"), e.getMessage());
+            assertTrue(e.getMessage().startsWith("setting rc.transport.connectionsPerPeer (system property): "
+                    + "'65' is not a valid int, 1-64"), e.getMessage());
         } finally {
             System.clearProperty("rc.transport.connectionsPerPeer");
             System.clearProperty("rc.distributed.debug");
         }
         if (!TransportSettings.DISTRIBUTED_DEBUG.isSet(System.getenv())) {
             assertFalse(GroupOptions.defaults().diagnostics().checkCollectives());
+        }
+    }
+
+    private static String refused(Setting<?> setting, Map<String, String> env) {
+        return assertThrows(IllegalArgumentException.class, () -> setting.get(env)).getMessage();
+    }
+
+    @Test
+    void aFlagsErrorSaysTheSettingAndItsValuesOnce() {
+        assertEquals("setting RC_AGENT_STORE (environment variable): 'maybe' is not one of 1, true, 0 or false",
+                refused(TransportSettings.AGENT_STORE, Map.of("RC_AGENT_STORE", "maybe")));
+        assertTrue(TransportSettings.AGENT_STORE.get(Map.of("RC_AGENT_STORE", "TRUE")));
+    }
+
+    @Test
+    void distributedDebugTakesOffInfoOrDetailInAnyCaseAndRefusesTheRest() {
+        for (String level : List.of("off", "INFO", "Detail", "DETAIL")) {
+            assertEquals(level.toLowerCase(java.util.Locale.ROOT),
+                    TransportSettings.DISTRIBUTED_DEBUG.get(Map.of("RC_DISTRIBUTED_DEBUG", level)));
+        }
+        for (String bad : List.of("bogus", "DETAILS", "on")) {
+            assertEquals("setting rc.distributed.debug (environment variable RC_DISTRIBUTED_DEBUG): '" + bad
+                    + "' is not one of OFF / INFO / DETAIL", refused(TransportSettings.DISTRIBUTED_DEBUG,
+                    Map.of("RC_DISTRIBUTED_DEBUG", bad)));
+        }
+        System.setProperty("rc.distributed.debug", "DETAILS");
+        try {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, Diagnostics::defaults);
+            assertTrue(e.getMessage().startsWith("setting rc.distributed.debug (system property): 'DETAILS' is not one"
+                    + " of OFF / INFO / DETAIL"), e.getMessage());
+            System.setProperty("rc.distributed.debug", "detail");
+            assertTrue(Diagnostics.defaults().checkCollectives());
+            System.setProperty("rc.distributed.debug", "INFO");
+            assertFalse(Diagnostics.defaults().checkCollectives());
+        } finally {
+            System.clearProperty("rc.distributed.debug");
+        }
+    }
+
+    @Test
+    void hostAndStoreBindAreCheckedAsHostsAtStartUp() {
+        assertEquals("setting RC_HOST (environment variable): 'bad host' is not a valid host name or IP address: "
+                        + "a host name has only letters, digits, '-', '_' and dots (no spaces)",
+                refused(TransportSettings.HOST, Map.of("RC_HOST", "bad host")));
+        assertEquals("setting RC_STORE_BIND (environment variable): '999.1.1.1' is not a valid host name or IP "
+                        + "address: not an IPv4 address (four numbers 0-255 with dots)",
+                refused(TransportSettings.STORE_BIND, Map.of("RC_STORE_BIND", "999.1.1.1")));
+        assertTrue(refused(TransportSettings.STORE_BIND, Map.of("RC_STORE_BIND", "10.0.0")).contains("not an IPv4"));
+        assertTrue(refused(TransportSettings.HOST, Map.of("RC_HOST", "fe80::zz")).contains("not an IPv6 address"));
+        assertTrue(refused(TransportSettings.HOST, Map.of("RC_HOST", "-node")).contains("a host name has only"));
+        for (String ok : List.of("10.1.2.3", "node-1.cluster.local", "localhost", "::1", "[fe80::1]", "0.0.0.0",
+                "worker_0", "h1.")) {
+            assertEquals(ok, TransportSettings.HOST.get(Map.of("RC_HOST", ok)));
+            assertEquals(ok, TransportSettings.STORE_BIND.get(Map.of("RC_STORE_BIND", ok)));
         }
     }
 
