@@ -229,7 +229,11 @@ public final class EnvRendezvous {
                         .port(launch.masterPort())
                         .secret(secret)
                         .ssl(serverSsl)
-                        .start();
+                        .start()
+                        .onErrorMap(EnvRendezvous::isBindFailure, e -> new IllegalStateException(launch.launcher()
+                                + " launch: rank 0 cannot serve the store on " + storeBind(env) + ":" + launch.masterPort()
+                                + " (" + rootMessage(e) + "): another job, or another store, may hold that port; give this"
+                                + " job another MASTER_PORT (torchrun or collectives-run --master-port)", e));
                 Function<TcpStoreServer, Mono<Rendezvous>> client = s -> {
                     int port = s != null ? s.port() : launch.masterPort();
                     TcpStoreOptions options = TcpStoreOptions.of(launch.masterAddr(), port).withTimeout(timeout)
@@ -244,6 +248,23 @@ public final class EnvRendezvous {
                         : HandOver.openThen(server, client, TcpStoreServer::close);
             });
         });
+    }
+
+    private static boolean isBindFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.BindException || t instanceof reactor.netty.ChannelBindException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     /**

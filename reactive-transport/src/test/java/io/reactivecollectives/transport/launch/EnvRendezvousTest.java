@@ -210,6 +210,20 @@ class EnvRendezvousTest {
     }
 
     @Test
+    void aStorePortAnotherProcessHoldsIsNamedWithWhatToDo() throws Exception {
+        // before: a raw ChannelBindException ("Failed to bind on [...]: Address already in use")
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            StepVerifier.create(EnvRendezvous.connect(torchrun(0, taken.getLocalPort(), Map.of()), T))
+                    .expectErrorSatisfies(e -> {
+                        String m = e.getMessage();
+                        assertTrue(m.contains("rank 0 cannot serve the store on 127.0.0.1:" + taken.getLocalPort()), m);
+                        assertTrue(m.contains("another job") && m.contains("MASTER_PORT"), m);
+                    })
+                    .verify(T);
+        }
+    }
+
+    @Test
     void invalidEnvironmentFailsTheMonoAndStartsNothing() {
         StepVerifier.create(EnvRendezvous.connect(Map.of("RANK", "0"), T))
                 .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalArgumentException

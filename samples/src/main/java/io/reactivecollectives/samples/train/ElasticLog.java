@@ -41,7 +41,7 @@ public final class ElasticLog {
             if (e.reason() != GenerationEvent.Reason.START && e.members()[0] == elastic.identity()) {
                 out.printf(Locale.ROOT, "generation %s at %d ms%n", e.summary(), System.currentTimeMillis());
             }
-        });
+        }, failed -> { });   // a change that failed reaches the training loop through recover(), which reports it
         return log;
     }
 
