@@ -36,16 +36,20 @@ import java.util.Objects;
  *
  * <p>A training loop calls {@link #boundary()} before each step (all members must call it at the
  * same point: it is a collective), and {@link #recover(Throwable)} when a step's collective fails,
- * then takes the step again on the new generation (no step is applied twice or skipped):
+ * then takes the step again on the new generation (no step is applied twice or skipped). The
+ * boundary belongs inside the {@code try}: its broadcast fails like a step's collective when a peer
+ * dies, and must be recovered from the same way:
  * <pre>{@code
- * ElasticGroup elastic = ElasticGroup.fromEnvironment(state, GroupOptions.defaults()).block();
- * while (state.step() < steps) {
- *     elastic.boundary().block();               // admits joiners, hands them the state
- *     try {
- *         trainStep(elastic.group());           // shard by group().rank() and size()
- *     } catch (CollectiveException e) {
- *         elastic.recover(e).block();           // shrinks to the survivors (quorum permitting)
+ * try (ElasticGroup elastic = ElasticGroup.fromEnvironment(state, GroupOptions.defaults()).block()) {
+ *     while (state.step() < steps) {
+ *         try {
+ *             elastic.boundary().block();       // a collective: admits joiners, hands them the state
+ *             trainStep(elastic.group());       // shard by group().rank() and size()
+ *         } catch (CollectiveException e) {
+ *             elastic.recover(e).block();       // shrinks to the survivors (quorum permitting)
+ *         }
  *     }
+ *     elastic.finish().block();                 // processes still asking to join are told the job ended
  * }
  * }</pre>
  *
