@@ -36,16 +36,20 @@ import java.util.Objects;
  *
  * <p>A training loop calls {@link #boundary()} before each step (all members must call it at the
  * same point: it is a collective), and {@link #recover(Throwable)} when a step's collective fails,
- * then takes the step again on the new generation (no step is applied twice or skipped):
+ * then takes the step again on the new generation (no step is applied twice or skipped). The
+ * boundary belongs inside the {@code try}: its broadcast fails like a step's collective when a peer
+ * dies, and must be recovered from the same way:
  * <pre>{@code
- * ElasticGroup elastic = ElasticGroup.fromEnvironment(state, GroupOptions.defaults()).block();
- * while (state.step() < steps) {
- *     elastic.boundary().block();               // admits joiners, hands them the state
- *     try {
- *         trainStep(elastic.group());           // shard by group().rank() and size()
- *     } catch (CollectiveException e) {
- *         elastic.recover(e).block();           // shrinks to the survivors (quorum permitting)
+ * try (ElasticGroup elastic = ElasticGroup.fromEnvironment(state, GroupOptions.defaults()).block()) {
+ *     while (state.step() < steps) {
+ *         try {
+ *             elastic.boundary().block();       // a collective: admits joiners, hands them the state
+ *             trainStep(elastic.group());       // shard by group().rank() and size()
+ *         } catch (CollectiveException e) {
+ *             elastic.recover(e).block();       // shrinks to the survivors (quorum permitting)
+ *         }
  *     }
+ *     elastic.finish().block();                 // processes still asking to join are told the job ended
  * }
  * }</pre>
  *
@@ -140,7 +144,11 @@ public final class ElasticGroup implements AutoCloseable {
      * where the launcher serves the store ({@code RC_AGENT_STORE}), in any process that finds the job
      * already running (a host's ranks started again by its agent after the host was lost). A job
      * counts as running once its rank 0 has connected generation 0, which every first process has
-     * reached by then.
+     * reached by then. A process of another job that meets in the same store under the same group id
+     * fails instead of joining ({@code ElasticJobs}' rule: one launched with another
+     * {@code WORLD_SIZE}, or one not restarted that finds the job finished); {@code RC_GROUP_ID}
+     * names the group where {@code options} leave the default id, so that jobs sharing a store stay
+     * apart.
      *
      * @param state   this process's state
      * @param options the group's settings (the same on every rank)
@@ -162,18 +170,18 @@ public final class ElasticGroup implements AutoCloseable {
         Objects.requireNonNull(env, "env");
         return Mono.defer(() -> {
             boolean restarted = TransportSettings.RESTART_COUNT.get(env) > 0;
+            GroupOptions named = ProcessGroups.groupIdFrom(options, env);
             if (!restarted && !TransportSettings.AGENT_STORE.get(env)) {
-                return member(env, state, options);
+                return member(env, state, named);
             }
             LaunchEnvironment launch = EnvRendezvous.resolve(env);
-            GroupOptions o = ProcessGroups.fromVariables(options, env);
-            String running = runningKey(options.groupId());
+            GroupOptions o = ProcessGroups.fromVariables(named, env);
             return EnvRendezvous.connect(env, o.connectTimeout())
-                    .flatMap(rdv -> (restarted ? Mono.just(true) : rdv.store().check(List.of(running)))
+                    .flatMap(rdv -> ElasticJobs.joins(rdv.store(), named.groupId(), launch, restarted)
                             .flatMap(join -> {
                                 if (!join) {
                                     rdv.close();
-                                    return member(env, state, options);
+                                    return member(env, state, named);
                                 }
                                 return join(rdv.store(), launch.rank(), state, o)
                                         .doOnNext(e -> e.group.closeAfterGroup(rdv));
@@ -186,14 +194,10 @@ public final class ElasticGroup implements AutoCloseable {
     private static Mono<ElasticGroup> member(Map<String, String> env, ElasticState state, GroupOptions options) {
         return ProcessGroups.fromEnvironment(env, options)
                 .flatMap(g -> (g.rank() != 0 ? Mono.<Void>empty()
-                        : g.store().set(runningKey(options.groupId()), new byte[] {1}))
+                        : g.store().set(ElasticJobs.runningKey(options.groupId()), ElasticJobs.running(g.size())))
                         .thenReturn(g)
                         .doOnError(e -> g.close()))
                 .map(g -> of(g, state));
-    }
-
-    private static String runningKey(String base) {
-        return "rc/" + base + "/elastic/running";
     }
 
     /**

@@ -5,6 +5,7 @@ import io.reactivecollectives.transport.launch.EnvRendezvous;
 import io.reactivecollectives.transport.launch.LaunchEnvironment;
 import io.reactivecollectives.transport.launch.Rendezvous;
 import io.reactivecollectives.transport.rendezvous.StoreAuth;
+import io.reactivecollectives.transport.settings.TransportSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -43,7 +44,9 @@ import java.util.function.Function;
  * the store's host ({@code RC_HOST} overrides it; see {@link EnvRendezvous#groupHost}) unless the
  * options name a host other than the default loopback; {@code RC_STORE_SECRET}, when set and the
  * options have no secret, authenticates the group's connections as well as the store's; the store
- * client waits for the store as long as the options' connect timeout.
+ * client waits for the store as long as the options' connect timeout; {@code RC_GROUP_ID} names the
+ * group where the options leave the default id ({@code default}), so that jobs sharing one store
+ * stay apart.
  */
 public final class ProcessGroups {
 
@@ -87,8 +90,9 @@ public final class ProcessGroups {
         Objects.requireNonNull(env, "env");
         Objects.requireNonNull(options, "options");
         return Mono.defer(() -> {
-            GroupOptions o = options.diagnostics().dashboard() != null ? options
-                    : options.withDashboard(DashboardOptions.fromEnvironment(env));   // RC_DASHBOARD (collectives-run --dashboard)
+            GroupOptions named = groupIdFrom(options, env);
+            GroupOptions o = named.diagnostics().dashboard() != null ? named
+                    : named.withDashboard(DashboardOptions.fromEnvironment(env));   // RC_DASHBOARD (collectives-run --dashboard)
             for (LaunchProvider provider : ServiceLoader.load(LaunchProvider.class, ProcessGroups.class.getClassLoader())) {
                 if (provider.detects(env)) {
                     return provider.join(env, o);
@@ -138,6 +142,16 @@ public final class ProcessGroups {
         return Mono.usingWhen(fromEnvironment(env, options),
                 group -> body.apply(group).flatMap(result -> group.barrier().thenReturn(result)),
                 group -> Mono.fromRunnable(group::close));
+    }
+
+    /**
+     * {@code options} with the group id {@code RC_GROUP_ID} ({@code rc.group.id}) names, where the
+     * options leave the default one; else {@code options}.
+     */
+    static GroupOptions groupIdFrom(GroupOptions options, Map<String, String> env) {
+        String id = TransportSettings.GROUP_ID.get(env);
+        return id == null || !options.groupId().equals(GroupOptions.defaults().groupId()) ? options
+                : options.withGroupId(id);
     }
 
     /**

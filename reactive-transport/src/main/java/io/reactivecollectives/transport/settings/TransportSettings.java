@@ -234,6 +234,14 @@ public final class TransportSettings implements SettingsProvider {
                     + "next generation to connect, at most the group's connect timeout; a joiner that died after its "
                     + "admission is left out after it and the members go on");
 
+    /** The group id of a group joined from the environment, where the program's options leave the default. */
+    public static final Setting<String> GROUP_ID = Setting.of("rc.group.id", "text, 1 to 256 characters",
+                    TransportSettings::groupId, null,
+                    "the group id `ProcessGroups.fromEnvironment` and `ElasticGroup.fromEnvironment` use where the "
+                            + "program's `GroupOptions` leave the default (`default`): it prefixes the group's keys in the "
+                            + "store, so jobs sharing one store (a stand-alone store) need one each; the same on every rank")
+            .env("RC_GROUP_ID").defaultText("unset (`default`, or the program's `GroupOptions.withGroupId`)");
+
     /** Set by {@code collectives-run} for every rank: its {@code --max-restarts}. */
     public static final Setting<Integer> MAX_RESTARTS = Setting.integer("RC_MAX_RESTARTS", 0, 0, Integer.MAX_VALUE,
             "set by `collectives-run` for every rank: how many times a failed rank is restarted (`--max-restarts`)");
@@ -276,6 +284,15 @@ public final class TransportSettings implements SettingsProvider {
         return t;
     }
 
+    /** Checks a group id: 1 to 256 characters, no white space at its ends. */
+    private static String groupId(String v) {
+        String t = v.trim();
+        if (t.isEmpty() || t.length() > 256) {
+            throw new IllegalArgumentException("a group id has 1 to 256 characters");
+        }
+        return t;
+    }
+
     /** Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent); {@code Quorum.parse} reads it. */
     private static String quorum(String v) {
         String t = v.trim().toLowerCase(java.util.Locale.ROOT);
@@ -310,6 +327,6 @@ public final class TransportSettings implements SettingsProvider {
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,
-                ELASTIC_CONNECT_TIMEOUT);
+                ELASTIC_CONNECT_TIMEOUT, GROUP_ID);
     }
 }

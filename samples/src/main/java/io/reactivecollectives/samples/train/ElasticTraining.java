@@ -46,8 +46,20 @@ final class ElasticTraining implements ElasticState {
 
     @Override
     public String fingerprint() {
+        return fingerprint(cfg);
+    }
+
+    /**
+     * What a joiner must share with the members to be admitted: the model and every setting that
+     * changes the training (a replacement with another learning rate or momentum would otherwise
+     * train on with it, and the ranks' parameters would part). The hook and streaming are in too,
+     * although this loop reduces the gradients itself: a joiner that asked for others is refused.
+     */
+    static String fingerprint(TrainConfig cfg) {
         return "collectives-train MLP " + Arrays.toString(cfg.dims()) + " seed " + cfg.seed() + " steps " + cfg.steps()
-                + " batch " + cfg.batch();
+                + " batch " + cfg.batch() + " lr " + Float.floatToIntBits(cfg.lr()) + " (" + cfg.lr() + ") momentum "
+                + Float.floatToIntBits(cfg.momentum()) + " (" + cfg.momentum() + ") hook " + cfg.hook()
+                + " streaming " + cfg.streaming();
     }
 
     @Override
