@@ -98,6 +98,8 @@ public final class ShrinkPlanner {
      * {@link #plan(Store, String, int, int, int, boolean[], Duration)} that, every {@code reportEvery}
      * while it waits for the peers' views, says which ranks it still waits for
      * ({@code group 'g' rank 1: shrink to generation 1: waiting for ranks 2, 3 to publish their views
+     * (10 s of 60 s)}), and while a store call goes unanswered, which call and which store
+     * ({@code ... waiting for store TcpStore[10.0.0.1:29500] to answer check rc/g/shrink/gen1/members
      * (10 s of 60 s)}); zero for no reports. Majority quorum.
      *
      * @param store             the store every rank of the group shares
@@ -298,7 +300,7 @@ public final class ShrinkPlanner {
 
         private Mono<View> viewOf(int p) {
             String key = viewKey(base, generation, p);
-            return bounded("get", key, store.get(key, timeout)
+            return unreported("get", key, store.get(key, timeout)
                     .map(bytes -> new View(p, decode(bytes)))
                     .onErrorResume(StoreTimeoutException.class, e -> Mono.just(new View(p, null))), waitBound(timeout));
         }
@@ -384,8 +386,25 @@ public final class ShrinkPlanner {
             return new ShrinkPlan(generation, groupId(base, generation), members, newRank, decider);
         }
 
-        /** {@code call} bounded by {@code deadline}; its failures name the store, the call and the key. */
+        /**
+         * {@code call} bounded by {@code deadline}; its failures name the store, the call and the key.
+         * Every {@code reportEvery} while it has no answer it says so: {@code group 'g' rank 1: shrink
+         * to generation 1: waiting for store TcpStore[10.0.0.1:29500] to answer check
+         * rc/g/shrink/gen1/members (10 s of 2 min 0 s)}.
+         */
         private <T> Mono<T> bounded(String call, String key, Mono<T> mono, Duration deadline) {
+            return Mono.defer(() -> {
+                long start = System.nanoTime();
+                reactor.core.Disposable report = WaitReports.every(reportEvery, () -> Notices.warn(log, "group '"
+                        + base + "' rank " + rank + ": shrink to generation " + generation + ": waiting for store "
+                        + store + " to answer " + call + " " + key + " (" + WaitReports.duration(System.nanoTime()
+                        - start) + " of " + WaitReports.duration(deadline.toNanos()) + ")"));
+                return unreported(call, key, mono, deadline).doFinally(s -> report.dispose());
+            });
+        }
+
+        /** {@link #bounded} without the reports: for the waits {@link #views()} reports itself. */
+        private <T> Mono<T> unreported(String call, String key, Mono<T> mono, Duration deadline) {
             return mono
                     .timeout(deadline, Mono.error(() -> new CollectiveTimeoutException(OP, rank, -1,
                             CollectiveException.NO_PEER, deadline, "store " + store + " did not answer " + call + " "

@@ -217,6 +217,32 @@ class ShrinkPlannerTest {
     }
 
     @Test
+    void aStoreCallLeftUnansweredIsReportedNamingTheStoreAndTheCall() {
+        // the audit: the store's host stopped (kill -STOP); the check and the set of the own view were silent
+        for (String frozenOp : List.of("check", "set")) {
+            FrozenStore frozen = new FrozenStore(store, Set.of(frozenOp));
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream saved = System.err;
+            System.setErr(new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8));
+            Throwable error;
+            try {
+                error = ShrinkPlanner.plan(frozen, "silent-" + frozenOp, 0, 0, 2, dead(2, 1), Duration.ofMillis(1500),
+                                Duration.ofMillis(300), Quorum.atLeast(1))
+                        .map(p -> (Throwable) null).onErrorResume(Mono::just).block(WAIT);
+            } finally {
+                System.setErr(saved);
+            }
+            assertTrue(error instanceof CollectiveTimeoutException, frozenOp + ": " + error);
+            String text = bytes.toString(StandardCharsets.UTF_8);
+            String key = frozenOp.equals("check") ? ShrinkPlanner.membersKey("silent-check", 1)
+                    : ShrinkPlanner.viewKey("silent-set", 1, 0);
+            assertTrue(text.contains("group 'silent-" + frozenOp + "' rank 0: shrink to generation 1: waiting for store "
+                    + "FrozenStore[10.9.8.7:29500] to answer " + frozenOp + " " + key + " ("), frozenOp + ": " + text);
+            assertTrue(text.contains(" of 1 s)"), text);
+        }
+    }
+
+    @Test
     void aRankThatCanCountNoMajorityFailsWithTheQuorumErrorAndWritesNothing() {
         // rank 0 resumes after a stop and sees ranks 1-3 dead: 1 of 4 is no majority, nor the store's to decide
         Outcome o = run("lone", 0, Map.of(0, dead(4, 1, 2, 3)), Duration.ofSeconds(5)).get(0);
