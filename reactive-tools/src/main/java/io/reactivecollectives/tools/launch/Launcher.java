@@ -245,7 +245,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }
         String problem = LaunchNumbers.problem(nprocPerNode, nnodes, nodeRank, graceMillis, maxRestarts, masterAddr,
                 masterPort, storePeersSpec != null);
-        if (problem != null) {
+        if (problem != null || (problem = Restarts.quorumProblem(System.getenv())) != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
         try {

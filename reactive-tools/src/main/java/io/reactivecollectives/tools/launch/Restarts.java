@@ -161,6 +161,21 @@ final class Restarts {
         return finished.size() < ranks;
     }
 
+    /**
+     * The settings registry's one-line error when the ranks' quorum setting ({@value #QUORUM_ENV}, or
+     * the property, as the ranks read it) does not parse; null when it parses or is unset. The
+     * launcher reports it as a usage error before any rank starts: every rank would fail on it, and
+     * restarting them could not help.
+     */
+    static String quorumProblem(Map<String, String> env) {
+        try {
+            io.reactivecollectives.core.settings.SettingsRegistry.find(QUORUM_SETTING).ifPresent(s -> s.get(env));
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
     /** {@return whether every rank of {@code ranks} (all on this node; 0: not) but {@code rank} has finished} */
     boolean othersFinished(int rank, int ranks) {
         return max > 0 && ranks > 0 && finished.size() == ranks - 1 && !finished.contains(rank);

@@ -204,6 +204,29 @@ class LauncherRestartTest {
         return text.lines().filter(l -> l.startsWith(line)).count();
     }
 
+    /** The audit: RC_GROUP_MIN_QUORUM=abc gave a stack trace per rank, and the launcher restarted them. */
+    @Test
+    void aQuorumSettingThatDoesNotParseIsAUsageErrorBeforeAnyRankStarts() {
+        String saved = System.getProperty("rc.group.minQuorum");
+        System.setProperty("rc.group.minQuorum", "abc");
+        LaunchResult r;
+        try {
+            r = launch("--nproc-per-node", "2", "--class-data", "off", "--max-restarts", "2", "--",
+                    FailsOnceChild.class.getName());
+        } finally {
+            if (saved == null) {
+                System.clearProperty("rc.group.minQuorum");
+            } else {
+                System.setProperty("rc.group.minQuorum", saved);
+            }
+        }
+        assertEquals(2, r.code(), r.err());
+        assertFalse(r.out().contains("started rank="), "no rank started: " + r.out());
+        assertTrue(r.err().startsWith("collectives-run: setting rc.group.minQuorum (system property): 'abc' is not"),
+                r.err());
+        assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aFailedRankIsRestartedAloneAndTheJobSucceeds() {
