@@ -254,13 +254,34 @@ class ShrinkPlannerTest {
         assertEquals(1, q.generation());
         assertEquals(1, q.counted());
         assertEquals(3, q.needed());
-        assertFalse(store.check(List.of(ShrinkPlanner.viewKey("lone", 1, 0), ShrinkPlanner.membersKey("lone", 1)))
-                .block(WAIT), "the lone rank published no view and decided nothing");
+        assertFalse(store.check(List.of(ShrinkPlanner.membersKey("lone", 1))).block(WAIT),
+                "the lone rank decided nothing");
+        assertEquals(ShrinkPlanner.LEFT_MARKER, new String(store.get(ShrinkPlanner.viewKey("lone", 1, 0), WAIT)
+                .block(WAIT), StandardCharsets.UTF_8), "no view: only the marker that it left");
         // while three of four are a majority: 3 > 2
         for (Outcome m : run("three", 0, Map.of(1, dead(4, 0), 2, dead(4, 0), 3, dead(4, 0)), Duration.ofSeconds(20))) {
             assertNull(m.error(), () -> String.valueOf(m.error()));
             assertArrayEquals(new int[] {1, 2, 3}, m.plan().members());
         }
+    }
+
+    /**
+     * The audit: of 4 ranks, 1 and 2 died; rank 0 saw both and left (no quorum), rank 3 saw rank 1 only
+     * and waited out the timeout for the views of rank 0 (gone) and rank 2 (dead). Rank 0's marker
+     * counts it out, which leaves too few for the quorum: rank 3 fails at once.
+     */
+    @Test
+    void aRankThatLeftWithoutAViewIsNotWaitedForAndItsPeersFailAtOnce() {
+        long t0 = System.nanoTime();
+        List<Outcome> all = run("left", 0, Map.of(0, dead(4, 1, 2), 3, dead(4, 1)), Duration.ofSeconds(20));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        for (Outcome o : all) {
+            assertTrue(o.error() instanceof QuorumLostException, o.rank() + ": " + o.error());
+        }
+        assertTrue(all.get(1).error().getMessage().startsWith("shrink rank 3: generation 1 needs 3 of generation 0's "
+                + "4 ranks (quorum: majority); rank 3 could count 1 surviving (rank 3)"), all.get(1).error().getMessage());
+        assertTrue(ms < 5000, "rank 3 failed after " + ms + " ms, not at once");
+        assertFalse(store.check(List.of(ShrinkPlanner.membersKey("left", 1))).block(WAIT), "nobody decided");
     }
 
     @Test
