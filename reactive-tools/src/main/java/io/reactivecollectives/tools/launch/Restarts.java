@@ -24,6 +24,8 @@ final class Restarts {
     private final Map<Integer, Integer> counts = new TreeMap<>();
     /** The ranks whose process finished the job (exited 0). */
     private final java.util.Set<Integer> finished = new java.util.TreeSet<>();
+    /** The ranks whose first process has exited. */
+    private final java.util.Set<Integer> firstExited = new java.util.TreeSet<>();
     /** Restarted ranks whose current process was admitted (written by the output pumps' threads). */
     private final java.util.Set<Integer> admitted = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -133,6 +135,38 @@ final class Restarts {
             env.put(EnvRendezvous.RESTART_COUNT_ENV, Integer.toString(k));
         }
         return env;
+    }
+
+    /** {@code rank}'s process of restart {@code restart} (0: its first) exited. */
+    void exited(int rank, int restart) {
+        if (restart == 0) {
+            firstExited.add(rank);
+        }
+    }
+
+    /**
+     * Whether no process of the {@code ranks} ranks (all on this node; 0: not, and then never) is a
+     * member of the group any more now that {@code rank} failed: the first process of every rank
+     * has exited, none finished the job and no restarted one was admitted. A restart could only ask
+     * to join a group that has no member left to admit it.
+     */
+    boolean noMemberLeft(int rank, int ranks) {
+        if (max == 0 || ranks == 0 || !finished.isEmpty() || firstExited.size() < ranks) {
+            return false;
+        }
+        for (int r = 0; r < ranks; r++) {
+            if (r != rank && admitted(r)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The launcher's line when {@code rank} failed with {@code code} and {@link #noMemberLeft} holds. */
+    String noMemberLine(int rank, int code) {
+        return "collectives-run: rank " + rank + " " + exit(code) + " and no member of the group is left (the first "
+                + "process of every rank has exited, none finished the job and no restarted rank was admitted): a "
+                + "restart would ask to join a group that no longer exists; not restarting, stopping the other ranks";
     }
 
     /** {@code rank}'s process exited 0: it finished the job. */
