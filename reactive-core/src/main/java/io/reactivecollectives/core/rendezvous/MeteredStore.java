@@ -177,6 +177,12 @@ public final class MeteredStore implements Store {
         delegate.close();
     }
 
+    /** {@return when the delegate's connection closed} */
+    @Override
+    public Mono<Void> onClose() {
+        return delegate.onClose();
+    }
+
     @Override
     public String toString() {
         return "MeteredStore[" + delegate + "]";

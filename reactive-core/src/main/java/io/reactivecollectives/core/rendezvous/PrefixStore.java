@@ -121,6 +121,12 @@ public final class PrefixStore implements Store {
         return underlying.append(k(key), value);
     }
 
+    /** {@return when the underlying store's connection closed} */
+    @Override
+    public Mono<Void> onClose() {
+        return underlying.onClose();
+    }
+
     /** Does nothing: the underlying store belongs to whoever created it. */
     @Override
     public void close() {

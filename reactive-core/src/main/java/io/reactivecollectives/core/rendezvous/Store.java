@@ -140,6 +140,18 @@ public interface Store extends AutoCloseable {
      */
     Mono<Long> append(String key, byte[] value);
 
+    /**
+     * Completes when this store can answer no more calls because its connection to the server
+     * closed (the server's host is gone, or {@link #close()} was called), so that a wait on other
+     * ranks through it can end at once instead of at its timeout. By default never: a store in
+     * this process, or one that reconnects, does not end that way.
+     *
+     * @return a {@code Mono} that completes once the store's connection has closed
+     */
+    default Mono<Void> onClose() {
+        return Mono.never();
+    }
+
     /** Releases the store's resources (connections, files); further calls fail. */
     @Override
     void close();

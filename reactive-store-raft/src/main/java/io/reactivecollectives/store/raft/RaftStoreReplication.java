@@ -101,19 +101,27 @@ final class RaftStoreReplication implements StoreReplication {
     }
 
     /**
-     * Says every wait-report interval, until a leader is known, that this replica waits for a
-     * majority of the replicas: a node whose launcher never starts would otherwise leave the
-     * others' ranks silent until their store calls fail.
+     * Says every wait-report interval while no leader is known, until closed, that this replica
+     * waits for a majority of the replicas: at the start ({@code no leader yet}: a node whose
+     * launcher never starts would otherwise leave the others' ranks silent until their store calls
+     * fail) and whenever the leader is lost later ({@code no leader: the last one was lost}, the
+     * majority gone), with how long since.
      */
     private void reportLeaderless(String me) {
-        long start = System.nanoTime();
+        long[] since = {System.nanoTime()};   // when the replica was last found without a leader; -1 while it has one
+        boolean[] hadLeader = {false};        // on the reports' thread only
         leaderless = WaitReports.every(WaitReports.defaultInterval(), () -> {
             if (leaderKnown()) {
-                leaderless.dispose();
+                since[0] = -1;
+                hadLeader[0] = true;
                 return;
             }
-            Notices.warn(LOG, "store replica " + me + ": no leader yet: waiting for " + majority + " of the store's replicas ("
-                    + replicas + ") to answer (" + WaitReports.duration(System.nanoTime() - start) + "); is collectives-run"
+            if (since[0] < 0) {
+                since[0] = System.nanoTime();
+            }
+            Notices.warn(LOG, "store replica " + me + ": " + (hadLeader[0] ? "no leader: the last one was lost" : "no leader yet")
+                    + ": waiting for " + majority + " of the store's replicas (" + replicas + ") to answer ("
+                    + WaitReports.duration(System.nanoTime() - since[0]) + "); is collectives-run"
                     + " running on every node of --store-peers?");
         });
     }

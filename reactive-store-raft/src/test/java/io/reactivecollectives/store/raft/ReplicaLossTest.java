@@ -12,6 +12,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * No replica is a single point of failure: three replicas, each lost in turn, and the two left keep
@@ -62,6 +63,36 @@ class ReplicaLossTest {
             r.lose(1);
             assertEquals(7L, r.clients.get(0).add("counter", 1).block(Replicas.T));
             assertEquals(8L, r.clients.get(2).add("counter", 1).block(Replicas.T));
+        }
+    }
+
+    /** The audit: the leaderless report stopped for good once a leader was known, so a later loss was silent. */
+    @Test
+    void aReplicaThatLosesItsLeaderSaysSoEveryInterval() throws Exception {
+        String saved = System.getProperty("rc.wait-reports.interval");
+        System.setProperty("rc.wait-reports.interval", "1s");
+        String after = "";
+        try (io.reactivecollectives.core.testing.StandardErrorCapture err =
+                     new io.reactivecollectives.core.testing.StandardErrorCapture();
+             Replicas r = new Replicas(3)) {
+            Thread.sleep(1_500);   // a report interval with a leader
+            int mark = err.text().length();
+            r.lose(0);
+            r.lose(1);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            String line = "store replica 2 of 3: no leader: the last one was lost: waiting for 2 of the store's replicas (";
+            while (System.nanoTime() < deadline && after.lines().filter(l -> l.contains(line)).count() < 2) {
+                Thread.sleep(200);
+                after = err.text().substring(mark);
+            }
+            assertTrue(after.lines().filter(l -> l.contains(line)).count() >= 2, "said every second that it lost its "
+                    + "leader:\n" + after);
+        } finally {
+            if (saved == null) {
+                System.clearProperty("rc.wait-reports.interval");
+            } else {
+                System.setProperty("rc.wait-reports.interval", saved);
+            }
         }
     }
 

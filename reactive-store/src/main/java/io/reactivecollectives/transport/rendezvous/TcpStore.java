@@ -190,6 +190,7 @@ public final class TcpStore implements Store {
     }
 
     /** {@return a {@code Mono} that completes when the connection has closed} */
+    @Override
     public Mono<Void> onClose() {
         return session.connection().onDispose();
     }

@@ -245,7 +245,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }
         String problem = LaunchNumbers.problem(nprocPerNode, nnodes, nodeRank, graceMillis, maxRestarts, masterAddr,
                 masterPort, storePeersSpec != null);
-        if (problem != null) {
+        if (problem != null || (problem = Restarts.quorumProblem(System.getenv())) != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
         try {
@@ -313,6 +313,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             for (int running = nprocPerNode; running > 0; ) {
                 RankProcesses.Exit e = children.take();
                 int rank = nodeRank * nprocPerNode + e.localRank();
+                restarts.exited(rank, e.restart());
                 if (e.localRank() == 0 && e.restart() == 0) {
                     localZeroExit[0] = e.code();
                 }
@@ -328,7 +329,7 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                     }
                     continue;
                 }
-                if (!stopping && restarts.mayRestart(rank)) {
+                if (!stopping && restarts.mayRestart(rank) && !restarts.noMemberLeft(rank, whole)) {
                     restarts.restart(rank);
                     err.println(restarts.restartLine(rank, e.code()));
                     err.flush();
@@ -339,7 +340,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
                 if (e.code() != 0 && !stopping) {
                     stopping = true;
                     result = e.code();
-                    err.println(restarts.limitLine(rank, e.code()));
+                    err.println(restarts.mayRestart(rank) ? restarts.noMemberLine(rank, e.code())
+                            : restarts.limitLine(rank, e.code()));
                     children.terminate();
                 }
             }

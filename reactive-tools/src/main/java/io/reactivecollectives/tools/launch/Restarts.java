@@ -24,6 +24,8 @@ final class Restarts {
     private final Map<Integer, Integer> counts = new TreeMap<>();
     /** The ranks whose process finished the job (exited 0). */
     private final java.util.Set<Integer> finished = new java.util.TreeSet<>();
+    /** The ranks whose first process has exited. */
+    private final java.util.Set<Integer> firstExited = new java.util.TreeSet<>();
     /** Restarted ranks whose current process was admitted (written by the output pumps' threads). */
     private final java.util.Set<Integer> admitted = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -135,6 +137,38 @@ final class Restarts {
         return env;
     }
 
+    /** {@code rank}'s process of restart {@code restart} (0: its first) exited. */
+    void exited(int rank, int restart) {
+        if (restart == 0) {
+            firstExited.add(rank);
+        }
+    }
+
+    /**
+     * Whether no process of the {@code ranks} ranks (all on this node; 0: not, and then never) is a
+     * member of the group any more now that {@code rank} failed: the first process of every rank
+     * has exited, none finished the job and no restarted one was admitted. A restart could only ask
+     * to join a group that has no member left to admit it.
+     */
+    boolean noMemberLeft(int rank, int ranks) {
+        if (max == 0 || ranks == 0 || !finished.isEmpty() || firstExited.size() < ranks) {
+            return false;
+        }
+        for (int r = 0; r < ranks; r++) {
+            if (r != rank && admitted(r)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The launcher's line when {@code rank} failed with {@code code} and {@link #noMemberLeft} holds. */
+    String noMemberLine(int rank, int code) {
+        return "collectives-run: rank " + rank + " " + exit(code) + " and no member of the group is left (the first "
+                + "process of every rank has exited, none finished the job and no restarted rank was admitted): a "
+                + "restart would ask to join a group that no longer exists; not restarting, stopping the other ranks";
+    }
+
     /** {@code rank}'s process exited 0: it finished the job. */
     void finished(int rank) {
         finished.add(rank);
@@ -159,6 +193,21 @@ final class Restarts {
             }
         }
         return finished.size() < ranks;
+    }
+
+    /**
+     * The settings registry's one-line error when the ranks' quorum setting ({@value #QUORUM_ENV}, or
+     * the property, as the ranks read it) does not parse; null when it parses or is unset. The
+     * launcher reports it as a usage error before any rank starts: every rank would fail on it, and
+     * restarting them could not help.
+     */
+    static String quorumProblem(Map<String, String> env) {
+        try {
+            io.reactivecollectives.core.settings.SettingsRegistry.find(QUORUM_SETTING).ifPresent(s -> s.get(env));
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 
     /** {@return whether every rank of {@code ranks} (all on this node; 0: not) but {@code rank} has finished} */

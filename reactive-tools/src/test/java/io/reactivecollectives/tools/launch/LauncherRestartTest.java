@@ -204,6 +204,59 @@ class LauncherRestartTest {
         return text.lines().filter(l -> l.startsWith(line)).count();
     }
 
+    /** Every first process fails (rank r after 0.3 s * (r + 1)); a restarted one, a joiner nobody admits, fails after 5 s. */
+    public static final class NoMemberLeftChild {
+        public static void main(String[] args) throws Exception {
+            int rank = Integer.parseInt(System.getenv("RANK"));
+            System.out.println("started rank=" + rank + " restart=" + System.getenv("RC_RESTART_COUNT"));
+            System.out.flush();
+            Thread.sleep(System.getenv("RC_RESTART_COUNT") == null ? 300L * (rank + 1) : 5_000L);
+            System.exit(3);
+        }
+    }
+
+    /**
+     * The audit: the group lost its quorum and every member left; the launcher restarted every rank as
+     * a joiner of a group with no member, for minutes. It stops once no first process is running and
+     * no restarted one was admitted.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void whenNoMemberOfTheGroupIsLeftTheLauncherStopsRestarting() {
+        long t0 = System.nanoTime();
+        LaunchResult r = launch("--nproc-per-node", "3", "--class-data", "off", "--max-restarts", "3", "--grace-ms", "500",
+                "--", NoMemberLeftChild.class.getName());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(3, r.code(), r.err());
+        assertTrue(r.err().contains("collectives-run: rank 2 exited with code 3 and no member of the group is left"),
+                r.err());
+        assertFalse(r.err().contains("restarting it (restart 2 of 3)"), r.err());
+        assertTrue(ms < 4_000, "stopped after " + ms + " ms: " + r.err());
+    }
+
+    /** The audit: RC_GROUP_MIN_QUORUM=abc gave a stack trace per rank, and the launcher restarted them. */
+    @Test
+    void aQuorumSettingThatDoesNotParseIsAUsageErrorBeforeAnyRankStarts() {
+        String saved = System.getProperty("rc.group.minQuorum");
+        System.setProperty("rc.group.minQuorum", "abc");
+        LaunchResult r;
+        try {
+            r = launch("--nproc-per-node", "2", "--class-data", "off", "--max-restarts", "2", "--",
+                    FailsOnceChild.class.getName());
+        } finally {
+            if (saved == null) {
+                System.clearProperty("rc.group.minQuorum");
+            } else {
+                System.setProperty("rc.group.minQuorum", saved);
+            }
+        }
+        assertEquals(2, r.code(), r.err());
+        assertFalse(r.out().contains("started rank="), "no rank started: " + r.out());
+        assertTrue(r.err().startsWith("collectives-run: setting rc.group.minQuorum (system property): 'abc' is not"),
+                r.err());
+        assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aFailedRankIsRestartedAloneAndTheJobSucceeds() {

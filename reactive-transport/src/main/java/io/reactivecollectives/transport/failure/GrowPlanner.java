@@ -116,7 +116,7 @@ public final class GrowPlanner {
     public static Mono<Admission> request(Store store, String base, int identity, String fingerprint, Duration wait,
                                           Duration reportEvery) {
         String request = "identity=" + identity + "\nfingerprint=" + fingerprint.replace('\n', ' ');
-        return Mono.defer(() -> store.add(prefix(base) + "tickets", 1)
+        return Mono.defer(() -> ticket(store, base, identity, reportEvery)
                 .flatMap(t -> reported(store.set(prefix(base) + "request/" + t, utf8(request))
                         .then(Mono.firstWithSignal(store.get(prefix(base) + "answer/" + t, wait),
                                 // the members finished instead: nobody will answer
@@ -126,6 +126,23 @@ public final class GrowPlanner {
                                 + ": no answer to ticket " + t + " within " + wait.toMillis() + " ms from store " + store
                                 + " (the members reach a boundary only while they run)"))
                         .map(answer -> admission(base, identity, t, text(answer))), base, identity, t, wait, reportEvery)));
+    }
+
+    /**
+     * The ticket's {@code add}, with a wait report every {@code every} until the store answers it (a
+     * replicated store answers once a majority of its replicas do): {@code join of group 'job' as
+     * identity 1: waiting for store TcpStore[h:29500] to answer add rc/job/join/tickets, the ticket
+     * that asks to join (10 s)}.
+     */
+    private static Mono<Long> ticket(Store store, String base, int identity, Duration every) {
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            Disposable report = WaitReports.every(every, () -> Notices.warn(log, "join of group '" + base + "' as identity "
+                    + identity + ": waiting for store " + store + " to answer add " + prefix(base) + "tickets, the ticket "
+                    + "that asks to join (" + WaitReports.duration(System.nanoTime() - start) + "); a replicated store "
+                    + "answers once a majority of its replicas do"));
+            return store.add(prefix(base) + "tickets", 1).doFinally(s -> report.dispose());
+        });
     }
 
     /** {@code asked}, with a wait report every {@code every} while it runs. */

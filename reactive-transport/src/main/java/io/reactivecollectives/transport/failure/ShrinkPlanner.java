@@ -46,7 +46,9 @@ import java.util.Objects;
  *   in the store, else fails with a {@link QuorumLostException}
  *   ({@code shrink rank 0: generation 1 needs 3 of generation 0's 4 ranks (quorum: majority); rank 0
  *   could count 1 alive (rank 0) and no decision was in store ...: it forms no group}). A rank that
- *   believes so many peers dead that it could never reach the quorum does not even publish its view.
+ *   believes so many peers dead that it could never reach the quorum does not even publish its view:
+ *   it publishes {@value #LEFT_MARKER} there instead, so that its peers count it out at once; and a
+ *   rank whose wait leaves too few ranks alive for the quorum stops waiting for the other views.
  *   So a rank that was stopped, or cut off with a minority, never goes on alone, even where the
  *   store (in its own process, say) still answers it.</li>
  *   <li>A rank in the decided list gets its {@link ShrinkPlan} (new rank: its place in the list); a
@@ -98,6 +100,8 @@ public final class ShrinkPlanner {
      * {@link #plan(Store, String, int, int, int, boolean[], Duration)} that, every {@code reportEvery}
      * while it waits for the peers' views, says which ranks it still waits for
      * ({@code group 'g' rank 1: shrink to generation 1: waiting for ranks 2, 3 to publish their views
+     * (10 s of 60 s)}), and while a store call goes unanswered, which call and which store
+     * ({@code ... waiting for store TcpStore[10.0.0.1:29500] to answer check rc/g/shrink/gen1/members
      * (10 s of 60 s)}); zero for no reports. Majority quorum.
      *
      * @param store             the store every rank of the group shares
@@ -195,7 +199,15 @@ public final class ShrinkPlanner {
         return b.toString();
     }
 
-    /** A peer's view: the ranks it saw die, or null when it published none in time. */
+    /**
+     * What a rank that leaves without a view (it could count no quorum) publishes at its view key, so
+     * that its peers stop waiting for its view at once instead of at their timeout.
+     */
+    static final String LEFT_MARKER = "left";
+    /** The view of a rank that left: {@link #LEFT_MARKER}. */
+    private static final int[] LEFT = new int[0];
+
+    /** A peer's view: the ranks it saw die, {@link #LEFT} when it left, or null when it published none in time. */
     private record View(int rank, int[] dead) {
     }
 
@@ -218,6 +230,8 @@ public final class ShrinkPlanner {
         private final boolean[] ownSeen;
         /** Ranks found dead while waiting: their pending view waits stop. */
         private final Sinks.Many<Integer> foundDead = Sinks.many().replay().all();
+        /** Emitted once too few ranks are left alive for the quorum: no view awaited could change that. */
+        private final Sinks.Empty<Void> noQuorum = Sinks.empty();
 
         Run(Store store, String base, int generation, int rank, int size, boolean[] seenDead, Duration timeout,
             Duration reportEvery, Quorum quorum) {
@@ -252,10 +266,13 @@ public final class ShrinkPlanner {
         /** Publishes this rank's view, reads the others', proposes a decision; emits the one the store holds. */
         Mono<byte[]> decide() {
             int[] reachable = java.util.stream.IntStream.range(0, size).filter(p -> !dead[p]).toArray();
-            if (reachable.length < needed) {
-                return Mono.error(quorumLost(reachable, "alive"));   // no view: it could only mislead the others
-            }
             String mine = viewKey(base, generation, rank);
+            if (reachable.length < needed) {
+                // no view, it could only mislead the others; the marker that it left ends their wait for one
+                QuorumLostException lost = quorumLost(reachable, "alive");
+                return bounded("set", mine, store.set(mine, LEFT_MARKER.getBytes(StandardCharsets.UTF_8)), timeout)
+                        .onErrorResume(e -> Mono.empty()).then(Mono.error(lost));
+            }
             return bounded("set", mine, store.set(mine, encode(ownSeen)), timeout)
                     .thenMany(views())
                     .doOnNext(this::absorb)
@@ -281,6 +298,7 @@ public final class ShrinkPlanner {
                                         .doFinally(s -> awaited.remove(p)),
                                 Math.max(1, believedAlive.size()))
                         .takeUntilOther(decided)
+                        .takeUntilOther(noQuorum.asMono().thenReturn(true))
                         .doFinally(s -> report.dispose());
             });
         }
@@ -298,7 +316,7 @@ public final class ShrinkPlanner {
 
         private Mono<View> viewOf(int p) {
             String key = viewKey(base, generation, p);
-            return bounded("get", key, store.get(key, timeout)
+            return unreported("get", key, store.get(key, timeout)
                     .map(bytes -> new View(p, decode(bytes)))
                     .onErrorResume(StoreTimeoutException.class, e -> Mono.just(new View(p, null))), waitBound(timeout));
         }
@@ -306,6 +324,12 @@ public final class ShrinkPlanner {
         private void absorb(View v) {
             if (dead[v.rank()]) {
                 return; // a view from a rank already found dead does not count
+            }
+            if (v.dead() == LEFT) {
+                Notices.warn(log, "shrink rank " + rank + ": rank " + v.rank() + " left generation " + (generation - 1)
+                        + ": it could count no quorum (" + quorum + ") of alive ranks");
+                markDead(v.rank());
+                return;
             }
             if (v.dead() == null) {
                 Notices.warn(log, "shrink rank " + rank + ": rank " + v.rank() + " published no view within "
@@ -323,6 +347,9 @@ public final class ShrinkPlanner {
             if (!dead[d]) {
                 dead[d] = true;
                 foundDead.tryEmitNext(d);
+                if (java.util.stream.IntStream.range(0, size).filter(p -> !dead[p]).count() < needed) {
+                    noQuorum.tryEmitEmpty();
+                }
             }
         }
 
@@ -384,8 +411,25 @@ public final class ShrinkPlanner {
             return new ShrinkPlan(generation, groupId(base, generation), members, newRank, decider);
         }
 
-        /** {@code call} bounded by {@code deadline}; its failures name the store, the call and the key. */
+        /**
+         * {@code call} bounded by {@code deadline}; its failures name the store, the call and the key.
+         * Every {@code reportEvery} while it has no answer it says so: {@code group 'g' rank 1: shrink
+         * to generation 1: waiting for store TcpStore[10.0.0.1:29500] to answer check
+         * rc/g/shrink/gen1/members (10 s of 2 min 0 s)}.
+         */
         private <T> Mono<T> bounded(String call, String key, Mono<T> mono, Duration deadline) {
+            return Mono.defer(() -> {
+                long start = System.nanoTime();
+                reactor.core.Disposable report = WaitReports.every(reportEvery, () -> Notices.warn(log, "group '"
+                        + base + "' rank " + rank + ": shrink to generation " + generation + ": waiting for store "
+                        + store + " to answer " + call + " " + key + " (" + WaitReports.duration(System.nanoTime()
+                        - start) + " of " + WaitReports.duration(deadline.toNanos()) + ")"));
+                return unreported(call, key, mono, deadline).doFinally(s -> report.dispose());
+            });
+        }
+
+        /** {@link #bounded} without the reports: for the waits {@link #views()} reports itself. */
+        private <T> Mono<T> unreported(String call, String key, Mono<T> mono, Duration deadline) {
             return mono
                     .timeout(deadline, Mono.error(() -> new CollectiveTimeoutException(OP, rank, -1,
                             CollectiveException.NO_PEER, deadline, "store " + store + " did not answer " + call + " "
@@ -405,7 +449,8 @@ public final class ShrinkPlanner {
         }
 
         private int[] decode(byte[] bytes) {
-            return decode(new String(bytes, StandardCharsets.UTF_8));
+            String text = new String(bytes, StandardCharsets.UTF_8);
+            return LEFT_MARKER.equals(text) ? LEFT : decode(text);
         }
 
         /** Comma-separated ranks; ranks outside the group are dropped. */

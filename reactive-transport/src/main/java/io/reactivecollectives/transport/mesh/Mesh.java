@@ -141,7 +141,7 @@ public final class Mesh implements Connections, AutoCloseable {
                     .then(Mono.when(mesh.connectToLowerRanks(), mesh.connected.asMono()))
                     .then(Mono.defer(() -> MeshSharedMemory.attach(mesh, store)));
             reactor.core.Disposable report = MeshWaits.start(mesh, store, reportEvery);
-            return join.or(mesh.startFailed.asMono())
+            return join.or(mesh.startFailed.asMono()).or(MeshWaits.storeClosed(mesh, store))
                     .timeout(options.connectTimeout())
                     .onErrorMap(e -> e instanceof TimeoutException || e instanceof StoreTimeoutException,
                             e -> new MeshStartException(mesh.describeMissing(), e))

@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,17 +44,36 @@ final class MeshWaits implements Runnable {
         return WaitReports.every(interval, new MeshWaits(mesh, store, interval));
     }
 
-    @Override
-    public void run() {
-        String prefix = mesh.describe() + ": rendezvous: ";
-        String time = " (" + WaitReports.duration(System.nanoTime() - startNanos) + " of "
-                + WaitReports.duration(mesh.options().connectTimeout().toNanos()) + ")";
+    /**
+     * Fails, once the store's connection closes ({@link Store#onClose()}: its host is gone), with a
+     * {@link MeshStartException} naming this rank, the store and the ranks still missing: through a
+     * closed store no rank can find another, so the start cannot succeed and waiting out the
+     * connect timeout would only hide why.
+     */
+    static Mono<Void> storeClosed(Mesh mesh, Store store) {
+        return store.onClose().then(Mono.error(() -> new MeshStartException(mesh.describe() + ": rendezvous: the "
+                + "connection to store " + store + " closed while waiting for " + WaitReports.ranks(missing(mesh))
+                + " to join or connect (the store's host is gone: the process that embeds it, rank 0 under "
+                + "collectives-run, or the store server exited); the group cannot form", null)));
+    }
+
+    /** The ranks this mesh expects and is not connected to. */
+    private static List<Integer> missing(Mesh mesh) {
         List<Integer> missing = new ArrayList<>();
         for (int p = 0; p < mesh.world(); p++) {
             if (p != mesh.rank() && mesh.link(p) == null && mesh.expects(p)) {
                 missing.add(p);
             }
         }
+        return missing;
+    }
+
+    @Override
+    public void run() {
+        String prefix = mesh.describe() + ": rendezvous: ";
+        String time = " (" + WaitReports.duration(System.nanoTime() - startNanos) + " of "
+                + WaitReports.duration(mesh.options().connectTimeout().toNanos()) + ")";
+        List<Integer> missing = missing(mesh);
         if (missing.isEmpty()) {
             Notices.warn(LOG, prefix + "every rank is connected; still setting up shared memory with the ranks of"
                     + " this host" + time);

@@ -217,6 +217,32 @@ class ShrinkPlannerTest {
     }
 
     @Test
+    void aStoreCallLeftUnansweredIsReportedNamingTheStoreAndTheCall() {
+        // the audit: the store's host stopped (kill -STOP); the check and the set of the own view were silent
+        for (String frozenOp : List.of("check", "set")) {
+            FrozenStore frozen = new FrozenStore(store, Set.of(frozenOp));
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream saved = System.err;
+            System.setErr(new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8));
+            Throwable error;
+            try {
+                error = ShrinkPlanner.plan(frozen, "silent-" + frozenOp, 0, 0, 2, dead(2, 1), Duration.ofMillis(1500),
+                                Duration.ofMillis(300), Quorum.atLeast(1))
+                        .map(p -> (Throwable) null).onErrorResume(Mono::just).block(WAIT);
+            } finally {
+                System.setErr(saved);
+            }
+            assertTrue(error instanceof CollectiveTimeoutException, frozenOp + ": " + error);
+            String text = bytes.toString(StandardCharsets.UTF_8);
+            String key = frozenOp.equals("check") ? ShrinkPlanner.membersKey("silent-check", 1)
+                    : ShrinkPlanner.viewKey("silent-set", 1, 0);
+            assertTrue(text.contains("group 'silent-" + frozenOp + "' rank 0: shrink to generation 1: waiting for store "
+                    + "FrozenStore[10.9.8.7:29500] to answer " + frozenOp + " " + key + " ("), frozenOp + ": " + text);
+            assertTrue(text.contains(" of 1 s)"), text);
+        }
+    }
+
+    @Test
     void aRankThatCanCountNoMajorityFailsWithTheQuorumErrorAndWritesNothing() {
         // rank 0 resumes after a stop and sees ranks 1-3 dead: 1 of 4 is no majority, nor the store's to decide
         Outcome o = run("lone", 0, Map.of(0, dead(4, 1, 2, 3)), Duration.ofSeconds(5)).get(0);
@@ -228,13 +254,34 @@ class ShrinkPlannerTest {
         assertEquals(1, q.generation());
         assertEquals(1, q.counted());
         assertEquals(3, q.needed());
-        assertFalse(store.check(List.of(ShrinkPlanner.viewKey("lone", 1, 0), ShrinkPlanner.membersKey("lone", 1)))
-                .block(WAIT), "the lone rank published no view and decided nothing");
+        assertFalse(store.check(List.of(ShrinkPlanner.membersKey("lone", 1))).block(WAIT),
+                "the lone rank decided nothing");
+        assertEquals(ShrinkPlanner.LEFT_MARKER, new String(store.get(ShrinkPlanner.viewKey("lone", 1, 0), WAIT)
+                .block(WAIT), StandardCharsets.UTF_8), "no view: only the marker that it left");
         // while three of four are a majority: 3 > 2
         for (Outcome m : run("three", 0, Map.of(1, dead(4, 0), 2, dead(4, 0), 3, dead(4, 0)), Duration.ofSeconds(20))) {
             assertNull(m.error(), () -> String.valueOf(m.error()));
             assertArrayEquals(new int[] {1, 2, 3}, m.plan().members());
         }
+    }
+
+    /**
+     * The audit: of 4 ranks, 1 and 2 died; rank 0 saw both and left (no quorum), rank 3 saw rank 1 only
+     * and waited out the timeout for the views of rank 0 (gone) and rank 2 (dead). Rank 0's marker
+     * counts it out, which leaves too few for the quorum: rank 3 fails at once.
+     */
+    @Test
+    void aRankThatLeftWithoutAViewIsNotWaitedForAndItsPeersFailAtOnce() {
+        long t0 = System.nanoTime();
+        List<Outcome> all = run("left", 0, Map.of(0, dead(4, 1, 2), 3, dead(4, 1)), Duration.ofSeconds(20));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        for (Outcome o : all) {
+            assertTrue(o.error() instanceof QuorumLostException, o.rank() + ": " + o.error());
+        }
+        assertTrue(all.get(1).error().getMessage().startsWith("shrink rank 3: generation 1 needs 3 of generation 0's "
+                + "4 ranks (quorum: majority); rank 3 could count 1 surviving (rank 3)"), all.get(1).error().getMessage());
+        assertTrue(ms < 5000, "rank 3 failed after " + ms + " ms, not at once");
+        assertFalse(store.check(List.of(ShrinkPlanner.membersKey("left", 1))).block(WAIT), "nobody decided");
     }
 
     @Test

@@ -168,6 +168,53 @@ class MeshStartupTest {
     }
 
     /**
+     * The audit: rank 0 embeds the store and exits at start-up (here: the store server closes);
+     * rank 1, connected to rank 0 and waiting for rank 2 to connect to it, asks the store nothing
+     * then and waited out the connect timeout. It fails at once, naming the store and the rank.
+     */
+    @Test
+    void aRankWaitingAtTheRendezvousFailsAtOnceWhenTheStoreConnectionCloses() throws Exception {
+        // the server's own event loops: shutting them down closes its connections, as the exit of its process does
+        reactor.netty.resources.LoopResources loops = reactor.netty.resources.LoopResources.create("gone-store", 1, true);
+        io.reactivecollectives.transport.rendezvous.TcpStoreServer server =
+                io.reactivecollectives.transport.rendezvous.TcpStoreServer.builder().host("127.0.0.1").port(0)
+                        .unixSocket(false).loops(loops).start().block(WAIT);
+        assertNotNull(server);
+        io.reactivecollectives.transport.rendezvous.TcpStoreOptions so =
+                io.reactivecollectives.transport.rendezvous.TcpStoreOptions.of("127.0.0.1", server.port());
+        io.reactivecollectives.transport.rendezvous.TcpStore s0 =
+                io.reactivecollectives.transport.rendezvous.TcpStore.connect(so).block(WAIT);
+        io.reactivecollectives.transport.rendezvous.TcpStore s1 =
+                io.reactivecollectives.transport.rendezvous.TcpStore.connect(so).block(WAIT);
+        assertNotNull(s0);
+        assertNotNull(s1);
+        try {
+            GroupOptions o = options("store-gone");
+            CompletableFuture<Outcome> zero = new CompletableFuture<>();
+            MeshProcessGroup.connect(s0, 0, 3, o).subscribe(g -> g.close(),
+                    e -> zero.complete(new Outcome(System.nanoTime(), e)));
+            CompletableFuture<Outcome> one = new CompletableFuture<>();
+            MeshProcessGroup.connect(s1, 1, 3, o).subscribe(g -> g.close(),
+                    e -> one.complete(new Outcome(System.nanoTime(), e)));
+            s1.get(Mesh.addressKey(o.groupId(), 1), WAIT).block(WAIT);
+            Thread.sleep(1000);   // rank 1 connects to rank 0, then only waits for rank 2 to connect to it
+            long since = System.nanoTime();
+            server.close();
+            loops.dispose();
+            Throwable e = failedWithin(one, since, 3000, "rank 1");
+            assertTrue(e instanceof MeshStartException, e.toString());
+            assertTrue(e.getMessage().startsWith("group 'store-gone' rank 1: rendezvous: the connection to store " + s1
+                    + " closed while waiting for rank 2 to join or connect"), e.getMessage());
+            assertNotNull(zero.get(WAIT.toSeconds(), TimeUnit.SECONDS).error());
+        } finally {
+            s0.close();
+            s1.close();
+            server.close();
+            loops.dispose();
+        }
+    }
+
+    /**
      * A peer that published a loopback address from another host (the 127.0.1.1 host-name case,
      * or a rank left on the loopback default) is named at once, with what to set, instead of
      * being retried until the connect timeout.
