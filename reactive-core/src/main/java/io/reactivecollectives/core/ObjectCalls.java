@@ -55,6 +55,7 @@ final class ObjectCalls {
             sink.onCancel(() -> gone.set(true));   // the run below is never disposed: see above
             before.then(Mono.defer(() -> gone.get() ? cancelled.apply(seq) : body.apply(seq)))
                     .doFinally(s -> done.tryEmitEmpty())
+                    .contextWrite(sink.contextView())       // the caller's context (a tracing parent) goes along
                     .subscribe(v -> {
                         if (!gone.get()) {
                             sink.success(v);

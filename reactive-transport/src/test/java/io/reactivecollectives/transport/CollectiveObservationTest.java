@@ -175,4 +175,19 @@ class CollectiveObservationTest {
         ObservationContextAssert.assertThat(observationOf(1)).doesNotHaveParentObservation();
         assertTrue(stopped.stream().anyMatch(c -> "training.step".equals(c.getName())));
     }
+
+    @Test
+    void anObjectCallsRoundsHaveTheCallersObservationAsTheirParent() {
+        // an object call runs past a cancel on its own subscription: the caller's context must go along
+        Observation parent = Observation.start("training.step", registry);
+        io.reactivecollectives.core.Codec<String> json = io.reactivecollectives.core.Codec.json(String.class);
+        try {
+            Mono.when(cluster.group(0).allGatherObject("a", json).contextWrite(Context.of(ObservationThreadLocalAccessor.KEY, parent)),
+                    cluster.group(1).allGatherObject("b", json)).block(T);
+        } finally {
+            parent.stop();
+        }
+        ObservationContextAssert.assertThat(observationOf(0)).hasParentObservationEqualTo(parent);
+        ObservationContextAssert.assertThat(observationOf(1)).doesNotHaveParentObservation();
+    }
 }
