@@ -20,4 +20,18 @@ public class CollectiveMismatchException extends CollectiveException {
     public CollectiveMismatchException(String op, int rank, long sequence, int peer, String detail) {
         super(op, rank, sequence, peer, detail, null);
     }
+
+    /**
+     * {@link #CollectiveMismatchException(String, int, long, int, String)} with the error it comes from.
+     *
+     * @param op       the operation
+     * @param rank     the rank that reports it
+     * @param sequence the collective's sequence number
+     * @param peer     the rank that disagrees
+     * @param detail   what differs
+     * @param cause    the error this one reports (an object call's round), or null
+     */
+    public CollectiveMismatchException(String op, int rank, long sequence, int peer, String detail, Throwable cause) {
+        super(op, rank, sequence, peer, detail, cause);
+    }
 }

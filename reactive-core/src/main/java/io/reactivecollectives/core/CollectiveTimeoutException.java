@@ -26,6 +26,24 @@ public class CollectiveTimeoutException extends CollectiveException {
     }
 
     /**
+     * {@link #CollectiveTimeoutException(String, int, long, int, Duration, String)} with the error it
+     * comes from.
+     *
+     * @param op       the operation
+     * @param rank     the rank that reports the failure
+     * @param sequence the collective's sequence number
+     * @param peer     the rank it was waiting for, or {@link #NO_PEER}
+     * @param elapsed  how long the collective ran
+     * @param detail   what happened
+     * @param cause    the error this one reports (an object call's round), or null
+     */
+    public CollectiveTimeoutException(String op, int rank, long sequence, int peer, Duration elapsed, String detail,
+                                      Throwable cause) {
+        super(op, rank, sequence, peer, detail, cause);
+        this.elapsed = elapsed;
+    }
+
+    /**
      * How long the collective ran before it timed out.
      *
      * @return the time it ran

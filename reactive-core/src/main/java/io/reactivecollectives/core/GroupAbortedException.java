@@ -17,4 +17,18 @@ public class GroupAbortedException extends CollectiveException {
     public GroupAbortedException(String op, int rank, long sequence, int peer, String detail) {
         super(op, rank, sequence, peer, detail, null);
     }
+
+    /**
+     * {@link #GroupAbortedException(String, int, long, int, String)} with the error it comes from.
+     *
+     * @param op       the operation
+     * @param rank     the rank that reports it
+     * @param sequence the collective's sequence number
+     * @param peer     the rank that aborted, or {@link #NO_PEER}
+     * @param detail   what happened
+     * @param cause    the error this one reports (an object call's round), or null
+     */
+    public GroupAbortedException(String op, int rank, long sequence, int peer, String detail, Throwable cause) {
+        super(op, rank, sequence, peer, detail, cause);
+    }
 }

@@ -23,7 +23,8 @@ final class ObjectCollectives {
                 : op.rooted() && (root < 0 || root >= group.size()) ? "root " + root + " is outside the group of " + group.size() + " ranks"
                 : null;
         ObjectOptions o = options == null ? ObjectOptions.DEFAULT : options;
-        return ObjectCalls.of(group).enqueue(seq -> body.apply(new ObjectCall(group, op, seq, root, o, bad, false)),
+        return ObjectCalls.of(group).enqueue(seq -> body.apply(new ObjectCall(group, op, seq, root, o, bad, false))
+                        .onErrorMap(e -> ObjectRoundErrors.named(op.displayName(), group.rank(), seq, e)),
                 seq -> body.apply(new ObjectCall(group, op, seq, root, o, bad, true)));
     }
 }

@@ -517,6 +517,27 @@ class ObjectCollectivesTest {
         }
     }
 
+    @Test
+    void aRoundThatTimesOutFailsTheObjectCallUnderItsOwnNameAndKind() {
+        // before: allGatherInto[seq=0] rank 0: timed out ... (the caller called allGatherObject)
+        LocalCluster c = LocalCluster.start(2, GroupOptions.defaults().withGroupId("object-round-timeout")
+                .withTimeout(Duration.ofMillis(500))).block(ClusterTesting.TIMEOUT);
+        try {
+            Throwable e = Mono.defer(() -> c.group(0).allGatherObject("alone", Codec.json(String.class)))
+                    .map(x -> (Object) x).onErrorResume(Mono::just).block(ClusterTesting.TIMEOUT) instanceof Throwable t ? t : null;
+            io.reactivecollectives.core.CollectiveTimeoutException timeout =
+                    assertInstanceOf(io.reactivecollectives.core.CollectiveTimeoutException.class, e, String.valueOf(e));
+            assertEquals("allGatherObject", timeout.op(), timeout.getMessage());
+            assertEquals(0, timeout.sequence());
+            assertEquals(1, timeout.peer(), timeout.getMessage());
+            assertTrue(timeout.getMessage().startsWith("allGatherObject[seq=0] rank 0: its round allGatherInto[seq=0] failed: "
+                    + "timed out after 500 ms waiting for rank 1"), timeout.getMessage());
+            assertInstanceOf(io.reactivecollectives.core.CollectiveTimeoutException.class, timeout.getCause());
+        } finally {
+            c.close();
+        }
+    }
+
     /** The next tensor collective and object call pair up on every rank (each rank took part in the same rounds). */
     private static void tensorsAndObjectsPairUp() {
         List<Object> sums = outcomes(PROMPT, (g, r) -> Mono.using(
