@@ -145,13 +145,23 @@ public final class ProcessGroups {
     }
 
     /**
-     * {@code options} with the group id {@code RC_GROUP_ID} ({@code rc.group.id}) names, where the
-     * options leave the default one; else {@code options}.
+     * {@code options} with the group id {@code RC_GROUP_ID} ({@code rc.group.id}) and the collective
+     * timeout {@code RC_GROUP_TIMEOUT} ({@code rc.group.timeout}) name, each where the options leave
+     * the default; else {@code options}.
      */
     static GroupOptions groupIdFrom(GroupOptions options, Map<String, String> env) {
+        GroupOptions defaults = GroupOptions.defaults();
         String id = TransportSettings.GROUP_ID.get(env);
-        return id == null || !options.groupId().equals(GroupOptions.defaults().groupId()) ? options
-                : options.withGroupId(id);
+        GroupOptions named = id == null || !options.groupId().equals(defaults.groupId()) ? options : options.withGroupId(id);
+        java.time.Duration timeout = TransportSettings.GROUP_TIMEOUT.get(env);
+        if (timeout == null || !options.timeout().equals(defaults.timeout())) {
+            return named;
+        }
+        if (timeout.isZero()) {
+            throw new IllegalArgumentException("setting " + TransportSettings.GROUP_TIMEOUT.name()
+                    + " (environment variable RC_GROUP_TIMEOUT): a collective's timeout must be positive, got 0");
+        }
+        return named.withTimeout(timeout);
     }
 
     /**

@@ -105,6 +105,42 @@ class ProcessGroupsTest {
         }
     }
 
+    @Test
+    void rcGroupTimeoutIsEachCollectivesTimeoutWhereTheProgramLeavesTheDefault() throws IOException {
+        // before: only GroupOptions.withTimeout in code could shorten the 5 min; a launched job could not
+        int port = FreePorts.one();
+        List<MeshProcessGroup> groups = Flux.range(0, 2)
+                .flatMap(r -> {
+                    Map<String, String> env = env(port, r, 2);
+                    env.put("RC_GROUP_TIMEOUT", "700ms");
+                    return ProcessGroups.fromEnvironment(env, GroupOptions.defaults().withConnectTimeout(WAIT));
+                })
+                .collectSortedList((a, b) -> Integer.compare(a.rank(), b.rank()))
+                .block(WAIT);
+        try (MeshProcessGroup g0 = groups.get(0); MeshProcessGroup g1 = groups.get(1)) {
+            Tensor t = Tensor.fromFloats(new float[] {1f}, 1);
+            try {
+                long t0 = System.nanoTime();
+                io.reactivecollectives.core.CollectiveTimeoutException e = assertThrows(
+                        io.reactivecollectives.core.CollectiveTimeoutException.class,
+                        () -> g0.allReduce(t, ReduceOp.SUM).block(WAIT));   // rank 1 never calls
+                assertTrue(e.getMessage().contains("timed out after 700 ms waiting for rank 1"), e.getMessage());
+                assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(20).toNanos());
+            } finally {
+                t.release();
+            }
+        }
+        GroupOptions d = GroupOptions.defaults();
+        assertEquals(Duration.ofSeconds(3), ProcessGroups.groupIdFrom(d.withTimeout(Duration.ofSeconds(3)),
+                Map.of("RC_GROUP_TIMEOUT", "7s")).timeout(), "the program's own timeout wins");
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> ProcessGroups.groupIdFrom(d, Map.of("RC_GROUP_TIMEOUT", "0")));
+        assertTrue(zero.getMessage().contains("RC_GROUP_TIMEOUT") && zero.getMessage().contains("positive"), zero.getMessage());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> ProcessGroups.groupIdFrom(d, Map.of("RC_GROUP_TIMEOUT", "soon")));
+        assertTrue(bad.getMessage().contains("RC_GROUP_TIMEOUT"), bad.getMessage());
+    }
+
     private static List<MeshProcessGroup> joinAll(int port, int n) {
         return Flux.fromStream(IntStream.range(0, n).boxed())
                 .flatMap(r -> ProcessGroups.fromEnvironment(env(port, r, n), GroupOptions.defaults().withConnectTimeout(WAIT)))

@@ -242,6 +242,13 @@ public final class TransportSettings implements SettingsProvider {
                             + "store, so jobs sharing one store (a stand-alone store) need one each; the same on every rank")
             .env("RC_GROUP_ID").defaultText("unset (`default`, or the program's `GroupOptions.withGroupId`)");
 
+    /** Each collective's timeout for a group joined from the environment, where the program's options leave the default. */
+    public static final Setting<Duration> GROUP_TIMEOUT = Setting.duration("rc.group.timeout", null,
+                    "each collective's timeout (as torch's `init_process_group(timeout=...)`) for groups that "
+                            + "`ProcessGroups.fromEnvironment` and `ElasticGroup.fromEnvironment` join, where the program's "
+                            + "`GroupOptions` leave the default (5 min, `GroupOptions.withTimeout`); positive; the same on every rank")
+            .env("RC_GROUP_TIMEOUT").defaultText("unset (5 min, or the program's `GroupOptions.withTimeout`)");
+
     /** Set by {@code collectives-run} for every rank: its {@code --max-restarts}. */
     public static final Setting<Integer> MAX_RESTARTS = Setting.integer("RC_MAX_RESTARTS", 0, 0, Integer.MAX_VALUE,
             "set by `collectives-run` for every rank: how many times a failed rank is restarted (`--max-restarts`)");
@@ -327,6 +334,6 @@ public final class TransportSettings implements SettingsProvider {
                 SHM_SPIN_MICROS, SHM_SPIN_ADAPTIVE, SHM_BIND, SHM_LEND_BYTES, HIERARCHICAL_PART_BYTES,
                 HIERARCHICAL_INFLIGHT, RESULT_THREADS, RESULT_SPIN_MICROS, HOST, SOCKET_IFNAME, STORE_BIND,
                 STORE_TLS_CERT, STORE_TLS_KEY, STORE_TLS_CA, AGENT_STORE, RESTART_COUNT, MAX_RESTARTS,
-                ELASTIC_CONNECT_TIMEOUT, GROUP_ID);
+                ELASTIC_CONNECT_TIMEOUT, GROUP_ID, GROUP_TIMEOUT);
     }
 }
