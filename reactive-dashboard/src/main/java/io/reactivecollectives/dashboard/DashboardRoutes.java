@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What a rank's endpoint answers: the page's files, {@code /api/rank}, {@code /api/job},
  * {@code /api/flight-recorder}, {@code /api/trace} and {@code /api/job/trace}, to {@code GET} only. A bad request gets a status and a one-line JSON error ({@code 404} for an unknown
  * path, {@code 405} for another method, {@code 401} without the group's secret where one is needed,
- * {@code 503} past {@link #MAX_CLIENTS} requests at once); request bodies are never read.
+ * {@code 503} past {@link #MAX_CLIENTS} requests at once); request bodies are never read. The secret
+ * is taken as {@code Authorization: Bearer} or once as {@code ?token=}, which sets a cookie holding
+ * {@link GroupView#dashboardToken()}, a token derived from it: the secret is never sent back.
  */
 final class DashboardRoutes {
 
@@ -71,7 +73,7 @@ final class DashboardRoutes {
         if (needsSecret && !authorised(req)) {
             List<String> token = uri.parameters().get("token");
             if (token != null && view.admits(token.get(0)) && files.containsKey(path)) {
-                Cookie c = new DefaultCookie(COOKIE, token.get(0));
+                Cookie c = new DefaultCookie(COOKIE, view.dashboardToken());   // derived from the secret, never the secret
                 c.setHttpOnly(true);
                 c.setPath("/");
                 return res.status(HttpResponseStatus.SEE_OTHER).header(HttpHeaderNames.SET_COOKIE,
@@ -106,7 +108,7 @@ final class DashboardRoutes {
             return true;
         }
         for (Map.Entry<CharSequence, ? extends java.util.Collection<Cookie>> e : req.allCookies().entrySet()) {
-            if (COOKIE.contentEquals(e.getKey()) && e.getValue().stream().anyMatch(c -> view.admits(c.value()))) {
+            if (COOKIE.contentEquals(e.getKey()) && e.getValue().stream().anyMatch(c -> view.admitsToken(c.value()))) {
                 return true;
             }
         }

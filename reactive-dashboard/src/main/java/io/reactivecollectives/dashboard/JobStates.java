@@ -116,7 +116,28 @@ final class JobStates {
                         + e.getClass().getSimpleName() + ")", e));
     }
 
-    private static String reason(Throwable e) {
+    /**
+     * Why a rank did not answer, in a few words: {@code connection refused}, {@code connection reset},
+     * {@code cannot connect}, or this class's own reasons ({@code no answer within 1500 ms}); never
+     * Netty's wording ({@code finishConnect(..) failed with error(-111): ...}).
+     */
+    static String reason(Throwable e) {
+        if (e instanceof IllegalStateException && e.getMessage() != null) {
+            return e.getMessage();   // this class's own
+        }
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            if (t instanceof java.net.ConnectException) {
+                return m.contains("refused") ? "connection refused" : m.contains("timed out") ? "connect timed out"
+                        : "cannot connect";
+            }
+            if (t instanceof java.net.UnknownHostException) {
+                return "unknown host";
+            }
+            if (t instanceof IOException) {
+                return m.contains("reset") ? "connection reset" : "the connection closed before an answer";
+            }
+        }
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }

@@ -41,7 +41,10 @@ final class RankStates {
         if (last != null && now - lastNanos < FRESH_NANOS) {
             return last;
         }
+        // the sequence counter first: read after the recorder, it could name calls begun since (in no list)
+        long startedBefore = view.nextSequence() - 1;
         List<FlightRecorderDump.Entry> entries = view.flightRecorder().entries();
+        long startedAfter = view.nextSequence() - 1;
         List<GroupView.Peer> peers = view.peers();
         double[] counts = counts(peers);
         double[] r = rates(counts, now);
@@ -52,9 +55,25 @@ final class RankStates {
                     p.bytesSent(), p.bytesReceived(), r[2 + 2 * i], r[3 + 2 * i]));
         }
         last = new RankState(view.rank(), true, null, view.groupId(), view.job(), view.size(), view.generation(), host,
-                pid, TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()), view.nextSequence() - 1,
+                pid, TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()), lastSeq(startedBefore, startedAfter, entries),
                 running(entries), finished(entries), counts[0], counts[1], r[0], r[1], peerStates);
         lastNanos = now;
+        return last;
+    }
+
+    /**
+     * The latest collective begun as of the recorder's snapshot: the counter read just before it, or
+     * a later one the snapshot holds (begun in between; numbers past the counter read just after it
+     * are not the group's collectives' and are left out), so that it is behind no collective the
+     * snapshot holds and ahead of none it lacks but was begun before it.
+     */
+    static long lastSeq(long startedBefore, long startedAfter, List<FlightRecorderDump.Entry> entries) {
+        long last = startedBefore;
+        for (FlightRecorderDump.Entry e : entries) {
+            if (e.seq() <= startedAfter) {
+                last = Math.max(last, e.seq());
+            }
+        }
         return last;
     }
 

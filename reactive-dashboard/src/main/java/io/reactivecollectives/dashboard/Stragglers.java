@@ -14,7 +14,10 @@ import java.util.TreeSet;
  * the others waited 1.8 s}) or, when all have, the rank every waiting rank waits for ({@code ranks 0,
  * 1, 2 wait for rank 3 in allReduce seq 4,812 for 1.8 s}: their waits, followed from rank to rank,
  * end there). A rank whose endpoint does not answer is named when the others wait and all that
- * answer have started (a stopped process answers nothing), and when nothing else is.
+ * answer have started (a stopped process answers nothing), and when nothing else is: as gone when a
+ * rank that answers reports it dead ({@code rank 2 is gone (peer 2 closed the connection, as rank 0
+ * reports)}), else with a short reason ({@code rank 2 does not answer the dashboard (connection
+ * refused)}).
  *
  * @param banner     the sentence, or null when no rank is behind
  * @param stragglers the ranks it names
@@ -61,18 +64,60 @@ public record Stragglers(String banner, List<Integer> stragglers) {
         return silent != null ? silent : NONE;
     }
 
-    /** The ranks whose endpoint did not answer, with the first one's reason, or null when all did. */
+    /**
+     * The ranks whose endpoint did not answer, or null when all did: those a rank that answered reports
+     * dead are gone ({@code rank 2 is gone (peer 2 closed the connection, as rank 0 reports)}), the
+     * others do not answer, with the first one's reason.
+     */
     private static Stragglers silent(List<RankState> ranks, String then) {
+        List<Integer> gone = new ArrayList<>();
         List<Integer> silent = new ArrayList<>();
+        String death = null;
         String why = null;
         for (RankState r : ranks) {
-            if (!r.reachable()) {
+            if (r.reachable()) {
+                continue;
+            }
+            String d = reportedDead(ranks, r.rank());
+            if (d != null) {
+                gone.add(r.rank());
+                death = death == null ? d : death;
+            } else {
                 silent.add(r.rank());
                 why = why == null ? r.error() : why;
             }
         }
-        return silent.isEmpty() ? null : new Stragglers(ranks(silent) + (silent.size() == 1 ? " does" : " do")
-                + " not answer the dashboard (" + why + ")" + then, silent);
+        if (gone.isEmpty() && silent.isEmpty()) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        if (!gone.isEmpty()) {
+            b.append(ranks(gone)).append(gone.size() == 1 ? " is" : " are").append(" gone (").append(death).append(')');
+        }
+        if (!silent.isEmpty()) {
+            b.append(gone.isEmpty() ? "" : "; ").append(ranks(silent)).append(silent.size() == 1 ? " does" : " do")
+                    .append(" not answer the dashboard (").append(why).append(')');
+        }
+        List<Integer> named = new ArrayList<>(gone);
+        named.addAll(silent);
+        java.util.Collections.sort(named);
+        return new Stragglers(b.append(then).toString(), named);
+    }
+
+    /** Why the first rank that answered and reports {@code rank} dead says it died, or null when none does. */
+    private static String reportedDead(List<RankState> ranks, int rank) {
+        for (RankState r : ranks) {
+            if (!r.reachable() || r.peers() == null) {
+                continue;
+            }
+            for (RankState.PeerState p : r.peers()) {
+                if (p.rank() == rank && !p.alive()) {
+                    return (p.death() == null || p.death().isBlank() ? "dead" : p.death()) + ", as rank " + r.rank()
+                            + " reports";
+                }
+            }
+        }
+        return null;
     }
 
     /** The collective with the lowest sequence number that some rank has waited in for {@code minWaitMs}. */

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -148,6 +149,16 @@ class DashboardBadInputTest {
             String cookie = login.headers().firstValue("set-cookie").orElseThrow();
             assertTrue(cookie.toLowerCase(java.util.Locale.ROOT).contains("httponly") && cookie.contains("SameSite=Strict"), cookie);
             assertEquals(200, secured.get(b + "/api/job", "Cookie", cookie.substring(0, cookie.indexOf(';'))).statusCode());
+            // the cookie holds a token derived from the secret (HMAC-SHA256 of a label), never the secret itself
+            assertFalse(login.headers().map().toString().contains("s3cret"), login.headers().map().toString());
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec("s3cret".getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA256"));
+            String token = java.util.HexFormat.of().formatHex(mac.doFinal(
+                    "rc-dashboard-cookie".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            assertTrue(cookie.startsWith("rc-dashboard=" + token + ";"), cookie);
+            // the cookie takes the token, not the secret (which only Bearer and ?token= take)
+            assertEquals(401, secured.get(b + "/api/rank", "Cookie", "rc-dashboard=s3cret").statusCode());
+            assertEquals(401, secured.get(b + "/api/rank", "Authorization", "Bearer " + token).statusCode());
             // rank 0's job page reads rank 1 with the secret
             JobState state = Json.read(secured.get(secured.base(0) + "/api/job", "Authorization", "Bearer s3cret").body(),
                     JobState.class);

@@ -94,4 +94,39 @@ class StragglersTest {
         assertEquals("rank 1 has not started allReduce seq 7; the others waited 1.3 s",
                 Stragglers.of(List.of(r0, r1), 500).banner());
     }
+    private static RankState reportingDead(int r, long lastSeq, int dead, String death) {
+        return new RankState(r, true, null, "g", "j", 3, 0, "h", 1L, NOW_US, lastSeq, List.of(), List.of(), 0.0, 0.0, 0.0,
+                0.0, List.of(new RankState.PeerState(dead, "tcp", false, death, lastSeq, 0, 0, 0, 0)));
+    }
+
+    @Test
+    void anUnreachableRankItsPeersReportDeadIsGone() {
+        List<RankState> ranks = new ArrayList<>(List.of(reportingDead(0, 3, 2, "peer 2 closed the connection"),
+                reportingDead(1, 3, 2, "peer 2 closed the connection")));
+        ranks.add(RankState.unreachable(2, "connection refused", NOW_US));
+        Stragglers s = Stragglers.of(ranks, 500);
+        assertEquals("rank 2 is gone (peer 2 closed the connection, as rank 0 reports)", s.banner());
+        assertEquals(List.of(2), s.stragglers());
+    }
+
+    @Test
+    void goneAndSilentRanksAreNamedApart() {
+        List<RankState> ranks = new ArrayList<>(List.of(reportingDead(0, 3, 3, "no heartbeat for 2500 ms")));
+        ranks.add(RankState.unreachable(1, "no answer within 1500 ms", NOW_US));
+        ranks.add(RankState.unreachable(3, "connection refused", NOW_US));
+        Stragglers s = Stragglers.of(ranks, 500);
+        assertEquals("rank 3 is gone (no heartbeat for 2500 ms, as rank 0 reports); rank 1 does not answer the dashboard "
+                + "(no answer within 1500 ms)", s.banner());
+        assertEquals(List.of(1, 3), s.stragglers());
+    }
+
+    @Test
+    void whyARankDidNotAnswerIsSaidWithoutNettysWording() {
+        Exception refused = new java.net.ConnectException(
+                "finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:33977");
+        assertEquals("connection refused", JobStates.reason(refused));
+        assertEquals("connection refused", JobStates.reason(new RuntimeException("wrapped", refused)));
+        assertEquals("connection reset", JobStates.reason(new java.io.IOException("Connection reset by peer")));
+        assertEquals("no answer within 1500 ms", JobStates.reason(new IllegalStateException("no answer within 1500 ms")));
+    }
 }

@@ -22,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GroupView {
 
+    /** What the dashboard's cookie token is the HMAC of, under the group's secret. */
+    static final String COOKIE_LABEL = "rc-dashboard-cookie";
+
     private final MeshProcessGroup group;
     private final GroupRuntime runtime;
 
@@ -130,6 +133,37 @@ public final class GroupView {
         }
         return presented != null && java.security.MessageDigest.isEqual(
                 secret.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                presented.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The token a dashboard's cookie holds in place of the secret: hex HMAC-SHA256 of
+     * {@code "rc-dashboard-cookie"} under the group's secret, so that the cookie never carries the secret
+     * (which also authenticates the store and the ranks).
+     *
+     * @return the token, or null when the group has no secret
+     */
+    public String dashboardToken() {
+        if (!hasSecret()) {
+            return null;
+        }
+        byte[] mac = io.reactivecollectives.store.wire.HandshakeMac.mac(
+                group.options().secret().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                COOKIE_LABEL.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return java.util.HexFormat.of().formatHex(mac);
+    }
+
+    /**
+     * Whether {@code presented} is the {@link #dashboardToken()} (in constant time); true for any
+     * value when the group has no secret.
+     *
+     * @param presented what a request's cookie carried, or null
+     * @return whether it may read the view
+     */
+    public boolean admitsToken(String presented) {
+        String token = dashboardToken();
+        return token == null || presented != null && java.security.MessageDigest.isEqual(
+                token.getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 presented.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
