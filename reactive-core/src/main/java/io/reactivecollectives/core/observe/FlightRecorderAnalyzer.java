@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  *       sizes;</li>
  *   <li>{@link Kind#BEHIND}: the lowest sequence number not completed by every rank, the ranks that
  *       never started it (or only scheduled it) and the ranks waiting for them, with the peer each
- *       one was waiting on; or {@link Kind#STUCK} when every rank (with a dump) started it and some did not finish;</li>
+ *       one was waiting on; or {@link Kind#STUCK} when every rank (with a dump) started it, none of them late, and some did not finish;</li>
  *   <li>{@link Kind#FAILED}: the errors ranks recorded for that collective;</li>
  *   <li>{@link Kind#ALL_COMPLETED}: nothing is outstanding.</li>
  * </ul>
@@ -47,7 +47,11 @@ public final class FlightRecorderAnalyzer {
         MISSING_DUMP,
         /** Ranks recorded different collectives at one sequence number. */
         MISMATCH,
-        /** Ranks that never started (or only scheduled) the oldest outstanding collective. */
+        /**
+         * Ranks that never started (or only scheduled) the oldest outstanding collective, left or died
+         * in it (no dump, and the others' errors say so), or started it late (long after the others, or
+         * after another rank had failed it).
+         */
         BEHIND,
         /** Every rank with a dump started the oldest outstanding collective and some did not finish it. */
         STUCK,

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -205,6 +206,85 @@ class FlightRecorderAnalyzerTest {
         assertTrue(behind.message().contains("rank 2: no dump"), behind.message());
         assertTrue(behind.message().contains("rank 0: failed while waiting for rank 2"), behind.message());
         assertEquals(List.of(0, 1), only(report, Kind.FAILED).ranks());
+    }
+
+    /**
+     * Rank 2 of 3 was killed (kill -9) in allReduce seq 8181: both waiting ranks' errors say it
+     * closed the connection, though only rank 1 was waiting on it. It left or died; it did not
+     * "never start" it.
+     */
+    @Test
+    void aRankWithNoDumpThatTheOthersSayClosedTheConnectionLeftOrDied() {
+        List<FlightRecorder> rs = ranks("g", 3, 100);
+        completeAll(rs.subList(0, 2), 8180, 8181);
+        rs.get(0).record(8181, OpType.ALLREDUCE, DType.FLOAT32, V4, V4, "ring").started().waitingFor(1, "recv step 1")
+                .failed("allReduce[seq=8181] rank 0: peer 2 closed the connection (Connection reset)");
+        rs.get(1).record(8181, OpType.ALLREDUCE, DType.FLOAT32, V4, V4, "ring").started().waitingFor(2, "recv step 0")
+                .failed("allReduce[seq=8181] rank 1: peer 2 closed the connection");
+        Report report = FlightRecorderAnalyzer.analyze(dumps(rs.subList(0, 2)));
+        Finding behind = only(report, Kind.BEHIND);
+        assertEquals(List.of(2), behind.ranks());
+        assertTrue(behind.message().startsWith("rank 2 (no dump) left or died during allReduce seq 8181"
+                + " (ranks 0, 1: peer 2 closed the connection); ranks 0, 1 are waiting for it\n"), behind.message());
+        assertFalse(behind.message().contains("never started"), behind.message());
+        assertTrue(behind.message().contains("rank 2: no dump (a rank that died writes none)"), behind.message());
+    }
+
+    private static final long T0 = 1_760_000_000_000_000L;
+
+    private static FlightRecorderDump.Entry entry(long id, long seq, Long started, Long completed, Long failed,
+                                                  Integer waitingFor, String error) {
+        String state = completed != null ? "COMPLETED" : failed != null ? "FAILED" : "STARTED";
+        return new FlightRecorderDump.Entry(id, seq, "allReduce", "float32", List.of(List.of(4L)), List.of(List.of(4L)),
+                16, 16, "ring", state, started, started, completed, failed, waitingFor, null, error);
+    }
+
+    private static FlightRecorderDump dump(int rank, int world, long at, FlightRecorderDump.Entry... entries) {
+        return new FlightRecorderDump(FlightRecorderDump.FORMAT_VERSION, "g", rank, world, at, "test", 100,
+                entries.length, List.of(entries));
+    }
+
+    /**
+     * Rank 1 of 2 was paused (kill -STOP) for 5 s in allReduce seq 30397: rank 0 started seq 30398,
+     * timed out in it and failed; rank 1, resumed, started seq 30398 5 s after rank 0 (2.4 s after
+     * rank 0's failure), completed it from what rank 0 had sent, and failed seq 30399 when rank 0
+     * closed the connection. Rank 1 is the late one, not rank 0.
+     */
+    @Test
+    void aRankThatStartedLongAfterTheOthersFailedItIsTheLateOne() {
+        FlightRecorderDump r0 = dump(0, 2, T0 + 2_700_000,
+                entry(0, 30397, T0 - 10_000, T0, null, null, null),
+                entry(1, 30398, T0 + 1_000, null, T0 + 2_601_000, 1,
+                        "allReduce[seq=30398] rank 0: timed out after 2600 ms waiting for rank 1"));
+        FlightRecorderDump r1 = dump(1, 2, T0 + 5_010_000,
+                entry(0, 30397, T0 - 10_000, T0 + 4_990_000, null, null, null),
+                entry(1, 30398, T0 + 5_001_000, T0 + 5_002_000, null, null, null),
+                entry(2, 30399, T0 + 5_003_000, null, T0 + 5_004_000, 0,
+                        "allReduce[seq=30399] rank 1: peer 0 closed the connection"));
+        Report report = FlightRecorderAnalyzer.analyze(List.of(r0, r1));
+        assertTrue(report.of(Kind.STUCK).isEmpty(), report.text());
+        Finding behind = only(report, Kind.BEHIND);
+        assertEquals(30398, behind.seq());
+        assertEquals(List.of(1), behind.ranks());
+        assertTrue(behind.message().startsWith("rank 1 started allReduce seq 30398 late: 5.000 s after rank 0,"
+                + " 2.400 s after rank 0 had failed it; rank 0 has not completed it (rank 1 has)\n"), behind.message());
+        assertTrue(behind.message().contains("\n  rank 1: its allReduce seq 30397 before it took 5.000 s"),
+                behind.message());
+        assertTrue(behind.message().contains("\n  rank 1: then failed allReduce seq 30399: allReduce[seq=30399] rank 1:"
+                + " peer 0 closed the connection"), behind.message());
+        assertEquals(List.of(0), only(report, Kind.FAILED).ranks());
+    }
+
+    /** Every rank started it, one 3 s after the others, and none finished: that one is late. */
+    @Test
+    void aRankThatStartedSecondsAfterTheOthersIsLateAndCloseStartsAreNot() {
+        FlightRecorderDump r0 = dump(0, 3, T0 + 9_000_000, entry(0, 5, T0, null, null, 2, null));
+        FlightRecorderDump r1 = dump(1, 3, T0 + 9_000_000, entry(0, 5, T0 + 200_000, null, null, 2, null));
+        FlightRecorderDump r2 = dump(2, 3, T0 + 9_000_000, entry(0, 5, T0 + 3_000_000, null, null, 0, null));
+        Finding behind = only(FlightRecorderAnalyzer.analyze(List.of(r0, r1, r2)), Kind.BEHIND);
+        assertEquals(List.of(2), behind.ranks());
+        assertTrue(behind.message().startsWith("rank 2 started allReduce seq 5 late: 3.000 s after rank 0;"
+                + " ranks 0-2 have not completed it\n"), behind.message());
     }
 
     @Test

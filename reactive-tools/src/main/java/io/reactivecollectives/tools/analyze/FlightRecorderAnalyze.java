@@ -20,6 +20,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 /**
@@ -120,10 +123,37 @@ public final class FlightRecorderAnalyze implements Callable<Integer> {
             err.println("cannot write the trace to " + trace + ": " + why(e));
             return 2;
         }
-        out.println("trace of " + count(c.ranks(), "rank") + " (" + count(c.collectives(), "collective") + ", "
+        out.println("trace of " + count(c.ranks(), "rank") + missing(dumps) + " (" + count(c.collectives(), "collective") + ", "
                 + count(c.slices(), "slice") + ", " + count(c.flows(), "flow") + ") written to " + trace
                 + "; open it in ui.perfetto.dev or chrome://tracing");
         return 0;
+    }
+
+    /**
+     * The ranks with no dump: {@code " of 3 (no dump from rank 2)"} for one group, {@code
+     * " (no dump from rank 2 of 3 in group train)"} per group for several; empty when none is missing.
+     */
+    private static String missing(List<FlightRecorderDump> dumps) {
+        Map<String, TreeSet<Integer>> have = new TreeMap<>();
+        Map<String, Integer> world = new TreeMap<>();
+        for (FlightRecorderDump d : dumps) {
+            have.computeIfAbsent(d.groupId(), g -> new TreeSet<>()).add(d.rank());
+            world.merge(d.groupId(), d.worldSize(), Math::max);
+        }
+        List<String> notes = new ArrayList<>();
+        world.forEach((g, w) -> {
+            List<Integer> none = new ArrayList<>();
+            for (int r = 0; r < w; r++) {
+                if (!have.get(g).contains(r)) {
+                    none.add(r);
+                }
+            }
+            if (!none.isEmpty()) {
+                notes.add(have.size() == 1 ? " of " + w + " (no dump from " + FlightRecorderAnalyzer.ranks(none) + ")"
+                        : "no dump from " + FlightRecorderAnalyzer.ranks(none) + " of " + w + " in group " + g);
+            }
+        });
+        return notes.isEmpty() ? "" : have.size() == 1 ? notes.get(0) : " (" + String.join("; ", notes) + ")";
     }
 
     /** The file system's reason ({@code Is a directory}), else what went wrong. */

@@ -180,6 +180,24 @@ class FlightRecorderAnalyzeTest {
         assertEquals("eval, train", ChromeTraceFormat.check(Files.readString(out)).get("otherData").get("groups").asText());
     }
 
+    /** Rank 2 of 3 (killed) wrote no dump: the trace's line says which rank it lacks. */
+    @Test
+    void traceSaysWhichRanksHaveNoDump() throws Exception {
+        writeDumps("train", 3, 2, 2);
+        Files.delete(dir.resolve(FlightRecorder.fileName("train", 2)));
+        Path out = dir.resolve("trace.json");
+        Run r = run("--trace", out.toString(), dir.toString());
+        assertEquals(0, r.code, r.out + r.err);
+        assertTrue(r.out.startsWith("trace of 2 ranks of 3 (no dump from rank 2) (3 collectives, "), r.out);
+
+        FlightRecorder other = new FlightRecorder("eval", 0, 1, FlightRecorder.Config.defaults().withDumpDirectory(dir));
+        other.record(0, OpType.BARRIER, null, null, null, "direct").started().completed();
+        other.dump().block(Duration.ofSeconds(10));
+        Run both = run("--trace", out.toString(), dir.toString());
+        assertTrue(both.out.startsWith("trace of 3 ranks (no dump from rank 2 of 3 in group train) (4 collectives, "),
+                both.out);
+    }
+
     @Test
     void aTraceThatCannotBeWrittenOrHasNoDumpExitsTwoWithOneLine() throws Exception {
         writeDumps("train", 2, 1, 1);
