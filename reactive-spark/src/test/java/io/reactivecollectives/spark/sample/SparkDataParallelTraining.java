@@ -93,13 +93,40 @@ public final class SparkDataParallelTraining {
      * @param args the options
      */
     public static void main(String[] args) {
-        Map<String, String> o = options(args, Map.of("--steps", "300", "--batch", "32", "--shard-rows", "4096"));
+        Map<String, String> o = commandLine(args, Map.of("--steps", "300", "--batch", "32", "--shard-rows", "4096"),
+                "collectives-spark-train");
         int steps = Integer.parseInt(o.get("--steps"));
         int batch = Integer.parseInt(o.get("--batch"));
         Settings settings = new Settings(steps, batch, Integer.parseInt(o.get("--shard-rows")), Math.min(50, steps / 5),
                 o.get("--dashboard"));
         run(o, "collectives-spark-train", (spark, master) ->
                 report(System.out, master, train(spark, Integer.parseInt(o.get("--ranks")), settings), steps, batch));
+    }
+
+    /**
+     * {@link #options} for a {@code main}: {@code --help} prints the options and their defaults and
+     * exits 0; a wrong option prints one line and exits 2 (as {@code collectives-run} does).
+     *
+     * @param args     the arguments
+     * @param defaults the sample's own options and their defaults
+     * @param command  the command's name, for its messages
+     * @return every option's value
+     */
+    public static Map<String, String> commandLine(String[] args, Map<String, String> defaults, String command) {
+        if (java.util.Arrays.asList(args).contains("--help") || java.util.Arrays.asList(args).contains("-h")) {
+            Map<String, String> all = options(new String[0], defaults);
+            StringBuilder usage = new StringBuilder("usage: " + command + " [--option value ...]; options (default):");
+            all.forEach((k, v) -> usage.append("\n  ").append(k).append(" (").append(v == null ? "none" : v).append(')'));
+            System.out.println(usage);
+            System.exit(0);
+        }
+        try {
+            return options(args, defaults);
+        } catch (IllegalArgumentException e) {
+            System.err.println(command + ": " + e.getMessage());
+            System.exit(2);
+            throw e;
+        }
     }
 
     /**

@@ -90,8 +90,8 @@ public final class SparkDjlTraining {
      */
     public static void main(String[] args) {
         SparkContexts.djlDefaults(); // in this JVM (local[N]: its ranks); SparkContexts gives local-cluster executors the same
-        Map<String, String> o = SparkDataParallelTraining.options(args, Map.of("--preset", "tiny", "--steps", "60",
-                "--batch", "32", "--shard-rows", "1024", "--lr", "0.1", "--seed", "7"));
+        Map<String, String> o = SparkDataParallelTraining.commandLine(args, Map.of("--preset", "tiny", "--steps", "60",
+                "--batch", "32", "--shard-rows", "1024", "--lr", "0.1", "--seed", "7"), "collectives-spark-train --engine djl");
         int steps = Integer.parseInt(o.get("--steps"));
         Settings settings = new Settings(o.get("--preset"), Float.parseFloat(o.get("--lr")), Long.parseLong(o.get("--seed")),
                 new SparkDataParallelTraining.Settings(steps, Integer.parseInt(o.get("--batch")),

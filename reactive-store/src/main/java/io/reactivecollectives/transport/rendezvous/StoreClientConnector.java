@@ -71,11 +71,32 @@ final class StoreClientConnector {
                     .doOnError(progress::failed)
                     .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20))
                             .maxBackoff(Duration.ofSeconds(1))
-                            .filter(e -> !(e instanceof StoreAuthenticationException)))
+                            .filter(e -> !(e instanceof StoreAuthenticationException) && certificateProblem(e) == null))
+                    .onErrorMap(e -> certificateProblem(e) != null, e -> new IllegalStateException("connect: the TLS "
+                            + "handshake with the store at " + progress.server() + " failed on its certificate ("
+                            + certificateProblem(e) + "): the client's CA (RC_STORE_TLS_CA) must have signed the server's"
+                            + " certificate (RC_STORE_TLS_CERT), which must name the host the client dials; retrying"
+                            + " cannot mend that", e))
                     .timeout(options.timeout())
                     .onErrorMap(TimeoutException.class, e -> timedOut(progress, options.timeout()))
                     .doFinally(s -> reports.dispose());
         });
+    }
+
+    /**
+     * The message of a TLS handshake that failed on a certificate (not trusted, another host's, not
+     * valid), which no retry mends; null for any other error (a server not up yet is retried).
+     */
+    static String certificateProblem(Throwable e) {
+        boolean handshake = false;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLHandshakeException) {
+                handshake = true;
+            } else if (handshake && t instanceof java.security.GeneralSecurityException) {
+                return t.getMessage();
+            }
+        }
+        return null;
     }
 
     /** The connect's final error: the server, the timeout, the attempts and the last error. */

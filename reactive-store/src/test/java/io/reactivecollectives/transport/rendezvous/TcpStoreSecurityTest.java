@@ -158,4 +158,26 @@ class TcpStoreSecurityTest {
         }
         assertThrows(IllegalArgumentException.class, () -> TcpStoreServer.builder().ssl(clientSsl));
     }
+
+    @Test
+    void aServerCertificateTheClientDoesNotTrustFailsTheConnectAtOnce(@TempDir Path dir) throws Exception {
+        // before: retried for the whole connect timeout ("not reachable yet ... PKIX path building failed")
+        TestCertificates.SelfSigned server = TestCertificates.create(dir, "store");
+        TestCertificates.SelfSigned other = TestCertificates.create(dir, "other");
+        SslContext serverSsl = SslContextBuilder.forServer(server.keys()).build();
+        SslContext trustsOther = SslContextBuilder.forClient().trustManager(other.certificate()).build();
+        TcpStoreServer s = TcpStoreServer.builder().ssl(serverSsl).start().block(T);
+        try {
+            long t0 = System.nanoTime();
+            StepVerifier.create(TcpStore.connect(opts(s).withSsl(trustsOther).withTimeout(Duration.ofSeconds(30))))
+                    .expectErrorSatisfies(e -> {
+                        assertTrue(e.getMessage().contains("failed on its certificate"), e.getMessage());
+                        assertTrue(e.getMessage().contains("RC_STORE_TLS_CA"), e.getMessage());
+                    })
+                    .verify(T);
+            assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos(), "failed at once, not after the timeout");
+        } finally {
+            s.close();
+        }
+    }
 }

@@ -96,7 +96,9 @@ public final class EnvRendezvous {
      */
     public static LaunchEnvironment resolve(Map<String, String> env) {
         Objects.requireNonNull(env, "env");
-        if (present(env, "RANK") || (present(env, "WORLD_SIZE") && !present(env, INDEX_ENV))) {
+        // a WORLD_SIZE alone is a PyTorchJob's, unless Slurm or Open MPI launched the process (an sbatch script may export one)
+        if (present(env, "RANK") || (present(env, "WORLD_SIZE") && !present(env, INDEX_ENV)
+                && !present(env, "SLURM_PROCID") && !present(env, "OMPI_COMM_WORLD_RANK"))) {
             boolean torchrun = present(env, "LOCAL_RANK");
             // collectives-run speaks torchrun's variables and gives every rank RC_MAX_RESTARTS besides
             String launcher = !torchrun ? "PyTorchJob" : present(env, MAX_RESTARTS_ENV) ? "collectives-run" : "torchrun";
@@ -115,6 +117,16 @@ public final class EnvRendezvous {
         }
         if (present(env, INDEX_ENV)) {
             return KubernetesLaunch.indexedJob(env);
+        }
+        // mpirun sets these for each process it starts; inside a Slurm allocation the SLURM_* variables it
+        // leaves in place are the batch step's (one task), not this process's
+        if (present(env, "OMPI_COMM_WORLD_RANK")) {
+            require(env, "Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                    "MASTER_ADDR");
+            return check(new LaunchEnvironment("Open MPI", env.get("MASTER_ADDR").trim(),
+                    port(env, "MASTER_PORT", DEFAULT_MASTER_PORT), integer(env, "OMPI_COMM_WORLD_RANK"),
+                    integer(env, "OMPI_COMM_WORLD_SIZE"), integer(env, "OMPI_COMM_WORLD_LOCAL_RANK")),
+                    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK");
         }
         if (present(env, "SLURM_PROCID")) {
             require(env, "Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID");
@@ -136,14 +148,6 @@ public final class EnvRendezvous {
             return check(new LaunchEnvironment("Slurm", addr, port(env, "MASTER_PORT", DEFAULT_MASTER_PORT),
                     integer(env, "SLURM_PROCID"), integer(env, "SLURM_NTASKS"), integer(env, "SLURM_LOCALID")),
                     "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID");
-        }
-        if (present(env, "OMPI_COMM_WORLD_RANK")) {
-            require(env, "Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-                    "MASTER_ADDR");
-            return check(new LaunchEnvironment("Open MPI", env.get("MASTER_ADDR").trim(),
-                    port(env, "MASTER_PORT", DEFAULT_MASTER_PORT), integer(env, "OMPI_COMM_WORLD_RANK"),
-                    integer(env, "OMPI_COMM_WORLD_SIZE"), integer(env, "OMPI_COMM_WORLD_LOCAL_RANK")),
-                    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK");
         }
         throw new IllegalArgumentException("no launcher environment: start the program with bin/collectives-run "
                 + "or torchrun (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK), under Slurm (SLURM_PROCID, "
@@ -328,6 +332,15 @@ public final class EnvRendezvous {
             throw new IllegalArgumentException(launch.launcher() + " launch: " + AGENT_STORE_ENV
                     + "=True needs the agent store's MASTER_PORT, not 0");
         }
+        boolean tls = TransportSettings.STORE_TLS_CERT.isSet(env) || TransportSettings.STORE_TLS_CA.isSet(env);
+        if ((tls || StoreAuth.secretFrom(env) != null) && launch.rank() == 0) {
+            io.reactivecollectives.core.observe.Notices.warn(org.slf4j.LoggerFactory.getLogger(EnvRendezvous.class),
+                    launch.launcher() + " launch: the store is torchrun's agent store (" + AGENT_STORE_ENV + "=True), torch's"
+                    + " TCPStore, which takes no secret and no TLS: " + (tls ? "RC_STORE_TLS_* and " : "")
+                    + "RC_STORE_SECRET do not cover the store's traffic (the ranks' own connections still use the secret);"
+                    + " keep the agent store's port off untrusted networks, or launch with collectives-run, whose store"
+                    + " takes both");
+        }
         // torch's own keys live under other prefixes (e.g. init_process_group's "default_pg/"); an
         // elastic restart reuses the agent store, so the restart count keeps attempts apart
         String prefix = TORCH_KEY_PREFIX + "/" + env.getOrDefault("TORCHELASTIC_RESTART_COUNT", "0").trim();
@@ -336,16 +349,44 @@ public final class EnvRendezvous {
                         launch.localRank(), launch.launcher(), null));
     }
 
-    private static SslContext[] sslContexts(Map<String, String> env, boolean server) throws Exception {
+    private static SslContext[] sslContexts(Map<String, String> env, boolean server) {
         SslContext serverSsl = null;
+        Path cert = TransportSettings.STORE_TLS_CERT.isSet(env) ? TransportSettings.STORE_TLS_CERT.get(env) : null;
         if (server) {
-            serverSsl = SslContextBuilder.forServer(TransportSettings.STORE_TLS_CERT.get(env).toFile(),
-                    TransportSettings.STORE_TLS_KEY.get(env).toFile()).build();
+            Path key = TransportSettings.STORE_TLS_KEY.get(env);
+            readable(cert, "RC_STORE_TLS_CERT");
+            readable(key, "RC_STORE_TLS_KEY");
+            try {
+                serverSsl = SslContextBuilder.forServer(cert.toFile(), key.toFile()).build();
+            } catch (Exception e) {
+                throw new IllegalArgumentException("rank 0's store TLS: RC_STORE_TLS_CERT " + cert + " and RC_STORE_TLS_KEY "
+                        + key + " make no server certificate (" + e.getMessage() + "): the certificate must be PEM and the"
+                        + " key its PEM private key in PKCS#8 (openssl pkcs8 -topk8 -nocrypt converts another)", e);
+            }
         }
-        Path trust = TransportSettings.STORE_TLS_CA.isSet(env) ? TransportSettings.STORE_TLS_CA.get(env)
-                : TransportSettings.STORE_TLS_CERT.get(env);
-        SslContext clientSsl = SslContextBuilder.forClient().trustManager(trust.toFile()).build();
-        return new SslContext[] {serverSsl, clientSsl};
+        boolean ca = TransportSettings.STORE_TLS_CA.isSet(env);
+        Path trust = ca ? TransportSettings.STORE_TLS_CA.get(env) : cert;
+        String variable = ca ? "RC_STORE_TLS_CA" : "RC_STORE_TLS_CERT";
+        readable(trust, variable);
+        try {
+            SslContext clientSsl = SslContextBuilder.forClient().trustManager(trust.toFile()).build();
+            return new SslContext[] {serverSsl, clientSsl};
+        } catch (Exception e) {
+            throw new IllegalArgumentException("store TLS: " + variable + " " + trust + " holds no PEM certificate to trust ("
+                    + e.getMessage() + ")", e);
+        }
+    }
+
+    /** Fails naming {@code variable} when {@code file} is missing, not a file or unreadable. */
+    private static void readable(Path file, String variable) {
+        if (file == null) {
+            throw new IllegalArgumentException("store TLS: " + variable + " is not set");
+        }
+        if (!java.nio.file.Files.isRegularFile(file) || !java.nio.file.Files.isReadable(file)) {
+            throw new IllegalArgumentException("store TLS: " + variable + "=" + file + " is "
+                    + (java.nio.file.Files.isDirectory(file) ? "a directory" : java.nio.file.Files.exists(file) ? "not readable" : "missing")
+                    + ", not a readable PEM file");
+        }
     }
 
     static LaunchEnvironment check(LaunchEnvironment l, String rankVar, String sizeVar, String localVar) {

@@ -111,6 +111,19 @@ class EnvRendezvousTest {
         assertNames(bad(Map.of()), "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK");
     }
 
+    @Test
+    void mpirunInsideASlurmAllocationIsOpenMpisAndASlurmScriptsWorldSizeIsNotAPyTorchJob() {
+        // before: the batch step's SLURM_* won, every process ran as "rank 0 of 1" and exited 0 alone
+        Map<String, String> env = new HashMap<>(Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "1", "SLURM_LOCALID", "0",
+                "SLURM_JOB_NODELIST", "node1", "OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2",
+                "OMPI_COMM_WORLD_LOCAL_RANK", "1", "MASTER_ADDR", "node1"));
+        assertEquals(new LaunchEnvironment("Open MPI", "node1", 29500, 1, 2, 1), EnvRendezvous.resolve(env));
+        // before: an sbatch script's exported WORLD_SIZE made it a PyTorchJob missing MASTER_PORT and RANK
+        Map<String, String> slurm = new HashMap<>(Map.of("SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_LOCALID", "1",
+                "SLURM_JOB_NODELIST", "node1", "WORLD_SIZE", "2"));
+        assertEquals(new LaunchEnvironment("Slurm", "node1", 29500, 1, 2, 1), EnvRendezvous.resolve(slurm));
+    }
+
     private static Map<String, String> torchrun(int rank, int port, Map<String, String> extra) {
         Map<String, String> env = new HashMap<>(Map.of("MASTER_ADDR", "127.0.0.1", "MASTER_PORT", Integer.toString(port),
                 "RANK", Integer.toString(rank), "WORLD_SIZE", "2", "LOCAL_RANK", Integer.toString(rank),
@@ -221,6 +234,28 @@ class EnvRendezvousTest {
                     })
                     .verify(T);
         }
+    }
+
+    @Test
+    void tlsFilesThatAreMissingOrNotPemAreNamedByTheirVariable(@TempDir Path dir) throws Exception {
+        // before: Netty's "File does not contain valid private key: ..." for a file that does not exist
+        Path cert = dir.resolve("cert.pem");
+        Files.writeString(cert, "not a certificate");
+        Map<String, String> missingKey = Map.of(EnvRendezvous.TLS_CERT_ENV, cert.toString(),
+                EnvRendezvous.TLS_KEY_ENV, dir.resolve("nope.pem").toString());
+        StepVerifier.create(EnvRendezvous.connect(torchrun(0, 0, missingKey), T))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("RC_STORE_TLS_KEY=")
+                        && e.getMessage().contains("is missing"), e.getMessage()))
+                .verify(T);
+        Map<String, String> caIsADirectory = Map.of(EnvRendezvous.TLS_CERT_ENV, cert.toString(), "RC_STORE_TLS_CA", dir.toString());
+        StepVerifier.create(EnvRendezvous.connect(torchrun(1, 29999, caIsADirectory), T))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("RC_STORE_TLS_CA=")
+                        && e.getMessage().contains("a directory"), e.getMessage()))
+                .verify(T);
+        StepVerifier.create(EnvRendezvous.connect(torchrun(1, 29999, Map.of(EnvRendezvous.TLS_CERT_ENV, cert.toString())), T))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("RC_STORE_TLS_CERT")
+                        && e.getMessage().contains("holds no PEM certificate"), e.getMessage()))
+                .verify(T);
     }
 
     @Test
