@@ -179,9 +179,23 @@ public final class EnvRendezvous {
             return HostAddress.choose(env, launch.masterAddr(), HostAddress.origin(env, launch.launcher()),
                     launch.worldSize());
         } catch (IllegalStateException e) {
-            throw new IllegalStateException(launch.launcher() + " launch, rank " + launch.rank() + ": " + e.getMessage(), e);
+            String prefix = launch.launcher() + " launch, rank " + launch.rank() + ": ";
+            java.util.Optional<String> own = KUBERNETES.contains(launch.launcher()) && e.getCause() instanceof java.net.UnknownHostException
+                    ? HostAddress.ownAddress() : java.util.Optional.empty();
+            if (own.isEmpty()) {
+                throw new IllegalStateException(prefix + e.getMessage(), e);
+            }
+            // a headless service's pod name resolves only once that pod runs: the store connection retries it
+            io.reactivecollectives.core.observe.Notices.warn(org.slf4j.LoggerFactory.getLogger(EnvRendezvous.class), prefix
+                    + "the store's host '" + launch.masterAddr() + "' does not resolve yet (its pod not up?); this rank"
+                    + " publishes " + own.get() + ", the address of its first interface (set RC_HOST for another), and its"
+                    + " store connection looks the name up again until the connect timeout");
+            return own.get();
         }
     }
+
+    /** The launches whose store host is a pod's name, which resolves only once that pod runs. */
+    private static final java.util.Set<String> KUBERNETES = java.util.Set.of("PyTorchJob", "TrainJob", "Indexed Job");
 
     /**
      * {@link #connect(Map, Duration)} with c10d's default timeout.

@@ -103,6 +103,11 @@ public final class HostAddress {
                 + HOST_ENV + " or " + IFNAME_ENV + " (interfaces: " + describeInterfaces() + ")"));
     }
 
+    /** The first address of this host's first interface that is up and neither loopback nor virtual, if any. */
+    static java.util.Optional<String> ownAddress() {
+        return fromInterfaces("^lo," + String.join(",", VIRTUAL), null);
+    }
+
     /**
      * {@code host:port}, with an IPv6 address in brackets ({@code [fd00::2]:29500}); no port when it is negative.
      *
