@@ -52,9 +52,13 @@ final class LibtorchPasses {
         try (NDManager scope = trainer.getManager().newSubManager();
              GradientCollector collector = trainer.newGradientCollector()) {
             NDArray total = null;
+            // not mul(0): DJL's PyTorch engine wraps a Number in a tensor over memory it frees right after the
+            // operation, while autograd keeps it for the backward pass, which then multiplies by whatever that
+            // memory holds after a garbage collection: garbage, even NaN, in every first gradient (seen in CI)
+            NDArray zero = scope.create(0f);
             for (var p : trainer.getModel().getBlock().getParameters()) {
                 if (p.getValue().requiresGradient()) {
-                    NDArray zeroed = p.getValue().getArray().mul(0);
+                    NDArray zeroed = p.getValue().getArray().mul(zero);
                     zeroed.attach(scope); // what is computed from it lives in the scope too
                     NDArray sum = zeroed.sum();
                     total = total == null ? sum : total.add(sum);
