@@ -170,7 +170,7 @@ public final class ElasticGroup implements AutoCloseable {
         Objects.requireNonNull(env, "env");
         return Mono.defer(() -> {
             boolean restarted = TransportSettings.RESTART_COUNT.get(env) > 0;
-            GroupOptions named = ProcessGroups.groupIdFrom(options, env);
+            GroupOptions named = ProcessGroups.fromSettings(options, env);
             if (!restarted && !TransportSettings.AGENT_STORE.get(env)) {
                 return member(env, state, named);
             }

@@ -90,7 +90,7 @@ public final class ProcessGroups {
         Objects.requireNonNull(env, "env");
         Objects.requireNonNull(options, "options");
         return Mono.defer(() -> {
-            GroupOptions named = groupIdFrom(options, env);
+            GroupOptions named = fromSettings(options, env);
             GroupOptions o = named.diagnostics().dashboard() != null ? named
                     : named.withDashboard(DashboardOptions.fromEnvironment(env));   // RC_DASHBOARD (collectives-run --dashboard)
             for (LaunchProvider provider : ServiceLoader.load(LaunchProvider.class, ProcessGroups.class.getClassLoader())) {
@@ -149,19 +149,12 @@ public final class ProcessGroups {
      * timeout {@code RC_GROUP_TIMEOUT} ({@code rc.group.timeout}) name, each where the options leave
      * the default; else {@code options}.
      */
-    static GroupOptions groupIdFrom(GroupOptions options, Map<String, String> env) {
+    static GroupOptions fromSettings(GroupOptions options, Map<String, String> env) {
         GroupOptions defaults = GroupOptions.defaults();
         String id = TransportSettings.GROUP_ID.get(env);
         GroupOptions named = id == null || !options.groupId().equals(defaults.groupId()) ? options : options.withGroupId(id);
         java.time.Duration timeout = TransportSettings.GROUP_TIMEOUT.get(env);
-        if (timeout == null || !options.timeout().equals(defaults.timeout())) {
-            return named;
-        }
-        if (timeout.isZero()) {
-            throw new IllegalArgumentException("setting " + TransportSettings.GROUP_TIMEOUT.name()
-                    + " (environment variable RC_GROUP_TIMEOUT): a collective's timeout must be positive, got 0");
-        }
-        return named.withTimeout(timeout);
+        return timeout == null || !options.timeout().equals(defaults.timeout()) ? named : named.withTimeout(timeout);
     }
 
     /**

@@ -220,7 +220,7 @@ class ElasticEnvironmentTest {
             sums.forEach(t -> assertEquals(2f, t.toFloatArray()[0]));
             a.forEach(e -> assertEquals(3, e.group().size()));
             // the program's own group id wins over the variable
-            assertEquals("mine", ProcessGroups.groupIdFrom(unnamed.withGroupId("mine"), Map.of("RC_GROUP_ID", "job-b")).groupId());
+            assertEquals("mine", ProcessGroups.fromSettings(unnamed.withGroupId("mine"), Map.of("RC_GROUP_ID", "job-b")).groupId());
         } finally {
             open.forEach(ElasticGroup::close);
         }

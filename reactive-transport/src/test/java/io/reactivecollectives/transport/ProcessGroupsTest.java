@@ -131,13 +131,13 @@ class ProcessGroupsTest {
             }
         }
         GroupOptions d = GroupOptions.defaults();
-        assertEquals(Duration.ofSeconds(3), ProcessGroups.groupIdFrom(d.withTimeout(Duration.ofSeconds(3)),
+        assertEquals(Duration.ofSeconds(3), ProcessGroups.fromSettings(d.withTimeout(Duration.ofSeconds(3)),
                 Map.of("RC_GROUP_TIMEOUT", "7s")).timeout(), "the program's own timeout wins");
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
-                () -> ProcessGroups.groupIdFrom(d, Map.of("RC_GROUP_TIMEOUT", "0")));
+                () -> ProcessGroups.fromSettings(d, Map.of("RC_GROUP_TIMEOUT", "0")));
         assertTrue(zero.getMessage().contains("RC_GROUP_TIMEOUT") && zero.getMessage().contains("positive"), zero.getMessage());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-                () -> ProcessGroups.groupIdFrom(d, Map.of("RC_GROUP_TIMEOUT", "soon")));
+                () -> ProcessGroups.fromSettings(d, Map.of("RC_GROUP_TIMEOUT", "soon")));
         assertTrue(bad.getMessage().contains("RC_GROUP_TIMEOUT"), bad.getMessage());
     }
 

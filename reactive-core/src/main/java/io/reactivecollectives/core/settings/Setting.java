@@ -147,6 +147,25 @@ public final class Setting<T> {
     }
 
     /**
+     * A duration above zero ({@code 5}, {@code 0.5}, {@code 1500ms}, {@code 2s}): a timeout, which
+     * "none" would not mean.
+     *
+     * @param name         the property or variable
+     * @param defaultValue the default, or null for none
+     * @param description  what it does
+     * @return the setting
+     */
+    public static Setting<Duration> positiveDuration(String name, Duration defaultValue, String description) {
+        return of(name, "duration above 0 (`5`, `0.5`, `1500ms`, `2s`)", v -> {
+            Duration d = SettingParsers.duration(v);
+            if (d.isZero()) {
+                throw new IllegalArgumentException("expected a duration above 0, a timeout must be positive");
+            }
+            return d;
+        }, defaultValue, description);
+    }
+
+    /**
      * A file or directory.
      *
      * @param name         the property or variable

@@ -72,11 +72,13 @@ final class StoreClientConnector {
                     .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(20))
                             .maxBackoff(Duration.ofSeconds(1))
                             .filter(e -> !(e instanceof StoreAuthenticationException) && certificateProblem(e) == null))
-                    .onErrorMap(e -> certificateProblem(e) != null, e -> new IllegalStateException("connect: the TLS "
-                            + "handshake with the store at " + progress.server() + " failed on its certificate ("
-                            + certificateProblem(e) + "): the client's CA (RC_STORE_TLS_CA) must have signed the server's"
-                            + " certificate (RC_STORE_TLS_CERT), which must name the host the client dials; retrying"
-                            + " cannot mend that", e))
+                    .onErrorMap(e -> {
+                        String problem = certificateProblem(e);
+                        return problem == null ? e : new IllegalStateException("connect: the TLS handshake with the store at "
+                                + progress.server() + " failed on its certificate (" + problem + "): the client's CA"
+                                + " (RC_STORE_TLS_CA) must have signed the server's certificate (RC_STORE_TLS_CERT), which"
+                                + " must name the host the client dials; retrying cannot mend that", e);
+                    })
                     .timeout(options.timeout())
                     .onErrorMap(TimeoutException.class, e -> timedOut(progress, options.timeout()))
                     .doFinally(s -> reports.dispose());

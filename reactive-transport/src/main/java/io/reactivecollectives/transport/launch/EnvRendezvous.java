@@ -61,6 +61,8 @@ import java.util.function.Function;
  */
 public final class EnvRendezvous {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EnvRendezvous.class);
+
     /** The store port when the launcher gives none (c10d's default). */
     public static final int DEFAULT_MASTER_PORT = 29500;
     /** Set by torchrun when its agent's store serves the workers ({@code True}): every rank is a client of it. */
@@ -181,12 +183,12 @@ public final class EnvRendezvous {
         } catch (IllegalStateException e) {
             String prefix = launch.launcher() + " launch, rank " + launch.rank() + ": ";
             java.util.Optional<String> own = KUBERNETES.contains(launch.launcher()) && e.getCause() instanceof java.net.UnknownHostException
-                    ? HostAddress.ownAddress() : java.util.Optional.empty();
+                    ? HostAddress.ownAddress(null) : java.util.Optional.empty();
             if (own.isEmpty()) {
                 throw new IllegalStateException(prefix + e.getMessage(), e);
             }
             // a headless service's pod name resolves only once that pod runs: the store connection retries it
-            io.reactivecollectives.core.observe.Notices.warn(org.slf4j.LoggerFactory.getLogger(EnvRendezvous.class), prefix
+            io.reactivecollectives.core.observe.Notices.warn(LOG, prefix
                     + "the store's host '" + launch.masterAddr() + "' does not resolve yet (its pod not up?); this rank"
                     + " publishes " + own.get() + ", the address of its first interface (set RC_HOST for another), and its"
                     + " store connection looks the name up again until the connect timeout");
@@ -348,7 +350,7 @@ public final class EnvRendezvous {
         }
         boolean tls = TransportSettings.STORE_TLS_CERT.isSet(env) || TransportSettings.STORE_TLS_CA.isSet(env);
         if ((tls || StoreAuth.secretFrom(env) != null) && launch.rank() == 0) {
-            io.reactivecollectives.core.observe.Notices.warn(org.slf4j.LoggerFactory.getLogger(EnvRendezvous.class),
+            io.reactivecollectives.core.observe.Notices.warn(LOG,
                     launch.launcher() + " launch: the store is torchrun's agent store (" + AGENT_STORE_ENV + "=True), torch's"
                     + " TCPStore, which takes no secret and no TLS: " + (tls ? "RC_STORE_TLS_* and " : "")
                     + "RC_STORE_SECRET do not cover the store's traffic (the ranks' own connections still use the secret);"

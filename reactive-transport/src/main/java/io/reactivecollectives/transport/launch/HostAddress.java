@@ -98,14 +98,17 @@ public final class HostAddress {
         if (route != null && !route.isLoopbackAddress() && !route.isAnyLocalAddress()) {
             return route.getHostAddress();
         }
-        return fromInterfaces("^lo," + String.join(",", VIRTUAL), store).orElseThrow(() -> new IllegalStateException("no address of this host "
+        return ownAddress(store).orElseThrow(() -> new IllegalStateException("no address of this host "
                 + "reaches the store at " + format(storeHost, -1) + " but loopback, and the world spans hosts; set "
                 + HOST_ENV + " or " + IFNAME_ENV + " (interfaces: " + describeInterfaces() + ")"));
     }
 
-    /** The first address of this host's first interface that is up and neither loopback nor virtual, if any. */
-    static java.util.Optional<String> ownAddress() {
-        return fromInterfaces("^lo," + String.join(",", VIRTUAL), null);
+    /**
+     * The first address of this host's first interface that is up and neither loopback nor virtual,
+     * preferring {@code like}'s family (null: any), if any.
+     */
+    static java.util.Optional<String> ownAddress(InetAddress like) {
+        return fromInterfaces("^lo," + String.join(",", VIRTUAL), like);
     }
 
     /**

@@ -48,12 +48,14 @@ public final class Agreement {
             io.reactivecollectives.transport.group.CollectiveBox box, int rank,
             io.reactivecollectives.transport.group.ChunkConflict c) {
         int source = c.source();
-        String ours = dtypeName(c.ours());
-        String theirs = dtypeName(c.theirs());
-        String what = rank < source ? ours + " on rank " + rank + ", " + theirs + " on rank " + source
-                : theirs + " on rank " + source + ", " + ours + " on rank " + rank;
+        StringBuilder what = new StringBuilder();
+        if (rank < source) {   // the lower rank first, as describe() does
+            diff(what, "chunk " + c.tag() + " dtype", dtypeName(c.ours()), rank, dtypeName(c.theirs()), source);
+        } else {
+            diff(what, "chunk " + c.tag() + " dtype", dtypeName(c.theirs()), source, dtypeName(c.ours()), rank);
+        }
         return new io.reactivecollectives.core.CollectiveMismatchException(box.opName(), rank, box.sequence(), source,
-                "collective mismatch: chunk " + c.tag() + " dtype " + what);
+                "collective mismatch: " + what);
     }
 
     private static boolean stream(long w) {

@@ -243,7 +243,7 @@ public final class TransportSettings implements SettingsProvider {
             .env("RC_GROUP_ID").defaultText("unset (`default`, or the program's `GroupOptions.withGroupId`)");
 
     /** Each collective's timeout for a group joined from the environment, where the program's options leave the default. */
-    public static final Setting<Duration> GROUP_TIMEOUT = Setting.duration("rc.group.timeout", null,
+    public static final Setting<Duration> GROUP_TIMEOUT = Setting.positiveDuration("rc.group.timeout", null,
                     "each collective's timeout (as torch's `init_process_group(timeout=...)`) for groups that "
                             + "`ProcessGroups.fromEnvironment` and `ElasticGroup.fromEnvironment` join, where the program's "
                             + "`GroupOptions` leave the default (5 min, `GroupOptions.withTimeout`); positive; the same on every rank")

@@ -68,12 +68,12 @@ class HostAddressTest {
     void aKubernetesPodWhoseStoreNameDoesNotResolveYetPublishesItsOwnAddressAndGoesOn() {
         // before: the pod failed at once (a headless service's name resolves only once its pod runs),
         // using up the Job's retries, though the docs say the store connection retries the name
-        org.junit.jupiter.api.Assumptions.assumeTrue(HostAddress.ownAddress().isPresent(), "this host has an interface besides loopback");
+        org.junit.jupiter.api.Assumptions.assumeTrue(HostAddress.ownAddress(null).isPresent(), "this host has an interface besides loopback");
         Map<String, String> indexed = Map.of("JOB_COMPLETION_INDEX", "1", "WORLD_SIZE", "2", "MASTER_ADDR", "myjob-0.myjob-svc.invalid");
-        assertEquals(HostAddress.ownAddress().get(), EnvRendezvous.groupHost(indexed));
+        assertEquals(HostAddress.ownAddress(null).get(), EnvRendezvous.groupHost(indexed));
         Map<String, String> pytorchJob = Map.of("RANK", "1", "WORLD_SIZE", "2", "MASTER_ADDR", "pytorchjob-master-0.invalid",
                 "MASTER_PORT", "23456");
-        assertEquals(HostAddress.ownAddress().get(), EnvRendezvous.groupHost(pytorchJob));
+        assertEquals(HostAddress.ownAddress(null).get(), EnvRendezvous.groupHost(pytorchJob));
     }
 
     @Test
