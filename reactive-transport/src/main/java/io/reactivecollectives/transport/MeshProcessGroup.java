@@ -176,9 +176,9 @@ public final class MeshProcessGroup extends TcpProcessGroup {
                         + "there; set rc.subgroups.shareConnections=false on every rank"));
             }
             g.runtime.over(carried, options.diagnostics().waitReportInterval());
-            return Subgroups.allCarried(store, options.groupId(), rank, members.length, options.connectTimeout())
-                    .doOnError(e -> g.close())
-                    .doOnCancel(g::close)
+            return Subgroups.allCarried(store, options.groupId(), rank, members, options.connectTimeout())
+                    .doOnError(e -> Subgroups.giveUp(carried, g))
+                    .doOnCancel(() -> Subgroups.giveUp(carried, g))
                     .thenReturn(g);
         });
     }

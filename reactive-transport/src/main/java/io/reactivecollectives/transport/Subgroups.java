@@ -33,6 +33,8 @@ final class Subgroups {
     /** Store key (under the subgroup's prefix) each member sets once its frames are carried. */
     private static final String CARRIED = "rc/carried/";
     private static final String ALL_CARRIED = "rc/carried/all";
+    /** Store key (under the subgroup's prefix): why a member gave up waiting for the others. */
+    private static final String GAVE_UP = "rc/carried/gaveUp";
     /** Store keys (under the subgroup's prefix): the members the first member named, and why the lists differ. */
     private static final String MEMBERS = "rc/members";
     private static final String DISAGREED = "rc/members/disagreed";
@@ -114,29 +116,55 @@ final class Subgroups {
     }
 
     /**
-     * Completes once every one of {@code size} members has its frames carried (each sets its key and
-     * counts itself; the last sets the key all wait for): three store operations per rank. Fails
-     * after {@code timeout} naming the members that never came.
+     * Completes once every one of the members has its frames carried (each sets its key and counts
+     * itself; the last sets the key all wait for): three store operations per rank. Fails after
+     * {@code timeout} naming the members that never came, by their rank in the subgroup and in the
+     * parent; a member that gives up says why under {@link #GAVE_UP} and spoils the count, so that a
+     * member coming later fails at once with that reason instead of getting a subgroup the others
+     * closed.
+     *
+     * @param members the subgroup's ranks, as the parent's
      */
-    static Mono<Void> allCarried(Store store, String groupId, int rank, int size, Duration timeout) {
+    static Mono<Void> allCarried(Store store, String groupId, int rank, int[] members, Duration timeout) {
+        int size = members.length;
         if (size == 1) {
             return Mono.empty();
         }
+        String who = "newGroup: group '" + groupId + "' rank " + rank + " of " + size + " (rank " + members[rank]
+                + " of the parent): ";
         byte[] yes = "1".getBytes(StandardCharsets.UTF_8);
         return store.set(CARRIED + rank, yes)
                 .then(store.add(CARRIED + "count", 1))
-                .flatMap(n -> n == size ? store.set(ALL_CARRIED, yes) : Mono.<Void>empty())
+                .flatMap(n -> n == size ? store.set(ALL_CARRIED, yes)
+                        : n > size ? store.get(GAVE_UP, timeout).flatMap(why -> Mono.<Void>error(new MeshStartException(
+                                who + "came after the others gave up waiting for it: "
+                                        + new String(why, StandardCharsets.UTF_8), null)))
+                        : Mono.<Void>empty())
                 .then(Mono.firstWithSignal(store.await(List.of(ALL_CARRIED), timeout),
                         store.get(DISAGREED, timeout).flatMap(why -> Mono.<Void>error(
                                 new IllegalArgumentException(new String(why, StandardCharsets.UTF_8))))))
                 .timeout(timeout.plusSeconds(1))
                 .onErrorResume(e -> e instanceof StoreTimeoutException || e instanceof TimeoutException,
-                        e -> missing(store, size).flatMap(absent -> Mono.error(new MeshStartException(
-                                "newGroup: group '" + groupId + "' rank " + rank + " of " + size + ": "
-                                        + (absent.isEmpty() ? "not every member started it"
-                                        : "ranks " + absent + " of the subgroup never started it")
-                                        + " within " + timeout.toMillis() + " ms (every rank of the parent "
-                                        + "must call newGroup and split in the same order)", e))));
+                        e -> missing(store, size).flatMap(absent -> {
+                            String why = who + (absent.isEmpty() ? "not every member started it" : "ranks " + absent
+                                    + " of the subgroup (ranks " + absent.stream().map(r -> members[r]).toList()
+                                    + " of the parent) never started it") + " within " + timeout.toMillis()
+                                    + " ms (every rank of the parent must call newGroup and split in the same order)";
+                            return store.set(GAVE_UP, why.getBytes(StandardCharsets.UTF_8))
+                                    .then(store.add(CARRIED + "count", size))
+                                    .onErrorResume(ignored -> Mono.empty())
+                                    .then(Mono.error(new MeshStartException(why, e)));
+                        }));
+    }
+
+    /**
+     * Closes a subgroup given up before every member routes it: its connections first, at once, so
+     * that no last words go out, which a member not routing it yet would take for a protocol error
+     * and close the parent's connection over.
+     */
+    static void giveUp(Connections carried, ProcessGroup group) {
+        carried.close();
+        group.close();
     }
 
     private static Mono<List<Integer>> missing(Store store, int size) {

@@ -234,6 +234,49 @@ class CarriedSubgroupTest {
     }
 
     /**
+     * A member that calls newGroup after the others gave up waiting for it: the others' error names
+     * it by both numberings, their closing sends it no frame of a subgroup it does not route yet
+     * (before, that frame was a protocol error that closed the parent's connection to it), and the
+     * late member fails at once naming why instead of getting a subgroup its peers closed.
+     */
+    @Test
+    void aMemberLateToNewGroupFailsCleanlyAndTheParentKeepsItsConnections() {
+        LocalCluster cluster = LocalCluster.start(4, GroupOptions.defaults().withGroupId("late")
+                .withConnectTimeout(Duration.ofSeconds(2))).block(WAIT);
+        assertNotNull(cluster);
+        List<Tensor> held = new ArrayList<>();
+        try {
+            List<Object> outcomes = cluster.run(g -> Mono.delay(Duration.ofMillis(g.rank() == 3 ? 4000 : 0))
+                    .then(g.newGroup(List.of(1, 2, 3)).map(sub -> (Object) sub).defaultIfEmpty("none")
+                            .onErrorResume(e -> Mono.just(e)).elapsed()
+                            .map(t -> g.rank() == 3 ? List.of(t.getT2(), t.getT1()) : t.getT2()))).block(WAIT);
+            assertNotNull(outcomes);
+            assertEquals("none", outcomes.get(0));
+            for (int r = 1; r <= 2; r++) {
+                Throwable e = assertInstanceOf(Throwable.class, outcomes.get(r), "rank " + r);
+                assertTrue(e.getMessage().contains("ranks [2] of the subgroup (ranks [3] of the parent) never started it"),
+                        e.getMessage());
+            }
+            List<?> late = (List<?>) outcomes.get(3);
+            Throwable e = assertInstanceOf(Throwable.class, late.get(0), "the late rank: " + late);
+            assertTrue(e.getMessage().contains("group 'late/0'") && e.getMessage().contains("never started it"), e.getMessage());
+            assertTrue((Long) late.get(1) < 1500, "the late rank failed after " + late.get(1) + " ms");
+            List<Tensor> whole = new ArrayList<>();
+            for (int r = 0; r < 4; r++) {
+                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
+            }
+            held.addAll(whole);
+            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
+            for (Tensor t : whole) {
+                assertEquals(10, t.getLong(0), "the parent's connections are intact");
+            }
+        } finally {
+            held.forEach(Tensor::release);
+            cluster.close();
+        }
+    }
+
+    /**
      * A subgroup whose unclaimed frames filled its budget pauses the parent's reading (the connections
      * are shared); closing it gives the connections back: the parent's all-reduce completes.
      */

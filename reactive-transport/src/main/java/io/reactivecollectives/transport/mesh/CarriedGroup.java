@@ -154,9 +154,16 @@ public final class CarriedGroup implements Connections {
         resumeReading();   // a closed subgroup holds the parent's connections back no longer
     }
 
-    /** Writes the last words on every member's link, then retires the subgroup's id; the connections stay open. */
+    /**
+     * Writes the last words on every member's link, then retires the subgroup's id; the connections
+     * stay open. Nothing is written once {@link #close()} ran (a subgroup given up before every member
+     * routed it: a member that does not would take its frames for a protocol error).
+     */
     @Override
     public void closeGracefully(Function<PeerLink, Mono<Void>> lastWords, Duration grace) {
+        if (closed) {
+            return;
+        }
         closed = true;
         List<Mono<Void>> all = new ArrayList<>();
         for (int p = 0; p < members.length; p++) {
