@@ -6,7 +6,7 @@ import java.util.stream.Collectors;
 
 /**
  * A store call ran out of time: a wait whose keys did not all appear (naming the keys still
- * missing and the time waited), or a call a remote store did not answer within its deadline
+ * missing, the first ten of many in the message and all of them in {@link #missingKeys()}, and the time waited), or a call a remote store did not answer within its deadline
  * ({@link #noReply}: naming the operation, its keys and the store's address).
  */
 public class StoreTimeoutException extends RuntimeException {
@@ -28,7 +28,7 @@ public class StoreTimeoutException extends RuntimeException {
      * @param waited      how long it waited
      */
     public StoreTimeoutException(String operation, List<String> missingKeys, Duration waited) {
-        this(operation + ": timed out after " + waited.toMillis() + " ms waiting for keys " + missingKeys,
+        this(operation + ": timed out after " + waited.toMillis() + " ms waiting for keys " + listed(missingKeys),
                 waited, missingKeys, null);
     }
 
@@ -43,7 +43,7 @@ public class StoreTimeoutException extends RuntimeException {
      */
     public StoreTimeoutException(String operation, List<String> missingKeys, Duration waited, String address) {
         this(operation + " at " + address + ": timed out after " + waited.toMillis() + " ms waiting for keys "
-                + missingKeys, waited, missingKeys, address);
+                + listed(missingKeys), waited, missingKeys, address);
     }
 
     private StoreTimeoutException(String message, Duration waited, List<String> missingKeys, String address) {
@@ -71,6 +71,15 @@ public class StoreTimeoutException extends RuntimeException {
         return new StoreTimeoutException("store " + operation + "(" + describe(keys) + ") at " + address
                 + ": no reply within " + deadline.toMillis() + " ms" + (detail == null ? "" : " (" + detail + ")"),
                 deadline, keys, address);
+    }
+
+    /** The most keys a timed-out wait's message lists ({@link #missingKeys()} holds all of them). */
+    private static final int LISTED = 10;
+
+    /** {@code [a, b]}: at most {@link #LISTED} keys, then how many in all ({@code [a, …, j, … 1000 keys]}). */
+    static String listed(List<String> keys) {
+        return keys.size() <= LISTED ? keys.toString()
+                : "[" + String.join(", ", keys.subList(0, LISTED)) + ", … " + keys.size() + " keys]";
     }
 
     /** {@code "a", "b"}: at most three keys, then how many more. */

@@ -282,6 +282,25 @@ public abstract class StoreContractTest {
                 .verify(verifyTimeout());
     }
 
+    /** A wait on a thousand keys that times out names a few in its message, and every one in {@code missingKeys()}. */
+    @Test
+    public void aTimedOutWaitOnManyKeysKeepsItsMessageShort() {
+        Store store = store();
+        List<String> keys = new java.util.ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            keys.add("many/" + i);
+        }
+        StepVerifier.create(store.await(keys, shortWait()))
+                .expectErrorSatisfies(e -> {
+                    StoreTimeoutException te = assertInstanceOf(StoreTimeoutException.class, e);
+                    assertEquals(1000, te.missingKeys().size(), "missing keys");
+                    assertTrue(te.getMessage().length() < 1000, () -> te.getMessage().length() + " characters: "
+                            + te.getMessage().substring(0, 300));
+                    assertTrue(te.getMessage().contains("many/0") && te.getMessage().contains("1000 keys"), te.getMessage());
+                })
+                .verify(verifyTimeout());
+    }
+
     @Test
     public void checkTellsWhetherAllKeysExistWithoutWaiting() {
         Store store = store();
