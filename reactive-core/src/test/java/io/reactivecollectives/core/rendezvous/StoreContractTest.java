@@ -486,6 +486,7 @@ public abstract class StoreContractTest {
                     StoreTimeoutException te = assertInstanceOf(StoreTimeoutException.class, e);
                     assertEquals(1, te.missingKeys().size(), "missing keys " + te.missingKeys());
                     assertTrue(te.missingKeys().get(0).endsWith("lack"), "missing keys " + te.missingKeys());
+                    assertTrue(te.getMessage().startsWith("multiGet"), "names the call: " + te.getMessage());
                 })
                 .verify(verifyTimeout());
     }

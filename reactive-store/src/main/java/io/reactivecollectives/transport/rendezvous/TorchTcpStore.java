@@ -230,19 +230,24 @@ public final class TorchTcpStore implements Store {
 
     @Override
     public Mono<Void> await(List<String> keys, Duration timeout) {
+        return await("await", keys, timeout);
+    }
+
+    /** {@link #await(List, Duration)} for {@code op}, which its timeout names. */
+    private Mono<Void> await(String op, List<String> keys, Duration timeout) {
         checkTimeout(timeout);
         List<String> userKeys = List.copyOf(keys);
         if (userKeys.isEmpty()) {
             return Mono.empty();
         }
         List<String> wireKeys = userKeys.stream().map(TorchTcpStore::wire).toList();
-        return main.flatMap(c -> check(c, "await", wireKeys)).flatMap(ready -> {
+        return main.flatMap(c -> check(c, op, wireKeys)).flatMap(ready -> {
             if (ready) {
                 return Mono.<Void>empty();
             }
-            Mono<Void> waited = timeout.isZero() ? Mono.error(new TimeoutException()) : waits.waitFor("await", wireKeys, timeout);
+            Mono<Void> waited = timeout.isZero() ? Mono.error(new TimeoutException()) : waits.waitFor(op, wireKeys, timeout);
             return waited.onErrorResume(TimeoutException.class, e -> missing(userKeys)
-                    .flatMap(m -> Mono.error(new StoreTimeoutException("await", m, timeout, server()))));
+                    .flatMap(m -> Mono.error(new StoreTimeoutException(op, m, timeout, server()))));
         });
     }
 
@@ -298,7 +303,7 @@ public final class TorchTcpStore implements Store {
             return Mono.just(List.of());
         }
         List<String> wireKeys = userKeys.stream().map(TorchTcpStore::wire).toList();
-        return await(userKeys, timeout).then(main.flatMap(c -> {
+        return await("multiGet", userKeys, timeout).then(main.flatMap(c -> {
             if (!TorchQuery.MULTI_GET.in(c.protocol())) {
                 return Flux.fromIterable(wireKeys).concatMap(k -> getNow("multiGet", c, k)).collectList();
             }
