@@ -263,13 +263,22 @@ public final class TorchTcpStore implements Store {
         return main.flatMap(c -> check(c, "check", wireKeys));
     }
 
+    /**
+     * {@inheritDoc} torch's server closes the connection of an add on a key whose value is not a
+     * decimal integer (its parse throws), failing the calls in flight on it; the error says so, and
+     * the next call connects again.
+     */
     @Override
     public Mono<Long> add(String key, long delta) {
         String k = wire(key);
         return call("add", TorchQuery.ADD, Reply.INT64, b -> {
             TorchStoreConnection.writeString(b, k);
             b.writeLongLE(delta);
-        }).map(Long.class::cast);
+        }).map(Long.class::cast).onErrorMap(e -> e instanceof IllegalStateException && !closed
+                && String.valueOf(e.getMessage()).endsWith(": connection closed"), e -> new IllegalStateException(
+                "add at torch TCPStore " + server() + ": the server closed the connection: either '" + key
+                        + "' holds a value that is not a decimal integer (torch's server closes the connection of "
+                        + "such an add) or the server is gone", e));
     }
 
     @Override

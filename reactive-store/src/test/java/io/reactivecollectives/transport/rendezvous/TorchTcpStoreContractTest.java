@@ -96,6 +96,22 @@ class TorchTcpStoreContractTest extends StoreContractTest {
         assertFalse(store.check(List.of("log")).block(verifyTimeout()));
     }
 
+    /**
+     * torch's server answers an add on a key that holds no decimal integer by closing the connection
+     * (torch's own client then fails with 'Connection reset by peer'): the error says so and names
+     * the key, instead of a bare 'connection closed'; the next call connects again.
+     */
+    @Test
+    void anAddOnANonCounterSaysWhyTorchClosedTheConnection() {
+        Store store = store();
+        store.set("words", b("not a number")).block(verifyTimeout());
+        StepVerifier.create(store.add("words", 1))
+                .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("'words'")
+                        && e.getMessage().contains("not a decimal integer"), e.getMessage()))
+                .verify(verifyTimeout());
+        assertEquals(2L, store.add("counted", 2).block(verifyTimeout()));
+    }
+
     /** The default protocol detection finds torch 1.x, and its probe leaves the store empty. */
     @Test
     void detectsTheOneXServer() {
