@@ -242,11 +242,11 @@ class CarriedSubgroupTest {
     @Test
     void aMemberLateToNewGroupFailsCleanlyAndTheParentKeepsItsConnections() {
         LocalCluster cluster = LocalCluster.start(4, GroupOptions.defaults().withGroupId("late")
-                .withConnectTimeout(Duration.ofSeconds(2))).block(WAIT);
+                .withConnectTimeout(Duration.ofSeconds(3))).block(WAIT);
         assertNotNull(cluster);
         List<Tensor> held = new ArrayList<>();
         try {
-            List<Object> outcomes = cluster.run(g -> Mono.delay(Duration.ofMillis(g.rank() == 3 ? 4000 : 0))
+            List<Object> outcomes = cluster.run(g -> Mono.delay(Duration.ofMillis(g.rank() == 3 ? 7000 : 0))
                     .then(g.newGroup(List.of(1, 2, 3)).map(sub -> (Object) sub).defaultIfEmpty("none")
                             .onErrorResume(e -> Mono.just(e)).elapsed()
                             .map(t -> g.rank() == 3 ? List.of(t.getT2(), t.getT1()) : t.getT2()))).block(WAIT);
