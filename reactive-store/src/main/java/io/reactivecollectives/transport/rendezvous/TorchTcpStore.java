@@ -48,7 +48,7 @@ public final class TorchTcpStore implements Store {
     public static final String KEY_PREFIX = "/";
     /** How often a waiting call also checks its keys (torch 1.x's compare_set wakes no waiter). */
     public static final Duration POLL_INTERVAL = Duration.ofMillis(500);
-    /** The largest value a reply may carry. */
+    /** The largest value a reply may carry; {@code set}, {@code compareSet} and {@code multiSet} refuse larger ones. */
     public static final int MAX_VALUE_SIZE = 64 << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(TorchTcpStore.class);
@@ -180,6 +180,12 @@ public final class TorchTcpStore implements Store {
         return main.flatMap(c -> c.call(op, query, reply, body));
     }
 
+    /** A value this client could not read back ({@link #MAX_VALUE_SIZE}), refused before it is sent. */
+    private static <T> Mono<T> tooLarge(String op, String key, byte[] value) {
+        return Mono.error(new IllegalArgumentException(op + ": the value of '" + key + "' is " + value.length
+                + " bytes, over the " + MAX_VALUE_SIZE + " bytes this client reads back from a torch TCPStore"));
+    }
+
     private static String wire(String key) {
         return KEY_PREFIX + Objects.requireNonNull(key, "key");
     }
@@ -193,6 +199,9 @@ public final class TorchTcpStore implements Store {
     public Mono<Void> set(String key, byte[] value) {
         String k = wire(key);
         byte[] v = value.clone();
+        if (v.length > MAX_VALUE_SIZE) {
+            return tooLarge("set", key, v);
+        }
         // SET has no reply; a CHECK behind it on the same connection answers once the server applied it
         return main.flatMap(c -> c.call("set", TorchQuery.SET, Reply.NONE, b -> {
             TorchStoreConnection.writeString(b, k);
@@ -286,6 +295,9 @@ public final class TorchTcpStore implements Store {
         String k = wire(key);
         byte[] e = expected.clone();
         byte[] d = desired.clone();
+        if (Math.max(e.length, d.length) > MAX_VALUE_SIZE) {
+            return tooLarge("compareSet", key, e.length > d.length ? e : d);
+        }
         return call("compareSet", TorchQuery.COMPARE_SET, Reply.BYTES, b -> {
             TorchStoreConnection.writeString(b, k);
             TorchStoreConnection.writeBytes(b, e);
@@ -330,6 +342,11 @@ public final class TorchTcpStore implements Store {
     public Mono<Void> multiSet(Map<String, byte[]> entries) {
         List<Map.Entry<String, byte[]>> copy = new ArrayList<>();
         entries.forEach((k, v) -> copy.add(Map.entry(wire(k), v.clone())));
+        for (Map.Entry<String, byte[]> e : copy) {
+            if (e.getValue().length > MAX_VALUE_SIZE) {
+                return tooLarge("multiSet", e.getKey().substring(KEY_PREFIX.length()), e.getValue());
+            }
+        }
         if (copy.isEmpty()) {
             return Mono.empty();
         }

@@ -112,6 +112,28 @@ class TorchTcpStoreContractTest extends StoreContractTest {
         assertEquals(2L, store.add("counted", 2).block(verifyTimeout()));
     }
 
+    /**
+     * A value over {@link TorchTcpStore#MAX_VALUE_SIZE} is refused before it is sent: the client
+     * could not read it back (a reply over the limit closes the connection, failing every call on it).
+     */
+    @Test
+    void aValueTooLargeToReadBackIsRefusedBeforeItIsSent() {
+        Store store = store();
+        byte[] big = new byte[TorchTcpStore.MAX_VALUE_SIZE + 1];
+        StepVerifier.create(store.set("big", big))
+                .expectErrorSatisfies(e -> assertTrue(e instanceof IllegalArgumentException
+                        && e.getMessage().contains("'big'") && e.getMessage().contains(Integer.toString(TorchTcpStore.MAX_VALUE_SIZE)),
+                        e.toString()))
+                .verify(verifyTimeout());
+        StepVerifier.create(store.compareSet("big", new byte[0], big)).expectError(IllegalArgumentException.class)
+                .verify(verifyTimeout());
+        StepVerifier.create(store.multiSet(Map.of("big", big))).expectError(IllegalArgumentException.class)
+                .verify(verifyTimeout());
+        assertFalse(store.check(List.of("big")).block(verifyTimeout()));
+        store.set("fits", new byte[TorchTcpStore.MAX_VALUE_SIZE]).block(verifyTimeout());
+        assertEquals(TorchTcpStore.MAX_VALUE_SIZE, store.get("fits").block(verifyTimeout()).length);
+    }
+
     /** The default protocol detection finds torch 1.x, and its probe leaves the store empty. */
     @Test
     void detectsTheOneXServer() {
