@@ -166,6 +166,36 @@ class CarriedSubgroupTest {
         }
     }
 
+    /**
+     * Lists that differ in who is a member: the members refused or failing on the disagreement close
+     * their subgroup without last words to a member that never routed it (before, those frames were a
+     * protocol error there that closed the parent's connections), so the parent goes on.
+     */
+    @Test
+    void membersThatDisagreeOnWhoIsInLeaveTheParentsConnectionsAlone() {
+        LocalCluster cluster = LocalCluster.start(3, GroupOptions.defaults().withGroupId("who")).block(WAIT);
+        assertNotNull(cluster);
+        List<Tensor> whole = new ArrayList<>();
+        try {
+            List<Object> outcomes = cluster.run(g -> g.newGroup(g.rank() == 2 ? List.of(1, 2) : List.of(0, 1, 2))
+                    .map(sub -> (Object) sub).defaultIfEmpty("none").onErrorResume(e -> Mono.just(e))).block(WAIT);
+            assertNotNull(outcomes);
+            for (Object o : outcomes) {
+                assertInstanceOf(IllegalArgumentException.class, o, "every member fails on the disagreement: " + outcomes);
+            }
+            for (int r = 0; r < 3; r++) {
+                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
+            }
+            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
+            for (Tensor t : whole) {
+                assertEquals(6, t.getLong(0), "the parent's connections are intact");
+            }
+        } finally {
+            whole.forEach(Tensor::release);
+            cluster.close();
+        }
+    }
+
     @Test
     void aMemberThatClosesItsSubgroupFailsTheOthersThereNotInTheParent() {
         LocalCluster cluster = LocalCluster.start(4, GroupOptions.defaults().withGroupId("leaving")).block(WAIT);
