@@ -119,9 +119,11 @@ final class Subgroups {
      * Completes once every one of the members has its frames carried (each sets its key and counts
      * itself; the last sets the key all wait for): three store operations per rank. Fails after
      * {@code timeout} naming the members that never came, by their rank in the subgroup and in the
-     * parent; a member that gives up says why under {@link #GAVE_UP} and spoils the count, so that a
-     * member coming later fails at once with that reason instead of getting a subgroup the others
-     * closed.
+     * parent. A member whose wait runs out spoils the count (adds {@code size}): if every member had
+     * counted itself and nobody spoilt it before, all of them route the subgroup and this one takes
+     * it too (the last one's key was on its way); else it says why under {@link #GAVE_UP}, and a
+     * member counting itself later finds the count spoilt and fails at once with that reason instead
+     * of getting a subgroup the others closed.
      *
      * @param members the subgroup's ranks, as the parent's
      */
@@ -145,16 +147,9 @@ final class Subgroups {
                                 new IllegalArgumentException(new String(why, StandardCharsets.UTF_8))))))
                 .timeout(timeout.plusSeconds(1))
                 .onErrorResume(e -> e instanceof StoreTimeoutException || e instanceof TimeoutException,
-                        e -> missing(store, size).flatMap(absent -> {
-                            String why = who + (absent.isEmpty() ? "not every member started it" : "ranks " + absent
-                                    + " of the subgroup (ranks " + absent.stream().map(r -> members[r]).toList()
-                                    + " of the parent) never started it") + " within " + timeout.toMillis()
-                                    + " ms (every rank of the parent must call newGroup and split in the same order)";
-                            return store.set(GAVE_UP, why.getBytes(StandardCharsets.UTF_8))
-                                    .then(store.add(CARRIED + "count", size))
-                                    .onErrorResume(ignored -> Mono.empty())
-                                    .then(Mono.error(new MeshStartException(why, e)));
-                        }));
+                        e -> store.add(CARRIED + "count", size).onErrorReturn(0L).flatMap(spoilt -> spoilt == 2L * size
+                                ? Mono.<Void>empty()   // all had counted, none gave up before: all route it, the last says so
+                                : gaveUp(store, who, members, timeout, e)));
     }
 
     /**
@@ -165,6 +160,18 @@ final class Subgroups {
     static void giveUp(Connections carried, ProcessGroup group) {
         carried.close();
         group.close();
+    }
+
+    /** Names the members that never came, says so under {@link #GAVE_UP} for those coming later, and fails. */
+    private static Mono<Void> gaveUp(Store store, String who, int[] members, Duration timeout, Throwable e) {
+        return missing(store, members.length).flatMap(absent -> {
+            String why = who + (absent.isEmpty() ? "not every member started it" : "ranks " + absent
+                    + " of the subgroup (ranks " + absent.stream().map(r -> members[r]).toList()
+                    + " of the parent) never started it") + " within " + timeout.toMillis()
+                    + " ms (every rank of the parent must call newGroup and split in the same order)";
+            return store.set(GAVE_UP, why.getBytes(StandardCharsets.UTF_8)).onErrorResume(ignored -> Mono.empty())
+                    .then(Mono.error(new MeshStartException(why, e)));
+        });
     }
 
     private static Mono<List<Integer>> missing(Store store, int size) {

@@ -1,0 +1,59 @@
+package io.reactivecollectives.transport;
+
+import io.reactivecollectives.core.rendezvous.HashStore;
+import io.reactivecollectives.core.rendezvous.Store;
+import io.reactivecollectives.transport.mesh.MeshStartException;
+import org.junit.jupiter.api.Test;
+import reactor.test.StepVerifier;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link Subgroups#allCarried}, the store barrier a carried subgroup is handed out after, on one
+ * store with the members played by the test: a member that times out just as the last one counted
+ * itself, and members coming after one gave up.
+ */
+class SubgroupsTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration TIMEOUT = Duration.ofMillis(300);
+    private static final int[] MEMBERS = {1, 2, 3};
+
+    /**
+     * Every member had counted itself when this one's wait ran out (the last one's 'all carried' not
+     * yet written): every member routes the subgroup, so this one gets it too instead of failing
+     * while the others use it.
+     */
+    @Test
+    void aMemberTimingOutJustAsTheLastCountedItselfGetsTheSubgroup() {
+        Store store = new HashStore();
+        StepVerifier.create(Subgroups.allCarried(store, "g/0", 0, MEMBERS, TIMEOUT))
+                .then(() -> store.add("rc/carried/count", 2).block(WAIT))   // members 1 and 2, the last still writing
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    /** A member that gave up spoils the count: one coming later fails at once with its reason. */
+    @Test
+    void aMemberComingAfterOneGaveUpFailsWithItsReason() {
+        Store store = new HashStore();
+        StepVerifier.create(Subgroups.allCarried(store, "g/0", 0, MEMBERS, TIMEOUT))
+                .expectErrorSatisfies(e -> assertTrue(e instanceof MeshStartException
+                        && e.getMessage().contains("ranks [1, 2] of the subgroup (ranks [2, 3] of the parent) never started it"),
+                        e.toString()))
+                .verify(WAIT);
+        for (int rank : new int[] {1, 2}) {
+            long t0 = System.nanoTime();
+            StepVerifier.create(Subgroups.allCarried(store, "g/0", rank, MEMBERS, TIMEOUT))
+                    .expectErrorSatisfies(e -> assertTrue(e instanceof MeshStartException
+                            && e.getMessage().contains("rank " + rank + " of 3 (rank " + MEMBERS[rank] + " of the parent): "
+                            + "came after the others gave up waiting for it"), e.toString()))
+                    .verify(WAIT);
+            assertTrue(System.nanoTime() - t0 < TIMEOUT.toNanos(), "member " + rank + " failed at once");
+        }
+        assertTrue(Boolean.FALSE.equals(store.check(List.of("rc/carried/all")).block(WAIT)), "nobody was handed the subgroup");
+    }
+}
