@@ -123,7 +123,7 @@ final class Subgroups {
      * counted itself and nobody spoilt it before, all of them route the subgroup and this one takes
      * it too (the last one's key was on its way); else it says why under {@link #GAVE_UP}, and a
      * member counting itself later finds the count spoilt and fails at once with that reason instead
-     * of getting a subgroup the others closed.
+     * of getting a subgroup the others closed. A member whose wait is cancelled spoils the count too.
      *
      * @param members the subgroup's ranks, as the parent's
      */
@@ -149,7 +149,12 @@ final class Subgroups {
                 .onErrorResume(e -> e instanceof StoreTimeoutException || e instanceof TimeoutException,
                         e -> store.add(CARRIED + "count", size).onErrorReturn(0L).flatMap(spoilt -> spoilt == 2L * size
                                 ? Mono.<Void>empty()   // all had counted, none gave up before: all route it, the last says so
-                                : gaveUp(store, who, members, timeout, e)));
+                                : gaveUp(store, who, members, timeout, e)))
+                // cancelled (a caller's own timeout): the same for the members still to come, in the background
+                .doOnCancel(() -> store.add(CARRIED + "count", size)
+                        .then(store.set(GAVE_UP, (who + "its newGroup was cancelled before every member came")
+                                .getBytes(StandardCharsets.UTF_8)))
+                        .subscribe(x -> { }, ignored -> { }));
     }
 
     /**

@@ -56,4 +56,21 @@ class SubgroupsTest {
         }
         assertTrue(Boolean.FALSE.equals(store.check(List.of("rc/carried/all")).block(WAIT)), "nobody was handed the subgroup");
     }
+
+    /**
+     * A member whose wait is cancelled (a caller's own timeout) closed its subgroup: the members
+     * coming after fail naming it instead of getting a subgroup it does not route.
+     */
+    @Test
+    void membersComingAfterOneCancelledItsWaitFailNamingIt() {
+        Store store = new HashStore();
+        Subgroups.allCarried(store, "g/0", 0, MEMBERS, WAIT).subscribe().dispose();
+        for (int rank : new int[] {1, 2}) {
+            StepVerifier.create(Subgroups.allCarried(store, "g/0", rank, MEMBERS, TIMEOUT))
+                    .expectErrorSatisfies(e -> assertTrue(e instanceof MeshStartException && e.getMessage().contains(
+                            "came after the others gave up waiting for it: newGroup: group 'g/0' rank 0 of 3 (rank 1 of the "
+                                    + "parent): its newGroup was cancelled"), e.toString()))
+                    .verify(WAIT);
+        }
+    }
 }
