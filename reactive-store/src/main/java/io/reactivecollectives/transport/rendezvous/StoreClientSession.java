@@ -318,6 +318,11 @@ final class StoreClientSession {
     }
 
     private void onResponse(StoreResponseCodec.Response r) {
+        if (r instanceof StoreResponseCodec.Error e && r.id() == 0 && closedBy == null) {
+            // no call's: the server says why it is about to close the connection (a frame over its limit)
+            closedBy = new IllegalStateException("the TCP store at " + server + " said: " + e.message());
+            return;
+        }
         if (r instanceof StoreResponseCodec.Error e && e.code() == StoreFrameCodec.E_CLOSED && state == 2) {
             // the server's store is closed: it serves nothing more, so later calls fail here at once (an
             // unacknowledged set would otherwise be queued on a connection about to close, and lost)

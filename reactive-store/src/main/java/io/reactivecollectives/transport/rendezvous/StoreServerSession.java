@@ -116,6 +116,12 @@ final class StoreServerSession {
         }
         metrics.rejectedFrames.incrementAndGet();
         String why = String.valueOf(cause.getMessage());
+        if (authenticated && channel.isActive()) {
+            // the client's calls say why (request id 0: no call's); it cannot go on past a frame not read
+            channel.writeAndFlush(StoreResponseCodec.error(channel.alloc(), 0, StoreFrameCodec.E_BAD_REQUEST, "",
+                    "the server closed the connection: " + why + " (its frame limit of " + maxFrame + " bytes)",
+                    java.util.List.of(), 0), channel.voidPromise());
+        }
         close(!authenticated ? "bad handshake"
                 : why.startsWith(StoreFrameDecoder.STALLED) ? "stalled frame" : "protocol error", why);
     }

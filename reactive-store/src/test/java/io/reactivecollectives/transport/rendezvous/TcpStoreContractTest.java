@@ -112,6 +112,30 @@ class TcpStoreContractTest extends StoreContractTest {
         }
     }
 
+    /**
+     * A server whose frame limit is below the client's (a stand-alone store's --max-frame-size) closes
+     * the connection over a request above it, as it must (it cannot read past it); the client's calls
+     * then say why, naming the limit, instead of a bare 'the server closed the connection'.
+     */
+    @Test
+    void aRequestOverTheServersSmallerLimitSaysWhyTheConnectionClosed() {
+        TcpStoreServer server = server().maxFrameSize(4096).start().block(Duration.ofSeconds(10));
+        TcpStore store = TcpStore.connect(options(server.port(), Duration.ofSeconds(20))).block(Duration.ofSeconds(10));
+        try {
+            // (an unacknowledged set completes once queued: the call after it fails)
+            StepVerifier.create(store.set("big", new byte[5000]).then(store.numKeys()))
+                    .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("frame length 5016")
+                            && e.getMessage().contains("frame limit of 4096 bytes"), e.toString()))
+                    .verify(Duration.ofSeconds(10));
+            StepVerifier.create(store.numKeys())
+                    .expectErrorSatisfies(e -> assertTrue(e.getMessage().contains("frame limit of 4096 bytes"), e.toString()))
+                    .verify(Duration.ofSeconds(10));
+        } finally {
+            store.close();
+            server.close();
+        }
+    }
+
     @Test
     void connectRetriesUntilTheServerAppearsThenTimesOutNamingIt() {
         // nothing listens on a port we just released: connect fails after its timeout naming the address
