@@ -36,6 +36,7 @@ import java.util.Map;
  * APPEND   key:string value:bytes                       -&gt; LONG
  * CANCEL   (requestId = the request to drop)            -&gt; nothing
  * ERROR    code:uint8 op:string message:string missing:strings waitedMs:int64
+ *          (with requestId 0, answering no request: why the server is about to close the connection)
  * </pre>
  *
  * Decoding validates every length against the bytes left in the frame and rejects trailing bytes,
