@@ -107,7 +107,7 @@ public final class TransportSettings implements SettingsProvider {
     /** Each one-way ring between two local ranks. */
     public static final Setting<Integer> SHM_RING_BYTES = Setting.intBytes("rc.transport.shmRingBytes", 2 << 20, 4096,
                     "each one-way ring between two local ranks (shrunk to 256 KiB at least where the directory is small)")
-            .typeText("int bytes (K/M/G), power of two >= 4096");
+            .requiring(v -> Integer.bitCount(v) == 1, "a power of two").typeText("int bytes (K/M/G), power of two >= 4096");
 
     /** Free space left in the shared-memory directory. */
     public static final Setting<Long> SHM_RESERVE_BYTES = Setting.bytes("rc.transport.shmReserveBytes", 8L << 20, 0,
@@ -173,7 +173,7 @@ public final class TransportSettings implements SettingsProvider {
 
     /** The part size of the hierarchical all-reduce. */
     public static final Setting<Long> HIERARCHICAL_PART_BYTES = Setting.bytes("rc.hierarchical.partBytes", 4L << 20,
-            0, "the part size of the two-level (hierarchical) all-reduce (at least 64 KiB)");
+            64 << 10, "the part size of the two-level (hierarchical) all-reduce");
 
     /** Parts of the hierarchical all-reduce in flight at once. */
     public static final Setting<Integer> HIERARCHICAL_INFLIGHT = Setting.integer("rc.hierarchical.inflight", 4,
@@ -300,14 +300,23 @@ public final class TransportSettings implements SettingsProvider {
         return t;
     }
 
-    /** Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent); {@code Quorum.parse} reads it. */
+    /**
+     * Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent) as
+     * {@code Quorum.parse} will read it (before, {@code 1e3} passed here and failed there, without
+     * the setting's name).
+     */
     private static String quorum(String v) {
         String t = v.trim().toLowerCase(java.util.Locale.ROOT);
         if (!t.equals("majority")) {
             double x = Double.parseDouble(t.endsWith("%") ? t.substring(0, t.length() - 1) : t);
             boolean ok = t.endsWith("%") ? x > 0 && x <= 100 : t.contains(".") ? x > 0 && x <= 1 : x >= 1 && x == Math.rint(x);
+            try {
+                io.reactivecollectives.core.Quorum.parse(t);
+            } catch (IllegalArgumentException e) {
+                ok = false;
+            }
             if (!ok) {
-                throw new IllegalArgumentException("a quorum is `majority`, a number of ranks >= 1 or a share in (0, 1]");
+                throw new IllegalArgumentException("a quorum is `majority`, a whole number of ranks >= 1 or a share in (0, 1]");
             }
         }
         return t;
