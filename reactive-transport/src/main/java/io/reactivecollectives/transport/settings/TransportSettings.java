@@ -133,7 +133,7 @@ public final class TransportSettings implements SettingsProvider {
     /** How long a connection made on demand must sit idle before it may be closed over the limit. */
     public static final Setting<java.time.Duration> MESH_IDLE_AFTER = Setting.duration("rc.mesh.idleAfter",
             java.time.Duration.ofSeconds(2), "how long a connection made on demand must carry no frame before it "
-                    + "may be closed over rc.mesh.onDemandLimit");
+                    + "may be closed over rc.mesh.onDemandLimit").defaultText("2 s");
 
     /** Whether subgroups and splits travel over their parent's connections. */
     public static final Setting<Boolean> SUBGROUPS_SHARE_CONNECTIONS = Setting.bool("rc.subgroups.shareConnections", true,
@@ -154,7 +154,7 @@ public final class TransportSettings implements SettingsProvider {
 
     /** How long the shared-memory reader polls after the last traffic; -1: chosen per host. */
     public static final Setting<Long> SHM_SPIN_MICROS = Setting.longValue("rc.transport.shmSpinMicros", "us", -1, -1,
-                    "how long the shared-memory reader polls after the last traffic before it sleeps")
+                    "how long the shared-memory reader polls after the last traffic before it sleeps; -1: the default")
             .defaultText("200, or 0 with more local ranks than processors");
 
     /** Whether the shared-memory polling budget adapts. */
@@ -232,7 +232,8 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Duration> ELASTIC_CONNECT_TIMEOUT = Setting.duration("rc.elastic.connectTimeout",
             Duration.ofSeconds(30), "how long the members and joiners of a join (`ElasticGroup.boundary()`) wait for the "
                     + "next generation to connect, at most the group's connect timeout; a joiner that died after its "
-                    + "admission is left out after it and the members go on");
+                    + "admission is left out after it and the members go on; 0: the group's connect timeout alone")
+            .defaultText("30 s");
 
     /** The group id of a group joined from the environment, where the program's options leave the default. */
     public static final Setting<String> GROUP_ID = Setting.of("rc.group.id", "text, 1 to 256 characters",
