@@ -262,7 +262,7 @@ public final class NativeReduceKernels {
             LOG.debug("native reduction kernels loaded");
         } else if (explicitLibrary() != null) {
             // asked for by name: not using it is news (before, only a debug line said so)
-            io.reactivecollectives.core.observe.Notices.warn(LOG, "rc.kernels.native.library=" + explicitLibrary()
+            io.reactivecollectives.core.observe.Notices.warn(LOG, CoreSettings.KERNELS_NATIVE_LIBRARY.name() + "=" + explicitLibrary()
                     + ": native reduction kernels not in use, the Java kernels do the work: " + reason);
         } else {
             LOG.debug("native reduction kernels not in use: {}", reason);
