@@ -30,7 +30,7 @@ public final class TransportSettings implements SettingsProvider {
             "OFF", "INFO", "DETAIL").env("RC_DISTRIBUTED_DEBUG").defaultText("unset (`OFF`)");
 
     /** Every rank serves its live view: off, on, PORT or HOST:PORT ({@code DashboardOptions.parse}). */
-    public static final Setting<String> DASHBOARD = Setting.string("rc.dashboard", null,
+    public static final Setting<String> DASHBOARD = Setting.of("rc.dashboard", "string", TransportSettings::dashboard, null,
                     "every rank serves its live view and the job's page ([operations](operations.md#a-live-view-of-a-running-job)); "
                             + "rank 0 on `PORT` (0 or `on`: any free port, which the log names; `collectives-run --dashboard` "
                             + "takes 8470), the others on any free port of `HOST` (default `127.0.0.1`); "
@@ -290,6 +290,20 @@ public final class TransportSettings implements SettingsProvider {
             throw new IllegalArgumentException("a host name has only letters, digits, '-', '_' and dots (no spaces)");
         }
         return t;
+    }
+
+    /**
+     * Checks a dashboard setting as {@code DashboardOptions.parse} reads it, so that a bad one is refused
+     * with the usual one-line error, by the start-up check too (before, only {@code GroupOptions.defaults()}
+     * refused it, in words of its own that named both spellings and not the one set).
+     */
+    private static String dashboard(String v) {
+        try {
+            io.reactivecollectives.transport.DashboardOptions.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("expected off, on, PORT or HOST:PORT");
+        }
+        return v;
     }
 
     /** Checks a group id: 1 to 256 characters, no white space at its ends. */
