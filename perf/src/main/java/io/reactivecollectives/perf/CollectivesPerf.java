@@ -285,7 +285,8 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
             }
         }
         for (String problem : new String[] {PerfChecks.outputFile("-J/--json", jsonFile), PerfChecks.outputFile("-F/--csv", csvFile),
-                PerfChecks.tlsDir(tlsDir), PerfChecks.tunings(depth, settleTimeMs)}) {
+                PerfChecks.tlsDir(tlsDir), PerfChecks.tunings(depth, settleTimeMs),
+                rank < 0 && !env ? PerfChecks.rankSettings(environment) : null}) {
             if (problem != null) {
                 throw usage(problem);
             }

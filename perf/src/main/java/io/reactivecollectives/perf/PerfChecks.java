@@ -62,4 +62,41 @@ final class PerfChecks {
         }
         return null;
     }
+    /**
+     * The settings registry's one-line error for a setting the rank JVMs would read and refuse: a
+     * {@code -Dname=value} of {@code RC_RANK_JAVA_OPTS} naming a setting's property, or a setting's
+     * environment variable (the ranks inherit this process's); null when all parse. Before, each rank
+     * failed its start with a stack trace of some thirty lines.
+     */
+    static String rankSettings(java.util.Map<String, String> env) {
+        String opts = PerfSettings.RANK_JAVA_OPTS.get(env);
+        java.util.Set<String> given = new java.util.HashSet<>();
+        java.util.List<io.reactivecollectives.core.settings.Setting<?>> all = io.reactivecollectives.core.settings.SettingsRegistry.all();
+        for (String o : opts == null ? new String[0] : opts.trim().split("\\s+")) {
+            int eq = o.indexOf('=');
+            for (io.reactivecollectives.core.settings.Setting<?> s : all) {
+                String value = eq > 2 && o.startsWith("-D") && o.substring(2, eq).equals(s.property())
+                        ? o.substring(eq + 1).replace("{rank}", "0") : "";
+                if (!value.isBlank()) {
+                    given.add(s.property());
+                    try {
+                        s.parse(value);
+                    } catch (IllegalArgumentException e) {
+                        return "RC_RANK_JAVA_OPTS: " + e.getMessage();
+                    }
+                }
+            }
+        }
+        for (io.reactivecollectives.core.settings.Setting<?> s : all) {
+            String v = s.environment() == null || given.contains(s.property()) ? null : env.get(s.environment());
+            if (v != null && !v.isBlank()) {
+                try {
+                    s.parse(v);
+                } catch (IllegalArgumentException e) {
+                    return "environment variable " + s.environment() + " (the ranks inherit it): " + e.getMessage();
+                }
+            }
+        }
+        return null;
+    }
 }

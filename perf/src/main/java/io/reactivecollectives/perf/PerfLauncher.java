@@ -33,7 +33,7 @@ final class PerfLauncher {
             for (int r = 0; r < o.world; r++) {
                 List<String> cmd = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx2g", "-XX:MaxDirectMemorySize=8g",
                         "-XX:+UseParallelGC", "-Dio.netty.leakDetection.level=disabled"));
-                String extra = PerfSettings.RANK_JAVA_OPTS.get(); // e.g. a JFR recording per rank (see docs/benchmarks.md)
+                String extra = PerfSettings.RANK_JAVA_OPTS.get(o.environment); // e.g. a JFR recording per rank (see docs/benchmarks.md)
                 List<String> own = extra == null || extra.isBlank() ? List.of()
                         : List.of(extra.trim().replace("{rank}", String.valueOf(r)).split("\\s+"));
                 cmd.addAll(RankJvmAccess.options(own, Runtime.version().feature()));  // as collectives-run's ranks

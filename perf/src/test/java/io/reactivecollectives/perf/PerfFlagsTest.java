@@ -141,6 +141,35 @@ class PerfFlagsTest {
                 run("--algorithm", "ring", "--op", "broadcast").err());
     }
 
+    /**
+     * The audit: a setting the ranks refuse (RC_RANK_JAVA_OPTS='-Drc.transport.native=bogus', or
+     * RC_DISTRIBUTED_DEBUG=loud inherited) started every rank, each of which printed a stack trace of
+     * some thirty lines and exited 1; now it is one line and exit code 2 before any rank starts.
+     */
+    @Test
+    void aSettingTheRanksWouldRefuseIsOneLineWithExitCode2BeforeAnyRankStarts() {
+        String[][] cases = {
+            {"RC_RANK_JAVA_OPTS", "-Xmx1g -Drc.transport.native=bogus",
+                "collectives-perf: RC_RANK_JAVA_OPTS: setting rc.transport.native: 'bogus' is not one of auto / nio"},
+            {"RC_DISTRIBUTED_DEBUG", "loud", "collectives-perf: environment variable RC_DISTRIBUTED_DEBUG (the ranks "
+                + "inherit it): setting rc.distributed.debug: 'loud' is not one of OFF / INFO / DETAIL"}};
+        for (String[] c : cases) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            CollectivesPerf o = new CollectivesPerf();
+            o.environment = java.util.Map.of(c[0], c[1]);
+            int code = Cli.commandLine(o, new PrintStream(out, true), new PrintStream(err, true))
+                    .execute("--world", "1", "-b", "4", "-e", "4", "-n", "1", "-w", "0");
+            List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
+            assertEquals(2, code, lines.toString());
+            assertEquals(List.of(c[2] + " (see --help)"), lines);
+        }
+        // valid values, other JVM options, and a variable the ranks' property overrides pass
+        assertNull(PerfChecks.rankSettings(java.util.Map.of("RC_RANK_JAVA_OPTS", "-Drc.transport.native=nio "
+                + "-Drc.distributed.debug=DETAIL -XX:StartFlightRecording=filename=/tmp/r{rank}.jfr",
+                "RC_DISTRIBUTED_DEBUG", "loud", "PATH", "/bin")));
+    }
+
     @Test
     void envWithoutALaunchersVariablesIsOneLineWithExitCode2() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

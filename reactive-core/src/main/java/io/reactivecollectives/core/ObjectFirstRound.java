@@ -64,7 +64,9 @@ final class ObjectFirstRound {
             Fields f = all[q];
             if (f.status() != Status.OK) {
                 throw call.error(q, "rank " + q + " " + switch (f.status()) {
-                    case ENCODE_FAILED -> "could not encode its object";
+                    // a keyed all-reduce's owner encodes what its combine function made: its failure shows here too
+                    case ENCODE_FAILED -> call.op == ObjectOp.KEYED_ALL_REDUCE ? "could not encode or combine its entries"
+                            : "could not encode its object";
                     case OVER_LIMIT -> "has more than its limit of " + f.limit() + " bytes to send";
                     case CANCELLED -> "cancelled its call";
                     default -> "was called with a wrong argument";

@@ -37,30 +37,43 @@ public final class Cuda {
         static final int COUNT;
 
         static {
-            String reason = null;
-            int count = 0;
-            try {
-                if (CudaSettings.DISABLED.get()) {
-                    reason = "disabled by the system property rc.cuda.disabled=true";
-                } else {
-                    JCuda.setExceptionsEnabled(false);
-                    int[] n = new int[1];
-                    int rc = JCuda.cudaGetDeviceCount(n);
-                    if (rc != cudaError.cudaSuccess) {
-                        reason = "cudaGetDeviceCount failed: " + errorName(rc) + " (" + errorText(rc) + ")" + hint(rc);
-                    } else if (n[0] <= 0) {
-                        reason = "no CUDA device is visible (CUDA_VISIBLE_DEVICES="
-                                + System.getenv("CUDA_VISIBLE_DEVICES") + ")";
-                    } else {
-                        count = n[0];
-                    }
-                }
-            } catch (Throwable t) { // UnsatisfiedLinkError, NoClassDefFoundError, jcuda.CudaException, ...
-                reason = "the JCuda native library could not be used: " + t.getClass().getName() + ": "
-                        + firstLine(t.getMessage());
+            Answer a = probe();
+            REASON = a.reason();
+            COUNT = a.count();
+        }
+    }
+
+    /** What the probe found: why CUDA is unavailable (null when it is available) and the devices seen. */
+    record Answer(String reason, int count) {
+    }
+
+    /**
+     * Probes now (the class remembers the first answer). A value of {@code rc.cuda.disabled} that
+     * does not parse is the reason, in the setting's own words (before, it read as "the JCuda native
+     * library could not be used").
+     */
+    static Answer probe() {
+        boolean disabled;
+        try {
+            disabled = CudaSettings.DISABLED.get();
+        } catch (IllegalArgumentException e) {
+            return new Answer(e.getMessage(), 0);
+        }
+        if (disabled) {
+            return new Answer("disabled by the system property rc.cuda.disabled=true", 0);
+        }
+        try {
+            JCuda.setExceptionsEnabled(false);
+            int[] n = new int[1];
+            int rc = JCuda.cudaGetDeviceCount(n);
+            if (rc != cudaError.cudaSuccess) {
+                return new Answer("cudaGetDeviceCount failed: " + errorName(rc) + " (" + errorText(rc) + ")" + hint(rc), 0);
             }
-            REASON = reason;
-            COUNT = count;
+            return n[0] <= 0 ? new Answer("no CUDA device is visible (CUDA_VISIBLE_DEVICES="
+                    + System.getenv("CUDA_VISIBLE_DEVICES") + ")", 0) : new Answer(null, n[0]);
+        } catch (Throwable t) { // UnsatisfiedLinkError, NoClassDefFoundError, jcuda.CudaException, ...
+            return new Answer("the JCuda native library could not be used: " + t.getClass().getName() + ": "
+                    + firstLine(t.getMessage()), 0);
         }
     }
 

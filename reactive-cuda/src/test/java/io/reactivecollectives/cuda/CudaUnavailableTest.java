@@ -35,6 +35,27 @@ class CudaUnavailableTest {
         }
     }
 
+    /**
+     * The audit: {@code -Drc.cuda.disabled=abc} made the reason "the JCuda native library could not
+     * be used: java.lang.IllegalArgumentException: setting rc.cuda.disabled ...", blaming JCuda for a
+     * typo; the setting's own one-line error is the reason now, whatever the machine has.
+     */
+    @Test
+    void aDisabledValueThatDoesNotParseIsTheReasonInTheSettingsWords() {
+        String saved = System.getProperty("rc.cuda.disabled");
+        System.setProperty("rc.cuda.disabled", "abc");
+        try {
+            assertEquals(new Cuda.Answer("setting rc.cuda.disabled (system property): 'abc' is not a valid boolean: "
+                    + "expected true or false", 0), Cuda.probe());
+        } finally {
+            if (saved == null) {
+                System.clearProperty("rc.cuda.disabled");
+            } else {
+                System.setProperty("rc.cuda.disabled", saved);
+            }
+        }
+    }
+
     private static void assertUnavailable(String entryPoint, Executable call) {
         IllegalStateException e = assertThrows(IllegalStateException.class, call, entryPoint);
         assertTrue(e.getMessage().startsWith("CUDA unavailable: " + Cuda.unavailableReason()), e.getMessage());

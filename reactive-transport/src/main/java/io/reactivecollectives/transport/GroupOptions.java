@@ -105,12 +105,21 @@ public record GroupOptions(String groupId, Duration timeout, Duration connectTim
         if (groupId.isEmpty() || groupId.length() > 256) {
             throw new IllegalArgumentException("group id must have 1 to 256 characters, got '" + groupId + "'");
         }
+        // each refusal names the setting and the value (before: "timeouts must be positive", and one
+        // sentence for four rules with no value, so withSegmentBytes(32 MiB) did not say that
+        // maxFramePayload, 16 MiB, was the one to raise)
         if (timeout.isNegative() || timeout.isZero() || connectTimeout.isNegative() || connectTimeout.isZero()) {
-            throw new IllegalArgumentException("timeouts must be positive");
+            throw new IllegalArgumentException((timeout.isNegative() || timeout.isZero() ? "timeout" : "connectTimeout")
+                    + " must be positive, got " + (timeout.isNegative() || timeout.isZero() ? timeout : connectTimeout));
         }
-        if (segmentBytes < 64 || pipelineDepth < 1 || maxFramePayload < segmentBytes || maxUnclaimedBytes < maxFramePayload) {
-            throw new IllegalArgumentException("need segmentBytes >= 64, pipelineDepth >= 1, maxFramePayload >= "
-                    + "segmentBytes and maxUnclaimedBytes >= maxFramePayload");
+        String sizes = segmentBytes < 64 ? "segmentBytes must be at least 64, got " + segmentBytes
+                : pipelineDepth < 1 ? "pipelineDepth must be at least 1, got " + pipelineDepth
+                : maxFramePayload < segmentBytes ? "maxFramePayload (" + maxFramePayload + ") must be at least segmentBytes ("
+                        + segmentBytes + ")"
+                : maxUnclaimedBytes < maxFramePayload ? "maxUnclaimedBytes (" + maxUnclaimedBytes
+                        + ") must be at least maxFramePayload (" + maxFramePayload + ")" : null;
+        if (sizes != null) {
+            throw new IllegalArgumentException(sizes);
         }
         if (socketBufferBytes < 0) {
             throw new IllegalArgumentException("socketBufferBytes must be >= 0");

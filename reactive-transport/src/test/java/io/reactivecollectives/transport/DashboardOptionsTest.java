@@ -31,6 +31,23 @@ class DashboardOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> new DashboardOptions(" ", 1));
     }
 
+    /** The audit: the property's bad value was refused in words of its own, naming both spellings. */
+    @Test
+    void aBadSettingIsTheRegistrysOneLineError() {
+        String saved = System.getProperty("rc.dashboard");
+        System.setProperty("rc.dashboard", "nope");
+        try {
+            assertEquals("setting rc.dashboard (system property): 'nope' is not one of off, on, PORT or HOST:PORT",
+                    assertThrows(IllegalArgumentException.class, GroupOptions::defaults).getMessage());
+        } finally {
+            if (saved == null) {
+                System.clearProperty("rc.dashboard");
+            } else {
+                System.setProperty("rc.dashboard", saved);
+            }
+        }
+    }
+
     @Test
     void rankZeroBindsThePortTheOthersAnyAndOnlyLoopbackIsOpen() {
         DashboardOptions o = DashboardOptions.loopback(8470);

@@ -65,4 +65,24 @@ class GroupOptionsBuilderTest {
         assertEquals(ErrorHandling.Mode.FAIL_OPERATIONS, GroupOptions.builder().errorHandling(null).build()
                 .errorHandling().mode());
     }
+    /**
+     * The audit: a refused value said neither which setting nor what value ("timeouts must be
+     * positive"; "need segmentBytes >= 64, pipelineDepth >= 1, maxFramePayload >= segmentBytes and
+     * maxUnclaimedBytes >= maxFramePayload" for a segment of 32 MiB, whose fix is maxFramePayload).
+     */
+    @Test
+    void aRefusedValueNamesTheSettingAndTheValue() {
+        assertEquals("maxFramePayload (16777216) must be at least segmentBytes (33554432)", assertThrows(
+                IllegalArgumentException.class, () -> GroupOptions.defaults().withSegmentBytes(32 << 20)).getMessage());
+        assertEquals("segmentBytes must be at least 64, got 32", assertThrows(IllegalArgumentException.class,
+                () -> GroupOptions.builder().segmentBytes(32).build()).getMessage());
+        assertEquals("pipelineDepth must be at least 1, got 0", assertThrows(IllegalArgumentException.class,
+                () -> GroupOptions.defaults().withPipelineDepth(0)).getMessage());
+        assertEquals("maxUnclaimedBytes (1024) must be at least maxFramePayload (16777216)", assertThrows(
+                IllegalArgumentException.class, () -> GroupOptions.defaults().withMaxUnclaimedBytes(1024)).getMessage());
+        assertEquals("timeout must be positive, got PT0S", assertThrows(IllegalArgumentException.class,
+                () -> GroupOptions.defaults().withTimeout(Duration.ZERO)).getMessage());
+        assertEquals("connectTimeout must be positive, got PT-1S", assertThrows(IllegalArgumentException.class,
+                () -> GroupOptions.defaults().withConnectTimeout(Duration.ofSeconds(-1))).getMessage());
+    }
 }

@@ -236,6 +236,15 @@ public final class NativeReduceKernels {
         return NativeLibraryFile.load(NativeReduceKernels.class, LIBRARY_FILE, System::load);
     }
 
+    /** The library named by {@code rc.kernels.native.library}, or null (also when the setting does not parse). */
+    private static java.nio.file.Path explicitLibrary() {
+        try {
+            return CoreSettings.KERNELS_NATIVE_LIBRARY.get();
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     /** Loads the library and checks its ABI; returns null when it is in use, else why not. */
     private static String loadAndCheck() {
         String reason = loadLibrary();
@@ -251,6 +260,10 @@ public final class NativeReduceKernels {
         }
         if (reason == null) {
             LOG.debug("native reduction kernels loaded");
+        } else if (explicitLibrary() != null) {
+            // asked for by name: not using it is news (before, only a debug line said so)
+            io.reactivecollectives.core.observe.Notices.warn(LOG, CoreSettings.KERNELS_NATIVE_LIBRARY.name() + "=" + explicitLibrary()
+                    + ": native reduction kernels not in use, the Java kernels do the work: " + reason);
         } else {
             LOG.debug("native reduction kernels not in use: {}", reason);
         }

@@ -31,8 +31,9 @@ public final class CoreSettings implements SettingsProvider {
             "load the native kernels from this file instead of the jar");
 
     /** Block size of the Java kernels. */
-    public static final Setting<Integer> KERNELS_BLOCK_BYTES = Setting.intBytes("rc.kernels.blockBytes", 8192, 0,
-            "block size of the Java kernels (at least 64, a multiple of 8)");
+    public static final Setting<Integer> KERNELS_BLOCK_BYTES = Setting.intBytes("rc.kernels.blockBytes", 8192, 64,
+                    "block size of the Java kernels")
+            .requiring(v -> v % 8 == 0, "a multiple of 8").typeText("int bytes (K/M/G), >= 64, a multiple of 8");
 
     /** Whether the Java kernels copy with plain buffers only. */
     public static final Setting<Boolean> KERNELS_PORTABLE = Setting.bool("io.reactivecollectives.kernels.portable",

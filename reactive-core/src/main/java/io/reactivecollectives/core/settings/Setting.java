@@ -235,6 +235,26 @@ public final class Setting<T> {
     }
 
     /**
+     * This setting, refusing a value that parses but breaks a rule the type cannot say (a power of
+     * two, a multiple of 8): the value is refused when read, with the usual one-line error, instead
+     * of being changed quietly or failing later without the setting's name.
+     *
+     * @param rule whether a value is allowed
+     * @param why  what an allowed value is, for the error
+     * @return the new setting
+     */
+    public Setting<T> requiring(java.util.function.Predicate<? super T> rule, String why) {
+        Function<String, T> base = parser;
+        return new Setting<>(name, property, environment, type, v -> {
+            T value = base.apply(v);
+            if (!rule.test(value)) {
+                throw new IllegalArgumentException(why);
+            }
+            return value;
+        }, defaultValue, defaultText, description);
+    }
+
+    /**
      * This setting with its type shown as {@code text} on the page.
      *
      * @param text the type as the page shows it

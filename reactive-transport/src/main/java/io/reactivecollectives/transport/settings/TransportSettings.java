@@ -30,7 +30,7 @@ public final class TransportSettings implements SettingsProvider {
             "OFF", "INFO", "DETAIL").env("RC_DISTRIBUTED_DEBUG").defaultText("unset (`OFF`)");
 
     /** Every rank serves its live view: off, on, PORT or HOST:PORT ({@code DashboardOptions.parse}). */
-    public static final Setting<String> DASHBOARD = Setting.string("rc.dashboard", null,
+    public static final Setting<String> DASHBOARD = Setting.of("rc.dashboard", "string", TransportSettings::dashboard, null,
                     "every rank serves its live view and the job's page ([operations](operations.md#a-live-view-of-a-running-job)); "
                             + "rank 0 on `PORT` (0 or `on`: any free port, which the log names; `collectives-run --dashboard` "
                             + "takes 8470), the others on any free port of `HOST` (default `127.0.0.1`); "
@@ -107,7 +107,7 @@ public final class TransportSettings implements SettingsProvider {
     /** Each one-way ring between two local ranks. */
     public static final Setting<Integer> SHM_RING_BYTES = Setting.intBytes("rc.transport.shmRingBytes", 2 << 20, 4096,
                     "each one-way ring between two local ranks (shrunk to 256 KiB at least where the directory is small)")
-            .typeText("int bytes (K/M/G), power of two >= 4096");
+            .requiring(v -> Integer.bitCount(v) == 1, "a power of two").typeText("int bytes (K/M/G), power of two >= 4096");
 
     /** Free space left in the shared-memory directory. */
     public static final Setting<Long> SHM_RESERVE_BYTES = Setting.bytes("rc.transport.shmReserveBytes", 8L << 20, 0,
@@ -133,7 +133,7 @@ public final class TransportSettings implements SettingsProvider {
     /** How long a connection made on demand must sit idle before it may be closed over the limit. */
     public static final Setting<java.time.Duration> MESH_IDLE_AFTER = Setting.duration("rc.mesh.idleAfter",
             java.time.Duration.ofSeconds(2), "how long a connection made on demand must carry no frame before it "
-                    + "may be closed over rc.mesh.onDemandLimit");
+                    + "may be closed over rc.mesh.onDemandLimit").defaultText("2 s");
 
     /** Whether subgroups and splits travel over their parent's connections. */
     public static final Setting<Boolean> SUBGROUPS_SHARE_CONNECTIONS = Setting.bool("rc.subgroups.shareConnections", true,
@@ -154,7 +154,7 @@ public final class TransportSettings implements SettingsProvider {
 
     /** How long the shared-memory reader polls after the last traffic; -1: chosen per host. */
     public static final Setting<Long> SHM_SPIN_MICROS = Setting.longValue("rc.transport.shmSpinMicros", "us", -1, -1,
-                    "how long the shared-memory reader polls after the last traffic before it sleeps")
+                    "how long the shared-memory reader polls after the last traffic before it sleeps; -1: the default")
             .defaultText("200, or 0 with more local ranks than processors");
 
     /** Whether the shared-memory polling budget adapts. */
@@ -173,7 +173,7 @@ public final class TransportSettings implements SettingsProvider {
 
     /** The part size of the hierarchical all-reduce. */
     public static final Setting<Long> HIERARCHICAL_PART_BYTES = Setting.bytes("rc.hierarchical.partBytes", 4L << 20,
-            0, "the part size of the two-level (hierarchical) all-reduce (at least 64 KiB)");
+            64 << 10, "the part size of the two-level (hierarchical) all-reduce");
 
     /** Parts of the hierarchical all-reduce in flight at once. */
     public static final Setting<Integer> HIERARCHICAL_INFLIGHT = Setting.integer("rc.hierarchical.inflight", 4,
@@ -232,7 +232,8 @@ public final class TransportSettings implements SettingsProvider {
     public static final Setting<Duration> ELASTIC_CONNECT_TIMEOUT = Setting.duration("rc.elastic.connectTimeout",
             Duration.ofSeconds(30), "how long the members and joiners of a join (`ElasticGroup.boundary()`) wait for the "
                     + "next generation to connect, at most the group's connect timeout; a joiner that died after its "
-                    + "admission is left out after it and the members go on");
+                    + "admission is left out after it and the members go on; 0: the group's connect timeout alone")
+            .defaultText("30 s");
 
     /** The group id of a group joined from the environment, where the program's options leave the default. */
     public static final Setting<String> GROUP_ID = Setting.of("rc.group.id", "text, 1 to 256 characters",
@@ -291,6 +292,20 @@ public final class TransportSettings implements SettingsProvider {
         return t;
     }
 
+    /**
+     * Checks a dashboard setting as {@code DashboardOptions.parse} reads it, so that a bad one is refused
+     * with the usual one-line error, by the start-up check too (before, only {@code GroupOptions.defaults()}
+     * refused it, in words of its own that named both spellings and not the one set).
+     */
+    private static String dashboard(String v) {
+        try {
+            io.reactivecollectives.transport.DashboardOptions.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("expected off, on, PORT or HOST:PORT");
+        }
+        return v;
+    }
+
     /** Checks a group id: 1 to 256 characters, no white space at its ends. */
     private static String groupId(String v) {
         String t = v.trim();
@@ -300,14 +315,23 @@ public final class TransportSettings implements SettingsProvider {
         return t;
     }
 
-    /** Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent); {@code Quorum.parse} reads it. */
+    /**
+     * Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent) as
+     * {@code Quorum.parse} will read it (before, {@code 1e3} passed here and failed there, without
+     * the setting's name).
+     */
     private static String quorum(String v) {
         String t = v.trim().toLowerCase(java.util.Locale.ROOT);
         if (!t.equals("majority")) {
             double x = Double.parseDouble(t.endsWith("%") ? t.substring(0, t.length() - 1) : t);
             boolean ok = t.endsWith("%") ? x > 0 && x <= 100 : t.contains(".") ? x > 0 && x <= 1 : x >= 1 && x == Math.rint(x);
+            try {
+                io.reactivecollectives.core.Quorum.parse(t);
+            } catch (IllegalArgumentException e) {
+                ok = false;
+            }
             if (!ok) {
-                throw new IllegalArgumentException("a quorum is `majority`, a number of ranks >= 1 or a share in (0, 1]");
+                throw new IllegalArgumentException("a quorum is `majority`, a whole number of ranks >= 1 or a share in (0, 1]");
             }
         }
         return t;
