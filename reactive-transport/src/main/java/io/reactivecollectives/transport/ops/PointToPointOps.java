@@ -102,6 +102,7 @@ public final class PointToPointOps {
         return runtime.settings().deliver(Mono.defer(() -> {
             timeout(name, options);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requireWritable(name, tensor, "tensor");
             CollectiveException refused = runtime.refusal(name);
             if (refused != null) {
                 return Mono.error(refused);
