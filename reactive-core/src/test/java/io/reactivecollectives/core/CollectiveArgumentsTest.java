@@ -170,6 +170,13 @@ class CollectiveArgumentsTest {
                 "batchSendRecv: invalid ops[0] (send) peer rank 3 for world size 3");
         rejects(() -> CollectiveArguments.batchSendRecv(List.of(P2POp.send(f(2), 1, 0), P2POp.recv(f(2), 0, 0)), 0, 3),
                 "batchSendRecv: ops[1] (recv) names this rank 0");
+        // a receive into a read-only tensor is refused with the rest, before the batch's sends go out
+        Tensor readOnly = Tensors.wrap(java.nio.ByteBuffer.allocateDirect(8).asReadOnlyBuffer()
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN), DType.FLOAT32);
+        allocated.add(readOnly);
+        assertDoesNotThrow(() -> CollectiveArguments.batchSendRecv(List.of(P2POp.send(readOnly, 1, 0)), 0, 3));
+        rejects(() -> CollectiveArguments.batchSendRecv(List.of(P2POp.send(f(2), 1, 0), P2POp.recv(readOnly, 2, 0)), 0, 3),
+                "batchSendRecv: ops[1] (recv) tensor is read-only");
 
         assertDoesNotThrow(() -> CollectiveArguments.monitoredBarrier(Duration.ofMillis(1)));
         rejects(() -> CollectiveArguments.monitoredBarrier(Duration.ZERO), "monitoredBarrier: timeout must be positive");
