@@ -88,6 +88,29 @@ class CollectiveArgumentsTest {
                 "inputs[1]", "expected float32, got int64");
     }
 
+    /**
+     * Outputs that share memory are refused: the ranks' pieces would land in one place in an order
+     * that differs between ranks, so each rank would end with another result (before, they ran).
+     */
+    @Test
+    void outputsThatShareMemoryAreRefused() {
+        Tensor whole = f(3);
+        rejects(() -> CollectiveArguments.allGather(List.of(whole.narrow(0, 2), whole.narrow(1, 2)), f(2), 2),
+                "allGather: outputs[0] and outputs[1] share memory");
+        Tensor one = f(2);
+        rejects(() -> CollectiveArguments.allGather(List.of(f(2), one, one), f(2), 3),
+                "allGather: outputs[1] and outputs[2] share memory");
+        rejects(() -> CollectiveArguments.gather(List.of(one, one), f(2), 0, 0, 2), "gather: outputs[0] and outputs[1] share memory");
+        rejects(() -> CollectiveArguments.allToAll(List.of(one, one), List.of(f(2), f(2)), 2),
+                "allToAll: outputs[0] and outputs[1] share memory");
+        rejects(() -> CollectiveArguments.allGatherCoalesced(List.of(List.of(f(2), one), List.of(one, f(2))), List.of(f(2), f(2)), 2),
+                "allGatherCoalesced: outputs[0][1] and outputs[1][0] share memory");
+        // views side by side (an in-place all-gather's chunks), and empty tensors, are fine
+        Tensor rows = f(4);
+        assertDoesNotThrow(() -> CollectiveArguments.allGather(rows.chunk(2), rows.narrow(0, 2), 2));
+        assertDoesNotThrow(() -> CollectiveArguments.allGather(List.of(f(0), f(0)), f(0), 2));
+    }
+
     @Test
     void gatherAndScatter() {
         assertDoesNotThrow(() -> CollectiveArguments.gather(fs(4, 3), f(3), 1, 1, 4));
