@@ -157,7 +157,8 @@ public final class LocalCluster implements AutoCloseable {
      * when an earlier rank's fails as it is subscribed (a bad argument on that rank), so every rank's
      * collectives take their sequence numbers and the cluster stays in step for the next call. Fails
      * with the first error of any rank, the later ones added as suppressed; the ranks still running
-     * are then cancelled, which aborts their collectives on every rank (as any cancel does).
+     * are then cancelled, which aborts their collectives on every rank (as any cancel does). Each
+     * rank's {@code Mono} sees the subscriber's Reactor context (a tracing parent observation).
      *
      * @param <T>  what each rank's {@code Mono} emits
      * @param body the work of one rank, given its group
@@ -187,7 +188,7 @@ public final class LocalCluster implements AutoCloseable {
                 int rank = r;
                 Mono<T> one;
                 try {
-                    one = Mono.from(body.apply(groups.get(rank)));
+                    one = Mono.from(body.apply(groups.get(rank))).contextWrite(sink.contextView()); // the caller's context
                 } catch (RuntimeException | Error e) {
                     one = Mono.error(e);
                 }

@@ -55,4 +55,15 @@ class LocalClusterRunTest {
             }
         }
     }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void everyRankSeesTheSubscribersContext() {
+        try (LocalCluster cluster = LocalCluster.start(2, GroupOptions.defaults().withGroupId("run-context")).block(T)) {
+            List<String> seen = cluster.run(g -> Mono.deferContextual(ctx -> Mono.just(ctx.getOrDefault("step", "none") + "@" + g.rank())))
+                    .contextWrite(reactor.util.context.Context.of("step", "train-7"))
+                    .block(T);
+            assertEquals(List.of("train-7@0", "train-7@1"), seen);
+        }
+    }
 }
