@@ -29,6 +29,7 @@ final class AllToAllArguments {
                 requireDisjoint(op, outputs.get(o), "outputs[" + o + "]", inputs.get(i), "inputs[" + i + "]");
             }
         }
+        GatherArguments.requireOutputsApart(op, outputs, o -> "outputs[" + o + "]");
     }
 
     static void allToAll(List<Tensor> outputs, List<Tensor> inputs, int rank, int worldSize) {

@@ -1,6 +1,7 @@
 package io.reactivecollectives.core;
 
 import java.util.List;
+import java.util.function.IntFunction;
 
 import static io.reactivecollectives.core.CollectiveArguments.requireLike;
 import static io.reactivecollectives.core.CollectiveArguments.requireList;
@@ -25,6 +26,7 @@ final class GatherArguments {
         for (int i = 0; i < outputs.size(); i++) {
             requireLike(op, outputs.get(i), input, "outputs[" + i + "]");
         }
+        requireOutputsApart(op, outputs, i -> "outputs[" + i + "]");
     }
 
     static void allGatherInto(Tensor output, Tensor input, int worldSize) {
@@ -54,6 +56,8 @@ final class GatherArguments {
                 requireLike(op, outputs.get(i).get(r), inputs.get(i), "outputs[" + i + "][" + r + "]");
             }
         }
+        List<Tensor> all = outputs.stream().flatMap(List::stream).toList();
+        requireOutputsApart(op, all, k -> "outputs[" + k / worldSize + "][" + k % worldSize + "]");
     }
 
     static void gather(List<Tensor> outputs, Tensor input, int root, int rank, int worldSize) {
@@ -65,6 +69,7 @@ final class GatherArguments {
             for (int i = 0; i < outputs.size(); i++) {
                 requireLike(op, outputs.get(i), input, "outputs[" + i + "]");
             }
+            requireOutputsApart(op, outputs, i -> "outputs[" + i + "]");
         } else if (outputs != null && !outputs.isEmpty()) {
             throw new IllegalArgumentException(op + ": requires an empty output list on non-root rank " + rank
                     + " (root is " + root + ")");
@@ -83,6 +88,38 @@ final class GatherArguments {
         } else if (inputs != null && !inputs.isEmpty()) {
             throw new IllegalArgumentException(op + ": requires an empty input list on non-root rank " + rank
                     + " (root is " + root + ")");
+        }
+    }
+
+    /**
+     * No two outputs share memory (the same tensor twice, or views that overlap): the ranks' data
+     * would land in one place in an order that differs between ranks, so each rank would end with
+     * another result. Memory without an address to compare is compared by identity only.
+     */
+    static void requireOutputsApart(String op, List<Tensor> outputs, IntFunction<String> name) {
+        int n = outputs.size();
+        long[] from = new long[n];
+        boolean[] addressed = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            Tensor t = outputs.get(i);
+            try {
+                from[i] = t.isCpu() && t.nbytes() > 0 ? t.address() : 0;
+                addressed[i] = t.isCpu() && t.nbytes() > 0;
+            } catch (UnsupportedOperationException | IllegalStateException e) {
+                addressed[i] = false;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                Tensor a = outputs.get(i);
+                Tensor b = outputs.get(j);
+                boolean shared = a == b && a.nbytes() > 0 || addressed[i] && addressed[j]
+                        && from[i] < from[j] + b.nbytes() && from[j] < from[i] + a.nbytes();
+                if (shared) {
+                    throw new IllegalArgumentException(op + ": " + name.apply(i) + " and " + name.apply(j)
+                            + " share memory; each output needs memory of its own");
+                }
+            }
         }
     }
 }

@@ -28,6 +28,9 @@ final class PointToPointArguments {
                 throw new IllegalArgumentException(op + ": " + what + " names this rank " + rank
                         + " as its peer; a rank cannot send to or receive from itself");
             }
+            if (p.type() == P2POp.Type.RECV) {
+                CollectiveArguments.requireWritable(op, p.tensor(), what + " tensor");
+            }
         }
     }
 }

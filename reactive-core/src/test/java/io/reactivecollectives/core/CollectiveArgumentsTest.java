@@ -88,6 +88,29 @@ class CollectiveArgumentsTest {
                 "inputs[1]", "expected float32, got int64");
     }
 
+    /**
+     * Outputs that share memory are refused: the ranks' pieces would land in one place in an order
+     * that differs between ranks, so each rank would end with another result (before, they ran).
+     */
+    @Test
+    void outputsThatShareMemoryAreRefused() {
+        Tensor whole = f(3);
+        rejects(() -> CollectiveArguments.allGather(List.of(whole.narrow(0, 2), whole.narrow(1, 2)), f(2), 2),
+                "allGather: outputs[0] and outputs[1] share memory");
+        Tensor one = f(2);
+        rejects(() -> CollectiveArguments.allGather(List.of(f(2), one, one), f(2), 3),
+                "allGather: outputs[1] and outputs[2] share memory");
+        rejects(() -> CollectiveArguments.gather(List.of(one, one), f(2), 0, 0, 2), "gather: outputs[0] and outputs[1] share memory");
+        rejects(() -> CollectiveArguments.allToAll(List.of(one, one), List.of(f(2), f(2)), 2),
+                "allToAll: outputs[0] and outputs[1] share memory");
+        rejects(() -> CollectiveArguments.allGatherCoalesced(List.of(List.of(f(2), one), List.of(one, f(2))), List.of(f(2), f(2)), 2),
+                "allGatherCoalesced: outputs[0][1] and outputs[1][0] share memory");
+        // views side by side (an in-place all-gather's chunks), and empty tensors, are fine
+        Tensor rows = f(4);
+        assertDoesNotThrow(() -> CollectiveArguments.allGather(rows.chunk(2), rows.narrow(0, 2), 2));
+        assertDoesNotThrow(() -> CollectiveArguments.allGather(List.of(f(0), f(0)), f(0), 2));
+    }
+
     @Test
     void gatherAndScatter() {
         assertDoesNotThrow(() -> CollectiveArguments.gather(fs(4, 3), f(3), 1, 1, 4));
@@ -170,6 +193,13 @@ class CollectiveArgumentsTest {
                 "batchSendRecv: invalid ops[0] (send) peer rank 3 for world size 3");
         rejects(() -> CollectiveArguments.batchSendRecv(List.of(P2POp.send(f(2), 1, 0), P2POp.recv(f(2), 0, 0)), 0, 3),
                 "batchSendRecv: ops[1] (recv) names this rank 0");
+        // a receive into a read-only tensor is refused with the rest, before the batch's sends go out
+        Tensor readOnly = Tensors.wrap(java.nio.ByteBuffer.allocateDirect(8).asReadOnlyBuffer()
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN), DType.FLOAT32);
+        allocated.add(readOnly);
+        assertDoesNotThrow(() -> CollectiveArguments.batchSendRecv(List.of(P2POp.send(readOnly, 1, 0)), 0, 3));
+        rejects(() -> CollectiveArguments.batchSendRecv(List.of(P2POp.send(f(2), 1, 0), P2POp.recv(readOnly, 2, 0)), 0, 3),
+                "batchSendRecv: ops[1] (recv) tensor is read-only");
 
         assertDoesNotThrow(() -> CollectiveArguments.monitoredBarrier(Duration.ofMillis(1)));
         rejects(() -> CollectiveArguments.monitoredBarrier(Duration.ZERO), "monitoredBarrier: timeout must be positive");

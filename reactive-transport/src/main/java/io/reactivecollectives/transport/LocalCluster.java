@@ -3,14 +3,19 @@ package io.reactivecollectives.transport;
 import io.reactivecollectives.core.ProcessGroup;
 import io.reactivecollectives.core.rendezvous.HashStore;
 import io.reactivecollectives.core.rendezvous.Store;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -147,18 +152,71 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Runs {@code body} on every rank concurrently (each rank's {@code Mono} subscribed at once) and
-     * emits the results in rank order; ranks whose {@code Mono} completes empty contribute nothing.
-     * Fails with the first error of any rank (the others are cancelled).
+     * Runs {@code body} on every rank concurrently and emits the results in rank order; ranks whose
+     * {@code Mono} completes empty contribute nothing. Every rank's {@code Mono} is subscribed, even
+     * when an earlier rank's fails as it is subscribed (a bad argument on that rank), so every rank's
+     * collectives take their sequence numbers and the cluster stays in step for the next call. Fails
+     * with the first error of any rank, the later ones added as suppressed; the ranks still running
+     * are then cancelled, which aborts their collectives on every rank (as any cancel does). Each
+     * rank's {@code Mono} sees the subscriber's Reactor context (a tracing parent observation).
      *
      * @param <T>  what each rank's {@code Mono} emits
      * @param body the work of one rank, given its group
      * @return a cold {@code Mono} emitting the ranks' results in rank order
      */
     public <T> Mono<List<T>> run(Function<? super ProcessGroup, ? extends Mono<T>> body) {
-        return Flux.fromIterable(groups)
-                .flatMapSequential(g -> body.apply(g), groups.size())
-                .collectList();
+        return Mono.create(sink -> {
+            int n = groups.size();
+            Object[] results = new Object[n];
+            AtomicInteger left = new AtomicInteger(n + 1); // every rank, and the loop that subscribes them
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicBoolean subscribed = new AtomicBoolean();
+            AtomicBoolean signalled = new AtomicBoolean();
+            Disposable.Composite running = Disposables.composite();
+            sink.onCancel(running);
+            Runnable end = () -> {
+                if (left.decrementAndGet() == 0 && failure.get() == null && signalled.compareAndSet(false, true)) {
+                    sink.success(collect(results));
+                }
+            };
+            Runnable fail = () -> { // once every rank is subscribed: no later call can overtake one of them
+                if (subscribed.get() && failure.get() != null && signalled.compareAndSet(false, true)) {
+                    sink.error(failure.get());
+                }
+            };
+            for (int r = 0; r < n; r++) {
+                int rank = r;
+                Mono<T> one;
+                try {
+                    one = Mono.from(body.apply(groups.get(rank))).contextWrite(sink.contextView()); // the caller's context
+                } catch (RuntimeException | Error e) {
+                    one = Mono.error(e);
+                }
+                // subscribed before it is added: once the run failed, add cancels it at once, after it started
+                running.add(one.subscribe(v -> results[rank] = v, e -> {
+                    if (failure.compareAndSet(null, e)) {
+                        running.dispose(); // the ranks still running are cancelled, and end with no signal
+                        fail.run();
+                    } else if (failure.get() != e) {
+                        failure.get().addSuppressed(e);
+                    }
+                }, end));
+            }
+            subscribed.set(true);
+            fail.run();
+            end.run();
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> List<T> collect(Object[] results) {
+        List<T> out = new ArrayList<>();
+        for (Object v : results) {
+            if (v != null) {
+                out.add((T) v);
+            }
+        }
+        return out;
     }
 
     /** Closes every rank's group and the store. */

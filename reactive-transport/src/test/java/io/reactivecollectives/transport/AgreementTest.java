@@ -206,6 +206,55 @@ class AgreementTest {
         });
     }
 
+    /**
+     * A receive writes into its tensor as a collective does: a receive into a tensor an in-flight
+     * all-reduce uses is refused, and so is an all-reduce of a tensor a pending receive will fill;
+     * before, both ran, and the ranks ended the all-reduce with different results.
+     */
+    @Test
+    void aReceiveAndACollectiveNeverShareATensor() {
+        ClusterTesting.withCluster(2, options("agree-recv-in-use"), cluster -> {
+            MeshProcessGroup g0 = cluster.group(0);
+            MeshProcessGroup g1 = cluster.group(1);
+            Tensor t0 = ClusterTesting.filled(DType.FLOAT32, 4, 1);
+            Tensor t1 = ClusterTesting.filled(DType.FLOAT32, 4, 2);
+            try {
+                // rank 1's all-reduce waits for rank 0; a receive into its tensor meanwhile is refused
+                Mono<Tensor> allReduce1 = g1.allReduce(t1, ReduceOp.SUM).cache();
+                allReduce1.subscribe(x -> { }, e -> { });
+                Throwable e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> g1.recv(t1, 0, 4).block(Duration.ofSeconds(20)));
+                assertTrue(e.getMessage().matches("recv: tensor .* is in use by allReduce\\[seq=0\\].*"), e.getMessage());
+                assertEquals(3.0, g0.allReduce(t0, ReduceOp.SUM).block(Duration.ofSeconds(20)).getDouble(3));
+                assertEquals(3.0, allReduce1.block(Duration.ofSeconds(20)).getDouble(3), "both ranks agree");
+
+                // a pending receive holds its tensor: an all-reduce of it is refused (and told to the peer)
+                Mono<Tensor> recv1 = g1.recv(t1, 0, 5).cache();
+                recv1.subscribe(x -> { }, x -> { });
+                List<Object> res = outcomes(cluster, (g, r) -> g.allReduce(r == 0 ? t0 : t1, ReduceOp.SUM));
+                assertInstanceOf(IllegalArgumentException.class, res.get(1));
+                assertTrue(((Throwable) res.get(1)).getMessage().matches(
+                        "allReduce: tensor .* is in use by recv from rank 0 with tag 5, still in flight.*"),
+                        ((Throwable) res.get(1)).getMessage());
+                t0.fill(7);
+                g0.send(t0, 1, 5).block(Duration.ofSeconds(20));
+                assertEquals(7.0, recv1.block(Duration.ofSeconds(20)).getDouble(3));
+                // the receive gave its tensor back as it completed: a chained collective may use it
+                t0.fill(1);
+                List<Object> chained = outcomes(cluster, (g, r) -> r == 0
+                        ? g.send(t0, 1, 6).then(g.allReduce(t0, ReduceOp.SUM))
+                        : g.recv(t1, 0, 6).flatMap(t -> g.allReduce(t, ReduceOp.SUM)));
+                assertEquals(List.of(t0, t1), chained);
+                assertEquals(2.0, t0.getDouble(3));
+                assertEquals(2.0, t1.getDouble(3));
+            } finally {
+                t0.release();
+                t1.release();
+            }
+            return null;
+        });
+    }
+
     @Test
     void aMismatchMessageNamesTheOpTheRankAndTheSequence() {
         ClusterTesting.withCluster(2, options("agree-msg"), cluster -> {

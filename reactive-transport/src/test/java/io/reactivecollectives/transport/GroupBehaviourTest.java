@@ -91,6 +91,46 @@ class GroupBehaviourTest {
         });
     }
 
+    /**
+     * A stream's chunks in flight hold their memory: two chunks that overlap (their shared elements
+     * reduced twice, in an order that differs between ranks: before, the ranks ended with different
+     * values and no error) are refused, the stream fails on every rank, and the group carries on.
+     */
+    @Test
+    void overlappingChunksInFlightAreRefusedOnEveryRank() {
+        int world = 2;
+        ClusterTesting.withCluster(world, options("stream-overlap"), cluster -> {
+            List<Tensor> ts = new ArrayList<>();
+            for (int r = 0; r < world; r++) {
+                ts.add(ClusterTesting.filled(DType.FLOAT32, 8, 1));
+            }
+            try {
+                List<Object> out = cluster.run(g -> {
+                    Tensor t = ts.get(g.rank());
+                    Flux<Chunk> chunks = Flux.just(new Chunk(0, 0, t.narrow(0, 6)), new Chunk(1, 2, t.narrow(2, 6)));
+                    return g.allReduceStream(chunks, ReduceOp.SUM, 2).count().<Object>map(n -> n)
+                            .onErrorResume(e -> Mono.just(e));
+                }).block(ClusterTesting.TIMEOUT);
+                boolean refusedHere = false;
+                for (int r = 0; r < world; r++) {
+                    assertTrue(out.get(r) instanceof Throwable, "rank " + r + " completed: " + out);
+                    String m = ((Throwable) out.get(r)).getMessage();
+                    assertTrue(m.contains("allReduceStream: chunk 1: tensor") && m.contains("is in use by allReduceStream chunk 0"), m);
+                    refusedHere |= out.get(r) instanceof IllegalArgumentException;
+                }
+                assertTrue(refusedHere, String.valueOf(out));
+                for (Tensor t : ts) {
+                    ClusterTesting.fill(t, 2);
+                }
+                assertEquals(List.of(4.0, 4.0), cluster.run(g -> g.allReduce(ts.get(g.rank()), ReduceOp.SUM)
+                        .map(t -> t.getDouble(7))).block(ClusterTesting.TIMEOUT));
+            } finally {
+                ClusterTesting.releaseAll(ts);
+            }
+            return null;
+        });
+    }
+
     // ------------------------------------------------------------------ point to point
 
     @Test

@@ -127,6 +127,27 @@ class WrappedTensorsAllReduceTest {
         }
     }
 
+    @Test
+    void recvAnySourceRefusesAReadOnlyTensorBeforeTakingAMessage() {
+        Tensor readOnly = Tensors.wrap(ByteBuffer.allocateDirect(16).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN),
+                DType.FLOAT32);
+        Tensor sent = Tensor.fromFloats(new float[] {1, 2, 3, 4});
+        Tensor writable = Tensor.zeros(DType.FLOAT32, 4);
+        try {
+            cluster.group(0).send(sent, 1, 8).block(Duration.ofSeconds(30));
+            Throwable e = assertThrows(IllegalArgumentException.class,
+                    () -> cluster.group(1).recvAnySource(readOnly, 8).block(Duration.ofSeconds(30)));
+            assertTrue(e.getMessage().startsWith("recvAnySource: tensor is read-only"), e.getMessage());
+            // the message was not taken (nor lost) by the refused call: the next receive gets it
+            assertEquals(0, cluster.group(1).recvAnySource(writable, 8).block(Duration.ofSeconds(30)));
+            assertEquals(4.0f, writable.toFloatArray()[3]);
+        } finally {
+            readOnly.release();
+            sent.release();
+            writable.release();
+        }
+    }
+
     private static String messages(Throwable e) {
         StringBuilder b = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {

@@ -37,6 +37,7 @@ public final class P2PMailbox {
         int fragments;
         long offset;
         String error;
+        boolean cancelled; // its subscriber cancelled: the rest of a message it began is dropped, not written
 
         Receive(Tensor tensor, String op, MonoSink<Integer> sink, int anyTag, long timeoutNanos) {
             this.tensor = tensor;
@@ -111,11 +112,7 @@ public final class P2PMailbox {
                     Stream s = stream(source, tag);
                     s.waiting.add(rcv);
                     pump(s, done);
-                    sink.onCancel(() -> {
-                        synchronized (this) {
-                            s.waiting.remove(rcv);
-                        }
-                    });
+                    sink.onCancel(() -> cancel(rcv));
                 }
             }
             done.forEach(Runnable::run);
@@ -148,19 +145,29 @@ public final class P2PMailbox {
                         pump(best, done);
                     } else {
                         anyWaiting.computeIfAbsent(tag, t -> new ArrayDeque<>()).add(rcv);
-                        sink.onCancel(() -> {
-                            synchronized (this) {
-                                ArrayDeque<Receive> q = anyWaiting.get(tag);
-                                if (q != null) {
-                                    q.remove(rcv);
-                                }
-                            }
-                        });
                     }
+                    sink.onCancel(() -> cancel(rcv));
                 }
             }
             done.forEach(Runnable::run);
         });
+    }
+
+    /**
+     * A receive's subscriber cancelled: a receive still waiting for its message is withdrawn (the
+     * message goes to the next receive); one that began a message takes the rest of it, as the
+     * fragments of one message belong together, but drops it instead of writing into its tensor,
+     * which is the caller's again once the cancel returns.
+     */
+    private synchronized void cancel(Receive rcv) {
+        rcv.cancelled = true;
+        for (Stream s : streams.values()) {
+            s.waiting.remove(rcv);
+        }
+        ArrayDeque<Receive> any = rcv.anyTag == Integer.MIN_VALUE ? null : anyWaiting.get(rcv.anyTag);
+        if (any != null) {
+            any.remove(rcv);
+        }
     }
 
     /** An inbound P2P frame (whole, length stripped); takes ownership. */
@@ -265,7 +272,7 @@ public final class P2PMailbox {
                             + r.expectedFragments + ")";
                 }
                 long nbytes = r.tensor.nbytes();
-                if (r.error == null) {
+                if (r.error == null && !r.cancelled) {
                     if (r.offset + payload.readableBytes() > nbytes) {
                         r.error = "message from rank " + s.source + " with tag " + s.tag + " is larger than the "
                                 + nbytes + "-byte receive tensor";

@@ -106,10 +106,19 @@ public final class AllReduceOps {
             Chosen<AllReduceDecision.Body> chosen = AllReduceDecision.decide(OpType.ALLREDUCE, Algorithm.AUTO,
                     chunk.tensor().nbytes(), runner.runtime().shape());
             ch.recordAlgorithm(chosen.recordedName());
+            // a chunk holds its memory while in flight, as a collective does: chunks of one stream that
+            // overlap (reduced twice, in an order that differs between ranks) or memory another call uses are refused
+            Object owner = new Object();
+            String inUse = runner.runtime().claims().claim(List.of(chunk.tensor()), owner, () -> name + " chunk " + chunk.index());
+            if (inUse != null) {
+                throw new IllegalArgumentException(name + ": chunk " + chunk.index() + ": " + inUse);
+            }
             CollectiveChannel view = ch.forChunk(chunk.index(), chunk.dtype());
             return runner.withTimeout(ch, body(view, chunk.tensor(), op, chosen)
                     .doOnSuccess(x -> view.chunkEnds())
-                    .thenReturn(chunk));
+                    .thenReturn(chunk))
+                    .doOnEach(signal -> runner.runtime().claims().release(owner))
+                    .doOnCancel(() -> runner.runtime().claims().release(owner));
         }), prefetch, 1));
     }
 }

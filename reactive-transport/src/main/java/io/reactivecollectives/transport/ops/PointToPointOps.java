@@ -88,10 +88,11 @@ public final class PointToPointOps {
                 return Mono.error(refused);
             }
             Duration timeout = timeout(name, options);
-            return runtime.p2p().receive(name, tensor, src, tag, timeout.toNanos())
+            Object owner = claim(name, tensor, () -> name + " from rank " + src + " with tag " + tag);
+            return claimed(owner, runtime.p2p().receive(name, tensor, src, tag, timeout.toNanos())
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             src, timeout, "receive from rank " + src + " with tag " + tag + " timed out after "
-                            + timeout.toMillis() + " ms"))))
+                            + timeout.toMillis() + " ms")))))
                     .thenReturn(tensor);
         }));
     }
@@ -102,16 +103,37 @@ public final class PointToPointOps {
         return runtime.settings().deliver(Mono.defer(() -> {
             timeout(name, options);
             CollectiveArguments.requireCpu(name, tensor, "tensor");
+            CollectiveArguments.requireWritable(name, tensor, "tensor");
             CollectiveException refused = runtime.refusal(name);
             if (refused != null) {
                 return Mono.error(refused);
             }
             Duration timeout = timeout(name, options);
-            return runtime.p2p().receiveAny(name, tensor, tag, timeout.toNanos())
+            Object owner = claim(name, tensor, () -> name + " with tag " + tag);
+            return claimed(owner, runtime.p2p().receiveAny(name, tensor, tag, timeout.toNanos())
                     .timeout(timeout, Mono.defer(() -> Mono.error(new CollectiveTimeoutException(name, rank, -1,
                             CollectiveException.NO_PEER, timeout, "receive from any rank with tag " + tag
-                            + " timed out after " + timeout.toMillis() + " ms"))));
+                            + " timed out after " + timeout.toMillis() + " ms")))));
         }));
+    }
+
+    /**
+     * Claims a receive's tensor ({@link io.reactivecollectives.transport.runtime.TensorClaims}): one an
+     * in-flight collective or receive of this rank uses is refused, as a collective's is.
+     */
+    private Object claim(String name, Tensor tensor, java.util.function.Supplier<String> ownerName) {
+        Object owner = new Object();
+        String inUse = runtime.claims().claim(List.of(tensor), owner, ownerName);
+        if (inUse != null) {
+            throw new IllegalArgumentException(name + ": " + inUse);
+        }
+        return owner;
+    }
+
+    /** The receive, its claim given up before its result or error goes on (a chained call finds the tensor free). */
+    private <T> Mono<T> claimed(Object owner, Mono<T> receive) {
+        return receive.doOnEach(signal -> runtime.claims().release(owner))
+                .doOnCancel(() -> runtime.claims().release(owner));
     }
 
     /** The call's timeout (the group's by default); a forced algorithm is refused. */

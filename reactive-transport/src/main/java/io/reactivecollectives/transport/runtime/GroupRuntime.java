@@ -32,6 +32,7 @@ public final class GroupRuntime {
     private final RuntimeSettings settings;
     private final Mailbox mailbox;
     private final P2PMailbox p2p;
+    private final TensorClaims claims = new TensorClaims();
     private final PeerFailures peerFailures;
     private final CollectiveObserver observer;
     private final CollectiveWatchdog watchdog = CollectiveWatchdog.shared();
@@ -93,6 +94,11 @@ public final class GroupRuntime {
 
     public P2PMailbox p2p() {
         return p2p;
+    }
+
+    /** The memory this rank's in-flight collectives and receives of this group use. */
+    public TensorClaims claims() {
+        return claims;
     }
 
     public PeerFailures peerFailures() {
