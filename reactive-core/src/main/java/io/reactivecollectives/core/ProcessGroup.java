@@ -96,7 +96,10 @@ public interface ProcessGroup extends AutoCloseable {
      * Streams an all-reduce: each chunk from {@code chunks} is all-reduced with the chunk of the same
      * index on every rank, and emitted (reduced in place) downstream in order. Demand from
      * downstream is honoured and at most {@code prefetch} chunks are in flight, whatever the
-     * stream's length. All ranks must emit chunks of the same sizes in the same order.
+     * stream's length. All ranks must emit chunks of the same sizes and dtypes in the same order,
+     * and as many: a stream that ends after fewer chunks on one rank (or a chunk whose size or
+     * dtype differs) fails on every rank with a {@link CollectiveMismatchException}; the stream's
+     * end costs one all-reduce of 8 bytes after its last chunk.
      *
      * @param chunks   this rank's chunks, in index order
      * @param op       the reduction

@@ -426,4 +426,48 @@ class AgreementTest {
             return null;
         });
     }
+
+    @Test
+    void aStreamWithFewerChunksOnOneRankFailsOnEveryRankAtOnce() {
+        // before: rank 1 completed after its one chunk, the others waited for its chunk 1 until their timeout
+        ClusterTesting.withCluster(3, options("agree-stream-count"), cluster -> {
+            for (int fewer : new int[] {1, 0}) {     // one chunk short, and an empty stream
+                List<Object> res = outcomes(cluster, (g, r) -> {
+                    Tensor a = ClusterTesting.filled(DType.FLOAT32, 4, 1);
+                    Tensor b = ClusterTesting.filled(DType.FLOAT32, 4, 1);
+                    List<io.reactivecollectives.core.Chunk> chunks = List.of(new io.reactivecollectives.core.Chunk(0, 0, a),
+                            new io.reactivecollectives.core.Chunk(1, 4, b));
+                    return g.allReduceStream(reactor.core.publisher.Flux.fromIterable(r == 1 ? chunks.subList(0, fewer) : chunks),
+                                    ReduceOp.SUM, 2)
+                            .then().doFinally(s -> {
+                                a.release();
+                                b.release();
+                            });
+                });
+                everyRankFailsWithMismatch(res, "stream ended after " + fewer + " chunk");
+                for (int r = 0; r < 3; r++) {
+                    assertTrue(((Throwable) res.get(r)).getMessage().contains("on rank 1"), "rank " + r + ": " + res.get(r));
+                }
+                allReduceIsCorrect(cluster);
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void streamsOfEqualLengthsIncludingEmptyOnesComplete() {
+        ClusterTesting.withCluster(2, options("agree-stream-lengths"), cluster -> {
+            List<Object> empty = outcomes(cluster, (g, r) -> g.allReduceStream(reactor.core.publisher.Flux.empty(), ReduceOp.SUM, 1)
+                    .count());
+            assertEquals(List.of(0L, 0L), empty);
+            List<Object> three = outcomes(cluster, (g, r) -> {
+                Tensor t = ClusterTesting.filled(DType.FLOAT32, 3, r + 1);
+                return g.allReduceStream(reactor.core.publisher.Flux.range(0, 3)
+                                .map(i -> new io.reactivecollectives.core.Chunk(i, i, t.narrow(i, 1))), ReduceOp.SUM, 2)
+                        .count().map(n -> n + " " + java.util.Arrays.toString(t.toFloatArray())).doFinally(s -> t.release());
+            });
+            assertEquals(List.of("3 [3.0, 3.0, 3.0]", "3 [3.0, 3.0, 3.0]"), three);
+            return null;
+        });
+    }
 }

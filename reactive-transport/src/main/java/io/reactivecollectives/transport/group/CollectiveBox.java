@@ -35,6 +35,13 @@ public final class CollectiveBox {
     /** Bits of a stream frame's agreement word that hold its chunk's dtype plus one (0: not said). */
     public static final long CHUNK_DTYPE = STREAM - 1;
 
+    /**
+     * The "dtype" of a stream's end: after its last chunk every rank all-reduces one tiny tensor
+     * tagged as the chunk after the last and marked with this code, so a rank whose stream ended
+     * early meets another rank's next chunk as a dtype conflict, and every rank fails at once.
+     */
+    public static final int STREAM_END = (int) CHUNK_DTYPE;
+
     final long sequence;
     String op;                      // null while no local collective owns it
     final Slots slots = new Slots(); // ByteBuf (arrived) | MailboxReceive.Waiter (waiting), by address

@@ -99,26 +99,44 @@ public final class AllReduceOps {
             if (prefetch < 1) {
                 throw new IllegalArgumentException(name + ": prefetch must be >= 1, got " + prefetch);
             }
-        }, ch -> chunks.flatMapSequential(chunk -> Mono.defer(() -> {
-            CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
-            CollectiveArguments.requireWritable(name, chunk.tensor(), "chunk " + chunk.index());
-            CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
-            Chosen<AllReduceDecision.Body> chosen = AllReduceDecision.decide(OpType.ALLREDUCE, Algorithm.AUTO,
-                    chunk.tensor().nbytes(), runner.runtime().shape());
-            ch.recordAlgorithm(chosen.recordedName());
-            // a chunk holds its memory while in flight, as a collective does: chunks of one stream that
-            // overlap (reduced twice, in an order that differs between ranks) or memory another call uses are refused
-            Object owner = new Object();
-            String inUse = runner.runtime().claims().claim(List.of(chunk.tensor()), owner, () -> name + " chunk " + chunk.index());
-            if (inUse != null) {
-                throw new IllegalArgumentException(name + ": chunk " + chunk.index() + ": " + inUse);
-            }
-            CollectiveChannel view = ch.forChunk(chunk.index(), chunk.dtype());
-            return runner.withTimeout(ch, body(view, chunk.tensor(), op, chosen)
-                    .doOnSuccess(x -> view.chunkEnds())
-                    .thenReturn(chunk))
-                    .doOnEach(signal -> runner.runtime().claims().release(owner))
-                    .doOnCancel(() -> runner.runtime().claims().release(owner));
-        }), prefetch, 1));
+        }, ch -> {
+            int[] count = new int[1];    // chunks the source emitted (one subscription: the stream's)
+            return chunks.doOnNext(c -> count[0]++).flatMapSequential(chunk -> Mono.defer(() -> {
+                CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
+                CollectiveArguments.requireWritable(name, chunk.tensor(), "chunk " + chunk.index());
+                CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
+                Chosen<AllReduceDecision.Body> chosen = AllReduceDecision.decide(OpType.ALLREDUCE, Algorithm.AUTO,
+                        chunk.tensor().nbytes(), runner.runtime().shape());
+                ch.recordAlgorithm(chosen.recordedName());
+                // a chunk holds its memory while in flight, as a collective does: chunks of one stream that
+                // overlap (reduced twice, in an order that differs between ranks) or memory another call uses are refused
+                Object owner = new Object();
+                String inUse = runner.runtime().claims().claim(List.of(chunk.tensor()), owner, () -> name + " chunk " + chunk.index());
+                if (inUse != null) {
+                    throw new IllegalArgumentException(name + ": chunk " + chunk.index() + ": " + inUse);
+                }
+                CollectiveChannel view = ch.forChunk(chunk.index(), chunk.dtype());
+                return runner.withTimeout(ch, body(view, chunk.tensor(), op, chosen)
+                        .doOnSuccess(x -> view.chunkEnds())
+                        .thenReturn(chunk))
+                        .doOnEach(signal -> runner.runtime().claims().release(owner))
+                        .doOnCancel(() -> runner.runtime().claims().release(owner));
+            }), prefetch, 1).concatWith(Mono.defer(() -> streamEnd(ch, count[0])));
+        });
+    }
+
+    /**
+     * The stream's end, after its last chunk: one all-reduce of a tiny tensor tagged as chunk
+     * {@code chunks} and marked as the end, so that ranks whose streams have different numbers of
+     * chunks fail at once on every rank (a chunk meets an end) instead of the longer streams
+     * waiting out their timeout while the shorter ones complete. Emits nothing.
+     */
+    private Mono<Chunk> streamEnd(CollectiveChannel ch, int chunks) {
+        CollectiveChannel view = ch.forStreamEnd(chunks);
+        Chosen<AllReduceDecision.Body> chosen = AllReduceDecision.decide(OpType.ALLREDUCE, Algorithm.AUTO, Long.BYTES,
+                runner.runtime().shape());
+        return Mono.usingWhen(Mono.fromCallable(() -> Tensor.zeros(DType.INT64, 1)),
+                end -> runner.withTimeout(ch, body(view, end, ReduceOp.SUM, chosen).doOnSuccess(x -> view.chunkEnds())),
+                end -> Mono.fromRunnable(end::release)).then(Mono.empty());
     }
 }

@@ -49,7 +49,14 @@ public final class Agreement {
             io.reactivecollectives.transport.group.ChunkConflict c) {
         int source = c.source();
         StringBuilder what = new StringBuilder();
-        if (rank < source) {   // the lower rank first, as describe() does
+        int end = io.reactivecollectives.transport.group.CollectiveBox.STREAM_END;
+        if (c.ours() == end || c.theirs() == end) {   // one rank's stream ended where another's has a chunk
+            boolean endedHere = c.ours() == end;
+            what.append("the stream ended after ").append(c.tag()).append(c.tag() == 1 ? " chunk" : " chunks").append(" on rank ")
+                    .append(endedHere ? rank : source).append(", rank ").append(endedHere ? source : rank)
+                    .append(" has a chunk ").append(c.tag()).append(" (").append(dtypeName(endedHere ? c.theirs() : c.ours()))
+                    .append("): every rank's stream must have as many chunks");
+        } else if (rank < source) {   // the lower rank first, as describe() does
             diff(what, "chunk " + c.tag() + " dtype", dtypeName(c.ours()), rank, dtypeName(c.theirs()), source);
         } else {
             diff(what, "chunk " + c.tag() + " dtype", dtypeName(c.theirs()), source, dtypeName(c.ours()), rank);

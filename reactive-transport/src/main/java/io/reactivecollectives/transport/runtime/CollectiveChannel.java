@@ -69,7 +69,21 @@ public final class CollectiveChannel implements Peers {
      * @throws CollectiveMismatchException when a peer's frame of this chunk has another dtype
      */
     public CollectiveChannel forChunk(int index, DType dtype) {
-        int plusOne = dtype.ordinal() + 1;
+        return forChunkCode(index, dtype.ordinal() + 1);
+    }
+
+    /**
+     * The view of a stream's end after {@code chunks} chunks: tagged as the chunk after the last,
+     * its frames marked {@link io.reactivecollectives.transport.group.CollectiveBox#STREAM_END}, so
+     * that it meets a peer's next chunk (a stream of more chunks there) as a mismatch.
+     *
+     * @throws CollectiveMismatchException when a peer's chunk of that index came already
+     */
+    public CollectiveChannel forStreamEnd(int chunks) {
+        return forChunkCode(chunks, io.reactivecollectives.transport.group.CollectiveBox.STREAM_END);
+    }
+
+    private CollectiveChannel forChunkCode(int index, int plusOne) {
         ChunkConflict c = box.chunkStarts(index, plusOne);
         if (c != null) {
             throw Agreement.chunkMismatch(box, runtime.rank(), c);
