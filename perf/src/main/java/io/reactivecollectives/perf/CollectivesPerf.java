@@ -246,33 +246,40 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
         if (stepFactor != null && stepFactor < 2) {
             throw usage("-f/--stepfactor must be >= 2, got " + stepFactor);
         }
-        if (iters < 1 || warmup < 0 || repeat < 1 || check < 0 || minTimeMs < 0) {
-            throw usage("need -n/--iters >= 1, -w/--warmup_iters >= 0, -c/--check >= 0, --repeat >= 1, --min-time-ms >= 0");
+        String bound = iters < 1 ? "-n/--iters must be >= 1, got " + iters
+                : warmup < 0 ? "-w/--warmup_iters must be >= 0, got " + warmup
+                : check < 0 ? "-c/--check must be >= 0, got " + check
+                : repeat < 1 ? "--repeat must be >= 1, got " + repeat
+                : minTimeMs < 0 ? "--min-time-ms must be >= 0, got " + minTimeMs : null;
+        if (bound != null) {
+            throw usage(bound);
         }
         if (average < 0 || average > 3) {
             throw usage("-a/--average must be 0 (rank 0), 1 (mean), 2 (least) or 3 (greatest), got " + average);
         }
         DType dt;
-        long lo;
-        long hi;
         try {
             dt = DType.parse(dtype);
-            lo = Sizes.parse(min);
-            hi = Sizes.parse(max);
-            if (stepBytes != null) {
-                Sizes.parse(stepBytes);
-            }
-            if (!"default".equals(segment)) {
-                Sizes.parse(segment);
-            }
-            if (!"default".equals(socketBuffer)) {
-                Sizes.parse(socketBuffer);
-            }
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
+        long lo = size("-b/--minbytes", min);
+        long hi = size("-e/--maxbytes", max);
+        if (stepBytes != null) {
+            size("-i/--stepbytes", stepBytes);
+        }
+        if (!"default".equals(segment)) {
+            size("--segment", segment);
+        }
+        if (!"default".equals(socketBuffer)) {
+            size("--socket-buffer", socketBuffer);
+        }
         if (lo > hi) {
             throw usage("-b/--minbytes " + min + " is larger than -e/--maxbytes " + max);
+        }
+        if (Sizes.tensorBytes(hi, dt.byteSize()) > Sizes.MAX_TENSOR_BYTES) {
+            throw usage("-e/--maxbytes " + max + " is over the 2 GiB limit of one tensor (at most " + Sizes.MAX_TENSOR_BYTES
+                    + " bytes)");
         }
         if (dt.isBool()) {
             throw usage("-d/--datatype bool is not benchmarked; use int8, uint8, int32, int64, half, bfloat16, float or double");
@@ -294,6 +301,15 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
             decisionTable(collective).check(opType(collective), algorithm);
         } catch (IllegalArgumentException e) {
             throw usage("--algorithm " + algorithm + " does not run " + collective + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code value} of {@code flag} in bytes, or the usage error naming the flag. */
+    private long size(String flag, String value) {
+        try {
+            return Sizes.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw usage(flag + ": " + e.getMessage());
         }
     }
 
