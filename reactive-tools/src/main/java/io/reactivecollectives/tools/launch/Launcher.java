@@ -205,7 +205,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         CommandLine cl = Cli.commandLine(new Launcher(out, err), out, err);
         cl.setStopAtPositional(true); // the main class ends the launcher's options, as torchrun's script does
         CommandLine.IParameterExceptionHandler usual = cl.getParameterExceptionHandler();
-        cl.setParameterExceptionHandler((ex, rest) -> {
+        cl.setParameterExceptionHandler((given, rest) -> {
+            CommandLine.ParameterException ex = Cli.unknownOptionFirst(given);
             if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()
                     && u.getUnmatched().get(0).startsWith("-")) {
                 err.println(unknownOption(u.getUnmatched().get(0)));
