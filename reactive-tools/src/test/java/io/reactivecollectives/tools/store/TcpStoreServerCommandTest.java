@@ -74,6 +74,16 @@ class TcpStoreServerCommandTest {
             assertEquals("1", busy[0], busy[2]);
             assertEquals(1, busy[2].lines().count(), busy[2]);
             assertTrue(busy[2].startsWith("tcp-store-server: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": "), busy[2]);
+            // before: "Failed to bind on [127.0.0.1:port]" alone, without why
+            assertTrue(busy[2].contains("Address already in use"), busy[2]);
         }
+    }
+
+    /** --help says what turns authentication on (before, RC_STORE_SECRET was only in operations.md). */
+    @Test
+    void helpNamesTheSecretVariable() {
+        String[] r = run("--help");
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("RC_STORE_SECRET"), r[1]);
     }
 }
