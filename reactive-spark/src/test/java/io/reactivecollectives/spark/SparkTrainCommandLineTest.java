@@ -66,6 +66,22 @@ class SparkTrainCommandLineTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void moreRanksThanTaskSlotsIsOneLineWithExitCode2() throws Exception {
+        String err = sample(SparkDataParallelTraining.class, "--master", "local[2]", "--ranks", "3", "--steps", "5");
+        assertTrue(err.contains("collectives-spark-train: collectives of 3 ranks need a barrier stage of 3 tasks running at once,"
+                + " but master local[2] has 2 task slot(s)"), err);
+    }
+
+    /** An unknown DJL preset: before, EncoderConfig's IllegalArgumentException with its trace, exit code 1. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void anUnknownPresetIsOneLineWithExitCode2() throws Exception {
+        String err = sample(io.reactivecollectives.spark.sample.SparkDjlTraining.class, "--preset", "huge");
+        assertEquals(List.of("collectives-spark-train --engine djl: --preset: unknown preset huge (base, tiny)"),
+                err.lines().filter(l -> !l.startsWith("WARNING: Using incubator modules")).toList());
+    }
+
+    /** Runs a sample's main in a JVM of its own; {@return its standard error}, once it exited 2 without a trace. */
+    private static String sample(Class<?> main, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("--add-") || a.startsWith("-XX:+IgnoreUnrecognized") || a.startsWith("-Djdk.reflect")
@@ -73,7 +89,8 @@ class SparkTrainCommandLineTest {
                 .forEach(cmd::add);
         cmd.addAll(List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp",
                 System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                SparkDataParallelTraining.class.getName(), "--master", "local[2]", "--ranks", "3", "--steps", "5"));
+                main.getName()));
+        cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
         Process p = pb.start();
@@ -83,8 +100,7 @@ class SparkTrainCommandLineTest {
             String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(2, p.exitValue(), err);
             assertFalse(err.contains("\tat "), err);
-            assertTrue(err.contains("collectives-spark-train: collectives of 3 ranks need a barrier stage of 3 tasks running at once,"
-                    + " but master local[2] has 2 task slot(s)"), err);
+            return err;
         } finally {
             p.destroyForcibly();
         }
