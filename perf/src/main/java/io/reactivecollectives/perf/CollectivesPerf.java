@@ -230,6 +230,11 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
         if (world < 1) {
             throw usage("--world must be >= 1, got " + world);
         }
+        String tooMany = env ? null : io.reactivecollectives.tools.launch.RankJvmAccess.tooManyRanks("--world", world,
+                io.reactivecollectives.tools.launch.RankJvmAccess.hostMemoryBytes());
+        if (tooMany != null) {   // all --world ranks start on this host
+            throw usage(tooMany);
+        }
         if (nthreads != 1 || ngpus != 1) {
             throw usage("-t/--nthreads and -g/--ngpus must be 1 (one rank per JVM; --world sets the ranks), got -t " + nthreads
                     + " -g " + ngpus);

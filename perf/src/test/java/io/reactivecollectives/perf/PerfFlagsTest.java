@@ -161,6 +161,7 @@ class PerfFlagsTest {
             {"-e", "lots", "-e/--maxbytes: not a size: 'lots'"},
             {"-e", "64G", "-e/--maxbytes 64G is over the 2 GiB limit of one tensor (at most 2147483639 bytes)"},
             {"-b", "2G", "-e", "2G", "-e/--maxbytes 2G is over the 2 GiB limit of one tensor"},
+            {"--world", "100000000", "--world 100000000 is more rank JVMs than this host's memory holds ("},
         };
         for (String[] c : cases) {
             String[] args = java.util.Arrays.copyOf(c, c.length - 1);

@@ -247,7 +247,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }
         String problem = LaunchNumbers.problem(nprocPerNode, nnodes, nodeRank, graceMillis, maxRestarts, masterAddr,
                 masterPort, storePeersSpec != null);
-        if (problem != null || (problem = Restarts.quorumProblem(System.getenv())) != null) {
+        if (problem != null || (problem = RankJvmAccess.tooManyRanks("--nproc-per-node", nprocPerNode,
+                RankJvmAccess.hostMemoryBytes())) != null || (problem = Restarts.quorumProblem(System.getenv())) != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
         try {
