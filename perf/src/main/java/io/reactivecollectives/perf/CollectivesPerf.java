@@ -41,13 +41,15 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "collectives-perf", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         sortOptions = false,
-        description = {"Collective benchmarks with nccl-tests' flags and output, line for line, so that its parsers read ours:",
-                "its # header, a row per size (size count type redop root, then time algbw busbw #wrong out of place",
-                "and in place) and its footer. --extended adds our own # lines.",
-                "In place: all_gather's input is its output's slot, reduce_scatter's output its input's slot (gather,",
-                "scatter: at the root); all_reduce, broadcast, reduce (one tensor) and all_to_all: the one call both times.",
-                "The collective is the first argument (all_reduce for all_reduce_perf) or --collective; the world size",
-                "is --world (nccl-tests takes it from mpirun -np; -n is the iteration count, as there)."})
+        description = {"Collective benchmarks with nccl-tests' flags and output, line for line, so that its parsers read ours:"
+                + " its # header, a row per size (size count type redop root, then time algbw busbw #wrong out of place"
+                + " and in place) and its footer. --extended adds our own # lines.",
+                "In place: all_gather's input is its output's slot, reduce_scatter's output its input's slot (gather,"
+                + " scatter: at the root); all_reduce, broadcast, reduce (one tensor) and all_to_all: the one call both times.",
+                "The collective is the first argument (all_reduce for all_reduce_perf) or --collective; the world size"
+                + " is --world (nccl-tests takes it from mpirun -np; -n is the iteration count, as there).",
+                "RC_RANK_JAVA_OPTS adds options to every rank JVM ({rank} becomes the rank). Exit code 0; 1 when a"
+                + " rank fails or -c finds a wrong value; 2 for a bad option, before any rank starts.", ""})
 public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
 
     /** The reductions {@code -o} takes, as nccl-tests names them. */

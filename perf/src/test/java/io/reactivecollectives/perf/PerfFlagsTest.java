@@ -173,6 +173,15 @@ class PerfFlagsTest {
         assertEquals("1G", parse("-e", "1G").max, "1 GiB still runs");
     }
 
+    /** --help names the variable benchmarks.md documents, and its paragraphs wrap as paragraphs (before: ragged pre-cut lines). */
+    @Test
+    void helpNamesTheRankOptionsVariable() {
+        Result r = run("--help");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("RC_RANK_JAVA_OPTS"), r.out());
+        assertTrue(r.out().lines().noneMatch(l -> l.startsWith("and in place)")), r.out());
+    }
+
     @Test
     void envWithoutALaunchersVariablesIsOneLineWithExitCode2() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
