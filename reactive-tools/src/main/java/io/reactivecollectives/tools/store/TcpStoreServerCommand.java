@@ -133,12 +133,23 @@ public final class TcpStoreServerCommand implements Callable<Integer>, io.reacti
         CountDownLatch closed = new CountDownLatch(1);
         server.onClose().doFinally(s -> closed.countDown()).subscribe();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tcp-store-shutdown"));
-        System.out.println("TCP store listening on " + server.address().getHostString() + ":" + server.port()
+        System.out.println("TCP store listening on " + listening(server.address(), host, server.port())
                 + (tlsCert != null ? " (TLS)" : "") + (StoreAuth.secretFrom(System.getenv()) != null ? " (HMAC)" : "")
                 + (server.localSocket() != null ? ", and for this host on " + server.localSocket() : ""));
         System.out.flush();
         closed.await();
         return 0;
+    }
+
+    /**
+     * The address the server listens on, as clients write it: the wildcard as --host gave it (Netty
+     * binds 0.0.0.0 as IPv6's {@code ::}, printed as 0:0:0:0:0:0:0:0, which no client dials), an IPv6
+     * address in brackets.
+     */
+    static String listening(java.net.InetSocketAddress bound, String host, int port) {
+        java.net.InetAddress a = bound.getAddress();
+        String h = a == null ? bound.getHostString() : a.isAnyLocalAddress() ? host : a.getHostAddress();
+        return (h.contains(":") && !h.startsWith("[") ? "[" + h + "]" : h) + ":" + port;
     }
 
     /** A command with its options' defaults (picocli sets the given ones). */

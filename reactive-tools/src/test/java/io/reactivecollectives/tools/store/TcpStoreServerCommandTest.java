@@ -79,6 +79,20 @@ class TcpStoreServerCommandTest {
         }
     }
 
+    /**
+     * The line names the address as clients dial it: before, the default --host 0.0.0.0 printed
+     * "TCP store listening on 0:0:0:0:0:0:0:0:29500" (Netty's IPv6 wildcard, unbracketed).
+     */
+    @Test
+    void theListeningLineNamesTheAddressAsClientsWriteIt() throws Exception {
+        assertEquals("0.0.0.0:29500", TcpStoreServerCommand.listening(
+                new java.net.InetSocketAddress(java.net.InetAddress.getByName("::"), 29500), "0.0.0.0", 29500));
+        assertEquals("[0:0:0:0:0:0:0:1]:7", TcpStoreServerCommand.listening(
+                new java.net.InetSocketAddress(java.net.InetAddress.getByName("::1"), 7), "::1", 7));
+        assertEquals("127.0.0.1:7", TcpStoreServerCommand.listening(
+                new java.net.InetSocketAddress(java.net.InetAddress.getByName("127.0.0.1"), 7), "localhost", 7));
+    }
+
     /** --help says what turns authentication on (before, RC_STORE_SECRET was only in operations.md). */
     @Test
     void helpNamesTheSecretVariable() {
