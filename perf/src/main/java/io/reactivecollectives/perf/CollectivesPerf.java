@@ -41,13 +41,15 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "collectives-perf", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         sortOptions = false,
-        description = {"Collective benchmarks with nccl-tests' flags and output, line for line, so that its parsers read ours:",
-                "its # header, a row per size (size count type redop root, then time algbw busbw #wrong out of place",
-                "and in place) and its footer. --extended adds our own # lines.",
-                "In place: all_gather's input is its output's slot, reduce_scatter's output its input's slot (gather,",
-                "scatter: at the root); all_reduce, broadcast, reduce (one tensor) and all_to_all: the one call both times.",
-                "The collective is the first argument (all_reduce for all_reduce_perf) or --collective; the world size",
-                "is --world (nccl-tests takes it from mpirun -np; -n is the iteration count, as there)."})
+        description = {"Collective benchmarks with nccl-tests' flags and output, line for line, so that its parsers read ours:"
+                + " its # header, a row per size (size count type redop root, then time algbw busbw #wrong out of place"
+                + " and in place) and its footer. --extended adds our own # lines.",
+                "In place: all_gather's input is its output's slot, reduce_scatter's output its input's slot (gather,"
+                + " scatter: at the root); all_reduce, broadcast, reduce (one tensor) and all_to_all: the one call both times.",
+                "The collective is the first argument (all_reduce for all_reduce_perf) or --collective; the world size"
+                + " is --world (nccl-tests takes it from mpirun -np; -n is the iteration count, as there).",
+                "RC_RANK_JAVA_OPTS adds options to every rank JVM ({rank} becomes the rank). Exit code 0; 1 when a"
+                + " rank fails or -c finds a wrong value; 2 for a bad option, before any rank starts.", ""})
 public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
 
     /** The reductions {@code -o} takes, as nccl-tests names them. */
@@ -230,6 +232,11 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
         if (world < 1) {
             throw usage("--world must be >= 1, got " + world);
         }
+        String tooMany = env ? null : io.reactivecollectives.tools.launch.RankJvmAccess.tooManyRanks("--world", world,
+                io.reactivecollectives.tools.launch.RankJvmAccess.hostMemoryBytes());
+        if (tooMany != null) {   // all --world ranks start on this host
+            throw usage(tooMany);
+        }
         if (nthreads != 1 || ngpus != 1) {
             throw usage("-t/--nthreads and -g/--ngpus must be 1 (one rank per JVM; --world sets the ranks), got -t " + nthreads
                     + " -g " + ngpus);
@@ -246,33 +253,40 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
         if (stepFactor != null && stepFactor < 2) {
             throw usage("-f/--stepfactor must be >= 2, got " + stepFactor);
         }
-        if (iters < 1 || warmup < 0 || repeat < 1 || check < 0 || minTimeMs < 0) {
-            throw usage("need -n/--iters >= 1, -w/--warmup_iters >= 0, -c/--check >= 0, --repeat >= 1, --min-time-ms >= 0");
+        String bound = iters < 1 ? "-n/--iters must be >= 1, got " + iters
+                : warmup < 0 ? "-w/--warmup_iters must be >= 0, got " + warmup
+                : check < 0 ? "-c/--check must be >= 0, got " + check
+                : repeat < 1 ? "--repeat must be >= 1, got " + repeat
+                : minTimeMs < 0 ? "--min-time-ms must be >= 0, got " + minTimeMs : null;
+        if (bound != null) {
+            throw usage(bound);
         }
         if (average < 0 || average > 3) {
             throw usage("-a/--average must be 0 (rank 0), 1 (mean), 2 (least) or 3 (greatest), got " + average);
         }
         DType dt;
-        long lo;
-        long hi;
         try {
             dt = DType.parse(dtype);
-            lo = Sizes.parse(min);
-            hi = Sizes.parse(max);
-            if (stepBytes != null) {
-                Sizes.parse(stepBytes);
-            }
-            if (!"default".equals(segment)) {
-                Sizes.parse(segment);
-            }
-            if (!"default".equals(socketBuffer)) {
-                Sizes.parse(socketBuffer);
-            }
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
+        long lo = size("-b/--minbytes", min);
+        long hi = size("-e/--maxbytes", max);
+        if (stepBytes != null) {
+            size("-i/--stepbytes", stepBytes);
+        }
+        if (!"default".equals(segment)) {
+            size("--segment", segment);
+        }
+        if (!"default".equals(socketBuffer)) {
+            size("--socket-buffer", socketBuffer);
+        }
         if (lo > hi) {
             throw usage("-b/--minbytes " + min + " is larger than -e/--maxbytes " + max);
+        }
+        if (Sizes.tensorBytes(hi, dt.byteSize()) > Sizes.MAX_TENSOR_BYTES) {
+            throw usage("-e/--maxbytes " + max + " is over the 2 GiB limit of one tensor (at most " + Sizes.MAX_TENSOR_BYTES
+                    + " bytes)");
         }
         if (dt.isBool()) {
             throw usage("-d/--datatype bool is not benchmarked; use int8, uint8, int32, int64, half, bfloat16, float or double");
@@ -295,6 +309,15 @@ public final class CollectivesPerf implements Callable<Integer>, Cli.Validated {
             decisionTable(collective).check(opType(collective), algorithm);
         } catch (IllegalArgumentException e) {
             throw usage("--algorithm " + algorithm + " does not run " + collective + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code value} of {@code flag} in bytes, or the usage error naming the flag. */
+    private long size(String flag, String value) {
+        try {
+            return Sizes.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw usage(flag + ": " + e.getMessage());
         }
     }
 

@@ -26,8 +26,11 @@ final class PerfLauncher {
     /** Starts {@code o.world} rank JVMs with {@code o}'s options and an embedded store; prints rank 0's rows. */
     static int launch(CollectivesPerf o) throws Exception {
         TcpStoreServer server = TcpStoreServer.builder().host("127.0.0.1").port(0).start().block(Duration.ofSeconds(30));
-        List<Process> ranks = new ArrayList<>();
+        List<Process> ranks = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Thread> pumps = new ArrayList<>();
+        // SIGINT/SIGTERM end this JVM without its finally blocks: stop the ranks from a hook, or they run on
+        Thread stopRanks = new Thread(() -> stop(ranks), "perf-stop-ranks");
+        Runtime.getRuntime().addShutdownHook(stopRanks);
         try {
             String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
             for (int r = 0; r < o.world; r++) {
@@ -71,6 +74,30 @@ final class PerfLauncher {
         } finally {
             ranks.forEach(Process::destroyForcibly);
             server.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopRanks);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or has run
+            }
+        }
+    }
+
+    /** SIGTERM to every rank still running, SIGKILL to those left after 3 s; returns once they are gone. */
+    static void stop(List<Process> ranks) {
+        List<Process> running;
+        synchronized (ranks) {
+            running = ranks.stream().filter(Process::isAlive).toList();
+        }
+        running.forEach(Process::destroy);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        for (Process p : running) {
+            try {
+                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+            }
         }
     }
 

@@ -80,8 +80,9 @@ public final class PerfPlot implements Callable<Integer>, Cli.Validated {
                 throw new CommandLine.ParameterException(spec.commandLine(), "no such file or directory: " + p);
             }
         }
-        if (width < 100 || height < 100) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--width and --height must be >= 100");
+        if (width < 100 || height < 100 || width > MAX_PIXELS || height > MAX_PIXELS) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--width and --height must be 100 to " + MAX_PIXELS
+                    + " pixels, got " + width + " x " + height);
         }
         if (!BusFactor.known(op)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--op " + op + " is not one of "
@@ -98,22 +99,34 @@ public final class PerfPlot implements Callable<Integer>, Cli.Validated {
         }
         XYChart chart = chart(series, title != null ? title : "busbw of " + op, width, height);
         for (Path out : outputs) {
-            Path parent = out.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            if (out.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".svg")) {
-                try (var os = Files.newOutputStream(out)) {
-                    VectorGraphicsEncoder.saveVectorGraphic(chart, os, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-                }
-            } else {
-                try (var os = Files.newOutputStream(out)) {
-                    BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG);
-                }
+            try {
+                write(chart, out);
+            } catch (IOException e) {   // a directory that cannot be made, a file that cannot be written: one line
+                spec.commandLine().getErr().println("collectives-plot: cannot write -o " + out + ": "
+                        + e.getClass().getSimpleName() + " " + e.getMessage());
+                return Cli.USAGE;
             }
             spec.commandLine().getOut().println("wrote " + out);
         }
         return 0;
+    }
+
+    /** The largest --width and --height: a bigger image does not fit AWT's raster (its error was a stack trace). */
+    static final int MAX_PIXELS = 10_000;
+
+    /** Writes {@code chart} to {@code out} (PNG or SVG by its extension), making its directory if needed. */
+    private static void write(XYChart chart, Path out) throws IOException {
+        Path parent = out.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        try (var os = Files.newOutputStream(out)) {
+            if (out.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".svg")) {
+                VectorGraphicsEncoder.saveVectorGraphic(chart, os, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+            } else {
+                BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG);
+            }
+        }
     }
 
     /**

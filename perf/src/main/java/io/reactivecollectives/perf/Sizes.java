@@ -10,6 +10,14 @@ final class Sizes {
     private Sizes() {
     }
 
+    /** The largest tensor, in bytes ({@code Tensor.empty}'s limit). */
+    static final long MAX_TENSOR_BYTES = Integer.MAX_VALUE - 8;
+
+    /** The bytes of the largest tensor a size of {@code size} bytes makes: whole elements, at least one. */
+    static long tensorBytes(long size, int elementBytes) {
+        return Math.max(1, size / elementBytes) * elementBytes;
+    }
+
     static long parse(String s) {
         String t = s.trim().toUpperCase(Locale.ROOT);
         if (t.endsWith("B")) {

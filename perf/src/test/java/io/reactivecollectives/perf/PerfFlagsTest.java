@@ -170,6 +170,47 @@ class PerfFlagsTest {
                 "RC_DISTRIBUTED_DEBUG", "loud", "PATH", "/bin")));
     }
 
+    /**
+     * Each bad count or size names its flag and value, and a size over one tensor's 2 GiB is refused
+     * before launching (before, -n 0 and -w -1 gave one line listing all five bounds, -b 0 a line naming
+     * no flag, and -e 64G started the ranks, whose every one printed IllegalArgumentException's stack
+     * trace, exit code 1).
+     */
+    @Test
+    void eachBadCountOrSizeNamesItsFlagAndOversizedTensorsAreRefusedBeforeLaunching() {
+        String[][] cases = {
+            {"-n", "0", "-n/--iters must be >= 1, got 0"},
+            {"-w", "-1", "-w/--warmup_iters must be >= 0, got -1"},
+            {"-c", "-2", "-c/--check must be >= 0, got -2"},
+            {"--repeat", "0", "--repeat must be >= 1, got 0"},
+            {"--min-time-ms", "-5", "--min-time-ms must be >= 0, got -5"},
+            {"-b", "0", "-b/--minbytes: size must be positive: '0'"},
+            {"-e", "-4", "-e/--maxbytes: size must be positive: '-4'"},
+            {"-i", "0", "-i/--stepbytes: size must be positive: '0'"},
+            {"-e", "lots", "-e/--maxbytes: not a size: 'lots'"},
+            {"-e", "64G", "-e/--maxbytes 64G is over the 2 GiB limit of one tensor (at most 2147483639 bytes)"},
+            {"-b", "2G", "-e", "2G", "-e/--maxbytes 2G is over the 2 GiB limit of one tensor"},
+            {"--world", "100000000", "--world 100000000 is more rank JVMs than this host's memory holds ("},
+        };
+        for (String[] c : cases) {
+            String[] args = java.util.Arrays.copyOf(c, c.length - 1);
+            Result r = run(args);
+            assertEquals(2, r.code(), String.join(" ", args) + ": " + r.err());
+            assertEquals(1, r.err().lines().count(), r.err());
+            assertTrue(r.err().startsWith("collectives-perf: " + c[c.length - 1]), String.join(" ", args) + ": " + r.err());
+        }
+        assertEquals("1G", parse("-e", "1G").max, "1 GiB still runs");
+    }
+
+    /** --help names the variable benchmarks.md documents, and its paragraphs wrap as paragraphs (before: ragged pre-cut lines). */
+    @Test
+    void helpNamesTheRankOptionsVariable() {
+        Result r = run("--help");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("RC_RANK_JAVA_OPTS"), r.out());
+        assertTrue(r.out().lines().noneMatch(l -> l.startsWith("and in place)")), r.out());
+    }
+
     @Test
     void envWithoutALaunchersVariablesIsOneLineWithExitCode2() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

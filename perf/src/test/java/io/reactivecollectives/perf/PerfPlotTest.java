@@ -81,6 +81,37 @@ class PerfPlotTest {
         assertEquals("100 kB", PerfPlot.bytes(1e5));
     }
 
+    /**
+     * A huge --width or --height and an output that cannot be written are one line with exit code 2:
+     * before, AWT's "Dimensions (width=100000 height=100000) are too large" and NoSuchFileException /
+     * FileAlreadyExistsException came with their stack traces, exit code 1.
+     */
+    @Test
+    void hugeImagesAndUnwritableOutputsAreOneLine(@TempDir Path dir) throws Exception {
+        Path table = dir.resolve("reactive-collectives-all_reduce-1.txt");
+        Files.writeString(table, "           8             2     float     sum      -1     8.76    0.00    0.50       0    20.18    0.00    0.50       0\n");
+        Path aFile = dir.resolve("a-file");
+        Files.writeString(aFile, "");
+        String[][] cases = {
+            {"--width", "100000", "--height", "100000", "-o", dir.resolve("x.png").toString(),
+                "collectives-plot: --width and --height must be 100 to 10000 pixels, got 100000 x 100000 (see --help)"},
+            {"--width", "10001", "-o", dir.resolve("x.png").toString(),
+                "collectives-plot: --width and --height must be 100 to 10000 pixels, got 10001 x 560 (see --help)"},
+            {"-o", aFile.resolve("x.svg").toString(), "collectives-plot: cannot write -o " + aFile.resolve("x.svg") + ": "},
+        };
+        for (String[] c : cases) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            String[] args = java.util.Arrays.copyOf(c, c.length);
+            args[c.length - 1] = table.toString();
+            int code = Cli.commandLine(new PerfPlot(), new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err, true))
+                    .execute(args);
+            String e = err.toString(StandardCharsets.UTF_8);
+            assertEquals(2, code, e);
+            assertEquals(1, e.lines().count(), e);
+            assertTrue(e.startsWith(c[c.length - 1]), e);
+        }
+    }
+
     @Test
     void badOutputIsAUsageError(@TempDir Path dir) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

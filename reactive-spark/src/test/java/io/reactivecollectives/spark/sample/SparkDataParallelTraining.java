@@ -82,6 +82,10 @@ public final class SparkDataParallelTraining {
             implements Serializable {
     }
 
+    /** The master URLs Spark parses (its SparkContext.createTaskScheduler): anything else fails there with a stack trace. */
+    private static final java.util.regex.Pattern MASTER = java.util.regex.Pattern.compile(
+            "local(\\[(\\d+|\\*)(,\\s*\\d+)?\\])?|local-cluster\\[\\s*\\d+\\s*,\\s*\\d+\\s*,\\s*\\d+\\s*\\]|(spark|k8s)://.+|yarn");
+
     private SparkDataParallelTraining() {
     }
 
@@ -117,6 +121,7 @@ public final class SparkDataParallelTraining {
             Map<String, String> all = options(new String[0], defaults);
             StringBuilder usage = new StringBuilder("usage: " + command + " [--option value ...]; options (default):");
             all.forEach((k, v) -> usage.append("\n  ").append(k).append(" (").append(v == null ? "none" : v).append(')'));
+            usage.append("\n  --engine (mlp): the model, mlp or djl (bin/collectives-spark-train; --engine djl --help lists djl's options)");
             System.out.println(usage);
             System.exit(0);
         }
@@ -151,7 +156,38 @@ public final class SparkDataParallelTraining {
             }
             o.put(args[i], args[i].equals("--dashboard") ? DashboardOptions.parse(args[i + 1]).spec() : args[i + 1]);
         }
+        for (Map.Entry<String, String> e : o.entrySet()) {
+            String bad = badValue(e.getKey(), e.getValue());
+            if (bad != null) {
+                throw new IllegalArgumentException(bad);
+            }
+        }
         return o;
+    }
+
+    /** Why {@code value} does not fit {@code option} (a count, --lr, --seed), or null: checked before Spark starts. */
+    static String badValue(String option, String value) {
+        if (option.equals("--master") && !MASTER.matcher(value).matches()) {
+            return "--master " + value + " is not a Spark master URL (local, local[N], local[*], local-cluster[W,C,M],"
+                    + " spark://HOST:PORT, k8s://..., yarn)";
+        }
+        boolean count = List.of("--steps", "--batch", "--shard-rows", "--ranks").contains(option);
+        try {
+            if (count && Integer.parseInt(value) < 1) {
+                return option + " must be >= 1, got " + value;
+            }
+            float lr = option.equals("--lr") ? Float.parseFloat(value) : 1;
+            if (!(lr > 0) || Float.isInfinite(lr)) {
+                return "--lr must be a positive number, got " + value;
+            }
+            if (option.equals("--seed")) {
+                Long.parseLong(value);
+            }
+            return null;
+        } catch (NumberFormatException e) {
+            return option + " must be " + (count ? "a whole number >= 1" : option.equals("--lr") ? "a positive number" : "a whole number")
+                    + ", got " + value;
+        }
     }
 
     /**
@@ -167,10 +203,23 @@ public final class SparkDataParallelTraining {
         if (options.get("--dashboard") != null) {
             System.out.println("the job's dashboard: rank 0 serves it on " + options.get("--dashboard"));
         }
-        SparkSession spark = SparkContexts.session(master, appName);
+        SparkSession spark;
+        try {
+            spark = SparkContexts.session(master, appName);
+        } catch (RuntimeException e) {   // Spark's "Could not parse Master URL: 'foo'" and the like
+            System.err.println(appName + ": --master " + master + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         boolean ok;
         try {
             ok = job.apply(spark, master);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // refused on the driver before any task ran (BarrierRdds: more --ranks than the master's task slots)
+            System.err.println(appName + ": " + e.getMessage());
+            spark.stop();
+            System.exit(2);
+            return;
         } finally {
             spark.stop();
         }

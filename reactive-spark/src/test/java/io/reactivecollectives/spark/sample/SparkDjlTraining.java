@@ -92,6 +92,12 @@ public final class SparkDjlTraining {
         SparkContexts.djlDefaults(); // in this JVM (local[N]: its ranks); SparkContexts gives local-cluster executors the same
         Map<String, String> o = SparkDataParallelTraining.commandLine(args, Map.of("--preset", "tiny", "--steps", "60",
                 "--batch", "32", "--shard-rows", "1024", "--lr", "0.1", "--seed", "7"), "collectives-spark-train --engine djl");
+        try {
+            EncoderConfig.preset(o.get("--preset"));
+        } catch (IllegalArgumentException e) {   // before Spark starts: one line, as for the other options
+            System.err.println("collectives-spark-train --engine djl: --preset: " + e.getMessage());
+            System.exit(2);
+        }
         int steps = Integer.parseInt(o.get("--steps"));
         Settings settings = new Settings(o.get("--preset"), Float.parseFloat(o.get("--lr")), Long.parseLong(o.get("--seed")),
                 new SparkDataParallelTraining.Settings(steps, Integer.parseInt(o.get("--batch")),

@@ -62,7 +62,7 @@ public final class Cli {
         cl.setErr(new PrintWriter(err, true));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> {
-            printUsageError(ex);
+            printUsageError(unknownOptionFirst(ex));
             return USAGE;
         });
         cl.setExecutionStrategy(parsed -> {
@@ -98,6 +98,25 @@ public final class Cli {
      */
     public static int execute(Object command, String... args) {
         return commandLine(command, System.out, System.err).execute(args);
+    }
+
+    /**
+     * The usage error to report for {@code ex}: an unknown option the user typed rather than the
+     * required parameter or option picocli found missing first ({@code tool --bogus} names
+     * {@code --bogus}, not the missing argument it was never meant to give).
+     *
+     * @param ex a usage error
+     * @return an {@link CommandLine.UnmatchedArgumentException} naming the unknown options, or {@code ex}
+     */
+    public static CommandLine.ParameterException unknownOptionFirst(CommandLine.ParameterException ex) {
+        CommandLine cl = ex.getCommandLine();
+        if (ex instanceof CommandLine.MissingParameterException && cl != null) {
+            java.util.List<String> unknown = cl.getUnmatchedArguments().stream().filter(a -> a.startsWith("-")).toList();
+            if (!unknown.isEmpty()) {
+                return new CommandLine.UnmatchedArgumentException(cl, unknown);
+            }
+        }
+        return ex;
     }
 
     /**

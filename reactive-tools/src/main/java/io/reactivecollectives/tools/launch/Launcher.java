@@ -50,7 +50,8 @@ import java.util.function.Predicate;
                 + " after it unless it brings reactive-core itself, as a fat jar does (then its own copy is the only one);"
                 + " bin/collectives-run adds slf4j-simple with it, unless your class path brings an SLF4J binding.",
                 "torchrun's spellings are accepted too (--nproc_per_node, --node_rank, --master_addr, --master_port).",
-                "A usage error is one line on stderr and exit code 2, before any rank starts.", ""})
+                "A usage error is one line on stderr and exit code 2, before any rank starts; otherwise the exit code"
+                + " is 0, the first failing rank's, or 130/143 when SIGINT/SIGTERM stopped the launcher and its ranks.", ""})
 public final class Launcher implements Callable<Integer>, Cli.Validated {
 
     @Option(names = {"--nproc-per-node", "--nproc_per_node"}, paramLabel = "<n>", defaultValue = "1",
@@ -205,7 +206,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         CommandLine cl = Cli.commandLine(new Launcher(out, err), out, err);
         cl.setStopAtPositional(true); // the main class ends the launcher's options, as torchrun's script does
         CommandLine.IParameterExceptionHandler usual = cl.getParameterExceptionHandler();
-        cl.setParameterExceptionHandler((ex, rest) -> {
+        cl.setParameterExceptionHandler((given, rest) -> {
+            CommandLine.ParameterException ex = Cli.unknownOptionFirst(given);
             if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()
                     && u.getUnmatched().get(0).startsWith("-")) {
                 err.println(unknownOption(u.getUnmatched().get(0)));
@@ -245,7 +247,8 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
         }
         String problem = LaunchNumbers.problem(nprocPerNode, nnodes, nodeRank, graceMillis, maxRestarts, masterAddr,
                 masterPort, storePeersSpec != null);
-        if (problem != null || (problem = Restarts.quorumProblem(System.getenv())) != null) {
+        if (problem != null || (problem = RankJvmAccess.tooManyRanks("--nproc-per-node", nprocPerNode,
+                RankJvmAccess.hostMemoryBytes())) != null || (problem = Restarts.quorumProblem(System.getenv())) != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
         try {
@@ -286,7 +289,9 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             // Ctrl-C: end a progress line (\r-terminated) a child left open, so the shell prompt starts on its own line
             outLine.endOpenLine();
             errLine.endOpenLine();
-            children.close();
+            err.println("collectives-run: stopped by a signal; stopping the ranks (SIGTERM, SIGKILL after " + graceMillis + " ms)");
+            err.flush();
+            children.stopOnSignal();
         }, "collectives-run-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         AgentStore store = null;
@@ -312,6 +317,10 @@ public final class Launcher implements Callable<Integer>, Cli.Validated {
             boolean stopping = false, joinersStopped = false;
             for (int running = nprocPerNode; running > 0; ) {
                 RankProcesses.Exit e = children.take();
+                if (children.signalled()) {   // the launcher's SIGINT/SIGTERM stops them: no failure to report
+                    running--;
+                    continue;
+                }
                 int rank = nodeRank * nprocPerNode + e.localRank();
                 restarts.exited(rank, e.restart());
                 if (e.localRank() == 0 && e.restart() == 0) {

@@ -47,6 +47,38 @@ public final class RankJvmAccess {
         return options;
     }
 
+    /** The least memory a rank JVM takes once started (heap, metaspace, code cache, threads): what bounds the ranks of a host. */
+    public static final long MIN_RANK_BYTES = 32L << 20;
+
+    /**
+     * Why {@code ranks} rank JVMs cannot start on a host of {@code hostBytes} of memory (more than it
+     * holds at {@link #MIN_RANK_BYTES} each: the launch would exhaust the host, not fail), or null.
+     *
+     * @param flag      the option or variable that asked for them, for the message
+     * @param ranks     the rank JVMs to start on this host
+     * @param hostBytes the host's memory ({@link #hostMemoryBytes()})
+     * @return the problem, one line, or null
+     */
+    public static String tooManyRanks(String flag, long ranks, long hostBytes) {
+        long most = Math.max(1, hostBytes / MIN_RANK_BYTES);
+        return ranks <= most ? null : flag + " " + ranks + " is more rank JVMs than this host's memory holds ("
+                + (hostBytes >> 20) + " MiB, at least " + (MIN_RANK_BYTES >> 20) + " MiB a rank: at most " + most + ")";
+    }
+
+    /** {@return this host's memory in bytes (Linux's MemTotal), or Long.MAX_VALUE where it cannot be read: no bound} */
+    public static long hostMemoryBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux: no bound
+        }
+        return Long.MAX_VALUE;
+    }
+
     /**
      * What the children of a JDK of {@code feature} version get before the class path: the
      * {@link RankJvmAccess} options that {@code jvmArgs} leave unnamed, the options of the

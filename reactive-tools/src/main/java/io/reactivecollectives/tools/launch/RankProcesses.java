@@ -28,6 +28,7 @@ final class RankProcesses {
     private final LineSink errLine;
     private final long graceMillis;
     private boolean closed;
+    private volatile boolean signalled;
 
     /**
      * No process yet.
@@ -139,6 +140,38 @@ final class RankProcesses {
         }, "collectives-run-stop");
         stopper.setDaemon(true);
         stopper.start();
+    }
+
+    /**
+     * The launcher's own SIGINT or SIGTERM (its shutdown hook): nothing starts after; every process is
+     * asked to stop (SIGTERM), so that its shutdown hooks run, and those left after the grace period
+     * are killed with their descendants. Returns once all have exited.
+     *
+     * @return how many processes were still running
+     */
+    int stopOnSignal() {
+        List<Process> running;
+        synchronized (this) {
+            signalled = true;
+            closed = true;
+            running = all.stream().filter(Process::isAlive).toList();
+        }
+        running.forEach(Process::destroy);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);
+        try {
+            for (Process p : running) {
+                p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close();
+        return running.size();
+    }
+
+    /** {@return whether the launcher was stopped by a signal ({@link #stopOnSignal()}): its ranks' exits are not failures} */
+    boolean signalled() {
+        return signalled;
     }
 
     /** Kills every process still running, and their descendants; nothing starts after. */

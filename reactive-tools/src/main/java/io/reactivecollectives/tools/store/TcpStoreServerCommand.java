@@ -19,7 +19,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code --tls-key} (PEM, PKCS#8 key) are given. Prints the bound address on one line.
  */
 @Command(name = "tcp-store-server", mixinStandardHelpOptions = true, versionProvider = TcpStoreServerCommand.Version.class,
-        description = "Runs the Reactive Collectives TCP store server until killed.")
+        description = {"Runs the Reactive Collectives TCP store server until killed, printing the address it is bound to on one line.",
+                "RC_STORE_SECRET (the ranks' shared secret), when set, turns authentication on.", ""})
 public final class TcpStoreServerCommand implements Callable<Integer>, io.reactivecollectives.tools.cli.Cli.Validated {
 
     @CommandLine.Spec
@@ -119,18 +120,36 @@ public final class TcpStoreServerCommand implements Callable<Integer>, io.reacti
             server = builder(ssl).start().toFuture().get();
         } catch (java.util.concurrent.ExecutionException | javax.net.ssl.SSLException | IllegalArgumentException e) {
             Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
-            spec.commandLine().getErr().println("tcp-store-server: cannot serve on " + host + ":" + port + ": " + cause.getMessage());
+            Throwable root = cause;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            // Reactor Netty's "Failed to bind on [host:port]" keeps why (address in use, not permitted) in its cause
+            String why = root == cause || String.valueOf(cause.getMessage()).contains(String.valueOf(root.getMessage()))
+                    ? String.valueOf(cause.getMessage()) : cause.getMessage() + ": " + root.getMessage();
+            spec.commandLine().getErr().println("tcp-store-server: cannot serve on " + host + ":" + port + ": " + why);
             return 1;
         }
         CountDownLatch closed = new CountDownLatch(1);
         server.onClose().doFinally(s -> closed.countDown()).subscribe();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tcp-store-shutdown"));
-        System.out.println("TCP store listening on " + server.address().getHostString() + ":" + server.port()
+        System.out.println("TCP store listening on " + listening(server.address(), host, server.port())
                 + (tlsCert != null ? " (TLS)" : "") + (StoreAuth.secretFrom(System.getenv()) != null ? " (HMAC)" : "")
                 + (server.localSocket() != null ? ", and for this host on " + server.localSocket() : ""));
         System.out.flush();
         closed.await();
         return 0;
+    }
+
+    /**
+     * The address the server listens on, as clients write it: the wildcard as --host gave it (Netty
+     * binds 0.0.0.0 as IPv6's {@code ::}, printed as 0:0:0:0:0:0:0:0, which no client dials), an IPv6
+     * address in brackets.
+     */
+    static String listening(java.net.InetSocketAddress bound, String host, int port) {
+        java.net.InetAddress a = bound.getAddress();
+        String h = a == null ? bound.getHostString() : a.isAnyLocalAddress() ? host : a.getHostAddress();
+        return (h.contains(":") && !h.startsWith("[") ? "[" + h + "]" : h) + ":" + port;
     }
 
     /** A command with its options' defaults (picocli sets the given ones). */

@@ -141,6 +141,22 @@ class LauncherArgumentsTest {
         assertOneLineUsageError(launch("--", "no.such.Main"), "collectives-run: no main class no.such.Main");
     }
 
+    /**
+     * More ranks than this host's memory holds is a usage error, before any rank starts: before,
+     * --nproc-per-node 100000000 started JVMs until the host ran out of memory or processes.
+     */
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    void moreRanksThanTheHostsMemoryHoldsIsOneLineAndExitCode2() {
+        assertEquals("--nproc-per-node 65 is more rank JVMs than this host's memory holds (2048 MiB, at least 32 MiB a rank:"
+                + " at most 64)", RankJvmAccess.tooManyRanks("--nproc-per-node", 65, 2048L << 20));
+        assertEquals(null, RankJvmAccess.tooManyRanks("--nproc-per-node", 64, 2048L << 20));
+        assertEquals(null, RankJvmAccess.tooManyRanks("--nproc-per-node", 8, Long.MAX_VALUE));
+        assertTrue(RankJvmAccess.hostMemoryBytes() > (64L << 20), "read this host's memory");
+        assertOneLineUsageError(launch("--nproc-per-node", "100000000", "--", StubTool.class.getName()),
+                "collectives-run: --nproc-per-node 100000000 is more rank JVMs than this host's memory holds (");
+    }
+
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void everyMistakeOfTheLaunchersOwnIsOneLineAndExitCode2BeforeAnyRankStarts() throws Exception {

@@ -74,6 +74,30 @@ class TcpStoreServerCommandTest {
             assertEquals("1", busy[0], busy[2]);
             assertEquals(1, busy[2].lines().count(), busy[2]);
             assertTrue(busy[2].startsWith("tcp-store-server: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": "), busy[2]);
+            // before: "Failed to bind on [127.0.0.1:port]" alone, without why
+            assertTrue(busy[2].contains("Address already in use"), busy[2]);
         }
+    }
+
+    /**
+     * The line names the address as clients dial it: before, the default --host 0.0.0.0 printed
+     * "TCP store listening on 0:0:0:0:0:0:0:0:29500" (Netty's IPv6 wildcard, unbracketed).
+     */
+    @Test
+    void theListeningLineNamesTheAddressAsClientsWriteIt() throws Exception {
+        assertEquals("0.0.0.0:29500", TcpStoreServerCommand.listening(
+                new java.net.InetSocketAddress(java.net.InetAddress.getByName("::"), 29500), "0.0.0.0", 29500));
+        assertEquals("[0:0:0:0:0:0:0:1]:7", TcpStoreServerCommand.listening(
+                new java.net.InetSocketAddress(java.net.InetAddress.getByName("::1"), 7), "::1", 7));
+        assertEquals("127.0.0.1:7", TcpStoreServerCommand.listening(
+                new java.net.InetSocketAddress(java.net.InetAddress.getByName("127.0.0.1"), 7), "localhost", 7));
+    }
+
+    /** --help says what turns authentication on (before, RC_STORE_SECRET was only in operations.md). */
+    @Test
+    void helpNamesTheSecretVariable() {
+        String[] r = run("--help");
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("RC_STORE_SECRET"), r[1]);
     }
 }
