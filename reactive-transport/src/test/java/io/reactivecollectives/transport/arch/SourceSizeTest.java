@@ -30,7 +30,7 @@ class SourceSizeTest {
         Path root = Path.of("").toAbsolutePath().getParent();
         List<String> over = new ArrayList<>();
         List<String> stale = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(root)) {
+        try (Stream<Path> files = io.reactivecollectives.transport.ProjectTree.files(root)) {
             for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java")
                     && p.toString().contains("/src/main/java/"))::iterator) {
                 long lines = linesOutsideJavadoc(Files.readAllLines(f));

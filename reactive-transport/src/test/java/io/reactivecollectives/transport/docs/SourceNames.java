@@ -38,7 +38,7 @@ final class SourceNames {
     /** Every {@code .java} file under some module's {@code src/main/java}, build folders and hidden ones skipped. */
     static List<Path> mainJavaSources(Path root) throws IOException {
         List<Path> out = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(root)) {
+        try (Stream<Path> files = io.reactivecollectives.transport.ProjectTree.files(root)) {
             files.filter(p -> p.toString().endsWith(".java"))
                     .filter(p -> root.relativize(p).toString().replace('\\', '/').matches("(?:.+/)?src/main/java/.+"))
                     .filter(p -> !skipped(root, p))
@@ -152,7 +152,7 @@ final class SourceNames {
     /** The {@code rc.*} properties the poms under {@code root} define. */
     static Set<String> pomProperties(Path root) throws IOException {
         Set<String> out = new TreeSet<>();
-        try (Stream<Path> files = Files.walk(root)) {
+        try (Stream<Path> files = io.reactivecollectives.transport.ProjectTree.files(root)) {
             for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().equals("pom.xml"))
                     .filter(p -> !skipped(root, p))::iterator) {
                 Matcher m = POM_PROPERTY.matcher(Files.readString(f));
