@@ -69,22 +69,9 @@ public record DashboardOptions(String host, int port) {
      * @throws IllegalArgumentException when the setting is none of these, naming it
      */
     public static DashboardOptions parse(String spec) {
-        String s = spec == null ? "" : spec.trim();
-        String lower = s.toLowerCase(Locale.ROOT);
-        if (lower.isEmpty() || lower.equals("off") || lower.equals("false")) {
-            return null;
-        }
-        if (lower.equals("on") || lower.equals("true")) {
-            return loopback(0);
-        }
-        int colon = s.lastIndexOf(':');
-        String host = colon < 0 ? LOOPBACK : s.substring(0, colon);
-        String port = colon < 0 ? s : s.substring(colon + 1);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
         try {
-            return new DashboardOptions(host, Integer.parseInt(port));
+            io.reactivecollectives.transport.settings.DashboardSpec d = io.reactivecollectives.transport.settings.DashboardSpec.parse(spec);
+            return d == null ? null : new DashboardOptions(d.host(), d.port());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("dashboard: '" + spec + "' is not off, on, PORT or HOST:PORT ("
                     + PROPERTY + " / " + ENV + ")", e);

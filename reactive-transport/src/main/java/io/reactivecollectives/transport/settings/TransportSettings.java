@@ -293,13 +293,13 @@ public final class TransportSettings implements SettingsProvider {
     }
 
     /**
-     * Checks a dashboard setting as {@code DashboardOptions.parse} reads it, so that a bad one is refused
+     * Checks a dashboard setting as {@code DashboardOptions.parse} reads it ({@link DashboardSpec}), so that a bad one is refused
      * with the usual one-line error, by the start-up check too (before, only {@code GroupOptions.defaults()}
      * refused it, in words of its own that named both spellings and not the one set).
      */
     private static String dashboard(String v) {
         try {
-            io.reactivecollectives.transport.DashboardOptions.parse(v);
+            DashboardSpec.parse(v);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected off, on, PORT or HOST:PORT");
         }
@@ -317,19 +317,17 @@ public final class TransportSettings implements SettingsProvider {
 
     /**
      * Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent) as
-     * {@code Quorum.parse} will read it (before, {@code 1e3} passed here and failed there, without
+     * {@code Quorum.parse} will read it (the same rules, spelt here: the registry depends on nothing
+     * outside the settings packages) (before, {@code 1e3} passed here and failed there, without
      * the setting's name).
      */
     private static String quorum(String v) {
         String t = v.trim().toLowerCase(java.util.Locale.ROOT);
         if (!t.equals("majority")) {
             double x = Double.parseDouble(t.endsWith("%") ? t.substring(0, t.length() - 1) : t);
-            boolean ok = t.endsWith("%") ? x > 0 && x <= 100 : t.contains(".") ? x > 0 && x <= 1 : x >= 1 && x == Math.rint(x);
-            try {
-                io.reactivecollectives.core.Quorum.parse(t);
-            } catch (IllegalArgumentException e) {
-                ok = false;
-            }
+            // as Quorum.parse reads it: a share with '%' or '.', else a whole number of ranks that fits an int
+            boolean ok = t.endsWith("%") ? x > 0 && x <= 100 : t.contains(".") ? x > 0 && x <= 1
+                    : t.matches("[0-9]{1,10}") && x >= 1 && x <= Integer.MAX_VALUE;
             if (!ok) {
                 throw new IllegalArgumentException("a quorum is `majority`, a whole number of ranks >= 1 or a share in (0, 1]");
             }
