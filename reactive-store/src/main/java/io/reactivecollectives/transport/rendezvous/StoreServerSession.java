@@ -127,8 +127,8 @@ final class StoreServerSession {
             boolean linger = !reason.equals("stalled frame") && channel instanceof io.netty.channel.socket.DuplexChannel;
             close(reason, why, false);
             io.netty.channel.ChannelFuture written = channel.writeAndFlush(StoreResponseCodec.error(channel.alloc(), 0,
-                    StoreFrameCodec.E_BAD_REQUEST, "", "the server closed the connection: " + why + " (its frame limit of "
-                            + maxFrame + " bytes)", java.util.List.of(), 0));
+                    StoreFrameCodec.E_BAD_REQUEST, "", "the server closed the connection: " + why + (why.startsWith("frame length ")
+                            ? " (its frame limit of " + maxFrame + " bytes)" : ""), java.util.List.of(), 0));
             if (linger) {
                 written.addListener(f -> {
                     if (f.isSuccess()) {
