@@ -1,5 +1,6 @@
 package io.reactivecollectives.core;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
 
@@ -98,28 +99,47 @@ final class GatherArguments {
      */
     static void requireOutputsApart(String op, List<Tensor> outputs, IntFunction<String> name) {
         int n = outputs.size();
+        if (n < 2) {
+            return;
+        }
+        // on every call, with as many outputs as ranks (times tensors, coalesced): sorted, n log n, not every pair
         long[] from = new long[n];
-        boolean[] addressed = new boolean[n];
+        long[] to = new long[n];
+        List<Integer> addressed = new ArrayList<>(n);
+        java.util.IdentityHashMap<Tensor, Integer> seen = new java.util.IdentityHashMap<>();
         for (int i = 0; i < n; i++) {
             Tensor t = outputs.get(i);
+            if (t.nbytes() == 0) {
+                continue;
+            }
+            Integer same = seen.putIfAbsent(t, i);
+            if (same != null) {
+                throw shared(op, name, same, i);
+            }
             try {
-                from[i] = t.isCpu() && t.nbytes() > 0 ? t.address() : 0;
-                addressed[i] = t.isCpu() && t.nbytes() > 0;
-            } catch (UnsupportedOperationException | IllegalStateException e) {
-                addressed[i] = false;
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            for (int j = i + 1; j < n; j++) {
-                Tensor a = outputs.get(i);
-                Tensor b = outputs.get(j);
-                boolean shared = a == b && a.nbytes() > 0 || addressed[i] && addressed[j]
-                        && from[i] < from[j] + b.nbytes() && from[j] < from[i] + a.nbytes();
-                if (shared) {
-                    throw new IllegalArgumentException(op + ": " + name.apply(i) + " and " + name.apply(j)
-                            + " share memory; each output needs memory of its own");
+                if (t.isCpu()) {
+                    from[i] = t.address();
+                    to[i] = from[i] + t.nbytes();
+                    addressed.add(i);
                 }
+            } catch (UnsupportedOperationException | IllegalStateException e) {
+                // no address to compare (heap memory): by identity only
             }
         }
+        addressed.sort((x, y) -> from[x] != from[y] ? Long.compare(from[x], from[y]) : Integer.compare(x, y));
+        int reach = -1;   // of the ranges so far, the one that ends last
+        for (int k : addressed) {
+            if (reach >= 0 && from[k] < to[reach]) {
+                throw shared(op, name, Math.min(reach, k), Math.max(reach, k));
+            }
+            if (reach < 0 || to[k] > to[reach]) {
+                reach = k;
+            }
+        }
+    }
+
+    private static IllegalArgumentException shared(String op, IntFunction<String> name, int i, int j) {
+        return new IllegalArgumentException(op + ": " + name.apply(i) + " and " + name.apply(j)
+                + " share memory; each output needs memory of its own");
     }
 }

@@ -121,7 +121,8 @@ final class Subgroups {
      * {@code timeout} naming the members that never came, by their rank in the subgroup and in the
      * parent. A member whose wait runs out spoils the count (adds {@code size}): if every member had
      * counted itself and nobody spoilt it before, all of them route the subgroup and this one takes
-     * it too (the last one's key was on its way); else it says why under {@link #GAVE_UP}, and a
+     * it too (the last one's key was on its way), as does one that finds another spoilt it too with
+     * every member counted, once that key comes; else it says why under {@link #GAVE_UP}, and a
      * member counting itself later finds the count spoilt and fails at once with that reason instead
      * of getting a subgroup the others closed. A member whose wait is cancelled spoils the count too.
      *
@@ -149,6 +150,7 @@ final class Subgroups {
                 .onErrorResume(e -> e instanceof StoreTimeoutException || e instanceof TimeoutException,
                         e -> store.add(CARRIED + "count", size).onErrorReturn(0L).flatMap(spoilt -> spoilt == 2L * size
                                 ? Mono.<Void>empty()   // all had counted, none gave up before: all route it, the last says so
+                                : spoilt > 2L * size && spoilt % size == 0 ? afterAnotherSpoilt(store, who, members, timeout, e)
                                 : gaveUp(store, who, members, timeout, e)))
                 // cancelled (a caller's own timeout): the same for the members still to come, in the background
                 .doOnCancel(() -> store.add(CARRIED + "count", size)
@@ -165,6 +167,18 @@ final class Subgroups {
     static void giveUp(Connections carried, ProcessGroup group) {
         carried.close();
         group.close();
+    }
+
+    /**
+     * Every member had counted itself when this one spoilt the count, but another spoilt it before
+     * (two waits that ran out together): whether every member had counted before that first spoil,
+     * and so routes the subgroup, the last one's key tells, else the reason the first one gives.
+     */
+    private static Mono<Void> afterAnotherSpoilt(Store store, String who, int[] members, Duration timeout, Throwable e) {
+        return Mono.firstWithSignal(store.await(List.of(ALL_CARRIED), timeout).thenReturn(true),
+                        store.get(GAVE_UP, timeout).map(why -> false))
+                .onErrorReturn(false)
+                .flatMap(all -> all ? Mono.<Void>empty() : gaveUp(store, who, members, timeout, e));
     }
 
     /** Names the members that never came, says so under {@link #GAVE_UP} for those coming later, and fails. */

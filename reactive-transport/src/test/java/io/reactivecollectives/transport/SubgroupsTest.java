@@ -36,6 +36,28 @@ class SubgroupsTest {
                 .verify(WAIT);
     }
 
+    /**
+     * Two members' waits run out together just as the last one counted itself: the first to spoil
+     * the count finds it at exactly twice the size, the second at three times; both had every member
+     * counted before any spoil, so both get the subgroup every member routes (before, the second
+     * failed and closed it while the others used it).
+     */
+    @Test
+    void twoMembersTimingOutJustAsTheLastCountedItselfBothGetTheSubgroup() {
+        Store store = new HashStore();
+        Duration timeout = Duration.ofSeconds(1);
+        reactor.core.publisher.Mono<List<Object>> both = reactor.core.publisher.Flux.range(0, 2)
+                .flatMap(rank -> Subgroups.allCarried(store, "g/0", rank, MEMBERS, timeout).<Object>thenReturn("ok")
+                        .onErrorResume(e -> reactor.core.publisher.Mono.just(e.toString())), 2)
+                .collectList().cache();
+        both.subscribe();
+        store.set("rc/carried/2", "1".getBytes()).block(WAIT);
+        store.add("rc/carried/count", 1).block(WAIT);         // member 2 counts itself (the count is the size)...
+        store.add("rc/carried/count", 0).delayElement(timeout.multipliedBy(3).dividedBy(2))
+                .then(store.set("rc/carried/all", "1".getBytes())).block(WAIT); // ...its key lands after both gave up
+        assertTrue(List.of("ok", "ok").equals(both.block(WAIT)), String.valueOf(both.block(WAIT)));
+    }
+
     /** A member that gave up spoils the count: one coming later fails at once with its reason. */
     @Test
     void aMemberComingAfterOneGaveUpFailsWithItsReason() {

@@ -88,7 +88,8 @@ final class StoreServerSession {
             public void exceptionCaught(ChannelHandlerContext ctx, Throwable e) {
                 Throwable cause = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
                 if (cause instanceof StoreProtocolException) {
-                    reject(cause);
+                    reject(cause);    // closes, at once or once the client had its error
+                    return;
                 } else if (cause instanceof java.io.IOException) {
                     LOG.debug("TCP store: connection from {} failed: {}", channel.remoteAddress(), cause.toString());
                 } else {
@@ -116,25 +117,53 @@ final class StoreServerSession {
         }
         metrics.rejectedFrames.incrementAndGet();
         String why = String.valueOf(cause.getMessage());
+        String reason = !authenticated ? "bad handshake" : why.startsWith(StoreFrameDecoder.STALLED) ? "stalled frame"
+                : "protocol error";
         if (authenticated && channel.isActive()) {
-            // the client's calls say why (request id 0: no call's); it cannot go on past a frame not read
-            channel.writeAndFlush(StoreResponseCodec.error(channel.alloc(), 0, StoreFrameCodec.E_BAD_REQUEST, "",
-                    "the server closed the connection: " + why + " (its frame limit of " + maxFrame + " bytes)",
-                    java.util.List.of(), 0), channel.voidPromise());
+            // the client's calls say why (request id 0: no call's); it cannot go on past a frame not read. A close
+            // with the rest of that frame unread would be a reset, which loses this error on its way: so the error,
+            // then the end of output, reading on (the decoder, stopped, drops it all) until the client closes. A
+            // stalled frame's connection closes at once: its frame holds memory of the server's frame budget
+            boolean linger = !reason.equals("stalled frame") && channel instanceof io.netty.channel.socket.DuplexChannel;
+            close(reason, why, false);
+            io.netty.channel.ChannelFuture written = channel.writeAndFlush(StoreResponseCodec.error(channel.alloc(), 0,
+                    StoreFrameCodec.E_BAD_REQUEST, "", "the server closed the connection: " + why + (why.startsWith("frame length ")
+                            ? " (its frame limit of " + maxFrame + " bytes)" : ""), java.util.List.of(), 0));
+            if (linger) {
+                written.addListener(f -> {
+                    if (f.isSuccess()) {
+                        ((io.netty.channel.socket.DuplexChannel) channel).shutdownOutput();
+                    } else {
+                        channel.close();
+                    }
+                });
+                channel.eventLoop().schedule(() -> channel.close(), LINGER_SECONDS, TimeUnit.SECONDS);
+            } else {
+                channel.close();
+            }
+            return;
         }
-        close(!authenticated ? "bad handshake"
-                : why.startsWith(StoreFrameDecoder.STALLED) ? "stalled frame" : "protocol error", why);
+        close(reason, why);
     }
+
+    /** How long a connection closed over a bad frame reads on after its error, for the client to close it. */
+    private static final long LINGER_SECONDS = 5;
 
     /** Closes this connection for {@code reason}, logged (rate-limited) with {@code detail}. */
     private void close(String reason, String detail) {
+        close(reason, detail, true);
+    }
+
+    private void close(String reason, String detail, boolean now) {
         closing = true;
         StoreFrameDecoder decoder = channel.pipeline().get(StoreFrameDecoder.class);
         if (decoder != null) {
             decoder.stop();
         }
         rejections.reject(reason, channel.remoteAddress(), detail, channel.eventLoop());
-        channel.close();
+        if (now) {
+            channel.close();
+        }
     }
 
     private void handshakeTimedOut() {

@@ -147,6 +147,34 @@ class TcpStoreServerLimitsTest {
         assertEquals(0, server.frameMemoryPeak(), "nothing was buffered for it");
     }
 
+    /**
+     * A malformed frame within the size limit: the error the server writes before closing says what
+     * was wrong, and no frame limit (before: 'unknown opcode 127 (its frame limit of ... bytes)',
+     * pointing the user at --max-frame-size).
+     */
+    @Test
+    void aMalformedFrameIsNotBlamedOnTheFrameLimit() throws Exception {
+        TcpStoreServer server = start(TcpStoreServer.builder());
+        Socket s = raw(server.port());
+        readHello(s);
+        greet(s);
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        out.writeInt(5);
+        out.write(new byte[] {0x7F, 0, 0, 0, 1});   // an unknown opcode, request 1
+        out.flush();
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        String said = null;
+        while (said == null) {
+            byte[] body = new byte[in.readInt()];
+            in.readFully(body);
+            if ((body[0] & 0xff) == StoreOpcode.ERROR.code()) {
+                said = ((StoreResponseCodec.Error) StoreResponseCodec.decodeResponse(
+                        io.netty.buffer.Unpooled.wrappedBuffer(body))).message();
+            }
+        }
+        assertTrue(said.contains("unknown opcode 127") && !said.contains("frame limit"), said);
+    }
+
     @Test
     void aFrameThatStallsHalfSentClosesItsConnectionButIdleConnectionsStay() throws Exception {
         TcpStoreServer server = start(TcpStoreServer.builder().frameTimeout(Duration.ofMillis(300)));

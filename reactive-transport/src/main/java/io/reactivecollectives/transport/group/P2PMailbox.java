@@ -38,6 +38,7 @@ public final class P2PMailbox {
         long offset;
         String error;
         boolean cancelled; // its subscriber cancelled: the rest of a message it began is dropped, not written
+        Stream queued;     // the stream whose waiting queue holds it, if one does
 
         Receive(Tensor tensor, String op, MonoSink<Integer> sink, int anyTag, long timeoutNanos) {
             this.tensor = tensor;
@@ -111,6 +112,7 @@ public final class P2PMailbox {
                 } else {
                     Stream s = stream(source, tag);
                     s.waiting.add(rcv);
+                    rcv.queued = s;
                     pump(s, done);
                     sink.onCancel(() -> cancel(rcv));
                 }
@@ -142,6 +144,7 @@ public final class P2PMailbox {
                     }
                     if (best != null) {
                         best.waiting.add(rcv);
+                        rcv.queued = best;
                         pump(best, done);
                     } else {
                         anyWaiting.computeIfAbsent(tag, t -> new ArrayDeque<>()).add(rcv);
@@ -161,8 +164,8 @@ public final class P2PMailbox {
      */
     private synchronized void cancel(Receive rcv) {
         rcv.cancelled = true;
-        for (Stream s : streams.values()) {
-            s.waiting.remove(rcv);
+        if (rcv.queued != null) {   // its own stream only: a mailbox may have seen many (a tag per step)
+            rcv.queued.waiting.remove(rcv);
         }
         ArrayDeque<Receive> any = rcv.anyTag == Integer.MIN_VALUE ? null : anyWaiting.get(rcv.anyTag);
         if (any != null) {
@@ -186,7 +189,9 @@ public final class P2PMailbox {
             if (s.current == null && s.waiting.isEmpty()) {
                 ArrayDeque<Receive> any = anyWaiting.get(tag);
                 if (any != null && !any.isEmpty()) {
-                    s.waiting.add(any.poll());
+                    Receive r = any.poll();
+                    s.waiting.add(r);
+                    r.queued = s;
                 }
             }
             pump(s, done);

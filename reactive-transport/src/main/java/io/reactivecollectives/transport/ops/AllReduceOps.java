@@ -115,7 +115,13 @@ public final class AllReduceOps {
                 if (inUse != null) {
                     throw new IllegalArgumentException(name + ": chunk " + chunk.index() + ": " + inUse);
                 }
-                CollectiveChannel view = ch.forChunk(chunk.index(), chunk.dtype());
+                CollectiveChannel view;
+                try {
+                    view = ch.forChunk(chunk.index(), chunk.dtype());   // throws on a peer's other dtype or end
+                } catch (RuntimeException e) {
+                    runner.runtime().claims().release(owner);
+                    throw e;
+                }
                 return runner.withTimeout(ch, body(view, chunk.tensor(), op, chosen)
                         .doOnSuccess(x -> view.chunkEnds())
                         .thenReturn(chunk))

@@ -159,6 +159,20 @@ public final class PointToPointOps {
             for (int i = 0; i < ops.size(); i++) {
                 CollectiveArguments.requireCpu("batchSendRecv", ops.get(i).tensor(), "ops[" + i + "] tensor");
             }
+            // each recv claims its tensor as it is issued: one that would be refused is refused before any send goes out
+            List<Tensor> received = new ArrayList<>();
+            List<Integer> at = new ArrayList<>();
+            for (int i = 0; i < ops.size(); i++) {
+                if (ops.get(i).type() == P2POp.Type.RECV) {
+                    received.add(ops.get(i).tensor());
+                    at.add(i);
+                }
+            }
+            String inUse = runtime.claims().check(received, k -> "ops[" + at.get(k) + "] (recv from rank "
+                    + ops.get(at.get(k)).peer() + " with tag " + ops.get(at.get(k)).tag() + ")");
+            if (inUse != null) {
+                throw new IllegalArgumentException("batchSendRecv: " + inUse);
+            }
             List<Mono<?>> all = new ArrayList<>(ops.size());
             for (P2POp o : ops) {
                 all.add(o.type() == P2POp.Type.SEND ? send(o.tensor(), o.peer(), o.tag(), CollectiveOptions.DEFAULT)

@@ -51,6 +51,31 @@ public final class TensorClaims {
         return null;
     }
 
+    /**
+     * Why claiming each of {@code tensors} for an owner of its own would be refused now (one in use by
+     * an in-flight call of this rank, or two of them overlapping), or null; claims nothing. For a
+     * batch whose calls claim one by one as they are issued, checked before any is.
+     *
+     * @param names each tensor's name, by its position, in messages
+     */
+    public synchronized String check(List<Tensor> tensors, java.util.function.IntFunction<String> names) {
+        List<Object> owners = new ArrayList<>(tensors.size());
+        try {
+            for (int i = 0; i < tensors.size(); i++) {
+                Object owner = new Object();
+                int k = i;
+                String inUse = claim(java.util.Collections.singletonList(tensors.get(i)), owner, () -> names.apply(k));
+                if (inUse != null) {
+                    return names.apply(i) + ": " + inUse;
+                }
+                owners.add(owner);
+            }
+            return null;
+        } finally {
+            owners.forEach(this::release);
+        }
+    }
+
     /** Releases what {@code owner} claimed. */
     public synchronized void release(Object owner) {
         if (!claims.isEmpty()) {
