@@ -100,8 +100,8 @@ public final class AllReduceOps {
                 throw new IllegalArgumentException(name + ": prefetch must be >= 1, got " + prefetch);
             }
         }, ch -> {
-            int[] count = new int[1];    // chunks the source emitted (one subscription: the stream's)
-            return chunks.doOnNext(c -> count[0]++).flatMapSequential(chunk -> Mono.defer(() -> {
+            int[] end = new int[1];    // the index after the highest the source emitted (one subscription: the stream's)
+            return chunks.doOnNext(c -> end[0] = Math.max(end[0], c.index() + 1)).flatMapSequential(chunk -> Mono.defer(() -> {
                 CollectiveArguments.requireCpu(name, chunk.tensor(), "chunk " + chunk.index());
                 CollectiveArguments.requireWritable(name, chunk.tensor(), "chunk " + chunk.index());
                 CollectiveArguments.requireReduceOp(name, op, chunk.dtype());
@@ -127,13 +127,14 @@ public final class AllReduceOps {
                         .thenReturn(chunk))
                         .doOnEach(signal -> runner.runtime().claims().release(owner))
                         .doOnCancel(() -> runner.runtime().claims().release(owner));
-            }), prefetch, 1).concatWith(Mono.defer(() -> streamEnd(ch, count[0])));
+            }), prefetch, 1).concatWith(Mono.defer(() -> streamEnd(ch, end[0])));
         });
     }
 
     /**
      * The stream's end, after its last chunk: one all-reduce of a tiny tensor tagged as chunk
-     * {@code chunks} and marked as the end, so that ranks whose streams have different numbers of
+     * {@code chunks} (the index after the highest, so that it meets no chunk of a stream whose
+     * indices skip some) and marked as the end, so that ranks whose streams have different numbers of
      * chunks fail at once on every rank (a chunk meets an end) instead of the longer streams
      * waiting out their timeout while the shorter ones complete. Emits nothing.
      */

@@ -132,8 +132,14 @@ public final class PointToPointOps {
 
     /** The receive, its claim given up before its result or error goes on (a chained call finds the tensor free). */
     private <T> Mono<T> claimed(Object owner, Mono<T> receive) {
+        // on cancel, only once the cancel has reached the mailbox (doFinally runs after it; doOnCancel
+        // before): until then an event loop may still be writing a fragment into the tensor
         return receive.doOnEach(signal -> runtime.claims().release(owner))
-                .doOnCancel(() -> runtime.claims().release(owner));
+                .doFinally(s -> {
+                    if (s == reactor.core.publisher.SignalType.CANCEL) {
+                        runtime.claims().release(owner);
+                    }
+                });
     }
 
     /** The call's timeout (the group's by default); a forced algorithm is refused. */
