@@ -171,7 +171,11 @@ final class ParameterViews implements AutoCloseable {
         g.buffer().setZero(0, (int) g.nbytes());
     }
 
-    /** CRC-32C of every value's bytes, in registration order, with each shape mixed in. */
+    /**
+     * CRC-32C of every value's bytes, in registration order, with each dtype and shape mixed in (its
+     * dimensions, not only its element count: a (8, 4) weight on one rank and a (4, 8) one on another
+     * would otherwise pass, and their gradients be averaged element by element).
+     */
     long digest() {
         CRC32C crc = new CRC32C();
         long mixed = parameters.size();
@@ -179,6 +183,11 @@ final class ParameterViews implements AutoCloseable {
             crc.reset();
             crc.update(p.value().buffer().nioBuffer());
             mixed = mixed * 1_000_003L + crc.getValue() + p.numel() * 31;
+            mixed = mixed * 31 + p.value().dtype().ordinal();
+            for (long d : p.value().shape()) {
+                mixed = mixed * 1_000_003L + d;
+            }
+            mixed = mixed * 31 + p.value().shape().length;
         }
         return mixed;
     }

@@ -283,6 +283,58 @@ class DistributedTrainerTest {
         }
     }
 
+    /**
+     * Rank 0 keeps its weight as (features, classes), rank 1 as (classes, features): as many
+     * elements, so the broadcast and every bucket's all-reduce would fit, but the ranks disagree on
+     * what each element is. Before, the digest counted only each parameter's elements, initialize
+     * passed and the steps averaged mismatched gradients.
+     */
+    @Test
+    void ranksWhoseParametersDifferOnlyInShapeFailAtInitializeOnEveryRank() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<String> errors = cluster.run(g -> {
+                Model model = Model.newInstance("shaped");
+                model.setBlock(new OneWeight(g.rank() == 0));
+                DistributedTrainer t = DistributedTrainer.builder(model, TinyTask.config(1, false), g).build();
+                return t.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                        .then(Mono.just("no error"))
+                        .onErrorResume(e -> Mono.just(e.getMessage()))
+                        .doFinally(s -> {
+                            t.close();
+                            model.close();
+                        });
+            }).block(Duration.ofSeconds(60));
+            for (String e : errors) {
+                assertTrue(e.contains("rank(s) [1] differ from rank 0's"), "every rank fails naming rank 1, got " + e);
+            }
+        }
+    }
+
+    /** x times one weight, kept as (features, classes) or, transposed, as (classes, features). */
+    private static final class OneWeight extends ai.djl.nn.AbstractBlock {
+        private final boolean featuresFirst;
+        private final ai.djl.nn.Parameter weight;
+
+        OneWeight(boolean featuresFirst) {
+            this.featuresFirst = featuresFirst;
+            this.weight = addParameter(ai.djl.nn.Parameter.builder().setName("weight").setType(ai.djl.nn.Parameter.Type.WEIGHT)
+                    .optShape(featuresFirst ? new Shape(TinyTask.FEATURES, TinyTask.CLASSES) : new Shape(TinyTask.CLASSES, TinyTask.FEATURES))
+                    .build());
+        }
+
+        @Override
+        protected NDList forwardInternal(ai.djl.training.ParameterStore store, NDList inputs, boolean training,
+                                         ai.djl.util.PairList<String, Object> params) {
+            ai.djl.ndarray.NDArray w = store.getValue(weight, inputs.head().getDevice(), training);
+            return new NDList(inputs.head().matMul(featuresFirst ? w : w.transpose()));
+        }
+
+        @Override
+        public Shape[] getOutputShapes(Shape[] inputs) {
+            return new Shape[] {new Shape(inputs[0].get(0), TinyTask.CLASSES)};
+        }
+    }
+
     @Test
     void afterAFailedInitializeNoStepTrainsUntilAnInitializeSucceeds() {
         try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
