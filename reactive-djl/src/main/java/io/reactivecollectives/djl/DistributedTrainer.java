@@ -92,7 +92,7 @@ public final class DistributedTrainer implements AutoCloseable {
     /** A staged pass found a gradient moved: view the gradients again before the next step. */
     private boolean rebuildNext;
     private final Scheduler compute;
-    private final StepGuard guard = new StepGuard();
+    private final StepGuard guard = new StepGuard(this::where);
 
     private ParameterViews views;
     private GradientReducer reducer;
@@ -165,7 +165,7 @@ public final class DistributedTrainer implements AutoCloseable {
     public Mono<Void> initialize(Shape... inputShapes) {
         return guard.run("initialize", Mono.defer(() -> {
             if (guard.agreed()) {
-                return Mono.error(new IllegalStateException("DistributedTrainer: already initialized"));
+                return Mono.error(new IllegalStateException(where("initialize") + ": already initialized"));
             }
             // one that failed or was cancelled after its parameters were drawn is made again from its broadcast
             return (views == null ? initializeLocally(inputShapes) : Mono.<Void>empty())
@@ -180,7 +180,7 @@ public final class DistributedTrainer implements AutoCloseable {
     Mono<Void> initializeLocally(Shape... inputShapes) {
         return Mono.<Void>fromRunnable(() -> {
             if (views != null) {
-                throw new IllegalStateException("DistributedTrainer: already initialized");
+                throw new IllegalStateException(where("initialize") + ": already initialized");
             }
             passes.initialize(seed, inputShapes);
             passes.materializeGradients();
@@ -379,7 +379,11 @@ public final class DistributedTrainer implements AutoCloseable {
         return reducer == null ? 0 : reducer.bucketCount();
     }
 
-    /** Releases the buckets and views and closes the DJL trainer. Call when no step is running. */
+    /**
+     * Releases the buckets and views and closes the DJL trainer; every call after it fails saying the
+     * trainer is closed. Call when no step is running: one still running fails, on this rank, saying
+     * the trainer was closed while it ran (its peers wait in its collectives until their timeout).
+     */
     @Override
     public void close() {
         guard.close();
