@@ -117,8 +117,10 @@ final class LibtorchPasses {
             NDArray loss = trainer.getLoss().evaluate(labels, outputs[n - 1]);
             collector.backward(loss);
             stageDone.accept(n - 1);
+            boolean[] trainable = trainableUpTo(block);
             for (int s = n - 2; s >= 0; s--) {
-                NDArray surrogate = surrogate(outputs[s], inputs[s + 1]);
+                // stages of frozen layers only, on the data alone, have no graph to differentiate
+                NDArray surrogate = trainable[s] ? surrogate(outputs[s], inputs[s + 1]) : null;
                 if (surrogate != null) {
                     collector.backward(surrogate);
                 }
@@ -126,6 +128,19 @@ final class LibtorchPasses {
             }
             return loss.getFloat();
         });
+    }
+
+    /** For each stage, whether it or a stage before it has a parameter that takes a gradient. */
+    private static boolean[] trainableUpTo(StagedBlock block) {
+        boolean[] out = new boolean[block.stageCount()];
+        boolean any = false;
+        for (int s = 0; s < out.length; s++) {
+            for (var p : block.stageParameters(s)) {
+                any |= p.getValue().requiresGradient();
+            }
+            out[s] = any;
+        }
+        return out;
     }
 
     /** Each floating output detached from its graph as a new leaf that collects its gradient. */
