@@ -155,7 +155,8 @@ public final class DistributedTrainer implements AutoCloseable {
 
     /**
      * Initializes the model for inputs of {@code inputShapes}, copies rank 0's parameters into every
-     * rank's and checks that all ranks hold identical parameters. Cold; must complete before the
+     * rank's (also those that take no gradient: frozen layers, running statistics) and checks that
+     * all ranks hold identical parameters (running statistics aside). Cold; must complete before the
      * first {@link #step}. Fails on every rank (naming the ranks that differ) if the check fails, for
      * instance when the ranks built different models.
      *
@@ -170,7 +171,7 @@ public final class DistributedTrainer implements AutoCloseable {
             // one that failed or was cancelled after its parameters were drawn is made again from its broadcast
             return (views == null ? initializeLocally(inputShapes) : Mono.<Void>empty())
                     .then(Mono.fromRunnable(() -> buildReducerOnce("initialize")).subscribeOn(compute))
-                    .then(Mono.defer(() -> reducer.broadcastParameters()))
+                    .then(Mono.defer(() -> reducer.broadcastParameters().then(views.broadcastFixed(group))))
                     .then(checkIdentical("initialize"))
                     .then(Mono.fromRunnable(() -> guard.agreed(true)));
         }));
@@ -210,7 +211,7 @@ public final class DistributedTrainer implements AutoCloseable {
                     hook = hookFactory.apply(next);
                     buildReducer("regroup");
                 }).subscribeOn(compute)
-                .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters()).then(checkIdentical("regroup")) : Mono.empty())
+                .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters().then(views.broadcastFixed(next))).then(checkIdentical("regroup")) : Mono.empty())
                 .then(Mono.fromRunnable(() -> guard.agreed(true))));
     }
 
@@ -237,7 +238,8 @@ public final class DistributedTrainer implements AutoCloseable {
 
     /**
      * Whether every rank's parameters are identical to this rank's, bit for bit (a digest of every
-     * parameter, all-gathered). A collective: every rank must call it.
+     * parameter's bytes, dtype and shape, frozen ones included, running statistics not; all-gathered).
+     * A collective: every rank must call it.
      *
      * @return a cold {@code Mono} emitting true when all ranks hold identical parameters
      */

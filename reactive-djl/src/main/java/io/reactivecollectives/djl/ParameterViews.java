@@ -8,7 +8,11 @@ import io.netty.util.internal.PlatformDependent;
 import io.reactivecollectives.core.DType;
 import io.reactivecollectives.core.Tensor;
 import io.reactivecollectives.core.Tensors;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.ddp.BroadcastCoalesced;
+import io.reactivecollectives.core.ddp.GradientReducer;
 import io.reactivecollectives.core.ddp.Parameter;
+import reactor.core.publisher.Mono;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -35,6 +39,10 @@ final class ParameterViews implements AutoCloseable {
     private final List<String> ids = new ArrayList<>();
     private final List<NDArray> arrays = new ArrayList<>();
     private final List<Parameter> parameters = new ArrayList<>();
+    /** The values of the parameters that take no gradient (frozen layers, running statistics), broadcast at initialize. */
+    private final List<Tensor> fixed = new ArrayList<>();
+    /** Which of {@link #fixed} the digest covers: all but running statistics, which each rank updates from its own batches. */
+    private final List<Boolean> fixedChecked = new ArrayList<>();
 
     private ParameterViews() {
     }
@@ -50,6 +58,11 @@ final class ParameterViews implements AutoCloseable {
             for (Pair<String, ai.djl.nn.Parameter> p : block.getParameters()) {
                 ai.djl.nn.Parameter param = p.getValue();
                 if (!param.requiresGradient()) {
+                    NDArray frozen = param.getArray();
+                    views.fixed.add(Tensors.wrap(direct(frozen, p.getKey(), "value").order(ByteOrder.LITTLE_ENDIAN),
+                            fixedDtype(frozen.getDataType(), p.getKey()), frozen.getShape().getShape()));
+                    views.fixedChecked.add(param.getType() != ai.djl.nn.Parameter.Type.RUNNING_MEAN
+                            && param.getType() != ai.djl.nn.Parameter.Type.RUNNING_VAR);
                     continue;
                 }
                 NDArray array = param.getArray();
@@ -78,6 +91,11 @@ final class ParameterViews implements AutoCloseable {
 
     /** A tensor over {@code array}'s memory (no copy). */
     static Tensor view(NDArray array, String name, String what) {
+        return Tensors.wrap(direct(array, name, what).order(ByteOrder.LITTLE_ENDIAN), dtype(array.getDataType(), name), array.getShape().getShape());
+    }
+
+    /** {@code array}'s own memory, refused unless it is a CPU tensor the engine lets us view. */
+    private static ByteBuffer direct(NDArray array, String name, String what) {
         if (!ai.djl.Device.Type.CPU.equals(array.getDevice().getDeviceType())) {
             throw new IllegalArgumentException("DistributedTrainer: the " + what + " of parameter " + name + " is on "
                     + array.getDevice() + "; only CPU parameters are supported (a CUDA model's gradients go through reactive-cuda)");
@@ -88,7 +106,19 @@ final class ParameterViews implements AutoCloseable {
                     + " cannot be viewed in place (the engine " + array.getManager().getEngine().getEngineName()
                     + " returned a copy, not its memory); use DJL's PyTorch engine");
         }
-        return Tensors.wrap(memory.order(ByteOrder.LITTLE_ENDIAN), dtype(array.getDataType(), name), array.getShape().getShape());
+        return memory;
+    }
+
+    /** The dtype of a parameter that takes no gradient: a floating one, or an integer or boolean one. */
+    private static DType fixedDtype(DataType type, String name) {
+        return switch (type) {
+            case INT8 -> DType.INT8;
+            case UINT8 -> DType.UINT8;
+            case INT32 -> DType.INT32;
+            case INT64 -> DType.INT64;
+            case BOOLEAN -> DType.BOOL;
+            default -> dtype(type, name);
+        };
     }
 
     static DType dtype(DataType type, String name) {
@@ -189,7 +219,14 @@ final class ParameterViews implements AutoCloseable {
             }
             mixed = mixed * 31 + p.value().shape().length;
         }
-        return mixed;
+        for (int i = 0; i < fixed.size(); i++) {
+            if (fixedChecked.get(i)) {
+                crc.reset();
+                crc.update(fixed.get(i).buffer().nioBuffer());
+                mixed = mixed * 1_000_003L + crc.getValue() + fixed.get(i).numel() * 37;
+            }
+        }
+        return mixed * 31 + fixed.size();
     }
 
     /** Releases the views (libtorch's memory stays libtorch's). */
@@ -200,5 +237,18 @@ final class ParameterViews implements AutoCloseable {
             p.grad().release();
         }
         parameters.clear();
+        fixed.forEach(Tensor::release);
+        fixed.clear();
+        fixedChecked.clear();
+    }
+
+    /**
+     * Copies rank 0's values of the parameters that take no gradient into every rank's (DDP
+     * broadcasts every parameter and buffer at construction); the trainable ones travel through the
+     * reducer. Nothing when there are none.
+     */
+    Mono<Void> broadcastFixed(ProcessGroup group) {
+        return fixed.isEmpty() ? Mono.empty() : BroadcastCoalesced.broadcastCoalesced(group, List.copyOf(fixed),
+                GradientReducer.DEFAULT_BROADCAST_BUFFER_BYTES, 0).then();
     }
 }

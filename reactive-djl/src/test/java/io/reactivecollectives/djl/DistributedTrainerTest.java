@@ -284,6 +284,30 @@ class DistributedTrainerTest {
     }
 
     /**
+     * A frozen first layer (no gradient, as a pretrained layer is kept fixed) drawn by each rank's own
+     * initializer: initialize gives every rank rank 0's frozen weights too, as DDP's construction
+     * broadcasts every parameter and buffer, and the ranks then train identical. Before, only the
+     * trainable parameters were broadcast and checked: the ranks kept their own frozen layers,
+     * averaged gradients computed through different models, and parametersIdentical() said true.
+     */
+    @Test
+    void frozenParametersAreBroadcastAndCheckedAtInitialize() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<List<float[]>> all = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> {
+                ai.djl.nn.SequentialBlock net = (ai.djl.nn.SequentialBlock) r.model.getBlock();
+                net.getChildren().get(0).getValue().freezeParameters(true);
+                return r.train(2, 1).map(result -> {
+                    assertTrue(result.identical(), "parametersIdentical on rank " + g.rank());
+                    return TinyTask.parameters(r.model);
+                });
+            }, Rank::close)).block(Duration.ofSeconds(60));
+            for (int i = 0; i < all.get(0).size(); i++) {
+                assertArrayEquals(all.get(0).get(i), all.get(1).get(i), "parameter " + i + " (frozen: 0 and 1) of rank 1 is rank 0's");
+            }
+        }
+    }
+
+    /**
      * Rank 0 keeps its weight as (features, classes), rank 1 as (classes, features): as many
      * elements, so the broadcast and every bucket's all-reduce would fit, but the ranks disagree on
      * what each element is. Before, the digest counted only each parameter's elements, initialize
