@@ -137,6 +137,11 @@ final class ParameterViews implements AutoCloseable {
         return Collections.unmodifiableList(parameters);
     }
 
+    /** The values of the parameters that take no gradient, in registration order. */
+    List<Tensor> fixed() {
+        return Collections.unmodifiableList(fixed);
+    }
+
     /** How many parameters. */
     int size() {
         return parameters.size();
