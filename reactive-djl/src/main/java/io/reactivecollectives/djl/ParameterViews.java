@@ -48,15 +48,20 @@ final class ParameterViews implements AutoCloseable {
     }
 
     /**
-     * Views of {@code block}'s parameters that require a gradient, in registration order. Every such
+     * Views of {@code block}'s parameters that require a gradient, in registration order, each
+     * parameter once however many times the block lists it (a layer used twice). Every such
      * parameter must already have a gradient (run one backward pass, or
      * {@link DistributedTrainer}'s initialization does: a backward pass of zero).
      */
     static ParameterViews of(Block block) {
         ParameterViews views = new ParameterViews();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         try {
             for (Pair<String, ai.djl.nn.Parameter> p : block.getParameters()) {
                 ai.djl.nn.Parameter param = p.getValue();
+                if (!seen.add(param.getId())) {
+                    continue;   // a block used twice (tied weights): one parameter, one gradient, one update, as DJL's own step
+                }
                 if (!param.requiresGradient()) {
                     NDArray frozen = param.getArray();
                     views.fixed.add(Tensors.wrap(direct(frozen, p.getKey(), "value").order(ByteOrder.LITTLE_ENDIAN),

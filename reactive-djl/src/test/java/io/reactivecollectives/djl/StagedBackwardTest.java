@@ -82,6 +82,27 @@ class StagedBackwardTest {
     }
 
     /**
+     * A SequentialBlock with one Linear layer added twice (its weights tied across two children)
+     * trains with the default (staged) trainer, in one backward pass, as with stagedBackward(false).
+     * Before, initialize failed by default: "parameter weight is in two stages of the model's
+     * StagedBlock", although the model is DJL's own and trains in one pass.
+     */
+    @Test
+    void aSequentialBlockWhoseChildrenShareALayerTrainsInOnePass() {
+        java.util.function.Supplier<Block> tied = () -> {
+            ai.djl.nn.core.Linear shared = ai.djl.nn.core.Linear.builder().setUnits(TinyTask.FEATURES).build();
+            return new SequentialBlock().add(shared).add(ai.djl.nn.Activation::relu).add(shared)
+                    .add(ai.djl.nn.core.Linear.builder().setUnits(TinyTask.CLASSES).build());
+        };
+        assertEquals(null, StagedBlock.of(tied.get()), "no stages: one backward pass");
+        List<List<float[]>> byDefault = train(true, tied);
+        List<List<float[]>> onePass = train(false, tied);
+        for (int i = 0; i < onePass.get(0).size(); i++) {
+            assertArrayEquals(onePass.get(0).get(i), byDefault.get(0).get(i), "parameter " + i);
+        }
+    }
+
+    /**
      * A frozen first layer (no trainable parameter in the first stage, its output without a graph):
      * the staged pass trains as one pass does. Before, every staged step failed in libtorch
      * ("element 0 of tensors does not require grad and does not have a grad_fn"): the pass ran the
