@@ -300,7 +300,7 @@ public final class DistributedTrainer implements AutoCloseable {
                         return new StepResult(n, loss[0], true, backwardEnd[0] - start,
                                 Math.max(0, end - backwardEnd[0] - optimizerNanos), optimizerNanos, end - start);
                     }));
-        }).subscribeOn(compute)));
+        }).subscribeOn(compute).onErrorResume(e -> passes.tellPeers(group, e))));
     }
 
     /** After a failed step or accumulation: its gradients zeroed and, before a step, the parameters checked ({@link StepGuard}). */

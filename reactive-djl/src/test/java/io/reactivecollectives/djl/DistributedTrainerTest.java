@@ -284,6 +284,34 @@ class DistributedTrainerTest {
     }
 
     /**
+     * Rank 0's forward pass fails (inputs of another width) before it sends anything: rank 0 fails with
+     * the engine's error, and rank 1, already in the step's all-reduces, fails at once with an error
+     * naming the collective and rank 0, not after the group's timeout (30 s here). Before, rank 1
+     * waited out the timeout: the failed rank told no one.
+     */
+    @Test
+    void aForwardPassFailingOnOneRankFailsItsPeersAtOnce() {
+        io.reactivecollectives.transport.GroupOptions options = io.reactivecollectives.transport.GroupOptions.defaults()
+                .toBuilder().timeout(Duration.ofSeconds(30)).build();
+        try (LocalCluster cluster = LocalCluster.start(2, options).block(Duration.ofSeconds(60))) {
+            long start = System.nanoTime();
+            List<String> errors = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                    .then(Mono.using(r.data::newSubManager, m -> {
+                        NDList[] b = TinyTask.batch(m, (long) g.rank() * BATCH, BATCH);
+                        NDList data = g.rank() == 0 ? new NDList(m.ones(new Shape(BATCH, TinyTask.FEATURES + 3))) : b[0];
+                        return r.trainer.step(data, b[1]);
+                    }, NDManager::close))
+                    .map(x -> "no error").onErrorResume(e -> Mono.just(e.getClass().getSimpleName() + ": " + e.getMessage())),
+                    Rank::close)).block(Duration.ofSeconds(60));
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            assertTrue(errors.get(0).startsWith("EngineException"), "rank 0 fails with its own error, got " + errors.get(0));
+            assertTrue(errors.get(1).contains("rank 0") && !errors.get(1).contains("timed out"),
+                    "rank 1 fails naming rank 0, got " + errors.get(1));
+            assertTrue(seconds < 10, "both failed within " + seconds + " s, not the group's 30 s timeout");
+        }
+    }
+
+    /**
      * A frozen first layer (no gradient, as a pretrained layer is kept fixed) drawn by each rank's own
      * initializer: initialize gives every rank rank 0's frozen weights too, as DDP's construction
      * broadcasts every parameter and buffer, and the ranks then train identical. Before, only the
