@@ -458,9 +458,9 @@ public final class DistributedTrainer implements AutoCloseable {
         optimizerNanos += System.nanoTime() - start;
     }
 
-    /** Every rank's digest of its parameters (a collective). */
+    /** Every rank's digest of its parameters and its optimizer's class (a collective). */
     private Mono<Void> checkIdentical(String operation) {
-        return Mono.defer(() -> ParameterDigests.check(group, views, compute, "DistributedTrainer." + operation));
+        return Mono.defer(() -> ParameterDigests.check(group, views, optimizer, compute, "DistributedTrainer." + operation));
     }
 
     /** {@code operation} as error messages name it, with this rank. */

@@ -336,6 +336,32 @@ class DistributedTrainerTest {
     }
 
     /**
+     * Rank 0 trains with SGD, rank 1 with Adam: both would apply the same averaged gradient, each its
+     * own way, and the replicas drift apart. initialize fails on every rank naming rank 1. Before,
+     * it passed and the steps trained different replicas with no error.
+     */
+    @Test
+    void ranksWithDifferentOptimizersFailAtInitializeOnEveryRank() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<String> errors = cluster.run(g -> {
+                Model model = TinyTask.model();
+                DistributedTrainer t = DistributedTrainer.builder(model, TinyTask.config(1, g.rank() == 1), g).build();
+                return t.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                        .then(Mono.just("no error"))
+                        .onErrorResume(e -> Mono.just(e.getMessage()))
+                        .doFinally(s -> {
+                            t.close();
+                            model.close();
+                        });
+            }).block(Duration.ofSeconds(60));
+            for (String e : errors) {
+                assertTrue(e.contains("rank(s) [1] differ from rank 0's") && e.contains("optimizer"),
+                        "every rank fails naming rank 1 and the optimizer, got " + e);
+            }
+        }
+    }
+
+    /**
      * Rank 0 keeps its weight as (features, classes), rank 1 as (classes, features): as many
      * elements, so the broadcast and every bucket's all-reduce would fit, but the ranks disagree on
      * what each element is. Before, the digest counted only each parameter's elements, initialize
