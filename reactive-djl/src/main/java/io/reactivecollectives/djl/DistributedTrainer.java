@@ -92,7 +92,7 @@ public final class DistributedTrainer implements AutoCloseable {
     /** A staged pass found a gradient moved: view the gradients again before the next step. */
     private boolean rebuildNext;
     private final Scheduler compute;
-    private final StepGuard guard = new StepGuard();
+    private final StepGuard guard = new StepGuard(this::where);
 
     private ParameterViews views;
     private GradientReducer reducer;
@@ -155,7 +155,8 @@ public final class DistributedTrainer implements AutoCloseable {
 
     /**
      * Initializes the model for inputs of {@code inputShapes}, copies rank 0's parameters into every
-     * rank's and checks that all ranks hold identical parameters. Cold; must complete before the
+     * rank's (also those that take no gradient: frozen layers, running statistics) and checks that
+     * all ranks hold identical parameters (running statistics aside). Cold; must complete before the
      * first {@link #step}. Fails on every rank (naming the ranks that differ) if the check fails, for
      * instance when the ranks built different models.
      *
@@ -165,12 +166,12 @@ public final class DistributedTrainer implements AutoCloseable {
     public Mono<Void> initialize(Shape... inputShapes) {
         return guard.run("initialize", Mono.defer(() -> {
             if (guard.agreed()) {
-                return Mono.error(new IllegalStateException("DistributedTrainer: already initialized"));
+                return Mono.error(new IllegalStateException(where("initialize") + ": already initialized"));
             }
             // one that failed or was cancelled after its parameters were drawn is made again from its broadcast
             return (views == null ? initializeLocally(inputShapes) : Mono.<Void>empty())
                     .then(Mono.fromRunnable(() -> buildReducerOnce("initialize")).subscribeOn(compute))
-                    .then(Mono.defer(() -> reducer.broadcastParameters()))
+                    .then(Mono.defer(() -> reducer.broadcastParameters().then(views.broadcastFixed(group))))
                     .then(checkIdentical("initialize"))
                     .then(Mono.fromRunnable(() -> guard.agreed(true)));
         }));
@@ -180,7 +181,7 @@ public final class DistributedTrainer implements AutoCloseable {
     Mono<Void> initializeLocally(Shape... inputShapes) {
         return Mono.<Void>fromRunnable(() -> {
             if (views != null) {
-                throw new IllegalStateException("DistributedTrainer: already initialized");
+                throw new IllegalStateException(where("initialize") + ": already initialized");
             }
             passes.initialize(seed, inputShapes);
             passes.materializeGradients();
@@ -210,7 +211,7 @@ public final class DistributedTrainer implements AutoCloseable {
                     hook = hookFactory.apply(next);
                     buildReducer("regroup");
                 }).subscribeOn(compute)
-                .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters()).then(checkIdentical("regroup")) : Mono.empty())
+                .then(broadcast ? Mono.defer(() -> reducer.broadcastParameters().then(views.broadcastFixed(next))).then(checkIdentical("regroup")) : Mono.empty())
                 .then(Mono.fromRunnable(() -> guard.agreed(true))));
     }
 
@@ -237,7 +238,8 @@ public final class DistributedTrainer implements AutoCloseable {
 
     /**
      * Whether every rank's parameters are identical to this rank's, bit for bit (a digest of every
-     * parameter, all-gathered). A collective: every rank must call it.
+     * parameter's bytes, dtype and shape, frozen ones included, running statistics not; all-gathered).
+     * A collective: every rank must call it.
      *
      * @return a cold {@code Mono} emitting true when all ranks hold identical parameters
      */
@@ -298,7 +300,7 @@ public final class DistributedTrainer implements AutoCloseable {
                         return new StepResult(n, loss[0], true, backwardEnd[0] - start,
                                 Math.max(0, end - backwardEnd[0] - optimizerNanos), optimizerNanos, end - start);
                     }));
-        }).subscribeOn(compute)));
+        }).subscribeOn(compute).onErrorResume(e -> passes.tellPeers(group, e))));
     }
 
     /** After a failed step or accumulation: its gradients zeroed and, before a step, the parameters checked ({@link StepGuard}). */
@@ -379,7 +381,11 @@ public final class DistributedTrainer implements AutoCloseable {
         return reducer == null ? 0 : reducer.bucketCount();
     }
 
-    /** Releases the buckets and views and closes the DJL trainer. Call when no step is running. */
+    /**
+     * Releases the buckets and views and closes the DJL trainer; every call after it fails saying the
+     * trainer is closed. Call when no step is running: one still running fails, on this rank, saying
+     * the trainer was closed while it ran (its peers wait in its collectives until their timeout).
+     */
     @Override
     public void close() {
         guard.close();
@@ -452,9 +458,9 @@ public final class DistributedTrainer implements AutoCloseable {
         optimizerNanos += System.nanoTime() - start;
     }
 
-    /** Every rank's digest of its parameters (a collective). */
+    /** Every rank's digest of its parameters and its optimizer's class (a collective). */
     private Mono<Void> checkIdentical(String operation) {
-        return Mono.defer(() -> ParameterDigests.check(group, views, compute, "DistributedTrainer." + operation));
+        return Mono.defer(() -> ParameterDigests.check(group, views, optimizer, compute, "DistributedTrainer." + operation));
     }
 
     /** {@code operation} as error messages name it, with this rank. */

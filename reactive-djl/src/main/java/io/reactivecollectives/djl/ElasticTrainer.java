@@ -219,6 +219,7 @@ public final class ElasticTrainer implements ElasticState, AutoCloseable {
         for (Parameter p : requireViews().parameters()) {
             values.add(p.value());
         }
+        values.addAll(requireViews().fixed());   // a joiner takes the frozen layers and running statistics too
         return values;
     }
 

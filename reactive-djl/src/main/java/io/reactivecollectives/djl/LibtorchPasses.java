@@ -8,7 +8,14 @@ import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.Trainer;
 
+import io.reactivecollectives.core.DType;
+import io.reactivecollectives.core.ProcessGroup;
+import io.reactivecollectives.core.Tensor;
+import reactor.core.publisher.Mono;
+
 import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 
@@ -25,6 +32,10 @@ final class LibtorchPasses {
 
     private final Trainer trainer;
     private ParameterStore store;
+    /** The pass running got a stage's gradients to the reducer (then some of it may have been sent). */
+    private boolean stageDone;
+    /** The last pass failed before any of its gradients reached the reducer; read and cleared by {@link #tellPeers}. */
+    private volatile boolean failedUnsent;
 
     LibtorchPasses(Trainer trainer) {
         this.trainer = trainer;
@@ -87,12 +98,17 @@ final class LibtorchPasses {
      */
     private float underCollector(NDList data, NDList labels, java.util.function.ToDoubleFunction<GradientCollector> pass) {
         COLLECTOR.lock();
+        failedUnsent = false;
+        stageDone = false;
         try (NDManager scope = trainer.getManager().newSubManager()) {
             data.tempAttach(scope);
             labels.tempAttach(scope);
             try (GradientCollector collector = trainer.newGradientCollector()) {
                 return (float) pass.applyAsDouble(collector);
             }
+        } catch (RuntimeException | Error e) {
+            failedUnsent = !stageDone;
+            throw e;
         } finally {
             COLLECTOR.unlock();
         }
@@ -116,9 +132,12 @@ final class LibtorchPasses {
             }
             NDArray loss = trainer.getLoss().evaluate(labels, outputs[n - 1]);
             collector.backward(loss);
+            this.stageDone = true;
             stageDone.accept(n - 1);
+            boolean[] trainable = trainableUpTo(block);
             for (int s = n - 2; s >= 0; s--) {
-                NDArray surrogate = surrogate(outputs[s], inputs[s + 1]);
+                // stages of frozen layers only, on the data alone, have no graph to differentiate
+                NDArray surrogate = trainable[s] ? surrogate(outputs[s], inputs[s + 1]) : null;
                 if (surrogate != null) {
                     collector.backward(surrogate);
                 }
@@ -126,6 +145,48 @@ final class LibtorchPasses {
             }
             return loss.getFloat();
         });
+    }
+
+    /** For each stage, whether it or a stage before it has a parameter that takes a gradient. */
+    private static boolean[] trainableUpTo(StagedBlock block) {
+        boolean[] out = new boolean[block.stageCount()];
+        boolean any = false;
+        for (int s = 0; s < out.length; s++) {
+            for (var p : block.stageParameters(s)) {
+                any |= p.getValue().requiresGradient();
+            }
+            out[s] = any;
+        }
+        return out;
+    }
+
+    /**
+     * {@code error}, the error of a step on this rank; when it is its pass's, and the pass failed
+     * before any of its gradients reached the reducer, the peers are told first. They wait in the
+     * step's all-reduces, and would until their timeout: this rank takes part in one collective of
+     * its own (3 int32s all-gathered), which meets theirs as a mismatch naming this rank, so they fail
+     * at once. Where every rank's pass failed alike, the ranks' notices meet and complete, and the
+     * ranks stay in step. The notice's own error is added to {@code error} as suppressed.
+     */
+    <T> Mono<T> tellPeers(ProcessGroup group, Throwable error) {
+        if (!failedUnsent) {
+            return Mono.error(error);
+        }
+        failedUnsent = false;
+        return Mono.using(() -> {
+                    List<Tensor> outputs = new ArrayList<>();
+                    for (int r = 0; r < group.size(); r++) {
+                        outputs.add(Tensor.zeros(DType.INT32, 3));
+                    }
+                    outputs.add(Tensor.fromInts(new int[] {-1, -1, -1}));
+                    return outputs;
+                }, all -> group.allGather(all.subList(0, group.size()), all.get(group.size())).then(),
+                all -> all.forEach(Tensor::release))
+                .onErrorResume(notice -> {
+                    error.addSuppressed(notice);
+                    return Mono.empty();
+                })
+                .then(Mono.error(error));
     }
 
     /** Each floating output detached from its graph as a new leaf that collects its gradient. */

@@ -43,7 +43,7 @@ final class ParameterDigests {
     static Mono<Void> requireIdentical(List<Long> digests, String where) {
         List<Integer> differ = differing(digests);
         return differ.isEmpty() ? Mono.empty() : Mono.error(new IllegalStateException(where + ": after the broadcast from rank 0"
-                + " the parameters of rank(s) " + differ + " differ from rank 0's (digests " + digests + "); do all ranks build the same model?"));
+                + " the parameters of rank(s) " + differ + " differ from rank 0's (digests " + digests + "); do all ranks build the same model, with an optimizer of the same class?"));
     }
 
     private static final class Buffers {
@@ -68,9 +68,15 @@ final class ParameterDigests {
         return Mono.fromCallable(views::digest).subscribeOn(compute).flatMap(d -> allGather(group, d));
     }
 
-    /** Fails on every rank, naming the ranks that differ, unless every rank's parameters are identical. */
-    static Mono<Void> check(ProcessGroup group, ParameterViews views, reactor.core.scheduler.Scheduler compute, String operation) {
-        return all(group, views, compute).flatMap(digests -> requireIdentical(digests, operation + " on rank " + group.rank()
-                + " of " + group.size()));
+    /**
+     * Fails on every rank, naming the ranks that differ, unless every rank's parameters are identical
+     * and every rank's optimizer is of the same class (ranks applying one averaged gradient by
+     * different rules drift apart).
+     */
+    static Mono<Void> check(ProcessGroup group, ParameterViews views, ai.djl.training.optimizer.Optimizer optimizer,
+                            reactor.core.scheduler.Scheduler compute, String operation) {
+        long rule = optimizer.getClass().getName().hashCode();
+        return Mono.fromCallable(() -> views.digest() * 31 + rule).subscribeOn(compute).flatMap(d -> allGather(group, d))
+                .flatMap(digests -> requireIdentical(digests, operation + " on rank " + group.rank() + " of " + group.size()));
     }
 }

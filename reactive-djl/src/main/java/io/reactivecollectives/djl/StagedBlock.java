@@ -45,7 +45,10 @@ public interface StagedBlock {
 
     /**
      * The stages of {@code block}: itself if it is a {@code StagedBlock}, its children if it is a
-     * {@link SequentialBlock}, else null (one backward pass).
+     * {@link SequentialBlock}, else null (one backward pass). Also null for a {@code SequentialBlock}
+     * whose children share a parameter (a layer added twice, tied weights): such a parameter's
+     * gradient is final only once every stage that uses it is differentiated, so it trains in one
+     * backward pass.
      *
      * @param block a model's block
      * @return its stages, or null
@@ -56,6 +59,18 @@ public interface StagedBlock {
         }
         if (block instanceof SequentialBlock sequential && !sequential.getChildren().isEmpty()) {
             java.util.List<Block> children = sequential.getChildren().values();
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (Block child : children) {
+                java.util.Set<String> own = new java.util.HashSet<>();
+                for (var p : child.getParameters()) {
+                    own.add(p.getValue().getId());
+                }
+                for (String id : own) {
+                    if (!ids.add(id)) {
+                        return null;   // shared by two children
+                    }
+                }
+            }
             return new StagedBlock() {
                 @Override
                 public int stageCount() {

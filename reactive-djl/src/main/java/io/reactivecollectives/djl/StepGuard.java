@@ -3,6 +3,7 @@ package io.reactivecollectives.djl;
 import reactor.core.publisher.Mono;
 
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * What a trainer may do next: one operation at a time (a second one started while the first runs
@@ -22,19 +23,32 @@ final class StepGuard {
     private volatile boolean recheck;
     private volatile boolean closed;
 
-    /** {@code work}, unless another operation is running (then an {@link IllegalStateException} naming both). */
+    /** Names an operation with the trainer's rank in errors ({@code DistributedTrainer.step on rank 1}). */
+    private final Function<String, String> where;
+
+    StepGuard(Function<String, String> where) {
+        this.where = where;
+    }
+
+    /**
+     * {@code work}, unless another operation is running (then an {@link IllegalStateException} naming
+     * both). One that fails because the trainer was closed while it ran (its compute thread gone, its
+     * arrays' manager closed) fails saying so, with the engine's error as the cause.
+     */
     <T> Mono<T> run(String operation, Mono<T> work) {
         return Mono.defer(() -> {
             if (closed) {
-                return Mono.error(new IllegalStateException("DistributedTrainer." + operation + ": the trainer is closed"));
+                return Mono.error(new IllegalStateException(where.apply(operation) + ": the trainer is closed"));
             }
             String other = running.compareAndExchange(null, operation);
             if (other != null) {
-                return Mono.error(new IllegalStateException("DistributedTrainer." + operation + ": " + other
+                return Mono.error(new IllegalStateException(where.apply(operation) + ": " + other
                         + " is still running; wait for it (one step at a time per trainer)"));
             }
             // before the result reaches downstream (a Mono's value is its end), so a chained next step may start at once
-            return work.doOnTerminate(() -> running.set(null)).doOnCancel(() -> running.set(null));
+            return work.doOnTerminate(() -> running.set(null)).doOnCancel(() -> running.set(null))
+                    .onErrorMap(e -> closed, e -> new IllegalStateException(where.apply(operation) + ": the trainer was"
+                            + " closed while " + operation + " ran; close it only once no call is running", e));
         });
     }
 

@@ -283,6 +283,136 @@ class DistributedTrainerTest {
         }
     }
 
+    /**
+     * Rank 0's forward pass fails (inputs of another width) before it sends anything: rank 0 fails with
+     * the engine's error, and rank 1, already in the step's all-reduces, fails at once with an error
+     * naming the collective and rank 0, not after the group's timeout (30 s here). Before, rank 1
+     * waited out the timeout: the failed rank told no one.
+     */
+    @Test
+    void aForwardPassFailingOnOneRankFailsItsPeersAtOnce() {
+        io.reactivecollectives.transport.GroupOptions options = io.reactivecollectives.transport.GroupOptions.defaults()
+                .toBuilder().timeout(Duration.ofSeconds(30)).build();
+        try (LocalCluster cluster = LocalCluster.start(2, options).block(Duration.ofSeconds(60))) {
+            long start = System.nanoTime();
+            List<String> errors = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> r.trainer.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                    .then(Mono.using(r.data::newSubManager, m -> {
+                        NDList[] b = TinyTask.batch(m, (long) g.rank() * BATCH, BATCH);
+                        NDList data = g.rank() == 0 ? new NDList(m.ones(new Shape(BATCH, TinyTask.FEATURES + 3))) : b[0];
+                        return r.trainer.step(data, b[1]);
+                    }, NDManager::close))
+                    .map(x -> "no error").onErrorResume(e -> Mono.just(e.getClass().getSimpleName() + ": " + e.getMessage())),
+                    Rank::close)).block(Duration.ofSeconds(60));
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            assertTrue(errors.get(0).startsWith("EngineException"), "rank 0 fails with its own error, got " + errors.get(0));
+            assertTrue(errors.get(1).contains("rank 0") && !errors.get(1).contains("timed out"),
+                    "rank 1 fails naming rank 0, got " + errors.get(1));
+            assertTrue(seconds < 10, "both failed within " + seconds + " s, not the group's 30 s timeout");
+        }
+    }
+
+    /**
+     * A frozen first layer (no gradient, as a pretrained layer is kept fixed) drawn by each rank's own
+     * initializer: initialize gives every rank rank 0's frozen weights too, as DDP's construction
+     * broadcasts every parameter and buffer, and the ranks then train identical. Before, only the
+     * trainable parameters were broadcast and checked: the ranks kept their own frozen layers,
+     * averaged gradients computed through different models, and parametersIdentical() said true.
+     */
+    @Test
+    void frozenParametersAreBroadcastAndCheckedAtInitialize() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<List<float[]>> all = cluster.run(g -> Mono.using(() -> new Rank(g, false, null), r -> {
+                ai.djl.nn.SequentialBlock net = (ai.djl.nn.SequentialBlock) r.model.getBlock();
+                net.getChildren().get(0).getValue().freezeParameters(true);
+                return r.train(2, 1).map(result -> {
+                    assertTrue(result.identical(), "parametersIdentical on rank " + g.rank());
+                    return TinyTask.parameters(r.model);
+                });
+            }, Rank::close)).block(Duration.ofSeconds(60));
+            for (int i = 0; i < all.get(0).size(); i++) {
+                assertArrayEquals(all.get(0).get(i), all.get(1).get(i), "parameter " + i + " (frozen: 0 and 1) of rank 1 is rank 0's");
+            }
+        }
+    }
+
+    /**
+     * Rank 0 trains with SGD, rank 1 with Adam: both would apply the same averaged gradient, each its
+     * own way, and the replicas drift apart. initialize fails on every rank naming rank 1. Before,
+     * it passed and the steps trained different replicas with no error.
+     */
+    @Test
+    void ranksWithDifferentOptimizersFailAtInitializeOnEveryRank() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<String> errors = cluster.run(g -> {
+                Model model = TinyTask.model();
+                DistributedTrainer t = DistributedTrainer.builder(model, TinyTask.config(1, g.rank() == 1), g).build();
+                return t.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                        .then(Mono.just("no error"))
+                        .onErrorResume(e -> Mono.just(e.getMessage()))
+                        .doFinally(s -> {
+                            t.close();
+                            model.close();
+                        });
+            }).block(Duration.ofSeconds(60));
+            for (String e : errors) {
+                assertTrue(e.contains("rank(s) [1] differ from rank 0's") && e.contains("optimizer"),
+                        "every rank fails naming rank 1 and the optimizer, got " + e);
+            }
+        }
+    }
+
+    /**
+     * Rank 0 keeps its weight as (features, classes), rank 1 as (classes, features): as many
+     * elements, so the broadcast and every bucket's all-reduce would fit, but the ranks disagree on
+     * what each element is. Before, the digest counted only each parameter's elements, initialize
+     * passed and the steps averaged mismatched gradients.
+     */
+    @Test
+    void ranksWhoseParametersDifferOnlyInShapeFailAtInitializeOnEveryRank() {
+        try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {
+            List<String> errors = cluster.run(g -> {
+                Model model = Model.newInstance("shaped");
+                model.setBlock(new OneWeight(g.rank() == 0));
+                DistributedTrainer t = DistributedTrainer.builder(model, TinyTask.config(1, false), g).build();
+                return t.initialize(new Shape(BATCH, TinyTask.FEATURES))
+                        .then(Mono.just("no error"))
+                        .onErrorResume(e -> Mono.just(e.getMessage()))
+                        .doFinally(s -> {
+                            t.close();
+                            model.close();
+                        });
+            }).block(Duration.ofSeconds(60));
+            for (String e : errors) {
+                assertTrue(e.contains("rank(s) [1] differ from rank 0's"), "every rank fails naming rank 1, got " + e);
+            }
+        }
+    }
+
+    /** x times one weight, kept as (features, classes) or, transposed, as (classes, features). */
+    private static final class OneWeight extends ai.djl.nn.AbstractBlock {
+        private final boolean featuresFirst;
+        private final ai.djl.nn.Parameter weight;
+
+        OneWeight(boolean featuresFirst) {
+            this.featuresFirst = featuresFirst;
+            this.weight = addParameter(ai.djl.nn.Parameter.builder().setName("weight").setType(ai.djl.nn.Parameter.Type.WEIGHT)
+                    .optShape(featuresFirst ? new Shape(TinyTask.FEATURES, TinyTask.CLASSES) : new Shape(TinyTask.CLASSES, TinyTask.FEATURES))
+                    .build());
+        }
+
+        @Override
+        protected NDList forwardInternal(ai.djl.training.ParameterStore store, NDList inputs, boolean training,
+                                         ai.djl.util.PairList<String, Object> params) {
+            ai.djl.ndarray.NDArray w = store.getValue(weight, inputs.head().getDevice(), training);
+            return new NDList(inputs.head().matMul(featuresFirst ? w : w.transpose()));
+        }
+
+        @Override
+        public Shape[] getOutputShapes(Shape[] inputs) {
+            return new Shape[] {new Shape(inputs[0].get(0), TinyTask.CLASSES)};
+        }
+    }
+
     @Test
     void afterAFailedInitializeNoStepTrainsUntilAnInitializeSucceeds() {
         try (LocalCluster cluster = LocalCluster.start(2).block(Duration.ofSeconds(60))) {

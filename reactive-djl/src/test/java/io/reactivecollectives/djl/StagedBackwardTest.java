@@ -82,6 +82,47 @@ class StagedBackwardTest {
     }
 
     /**
+     * A SequentialBlock with one Linear layer added twice (its weights tied across two children)
+     * trains with the default (staged) trainer, in one backward pass, as with stagedBackward(false).
+     * Before, initialize failed by default: "parameter weight is in two stages of the model's
+     * StagedBlock", although the model is DJL's own and trains in one pass.
+     */
+    @Test
+    void aSequentialBlockWhoseChildrenShareALayerTrainsInOnePass() {
+        java.util.function.Supplier<Block> tied = () -> {
+            ai.djl.nn.core.Linear shared = ai.djl.nn.core.Linear.builder().setUnits(TinyTask.FEATURES).build();
+            return new SequentialBlock().add(shared).add(ai.djl.nn.Activation::relu).add(shared)
+                    .add(ai.djl.nn.core.Linear.builder().setUnits(TinyTask.CLASSES).build());
+        };
+        assertEquals(null, StagedBlock.of(tied.get()), "no stages: one backward pass");
+        List<List<float[]>> byDefault = train(true, tied);
+        List<List<float[]>> onePass = train(false, tied);
+        for (int i = 0; i < onePass.get(0).size(); i++) {
+            assertArrayEquals(onePass.get(0).get(i), byDefault.get(0).get(i), "parameter " + i);
+        }
+    }
+
+    /**
+     * A frozen first layer (no trainable parameter in the first stage, its output without a graph):
+     * the staged pass trains as one pass does. Before, every staged step failed in libtorch
+     * ("element 0 of tensors does not require grad and does not have a grad_fn"): the pass ran the
+     * backward pass of the first stage's surrogate, which has nothing to differentiate.
+     */
+    @Test
+    void aFrozenFirstStageTrainsAsOnePassDoes() {
+        java.util.function.Supplier<Block> frozenFirst = () -> {
+            SequentialBlock net = TinyTask.sequential();
+            net.getChildren().get(0).getValue().freezeParameters(true);
+            return net;
+        };
+        List<List<float[]>> staged = train(true, frozenFirst);
+        List<List<float[]>> onePass = train(false, frozenFirst);
+        for (int i = 0; i < staged.get(0).size(); i++) {
+            assertArrayEquals(onePass.get(0).get(i), staged.get(0).get(i), 1e-6f, "parameter " + i);
+        }
+    }
+
+    /**
      * DDP's 25 MiB cap with a first bucket of 256 B: by size alone the tiny model's last layer (272 B)
      * fills the first bucket and its two other layers (3.2 KB) share a second, which leaves once the
      * first layer is differentiated; staged, that bucket ends where the middle layer's stage ends, so

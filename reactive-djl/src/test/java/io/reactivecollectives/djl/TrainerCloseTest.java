@@ -55,6 +55,79 @@ class TrainerCloseTest {
         }
     }
 
+    /**
+     * A step whose trainer is closed while its forward pass runs fails saying so, naming the step and
+     * the rank, and the trainer then refuses the next step as closed, also naming the rank. Before,
+     * the step failed with whatever the engine met first (DJL's "NDManager has been closed already",
+     * or Reactor's "Scheduler unavailable"), naming neither.
+     */
+    @Test
+    void aStepRunningWhenTheTrainerIsClosedFailsSayingSo() throws Exception {
+        HeldForward held = new HeldForward(TinyTask.sequential());
+        try (LocalCluster cluster = LocalCluster.start(1).block(Duration.ofSeconds(30));
+             Model model = Model.newInstance("closed-while-stepping");
+             NDManager data = NDManager.newBaseManager()) {
+            model.setBlock(held);
+            DistributedTrainer trainer = DistributedTrainer.builder(model, TinyTask.config(0, false), cluster.group(0)).build();
+            trainer.initialize(new Shape(4, TinyTask.FEATURES)).block(Duration.ofSeconds(30));
+            NDList[] b = TinyTask.batch(data, 0, 4);
+            java.util.concurrent.CompletableFuture<StepResult> step = trainer.step(b[0], b[1]).toFuture();
+            assertTrue(held.entered.await(30, TimeUnit.SECONDS), "the step reached the forward pass");
+            trainer.close();
+            held.resume.countDown();
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> step.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof IllegalStateException
+                    && e.getCause().getMessage().startsWith("DistributedTrainer.step on rank 0: the trainer was closed while step ran"),
+                    "the step's error says the trainer was closed during it, got " + e.getCause());
+            IllegalStateException next = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> trainer.step(b[0], b[1]).block(Duration.ofSeconds(30)));
+            assertEquals("DistributedTrainer.step on rank 0: the trainer is closed", next.getMessage());
+        }
+    }
+
+    /** The tiny model, holding its first forward pass until the test lets it go. */
+    private static final class HeldForward extends AbstractBlock {
+        private final SequentialBlock inner;
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch resume = new CountDownLatch(1);
+
+        HeldForward(SequentialBlock inner) {
+            this.inner = addChildBlock("inner", inner);
+        }
+
+        @Override
+        protected NDList forwardInternal(ParameterStore store, NDList inputs, boolean training, PairList<String, Object> params) {
+            if (entered.getCount() > 0) {
+                entered.countDown();
+                boolean interrupted = false;
+                while (true) { // the close disposes the compute scheduler, which interrupts: wait on regardless
+                    try {
+                        if (resume.await(30, TimeUnit.SECONDS)) {
+                            break;
+                        }
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return inner.forward(store, inputs, training, params);
+        }
+
+        @Override
+        protected void initializeChildBlocks(NDManager manager, DataType dataType, Shape... shapes) {
+            inner.initialize(manager, dataType, shapes);
+        }
+
+        @Override
+        public Shape[] getOutputShapes(Shape[] inputs) {
+            return inner.getOutputShapes(inputs);
+        }
+    }
+
     /** Waits until {@code worker} (a pooled thread) runs nothing of this package any more. */
     private static boolean leftTheTrainer(Thread worker) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
