@@ -440,8 +440,11 @@ public final class Tensor implements ReferenceCounted {
      *
      * @param v the value, converted as {@link #setDouble}
      * @return this tensor
+     * @throws IllegalArgumentException when the dtype cannot hold {@code v} (300 for int8, 1e6 for
+     *         float16, NaN for an integer dtype), as PyTorch's {@code fill_} refuses it; nothing is written
      */
     public Tensor fill(double v) {
+        TensorElements.requireFits("fill", dtype, v);
         for (long i = 0; i < numel; i++) {
             setDouble(i, v);
         }

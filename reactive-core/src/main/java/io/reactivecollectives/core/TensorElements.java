@@ -32,6 +32,39 @@ final class TensorElements {
         }
     }
 
+    /**
+     * Refuses {@code v} where {@code dtype} cannot hold it, as PyTorch's {@code fill_} does ("value
+     * cannot be converted to type int8_t without overflow"): an integer dtype takes a finite value
+     * in its range (uint8 also -255..-1, which wrap, as in PyTorch), a floating one any value
+     * within its largest magnitude, infinities and NaN included; bool and float64 take anything.
+     */
+    static void requireFits(String op, DType dtype, double v) {
+        double max = switch (dtype) {
+            case INT8 -> Byte.MAX_VALUE;
+            case UINT8 -> 255;
+            case INT32 -> Integer.MAX_VALUE;
+            case INT64 -> 0x1p63;       // Long.MAX_VALUE + 1 as a double: the first value past the range
+            case FLOAT16 -> 65504;
+            case BFLOAT16 -> 0x1.fep127;
+            case FLOAT32 -> Float.MAX_VALUE;
+            default -> Double.POSITIVE_INFINITY;
+        };
+        double min = switch (dtype) {
+            case INT8 -> Byte.MIN_VALUE;
+            case UINT8 -> -255;
+            case INT32 -> Integer.MIN_VALUE;
+            case INT64 -> -0x1p63;
+            default -> -max;
+        };
+        boolean integral = dtype == DType.INT8 || dtype == DType.UINT8 || dtype == DType.INT32 || dtype == DType.INT64;
+        boolean fits = integral ? v >= min && (dtype == DType.INT64 ? v < max : v <= max)
+                : Double.isNaN(v) || Double.isInfinite(v) || (v >= min && v <= max);
+        if (!fits) {
+            throw new IllegalArgumentException(op + ": " + v + " cannot be converted to " + dtype.toString().toLowerCase(java.util.Locale.ROOT)
+                    + " without overflow");
+        }
+    }
+
     static void set(ByteBuf host, DType dtype, int b, double v) {
         switch (dtype) {
             case BOOL: host.setByte(b, v != 0 ? 1 : 0); break;

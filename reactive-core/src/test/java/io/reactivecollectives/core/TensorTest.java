@@ -359,6 +359,36 @@ class TensorTest {
         assertEquals(0, buf.refCnt(), "releasing the tensor releases the wrapped buffer");
     }
 
+    /** As PyTorch 1.13's fill_ (checked against it): before, 300 on int8 was written as 44. */
+    @Test
+    void fillRefusesAValueTheDtypeCannotHoldAsPyTorchDoes() {
+        Object[][] refused = {{DType.INT8, 300.0}, {DType.INT8, Double.NaN}, {DType.UINT8, 256.0}, {DType.UINT8, -256.0},
+            {DType.UINT8, 255.5}, {DType.INT32, 0x1p40}, {DType.INT64, 1e20}, {DType.FLOAT16, 70000.0}, {DType.FLOAT16, 65520.0},
+            {DType.FLOAT32, 3.5e38}, {DType.BFLOAT16, 1e300}};
+        for (Object[] c : refused) {
+            Tensor t = Tensor.zeros((DType) c[0], 2);
+            try {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.fill((double) c[1]), c[0] + " " + c[1]);
+                assertTrue(e.getMessage().contains("without overflow") && e.getMessage().startsWith("fill: "), e.getMessage());
+                assertArrayEquals(new double[] {0, 0}, t.toDoubleArray(), "nothing written");
+            } finally {
+                t.release();
+            }
+        }
+        Object[][] taken = {{DType.UINT8, -1.0, 255.0}, {DType.INT8, 1.5, 1.0}, {DType.INT8, -128.0, -128.0},
+            {DType.FLOAT16, 65504.0, 65504.0}, {DType.FLOAT16, Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY},
+            {DType.FLOAT32, Double.NaN, Double.NaN}, {DType.INT64, 0x1p62, 0x1p62}, {DType.FLOAT64, 1e300, 1e300},
+            {DType.BOOL, 2.0, 1.0}};
+        for (Object[] c : taken) {
+            Tensor t = Tensor.zeros((DType) c[0], 1);
+            try {
+                assertEquals((double) c[2], t.fill((double) c[1]).toDoubleArray()[0], c[0] + " " + c[1]);
+            } finally {
+                t.release();
+            }
+        }
+    }
+
     private static List<Long> rows(List<Tensor> parts) {
         return parts.stream().map(p -> p.size(0)).toList();
     }
