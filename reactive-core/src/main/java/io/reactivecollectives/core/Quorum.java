@@ -1,6 +1,5 @@
 package io.reactivecollectives.core;
 
-import java.util.Locale;
 
 /**
  * How many members of the generation being left a shrink must keep: a rank that can count fewer
@@ -67,22 +66,8 @@ public final class Quorum {
      * @throws IllegalArgumentException when {@code text} is none of these
      */
     public static Quorum parse(String text) {
-        String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
-        try {
-            if (t.equals("majority")) {
-                return MAJORITY;
-            }
-            if (t.endsWith("%")) {
-                return fraction(Double.parseDouble(t.substring(0, t.length() - 1).trim()) / 100);
-            }
-            if (t.contains(".")) {
-                return fraction(Double.parseDouble(t));
-            }
-            return atLeast(Integer.parseInt(t));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("a quorum is 'majority', a number of ranks (2) or a share (0.6, 60%),"
-                    + " got '" + text + "'", e);
-        }
+        io.reactivecollectives.core.settings.QuorumSpec q = io.reactivecollectives.core.settings.QuorumSpec.parse(text);
+        return q.ranks() > 0 ? atLeast(q.ranks()) : q.share() > 0 ? fraction(q.share()) : MAJORITY;
     }
 
     /**

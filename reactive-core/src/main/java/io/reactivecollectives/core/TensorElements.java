@@ -56,12 +56,11 @@ final class TensorElements {
             case INT64 -> -0x1p63;
             default -> -max;
         };
-        boolean integral = dtype == DType.INT8 || dtype == DType.UINT8 || dtype == DType.INT32 || dtype == DType.INT64;
+        boolean integral = !dtype.isFloatingPoint() && dtype != DType.BOOL;
         boolean fits = integral ? v >= min && (dtype == DType.INT64 ? v < max : v <= max)
                 : Double.isNaN(v) || Double.isInfinite(v) || (v >= min && v <= max);
         if (!fits) {
-            throw new IllegalArgumentException(op + ": " + v + " cannot be converted to " + dtype.toString().toLowerCase(java.util.Locale.ROOT)
-                    + " without overflow");
+            throw new IllegalArgumentException(op + ": " + v + " cannot be converted to " + dtype + " without overflow");
         }
     }
 

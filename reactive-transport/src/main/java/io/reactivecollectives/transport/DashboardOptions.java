@@ -31,7 +31,7 @@ public record DashboardOptions(String host, int port) {
     /** The port of {@code collectives-run --dashboard} without a value. */
     public static final int DEFAULT_PORT = 8470;
     /** The default address: the loopback interface only. */
-    public static final String LOOPBACK = "127.0.0.1";
+    public static final String LOOPBACK = io.reactivecollectives.transport.settings.DashboardSpec.LOOPBACK;
 
     /**
      * Checks the options.

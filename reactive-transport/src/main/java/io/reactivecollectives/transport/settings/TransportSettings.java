@@ -1,5 +1,6 @@
 package io.reactivecollectives.transport.settings;
 
+import io.reactivecollectives.core.settings.QuorumSpec;
 import io.reactivecollectives.core.settings.Setting;
 import io.reactivecollectives.core.settings.SettingsProvider;
 
@@ -316,23 +317,16 @@ public final class TransportSettings implements SettingsProvider {
     }
 
     /**
-     * Checks a quorum's text ({@code majority}, ranks >= 1, share in (0, 1] or percent) as
-     * {@code Quorum.parse} will read it (the same rules, spelt here: the registry depends on nothing
-     * outside the settings packages) (before, {@code 1e3} passed here and failed there, without
-     * the setting's name).
+     * Checks a quorum's text as {@code Quorum.parse} reads it ({@link QuorumSpec}; before, {@code 1e3}
+     * passed here and failed there, without the setting's name).
      */
     private static String quorum(String v) {
-        String t = v.trim().toLowerCase(java.util.Locale.ROOT);
-        if (!t.equals("majority")) {
-            double x = Double.parseDouble(t.endsWith("%") ? t.substring(0, t.length() - 1) : t);
-            // as Quorum.parse reads it: a share with '%' or '.', else a whole number of ranks that fits an int
-            boolean ok = t.endsWith("%") ? x > 0 && x <= 100 : t.contains(".") ? x > 0 && x <= 1
-                    : t.matches("[0-9]{1,10}") && x >= 1 && x <= Integer.MAX_VALUE;
-            if (!ok) {
-                throw new IllegalArgumentException("a quorum is `majority`, a whole number of ranks >= 1 or a share in (0, 1]");
-            }
+        try {
+            QuorumSpec.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("a quorum is `majority`, a whole number of ranks >= 1 or a share in (0, 1]");
         }
-        return t;
+        return v.trim().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** For {@link java.util.ServiceLoader}; the settings are the constants. */
