@@ -181,8 +181,8 @@ public final class TorchTcpStore implements Store {
     }
 
     /** A value this client could not read back ({@link #MAX_VALUE_SIZE}), refused before it is sent. */
-    private static <T> Mono<T> tooLarge(String op, String key, byte[] value) {
-        return Mono.error(new IllegalArgumentException(op + ": the value of '" + key + "' is " + value.length
+    private static <T> Mono<T> tooLarge(String op, String key, int length) {
+        return Mono.error(new IllegalArgumentException(op + ": the value of '" + key + "' is " + length
                 + " bytes, over the " + MAX_VALUE_SIZE + " bytes this client reads back from a torch TCPStore"));
     }
 
@@ -198,10 +198,10 @@ public final class TorchTcpStore implements Store {
     @Override
     public Mono<Void> set(String key, byte[] value) {
         String k = wire(key);
-        byte[] v = value.clone();
-        if (v.length > MAX_VALUE_SIZE) {
-            return tooLarge("set", key, v);
+        if (value.length > MAX_VALUE_SIZE) {     // checked before the copy: a refused value is not copied
+            return tooLarge("set", key, value.length);
         }
+        byte[] v = value.clone();
         // SET has no reply; a CHECK behind it on the same connection answers once the server applied it
         return main.flatMap(c -> c.call("set", TorchQuery.SET, Reply.NONE, b -> {
             TorchStoreConnection.writeString(b, k);
@@ -293,11 +293,11 @@ public final class TorchTcpStore implements Store {
     @Override
     public Mono<byte[]> compareSet(String key, byte[] expected, byte[] desired) {
         String k = wire(key);
+        if (Math.max(expected.length, desired.length) > MAX_VALUE_SIZE) {
+            return tooLarge("compareSet", key, Math.max(expected.length, desired.length));
+        }
         byte[] e = expected.clone();
         byte[] d = desired.clone();
-        if (Math.max(e.length, d.length) > MAX_VALUE_SIZE) {
-            return tooLarge("compareSet", key, e.length > d.length ? e : d);
-        }
         return call("compareSet", TorchQuery.COMPARE_SET, Reply.BYTES, b -> {
             TorchStoreConnection.writeString(b, k);
             TorchStoreConnection.writeBytes(b, e);
@@ -340,13 +340,13 @@ public final class TorchTcpStore implements Store {
 
     @Override
     public Mono<Void> multiSet(Map<String, byte[]> entries) {
-        List<Map.Entry<String, byte[]>> copy = new ArrayList<>();
-        entries.forEach((k, v) -> copy.add(Map.entry(wire(k), v.clone())));
-        for (Map.Entry<String, byte[]> e : copy) {
+        for (Map.Entry<String, byte[]> e : entries.entrySet()) {
             if (e.getValue().length > MAX_VALUE_SIZE) {
-                return tooLarge("multiSet", e.getKey().substring(KEY_PREFIX.length()), e.getValue());
+                return tooLarge("multiSet", e.getKey(), e.getValue().length);
             }
         }
+        List<Map.Entry<String, byte[]>> copy = new ArrayList<>();
+        entries.forEach((k, v) -> copy.add(Map.entry(wire(k), v.clone())));
         if (copy.isEmpty()) {
             return Mono.empty();
         }
