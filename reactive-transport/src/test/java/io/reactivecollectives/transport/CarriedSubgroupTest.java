@@ -153,13 +153,7 @@ class CarriedSubgroupTest {
             }
             // whichever list came first, nobody waited out the 60 s connect timeout
             assertTrue(ms < 20_000, "took " + ms + " ms: " + outcomes);
-            List<Tensor> whole = new ArrayList<>();
-            for (int r = 0; r < 3; r++) {
-                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
-            }
-            held.addAll(whole);
-            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
-            assertEquals(6, whole.get(0).getLong(0), "the parent is untouched");
+            parentAllReducesRight(cluster, "the parent is untouched");
         } finally {
             held.forEach(Tensor::release);
             cluster.close();
@@ -175,7 +169,6 @@ class CarriedSubgroupTest {
     void membersThatDisagreeOnWhoIsInLeaveTheParentsConnectionsAlone() {
         LocalCluster cluster = LocalCluster.start(3, GroupOptions.defaults().withGroupId("who")).block(WAIT);
         assertNotNull(cluster);
-        List<Tensor> whole = new ArrayList<>();
         try {
             List<Object> outcomes = cluster.run(g -> g.newGroup(g.rank() == 2 ? List.of(1, 2) : List.of(0, 1, 2))
                     .map(sub -> (Object) sub).defaultIfEmpty("none").onErrorResume(e -> Mono.just(e))).block(WAIT);
@@ -183,15 +176,8 @@ class CarriedSubgroupTest {
             for (Object o : outcomes) {
                 assertInstanceOf(IllegalArgumentException.class, o, "every member fails on the disagreement: " + outcomes);
             }
-            for (int r = 0; r < 3; r++) {
-                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
-            }
-            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
-            for (Tensor t : whole) {
-                assertEquals(6, t.getLong(0), "the parent's connections are intact");
-            }
+            parentAllReducesRight(cluster, "the parent's connections are intact");
         } finally {
-            whole.forEach(Tensor::release);
             cluster.close();
         }
     }
@@ -214,15 +200,7 @@ class CarriedSubgroupTest {
                 assertInstanceOf(CollectiveException.class, e, "rank " + r + " got " + e);
                 assertTrue(e.getMessage().contains("peer 2"), e.getMessage());
             }
-            List<Tensor> whole = new ArrayList<>();
-            for (int r = 0; r < 4; r++) {
-                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
-            }
-            held.addAll(whole);
-            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
-            for (Tensor t : whole) {
-                assertEquals(10, t.getLong(0), "the parent is untouched");
-            }
+            parentAllReducesRight(cluster, "the parent is untouched");
         } finally {
             held.forEach(Tensor::release);
             cluster.close();
@@ -291,15 +269,7 @@ class CarriedSubgroupTest {
             Throwable e = assertInstanceOf(Throwable.class, late.get(0), "the late rank: " + late);
             assertTrue(e.getMessage().contains("group 'late/0'") && e.getMessage().contains("never started it"), e.getMessage());
             assertTrue((Long) late.get(1) < 1500, "the late rank failed after " + late.get(1) + " ms");
-            List<Tensor> whole = new ArrayList<>();
-            for (int r = 0; r < 4; r++) {
-                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
-            }
-            held.addAll(whole);
-            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
-            for (Tensor t : whole) {
-                assertEquals(10, t.getLong(0), "the parent's connections are intact");
-            }
+            parentAllReducesRight(cluster, "the parent's connections are intact");
         } finally {
             held.forEach(Tensor::release);
             cluster.close();
@@ -335,6 +305,23 @@ class CarriedSubgroupTest {
             whole[0].release();
             whole[1].release();
             cluster.close();
+        }
+    }
+
+    /** The parent's all-reduce on every rank is right (each rank gives rank + 1; all get the sum). */
+    private static void parentAllReducesRight(LocalCluster cluster, String what) {
+        List<Tensor> whole = new ArrayList<>();
+        try {
+            for (int r = 0; r < cluster.size(); r++) {
+                whole.add(Tensor.fromLongs(new long[] {r + 1}, 1));
+            }
+            cluster.run(g -> g.allReduce(whole.get(g.rank()), ReduceOp.SUM).thenReturn(1)).block(WAIT);
+            long n = cluster.size();
+            for (Tensor t : whole) {
+                assertEquals(n * (n + 1) / 2, t.getLong(0), what);
+            }
+        } finally {
+            whole.forEach(Tensor::release);
         }
     }
 }
