@@ -19,6 +19,8 @@ public record QuorumSpec(int ranks, double share) {
     /**
      * Checks the parts.
      *
+     * @param ranks the ranks to keep, or 0
+     * @param share the share of the ranks to keep, or 0
      * @throws IllegalArgumentException for ranks below 0, a share outside [0, 1], or both set
      */
     public QuorumSpec {

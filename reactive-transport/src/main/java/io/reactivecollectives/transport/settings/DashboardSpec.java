@@ -19,6 +19,8 @@ public record DashboardSpec(String host, int port) {
     /**
      * Checks the parts.
      *
+     * @param host the address to bind, not blank
+     * @param port rank 0's port, in {@code [0, 65535]}
      * @throws IllegalArgumentException when the host is blank or the port out of range
      */
     public DashboardSpec {
